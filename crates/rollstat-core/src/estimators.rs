@@ -122,7 +122,11 @@ pub fn pass_pow_k(n: u64, c: u64, k: u64) -> Option<f64> {
 pub fn g_pass_threshold(k: u64, tau: f64) -> u64 {
     let t = tau * k as f64;
     let r = t.round();
-    let m = if (t - r).abs() <= 1e-9 * r.max(1.0) { r } else { t.ceil() };
+    let m = if (t - r).abs() <= 1e-9 * r.max(1.0) {
+        r
+    } else {
+        t.ceil()
+    };
     (m.max(1.0) as u64).min(k.max(1))
 }
 
@@ -175,7 +179,12 @@ fn hypergeom_upper_weighted(n: u64, c: u64, k: u64, m: u64, weight: impl Fn(u64)
             break;
         }
     }
-    Scaled { m: sum, exp: term.exp }.to_dd().to_f64()
+    Scaled {
+        m: sum,
+        exp: term.exp,
+    }
+    .to_dd()
+    .to_f64()
 }
 
 /// G-Pass@k_τ of Liu et al. (2024): `P(X ≥ max(⌈τk⌉, 1))` with
@@ -236,7 +245,11 @@ pub fn prefix_at_k(correct: &[bool], k: usize) -> Option<f64> {
     if k == 0 || k > correct.len() {
         return None;
     }
-    Some(if correct[..k].iter().any(|&b| b) { 1.0 } else { 0.0 })
+    Some(if correct[..k].iter().any(|&b| b) {
+        1.0
+    } else {
+        0.0
+    })
 }
 
 #[cfg(test)]

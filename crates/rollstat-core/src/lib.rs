@@ -17,5 +17,9 @@
 //! assert!((pass_pow_k(8, 3, 2).unwrap() - 3.0 / 28.0).abs() < 1e-15);
 //! ```
 
+pub mod aggregate;
 pub mod estimators;
 mod numeric;
+pub mod report;
+pub mod summary;
+pub mod vote;

@@ -60,7 +60,10 @@ impl Dd {
 
     #[inline]
     pub fn neg(self) -> Dd {
-        Dd { hi: -self.hi, lo: -self.lo }
+        Dd {
+            hi: -self.hi,
+            lo: -self.lo,
+        }
     }
 
     #[inline]
@@ -128,11 +131,17 @@ impl Scaled {
         let a = m.hi.abs();
         if a != 0.0 && a < Self::pow2(-RESCALE_BITS) {
             let s = Self::pow2(RESCALE_BITS);
-            m = Dd { hi: m.hi * s, lo: m.lo * s };
+            m = Dd {
+                hi: m.hi * s,
+                lo: m.lo * s,
+            };
             exp -= RESCALE_BITS as i64;
         } else if a > Self::pow2(RESCALE_BITS) {
             let s = Self::pow2(-RESCALE_BITS);
-            m = Dd { hi: m.hi * s, lo: m.lo * s };
+            m = Dd {
+                hi: m.hi * s,
+                lo: m.lo * s,
+            };
             exp += RESCALE_BITS as i64;
         }
         Scaled { m, exp }
@@ -147,7 +156,10 @@ impl Scaled {
             return Dd::ZERO;
         }
         if self.exp > 2200 {
-            return Dd { hi: f64::INFINITY, lo: 0.0 };
+            return Dd {
+                hi: f64::INFINITY,
+                lo: 0.0,
+            };
         }
         // Apply the exponent in steps that stay exact (powers of two).
         let mut m = self.m;
@@ -155,7 +167,10 @@ impl Scaled {
         while e != 0 {
             let step = e.clamp(-RESCALE_BITS as i64, RESCALE_BITS as i64);
             let s = Self::pow2(step as i32);
-            m = Dd { hi: m.hi * s, lo: m.lo * s };
+            m = Dd {
+                hi: m.hi * s,
+                lo: m.lo * s,
+            };
             e -= step;
         }
         m

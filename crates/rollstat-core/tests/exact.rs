@@ -131,7 +131,10 @@ fn extreme_and_symmetric_cases() {
 fn two_billion_rollouts_one_correct() {
     assert_eq!(pass_at_k(2_000_000_000, 1, 1), Some(5e-10));
     // Through the general product path, too (k = 2).
-    let e = rel_err(pass_at_k(2_000_000_000, 1, 2).unwrap(), &exact_pass_at_k(2_000_000_000, 1, 2));
+    let e = rel_err(
+        pass_at_k(2_000_000_000, 1, 2).unwrap(),
+        &exact_pass_at_k(2_000_000_000, 1, 2),
+    );
     assert!(e <= TOL);
 }
 
@@ -164,8 +167,14 @@ fn exhaustive_subset_enumeration_n_le_8() {
                 let (n64, k64) = (n as u64, k as u64);
                 let f = |num: u64| num as f64 / subsets as f64;
                 let close = |a: f64, b: f64| (a - b).abs() <= 1e-15 * b.abs().max(1e-300) || a == b;
-                assert!(close(pass_at_k(n64, c, k64).unwrap(), f(any)), "pass@{k} n={n} c={c}");
-                assert!(close(pass_pow_k(n64, c, k64).unwrap(), f(all)), "pass^{k} n={n} c={c}");
+                assert!(
+                    close(pass_at_k(n64, c, k64).unwrap(), f(any)),
+                    "pass@{k} n={n} c={c}"
+                );
+                assert!(
+                    close(pass_pow_k(n64, c, k64).unwrap(), f(all)),
+                    "pass^{k} n={n} c={c}"
+                );
                 for &tau in &[0.0, 0.25, 0.5, 0.75, 1.0] {
                     let m = g_pass_threshold(k64, tau) as usize;
                     assert!(
@@ -176,7 +185,10 @@ fn exhaustive_subset_enumeration_n_le_8() {
                 let h = (k as usize).div_ceil(2);
                 let mg: f64 =
                     (h + 1..=k as usize).map(|i| f(at_least[i])).sum::<f64>() * 2.0 / k as f64;
-                assert!((mg_pass_at_k(n64, c, k64).unwrap() - mg).abs() < 1e-15, "mg n={n} c={c} k={k}");
+                assert!(
+                    (mg_pass_at_k(n64, c, k64).unwrap() - mg).abs() < 1e-15,
+                    "mg n={n} c={c} k={k}"
+                );
             }
         }
     }

@@ -1,0 +1,247 @@
+//! The canonical rollout model and the per-problem summary it folds into.
+//!
+//! Every reader maps its input into [`Rollout`]s (or [`ProblemData::Counts`]
+//! when only `n` and `c` are known). [`summarize`] turns one problem's
+//! rollouts into a [`ProblemSummary`] — the few numbers every estimator needs
+//! — so that memory grows with the number of problems, not rollouts.
+
+use crate::vote::{majority_vote, AnswerClusterer, VoteOutcome};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The verdict on one rollout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Correct,
+    Wrong,
+    /// No verdict exists (the call or the judge failed).
+    Failed,
+}
+
+/// What is known about a rollout's extracted answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// The input carries no answer information for this rollout.
+    Unknown,
+    /// Extraction was attempted and found nothing (`"answer": null`).
+    Unextracted,
+    /// The extracted answer, as written.
+    Text(String),
+}
+
+/// One sampled answer to a problem, in canonical form.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rollout {
+    /// Rollout index within the problem (0, 1, …).
+    pub index: u64,
+    pub verdict: Verdict,
+    pub answer: Answer,
+    /// `finish_reason` was length / max_tokens / content_filter.
+    pub truncated: bool,
+}
+
+/// How failed rollouts (no verdict) enter the denominator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DenominatorPolicy {
+    /// Failed rollouts count as wrong and stay in n (the default).
+    #[default]
+    Requested,
+    /// Failed rollouts are dropped: n counts judged rollouts only.
+    Judged,
+}
+
+impl fmt::Display for DenominatorPolicy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DenominatorPolicy::Requested => "requested",
+            DenominatorPolicy::Judged => "judged",
+        })
+    }
+}
+
+impl FromStr for DenominatorPolicy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "requested" => Ok(DenominatorPolicy::Requested),
+            "judged" => Ok(DenominatorPolicy::Judged),
+            _ => Err(format!(
+                "unknown denominator policy '{s}'; expected requested or judged"
+            )),
+        }
+    }
+}
+
+/// Everything the estimators need about one problem.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ProblemSummary {
+    /// Rollouts in the denominator (after the denominator policy).
+    pub n: u64,
+    /// Correct rollouts.
+    pub c: u64,
+    /// Rollouts that arrived, before the denominator policy.
+    pub n_arrived: u64,
+    pub n_failed: u64,
+    pub n_unextracted: u64,
+    pub n_truncated: u64,
+    /// Unextracted rollouts that the input marked correct (counted wrong).
+    pub n_unextracted_marked_correct: u64,
+    /// Position (0-based, in rollout-index order among rollouts in the
+    /// denominator) of the first correct rollout: `Some(None)` when none is
+    /// correct, `None` when the input has no per-rollout order (count rows).
+    pub first_correct_rank: Option<Option<u64>>,
+    /// The answer vote, when every rollout carries answer information.
+    pub vote: Option<VoteOutcome>,
+}
+
+/// The data of one problem as read.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ProblemData {
+    Rollouts(Vec<Rollout>),
+    Counts { n: u64, c: u64 },
+}
+
+/// Folds one problem into its summary.
+///
+/// Rollouts are ordered by index first. An unextracted rollout is wrong
+/// whatever the input's `correct` says (SPEC §1) and never votes.
+///
+/// ```
+/// use rollstat_core::summary::*;
+/// use rollstat_core::vote::ExactClusterer;
+/// let r = |i, ok, a: &str| Rollout { index: i, verdict: if ok { Verdict::Correct } else { Verdict::Wrong },
+///     answer: Answer::Text(a.into()), truncated: false };
+/// let data = ProblemData::Rollouts(vec![r(1, true, "A"), r(0, false, "B"), r(2, false, "B")]);
+/// let s = summarize(data, DenominatorPolicy::Requested, &ExactClusterer);
+/// assert_eq!((s.n, s.c), (3, 1));
+/// assert_eq!(s.first_correct_rank, Some(Some(1)));
+/// assert_eq!(s.vote.unwrap().credit_first, 0.0);
+/// ```
+pub fn summarize(
+    data: ProblemData,
+    policy: DenominatorPolicy,
+    clusterer: &dyn AnswerClusterer,
+) -> ProblemSummary {
+    let mut rollouts = match data {
+        ProblemData::Counts { n, c } => {
+            return ProblemSummary {
+                n,
+                c,
+                n_arrived: n,
+                n_failed: 0,
+                n_unextracted: 0,
+                n_truncated: 0,
+                n_unextracted_marked_correct: 0,
+                first_correct_rank: None,
+                vote: None,
+            }
+        }
+        ProblemData::Rollouts(r) => r,
+    };
+    rollouts.sort_by_key(|r| r.index);
+    let n_arrived = rollouts.len() as u64;
+    let mut s = ProblemSummary {
+        n: 0,
+        c: 0,
+        n_arrived,
+        n_failed: 0,
+        n_unextracted: 0,
+        n_truncated: 0,
+        n_unextracted_marked_correct: 0,
+        first_correct_rank: Some(None),
+        vote: None,
+    };
+    for r in &mut rollouts {
+        s.n_truncated += r.truncated as u64;
+        s.n_failed += (r.verdict == Verdict::Failed) as u64;
+        if r.answer == Answer::Unextracted {
+            s.n_unextracted += 1;
+            if r.verdict == Verdict::Correct {
+                s.n_unextracted_marked_correct += 1;
+                r.verdict = Verdict::Wrong;
+            }
+        }
+    }
+    if policy == DenominatorPolicy::Judged {
+        rollouts.retain(|r| r.verdict != Verdict::Failed);
+    }
+    s.n = rollouts.len() as u64;
+    for (rank, r) in rollouts.iter().enumerate() {
+        if r.verdict == Verdict::Correct {
+            s.c += 1;
+            if s.first_correct_rank == Some(None) {
+                s.first_correct_rank = Some(Some(rank as u64));
+            }
+        }
+    }
+    if !rollouts.is_empty() && rollouts.iter().all(|r| r.answer != Answer::Unknown) {
+        let answers: Vec<Option<&str>> = rollouts
+            .iter()
+            .map(|r| match &r.answer {
+                Answer::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        let clusters = clusterer.cluster(&answers);
+        let verdicts: Vec<Option<bool>> = rollouts
+            .iter()
+            .map(|r| match r.verdict {
+                Verdict::Correct => Some(true),
+                Verdict::Wrong => Some(false),
+                Verdict::Failed => None,
+            })
+            .collect();
+        s.vote = Some(majority_vote(&clusters, &verdicts));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vote::ExactClusterer;
+
+    fn r(index: u64, verdict: Verdict, answer: Answer) -> Rollout {
+        Rollout {
+            index,
+            verdict,
+            answer,
+            truncated: false,
+        }
+    }
+
+    #[test]
+    fn judged_policy_drops_failed_rollouts() {
+        let data = || {
+            ProblemData::Rollouts(vec![
+                r(0, Verdict::Failed, Answer::Unknown),
+                r(1, Verdict::Correct, Answer::Unknown),
+                r(2, Verdict::Wrong, Answer::Unknown),
+            ])
+        };
+        let req = summarize(data(), DenominatorPolicy::Requested, &ExactClusterer);
+        assert_eq!((req.n, req.c, req.n_failed), (3, 1, 1));
+        assert_eq!(req.first_correct_rank, Some(Some(1)));
+        let judged = summarize(data(), DenominatorPolicy::Judged, &ExactClusterer);
+        assert_eq!((judged.n, judged.c, judged.n_failed), (2, 1, 1));
+        assert_eq!(judged.first_correct_rank, Some(Some(0)));
+        assert!(judged.vote.is_none(), "no answers, no vote");
+    }
+
+    #[test]
+    fn unextracted_is_wrong_and_does_not_vote() {
+        let data = ProblemData::Rollouts(vec![
+            r(0, Verdict::Correct, Answer::Unextracted),
+            r(1, Verdict::Wrong, Answer::Text("7".into())),
+        ]);
+        let s = summarize(data, DenominatorPolicy::Requested, &ExactClusterer);
+        assert_eq!(
+            (s.n, s.c, s.n_unextracted, s.n_unextracted_marked_correct),
+            (2, 0, 1, 1)
+        );
+        let v = s.vote.unwrap();
+        assert_eq!((v.largest, v.n_clusters, v.credit_first), (1, 1, 0.0));
+    }
+}
