@@ -1,0 +1,686 @@
+//! Multi-metric bootstrap over problems (or clusters of problems).
+//!
+//! # Model
+//! The input is `M` columns of per-problem values, each of length `N`; `NaN`
+//! means "undefined for this problem" and is excluded from that column only.
+//! Each resample draws `U` resampling units with replacement (`U = N` problems,
+//! or `U = C` clusters) and the **same** draw is used for every column, so the
+//! intervals of one report are mutually consistent. The statistic of a column
+//! is the mean over the defined values contained in the resample (for clusters:
+//! the concatenated mean, i.e. `Σ_c w_c S_c / Σ_c w_c m_c`, item-weighted).
+//!
+//! Nothing of size `B × N` is ever materialised: every resample accumulates the
+//! per-unit sums and counts of all columns in one pass. Resamples run in
+//! parallel with rayon; resample `b` uses its own stream
+//! [`rng::stream`]`(seed, b)`, so results are bit-identical for any thread
+//! count.
+//!
+//! # Intervals
+//! * `percentile` — `[q(α/2), q(1−α/2)]` of the bootstrap distribution.
+//! * `basic` — `[2θ̂ − q(1−α/2), 2θ̂ − q(α/2)]`.
+//! * `bca` — Efron's bias-corrected and accelerated interval with scipy's
+//!   conventions: `ẑ0 = Φ⁻¹((#{θ* < θ̂} + #{θ* ≤ θ̂}) / 2B)` (ties count half),
+//!   acceleration from the jackknife over resampling units, computed in O(U)
+//!   from leave-one-out sums. Degenerate distributions give `NaN` bounds.
+//! * `t` — `θ̂ ± t_{df}·se` with no resampling: `se = sd/√n`, `df = n − 1` for
+//!   the problem bootstrap; CR1 cluster-robust SE with `df = C − 1` for the
+//!   cluster bootstrap.
+//!
+//! **Quantile convention:** Hyndman–Fan type 7 (linear interpolation between
+//! order statistics, `h = (B−1)p`), the default of `numpy.percentile` and of
+//! `scipy.stats.bootstrap`. The bootstrap standard error is the sample standard
+//! deviation (`ddof = 1`) of the replicates, as in scipy.
+//!
+//! Resamples in which a column has no defined value give an undefined
+//! replicate; these are dropped from that column's distribution and counted in
+//! [`ColumnBootstrap::undefined_resamples`].
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::cluster::{clustered_se, dense_cluster_ids};
+use crate::dist::{normal_cdf, normal_quantile, t_quantile};
+use crate::error::{check_level, Result, StatsError};
+use crate::rng;
+
+/// Confidence-interval method.
+///
+/// ```
+/// use rollstat_stats::CiMethod;
+/// assert_eq!(serde_json_free_name(CiMethod::Bca), "bca");
+/// fn serde_json_free_name(m: CiMethod) -> &'static str { m.name() }
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CiMethod {
+    /// Percentile interval of the bootstrap distribution.
+    Percentile,
+    /// Basic (reverse-percentile) interval.
+    Basic,
+    /// Bias-corrected and accelerated interval.
+    Bca,
+    /// Student-t interval (no resampling).
+    T,
+}
+
+impl CiMethod {
+    /// All methods, in a fixed order.
+    ///
+    /// ```
+    /// assert_eq!(rollstat_stats::CiMethod::ALL.len(), 4);
+    /// ```
+    pub const ALL: [CiMethod; 4] = [
+        CiMethod::Percentile,
+        CiMethod::Basic,
+        CiMethod::Bca,
+        CiMethod::T,
+    ];
+
+    /// Lower-case name (`"percentile"`, `"basic"`, `"bca"`, `"t"`).
+    ///
+    /// ```
+    /// assert_eq!(rollstat_stats::CiMethod::T.name(), "t");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            CiMethod::Percentile => "percentile",
+            CiMethod::Basic => "basic",
+            CiMethod::Bca => "bca",
+            CiMethod::T => "t",
+        }
+    }
+}
+
+/// A closed interval `[lower, upper]` (bounds may be `NaN` when undefined, or
+/// infinite for one-sided intervals).
+///
+/// ```
+/// let i = rollstat_stats::Interval { lower: 0.1, upper: 0.3 };
+/// assert!(i.contains(0.2));
+/// assert!((i.width() - 0.2).abs() < 1e-15);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+}
+
+impl Interval {
+    /// `upper − lower`.
+    ///
+    /// ```
+    /// assert_eq!(rollstat_stats::Interval { lower: 1.0, upper: 3.0 }.width(), 2.0);
+    /// ```
+    pub fn width(&self) -> f64 {
+        self.upper - self.lower
+    }
+
+    /// Whether `lower ≤ x ≤ upper` (false if a bound is NaN).
+    ///
+    /// ```
+    /// assert!(!rollstat_stats::Interval { lower: f64::NAN, upper: 1.0 }.contains(0.5));
+    /// ```
+    pub fn contains(&self, x: f64) -> bool {
+        self.lower <= x && x <= self.upper
+    }
+
+    pub(crate) const NAN: Interval = Interval {
+        lower: f64::NAN,
+        upper: f64::NAN,
+    };
+}
+
+/// Bootstrap settings.
+///
+/// ```
+/// let c = rollstat_stats::BootstrapConfig::default();
+/// assert_eq!((c.resamples, c.level, c.seed), (10_000, 0.95, 0));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct BootstrapConfig {
+    /// Number of bootstrap resamples B (default 10 000).
+    pub resamples: usize,
+    /// Two-sided confidence level (default 0.95).
+    pub level: f64,
+    /// Seed of the random streams (default 0).
+    pub seed: u64,
+}
+
+impl Default for BootstrapConfig {
+    fn default() -> Self {
+        Self {
+            resamples: 10_000,
+            level: 0.95,
+            seed: 0,
+        }
+    }
+}
+
+/// Bootstrap result for one column (metric).
+///
+/// ```
+/// use rollstat_stats::{bootstrap_means, BootstrapConfig, CiMethod};
+/// let y = [0.0, 1.0, 0.5, 1.0, 0.25, 0.75];
+/// let r = bootstrap_means(&[&y], &BootstrapConfig { resamples: 500, ..Default::default() }).unwrap();
+/// let col = &r.columns[0];
+/// assert!(col.interval(CiMethod::Percentile).contains(col.estimate));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ColumnBootstrap {
+    /// Mean over the defined values.
+    pub estimate: f64,
+    /// Number of defined (non-NaN) values.
+    pub n: usize,
+    /// Bootstrap standard error (sd of the replicates, ddof = 1).
+    pub std_error: f64,
+    /// Analytic SE used by the `t` interval (sd/√n, or CR1 when clustered).
+    pub analytic_se: f64,
+    /// Degrees of freedom of the `t` interval (n − 1, or C − 1 when clustered).
+    pub t_df: f64,
+    /// Jackknife acceleration â used by BCa.
+    pub acceleration: f64,
+    /// Resamples where this column had no defined value (dropped).
+    pub undefined_resamples: usize,
+    /// Level of the intervals below.
+    pub level: f64,
+    /// Percentile interval at `level`.
+    pub percentile: Interval,
+    /// Basic interval at `level`.
+    pub basic: Interval,
+    /// BCa interval at `level`.
+    pub bca: Interval,
+    /// Student-t interval at `level`.
+    pub t: Interval,
+    #[serde(skip)]
+    distribution: Vec<f64>,
+}
+
+impl ColumnBootstrap {
+    /// The interval of `method` at the configured level.
+    ///
+    /// ```
+    /// # use rollstat_stats::{bootstrap_means, BootstrapConfig, CiMethod};
+    /// # let y = [0.0, 1.0, 0.5, 1.0];
+    /// let r = bootstrap_means(&[&y], &BootstrapConfig { resamples: 200, ..Default::default() }).unwrap();
+    /// assert_eq!(r.columns[0].interval(CiMethod::Basic), r.columns[0].basic);
+    /// ```
+    pub fn interval(&self, method: CiMethod) -> Interval {
+        match method {
+            CiMethod::Percentile => self.percentile,
+            CiMethod::Basic => self.basic,
+            CiMethod::Bca => self.bca,
+            CiMethod::T => self.t,
+        }
+    }
+
+    /// The two-sided interval of `method` at another `level`, reusing the
+    /// stored bootstrap distribution.
+    ///
+    /// ```
+    /// # use rollstat_stats::{bootstrap_means, BootstrapConfig, CiMethod};
+    /// # let y = [0.0, 1.0, 0.5, 1.0, 0.2, 0.4];
+    /// let r = bootstrap_means(&[&y], &BootstrapConfig { resamples: 500, ..Default::default() }).unwrap();
+    /// let c = &r.columns[0];
+    /// assert!(c.interval_at(CiMethod::T, 0.8).unwrap().width() < c.t.width());
+    /// ```
+    pub fn interval_at(&self, method: CiMethod, level: f64) -> Result<Interval> {
+        check_level(level)?;
+        if method == CiMethod::T {
+            return Ok(t_interval(
+                self.estimate,
+                self.analytic_se,
+                self.t_df,
+                level,
+            ));
+        }
+        distribution_interval(
+            method,
+            self.estimate,
+            &self.distribution,
+            self.acceleration,
+            level,
+        )
+    }
+
+    /// One-sided bounds at `level`: `lower` is the one-sided lower bound with
+    /// coverage `level`, `upper` the one-sided upper bound with coverage
+    /// `level`. These equal the two-sided interval at level `2·level − 1`
+    /// (e.g. 0.95 one-sided ⇔ 0.90 two-sided). Requires `level > 0.5`.
+    ///
+    /// ```
+    /// # use rollstat_stats::{bootstrap_means, BootstrapConfig, CiMethod};
+    /// # let y = [0.0, 1.0, 0.5, 1.0, 0.2, 0.4];
+    /// let r = bootstrap_means(&[&y], &BootstrapConfig { resamples: 500, ..Default::default() }).unwrap();
+    /// let c = &r.columns[0];
+    /// assert_eq!(c.one_sided_bounds(CiMethod::Percentile, 0.95).unwrap(),
+    ///            c.interval_at(CiMethod::Percentile, 0.90).unwrap());
+    /// ```
+    pub fn one_sided_bounds(&self, method: CiMethod, level: f64) -> Result<Interval> {
+        check_level(level)?;
+        if level <= 0.5 {
+            return Err(StatsError::InvalidArgument(format!(
+                "one-sided level must exceed 0.5, got {level}"
+            )));
+        }
+        self.interval_at(method, 2.0 * level - 1.0)
+    }
+
+    /// The sorted finite bootstrap replicates.
+    ///
+    /// ```
+    /// # use rollstat_stats::{bootstrap_means, BootstrapConfig};
+    /// let r = bootstrap_means(&[&[1.0, 2.0, 3.0]], &BootstrapConfig { resamples: 100, ..Default::default() }).unwrap();
+    /// let d = r.columns[0].distribution();
+    /// assert_eq!(d.len(), 100);
+    /// assert!(d.windows(2).all(|w| w[0] <= w[1]));
+    /// ```
+    pub fn distribution(&self) -> &[f64] {
+        &self.distribution
+    }
+}
+
+/// Result of [`bootstrap_means`] / [`cluster_bootstrap_means`].
+///
+/// ```
+/// use rollstat_stats::{bootstrap_means, BootstrapConfig};
+/// let r = bootstrap_means(&[&[1.0, 2.0]], &BootstrapConfig { resamples: 10, seed: 5, level: 0.9 }).unwrap();
+/// assert_eq!((r.resamples, r.seed, r.units), (10, 5, 2));
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BootstrapReport {
+    /// B.
+    pub resamples: usize,
+    /// Two-sided level of the stored intervals.
+    pub level: f64,
+    /// Seed used.
+    pub seed: u64,
+    /// Random-stream scheme ([`rng::RNG_SCHEME`]).
+    pub rng_scheme: &'static str,
+    /// Number of resampling units (problems, or clusters).
+    pub units: usize,
+    /// One result per input column, in input order.
+    pub columns: Vec<ColumnBootstrap>,
+}
+
+/// Bootstrap over problems for several metric columns at once.
+///
+/// `columns[m][i]` is the value of metric `m` on problem `i` (`NaN` =
+/// undefined). All columns must have the same length N ≥ 1. See the module
+/// docs for the resampling scheme and the interval conventions.
+///
+/// ```
+/// use rollstat_stats::{bootstrap_means, BootstrapConfig, CiMethod};
+/// let pass1 = [1.0, 0.0, 0.5, 1.0, 0.75, 0.25, 1.0, 0.0];
+/// let other = [f64::NAN, 2.0, 3.0, 4.0, 1.0, 2.0, 5.0, 3.0];
+/// let r = bootstrap_means(&[&pass1, &other], &BootstrapConfig::default()).unwrap();
+/// assert_eq!(r.columns[1].n, 7);
+/// let ci = r.columns[0].interval(CiMethod::Bca);
+/// assert!(ci.lower < 0.5625 && 0.5625 < ci.upper);
+/// ```
+pub fn bootstrap_means(columns: &[&[f64]], config: &BootstrapConfig) -> Result<BootstrapReport> {
+    let (m, n) = check_columns(columns)?;
+    let ids: Vec<usize> = (0..n).collect();
+    run(columns, &ids, n, m, config, false)
+}
+
+/// Cluster bootstrap: resamples whole clusters (`clusters[i]` is the cluster id
+/// of problem `i`; ids are arbitrary labels). The statistic is the
+/// concatenated mean of the resampled clusters' defined values; the BCa
+/// jackknife leaves out one cluster at a time, and the `t` interval uses the
+/// CR1 cluster-robust SE with C − 1 degrees of freedom.
+///
+/// ```
+/// use rollstat_stats::{cluster_bootstrap_means, BootstrapConfig};
+/// let y = [1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+/// let cl = [0, 0, 0, 0, 1, 1, 1, 1];
+/// let r = cluster_bootstrap_means(&[&y], &cl, &BootstrapConfig { resamples: 1000, ..Default::default() }).unwrap();
+/// assert_eq!(r.units, 2);
+/// ```
+pub fn cluster_bootstrap_means(
+    columns: &[&[f64]],
+    clusters: &[u64],
+    config: &BootstrapConfig,
+) -> Result<BootstrapReport> {
+    let (m, n) = check_columns(columns)?;
+    if clusters.len() != n {
+        return Err(StatsError::LengthMismatch {
+            what: "clusters vs columns",
+            left: clusters.len(),
+            right: n,
+        });
+    }
+    let (ids, c) = dense_cluster_ids(clusters);
+    run(columns, &ids, c, m, config, true)
+}
+
+fn check_columns(columns: &[&[f64]]) -> Result<(usize, usize)> {
+    let m = columns.len();
+    if m == 0 {
+        return Err(StatsError::Empty("no columns"));
+    }
+    let n = columns[0].len();
+    if n == 0 {
+        return Err(StatsError::Empty("no problems"));
+    }
+    for c in columns {
+        if c.len() != n {
+            return Err(StatsError::LengthMismatch {
+                what: "column lengths",
+                left: c.len(),
+                right: n,
+            });
+        }
+        if c.iter().any(|v| v.is_infinite()) {
+            return Err(StatsError::InvalidArgument(
+                "infinite value in column".into(),
+            ));
+        }
+    }
+    Ok((m, n))
+}
+
+fn run(
+    columns: &[&[f64]],
+    unit_of: &[usize],
+    u: usize,
+    m: usize,
+    config: &BootstrapConfig,
+    clustered: bool,
+) -> Result<BootstrapReport> {
+    check_level(config.level)?;
+    if config.resamples == 0 {
+        return Err(StatsError::InvalidArgument("resamples must be > 0".into()));
+    }
+    // Unit-major per-unit sums and counts of defined values.
+    let mut sums = vec![0.0; u * m];
+    let mut counts = vec![0.0; u * m];
+    for (k, col) in columns.iter().enumerate() {
+        for (i, &v) in col.iter().enumerate() {
+            if !v.is_nan() {
+                sums[unit_of[i] * m + k] += v;
+                counts[unit_of[i] * m + k] += 1.0;
+            }
+        }
+    }
+    let stats = resample_stats(&sums, &counts, m, u, config.resamples, config.seed);
+
+    let mut out = Vec::with_capacity(m);
+    for (k, col) in columns.iter().enumerate() {
+        let s_tot: f64 = (0..u).map(|j| sums[j * m + k]).sum();
+        let n_tot: f64 = (0..u).map(|j| counts[j * m + k]).sum();
+        let n_def = n_tot as usize;
+        let estimate = if n_def > 0 { s_tot / n_tot } else { f64::NAN };
+        let loo: Vec<f64> = (0..u)
+            .map(|j| {
+                let d = n_tot - counts[j * m + k];
+                if d > 0.0 {
+                    (s_tot - sums[j * m + k]) / d
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
+        let acceleration = if n_def > 0 {
+            jackknife_acceleration(&[&loo])
+        } else {
+            f64::NAN
+        };
+        let (analytic_se, t_df) = if clustered {
+            let ids: Vec<u64> = unit_of.iter().map(|&x| x as u64).collect();
+            match clustered_se(col, &ids) {
+                Ok(c) => (c.se_cr1, c.clusters as f64 - 1.0),
+                Err(_) => (f64::NAN, f64::NAN),
+            }
+        } else {
+            let (mean, sd, nn) = mean_sd(col);
+            let _ = mean;
+            (sd / (nn as f64).sqrt(), nn as f64 - 1.0)
+        };
+        let mut dist: Vec<f64> = stats
+            .iter()
+            .skip(k)
+            .step_by(m)
+            .copied()
+            .filter(|x| !x.is_nan())
+            .collect();
+        let undefined_resamples = config.resamples - dist.len();
+        dist.sort_unstable_by(f64::total_cmp);
+        let std_error = sd_ddof1(&dist);
+        let level = config.level;
+        let di = |method| {
+            if n_def == 0 {
+                Interval::NAN
+            } else {
+                distribution_interval(method, estimate, &dist, acceleration, level)
+                    .unwrap_or(Interval::NAN)
+            }
+        };
+        let percentile = di(CiMethod::Percentile);
+        let basic = di(CiMethod::Basic);
+        let bca = di(CiMethod::Bca);
+        let t = t_interval(estimate, analytic_se, t_df, level);
+        out.push(ColumnBootstrap {
+            estimate,
+            n: n_def,
+            std_error,
+            analytic_se,
+            t_df,
+            acceleration,
+            undefined_resamples,
+            level,
+            percentile,
+            basic,
+            bca,
+            t,
+            distribution: dist,
+        });
+    }
+    Ok(BootstrapReport {
+        resamples: config.resamples,
+        level: config.level,
+        seed: config.seed,
+        rng_scheme: rng::RNG_SCHEME,
+        units: u,
+        columns: out,
+    })
+}
+
+/// Resamples per rayon task; fixed so the work split is deterministic (the
+/// results do not depend on it anyway, since each resample owns its stream).
+const CHUNK: usize = 64;
+
+fn resample_stats(
+    sums: &[f64],
+    counts: &[f64],
+    m: usize,
+    u: usize,
+    resamples: usize,
+    seed: u64,
+) -> Vec<f64> {
+    let mut out = vec![0.0; resamples * m];
+    out.par_chunks_mut(CHUNK * m)
+        .enumerate()
+        .for_each(|(ci, chunk)| {
+            let mut acc_s = vec![0.0; m];
+            let mut acc_c = vec![0.0; m];
+            for (j, row) in chunk.chunks_mut(m).enumerate() {
+                let b = (ci * CHUNK + j) as u64;
+                let mut r = rng::stream(seed, b);
+                acc_s.fill(0.0);
+                acc_c.fill(0.0);
+                for _ in 0..u {
+                    let i = rng::bounded(&mut r, u as u64) as usize;
+                    let s = &sums[i * m..(i + 1) * m];
+                    let c = &counts[i * m..(i + 1) * m];
+                    for k in 0..m {
+                        acc_s[k] += s[k];
+                        acc_c[k] += c[k];
+                    }
+                }
+                for k in 0..m {
+                    row[k] = if acc_c[k] > 0.0 {
+                        acc_s[k] / acc_c[k]
+                    } else {
+                        f64::NAN
+                    };
+                }
+            }
+        });
+    out
+}
+
+/// Mean, sd (ddof = 1) and count of the non-NaN values.
+pub(crate) fn mean_sd(x: &[f64]) -> (f64, f64, usize) {
+    let v: Vec<f64> = x.iter().copied().filter(|v| !v.is_nan()).collect();
+    let n = v.len();
+    if n == 0 {
+        return (f64::NAN, f64::NAN, 0);
+    }
+    let mean = v.iter().sum::<f64>() / n as f64;
+    let sd = sd_ddof1(&v);
+    (mean, sd, n)
+}
+
+pub(crate) fn sd_ddof1(v: &[f64]) -> f64 {
+    let n = v.len();
+    if n < 2 {
+        return f64::NAN;
+    }
+    let mean = v.iter().sum::<f64>() / n as f64;
+    let ss: f64 = v.iter().map(|x| (x - mean) * (x - mean)).sum();
+    (ss / (n as f64 - 1.0)).sqrt()
+}
+
+pub(crate) fn t_interval(estimate: f64, se: f64, df: f64, level: f64) -> Interval {
+    if !(df > 0.0) || se.is_nan() {
+        return Interval::NAN;
+    }
+    let t = t_quantile(0.5 + level / 2.0, df);
+    Interval {
+        lower: estimate - t * se,
+        upper: estimate + t * se,
+    }
+}
+
+/// Quantile of sorted data by linear interpolation (Hyndman–Fan type 7, numpy
+/// `method="linear"`): `h = (n−1)p`, `q = x[⌊h⌋] + (h−⌊h⌋)(x[⌊h⌋+1] − x[⌊h⌋])`.
+/// Returns NaN for empty data or NaN `p`; `p` is clamped to [0, 1].
+///
+/// ```
+/// use rollstat_stats::quantile_sorted;
+/// let x = [1.0, 2.0, 3.0, 4.0];
+/// assert_eq!(quantile_sorted(&x, 0.5), 2.5);
+/// assert!((quantile_sorted(&x, 0.1) - 1.3).abs() < 1e-15);
+/// ```
+pub fn quantile_sorted(sorted: &[f64], p: f64) -> f64 {
+    if sorted.is_empty() || p.is_nan() {
+        return f64::NAN;
+    }
+    let p = p.clamp(0.0, 1.0);
+    let h = (sorted.len() - 1) as f64 * p;
+    let lo = h.floor() as usize;
+    let hi = (lo + 1).min(sorted.len() - 1);
+    let frac = h - lo as f64;
+    let (a, b) = (sorted[lo], sorted[hi]);
+    if frac == 0.0 || a == b {
+        a
+    } else {
+        a + frac * (b - a)
+    }
+}
+
+/// Jackknife acceleration â from leave-one-out statistic values, one slice per
+/// independently resampled sample (scipy's multi-sample formula):
+/// `U_ji = (n_j − 1)(θ̄_j − θ̂_(j,i))`,
+/// `â = Σ_j Σ_i U_ji³/n_j³ / (6 (Σ_j Σ_i U_ji²/n_j²)^{3/2})`.
+/// With one sample this is Efron's `Σ U³ / (6 (Σ U²)^{3/2})`. Returns NaN if any
+/// value is NaN or all leave-one-out values are equal.
+///
+/// ```
+/// // mean of x: leave-one-out means (S − x_i)/(n − 1)
+/// let x = [1.0, 2.0, 4.0, 9.0];
+/// let s: f64 = x.iter().sum();
+/// let loo: Vec<f64> = x.iter().map(|v| (s - v) / 3.0).collect();
+/// let a = rollstat_stats::jackknife_acceleration(&[&loo]);
+/// assert!(a > 0.0); // right-skewed data
+/// ```
+pub fn jackknife_acceleration(leave_one_out: &[&[f64]]) -> f64 {
+    let mut num = 0.0;
+    let mut den = 0.0;
+    for s in leave_one_out {
+        let n = s.len() as f64;
+        if s.is_empty() || s.iter().any(|v| v.is_nan()) {
+            return f64::NAN;
+        }
+        let mean = s.iter().sum::<f64>() / n;
+        let mut s3 = 0.0;
+        let mut s2 = 0.0;
+        for &v in s.iter() {
+            let u = (n - 1.0) * (mean - v);
+            s2 += u * u;
+            s3 += u * u * u;
+        }
+        num += s3 / (n * n * n);
+        den += s2 / (n * n);
+    }
+    num / (6.0 * den.powf(1.5))
+}
+
+/// Two-sided interval of `method` (`Percentile`, `Basic` or `Bca`) from a
+/// **sorted** bootstrap distribution, the point estimate and (for BCa) the
+/// acceleration. `T` is rejected (it needs an analytic SE, not a distribution).
+///
+/// ```
+/// use rollstat_stats::{distribution_interval, CiMethod};
+/// let dist: Vec<f64> = (0..=100).map(|i| i as f64).collect();
+/// let p = distribution_interval(CiMethod::Percentile, 50.0, &dist, 0.0, 0.9).unwrap();
+/// assert!((p.lower - 5.0).abs() < 1e-9 && (p.upper - 95.0).abs() < 1e-9);
+/// let b = distribution_interval(CiMethod::Basic, 60.0, &dist, 0.0, 0.9).unwrap();
+/// assert!((b.lower - 25.0).abs() < 1e-9 && (b.upper - 115.0).abs() < 1e-9);
+/// ```
+pub fn distribution_interval(
+    method: CiMethod,
+    estimate: f64,
+    sorted: &[f64],
+    acceleration: f64,
+    level: f64,
+) -> Result<Interval> {
+    check_level(level)?;
+    if sorted.is_empty() {
+        return Err(StatsError::Empty("bootstrap distribution"));
+    }
+    let alpha = (1.0 - level) / 2.0;
+    Ok(match method {
+        CiMethod::Percentile => Interval {
+            lower: quantile_sorted(sorted, alpha),
+            upper: quantile_sorted(sorted, 1.0 - alpha),
+        },
+        CiMethod::Basic => Interval {
+            lower: 2.0 * estimate - quantile_sorted(sorted, 1.0 - alpha),
+            upper: 2.0 * estimate - quantile_sorted(sorted, alpha),
+        },
+        CiMethod::Bca => {
+            let b = sorted.len() as f64;
+            let less = sorted.partition_point(|&x| x < estimate) as f64;
+            let leq = sorted.partition_point(|&x| x <= estimate) as f64;
+            let z0 = normal_quantile((less + leq) / (2.0 * b));
+            let adj = |z: f64| {
+                let w = z0 + z;
+                normal_cdf(z0 + w / (1.0 - acceleration * w))
+            };
+            let a1 = adj(normal_quantile(alpha));
+            let a2 = adj(normal_quantile(1.0 - alpha));
+            Interval {
+                lower: quantile_sorted(sorted, a1),
+                upper: quantile_sorted(sorted, a2),
+            }
+        }
+        CiMethod::T => {
+            return Err(StatsError::InvalidArgument(
+                "the t interval is analytic, not distribution-based".into(),
+            ))
+        }
+    })
+}

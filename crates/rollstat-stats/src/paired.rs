@@ -1,0 +1,508 @@
+//! Paired comparison of two systems on the same problems, McNemar's test,
+//! multiplicity adjustments and the non-inferiority verdict.
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::bootstrap::{
+    bootstrap_means, mean_sd, BootstrapConfig, CiMethod, ColumnBootstrap, Interval,
+};
+use crate::dist::{binomial_cdf, chi2_1_sf};
+use crate::error::{Result, StatsError};
+use crate::rng;
+
+/// Settings of [`paired_compare`].
+///
+/// ```
+/// let c = rollstat_stats::PairedConfig::default();
+/// assert_eq!(c.permutations, 10_000);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PairedConfig {
+    /// Bootstrap of the per-problem differences (resamples, level, seed).
+    pub bootstrap: BootstrapConfig,
+    /// Number R of random sign-flip permutations (0 disables the test).
+    pub permutations: usize,
+}
+
+impl Default for PairedConfig {
+    fn default() -> Self {
+        Self {
+            bootstrap: BootstrapConfig::default(),
+            permutations: 10_000,
+        }
+    }
+}
+
+/// Result of [`paired_compare`]; `delta = mean(b) − mean(a)`.
+///
+/// ```
+/// use rollstat_stats::{paired_compare, PairedConfig};
+/// let a = [0.2, 0.5, 0.9, 0.4, 0.6, 0.1];
+/// let b = [0.3, 0.6, 1.0, 0.4, 0.8, 0.2];
+/// let r = paired_compare(&a, &b, &PairedConfig::default()).unwrap();
+/// assert!((r.delta - 0.1).abs() < 1e-12);
+/// assert!(r.se_paired < r.se_unpaired);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairedComparison {
+    /// Problems where both sides are defined (used throughout).
+    pub n: usize,
+    /// Problems dropped because a or b was NaN.
+    pub dropped: usize,
+    /// Mean of a over the used problems.
+    pub mean_a: f64,
+    /// Mean of b over the used problems.
+    pub mean_b: f64,
+    /// mean(b) − mean(a).
+    pub delta: f64,
+    /// Paired SE, sd(b − a)/√n (Miller Eq. 7).
+    pub se_paired: f64,
+    /// Unpaired SE, sqrt(SE_a² + SE_b²), for comparison.
+    pub se_unpaired: f64,
+    /// Pearson correlation of the per-problem values (NaN if a side is constant).
+    pub correlation: f64,
+    /// Two-sided sign-flip permutation p-value (r+1)/(R+1); NaN if R = 0.
+    pub p_permutation: f64,
+    /// R.
+    pub permutations: usize,
+    /// Bootstrap of the per-problem differences (same resampled problems for
+    /// both sides); its `estimate` is `delta`.
+    pub bootstrap: ColumnBootstrap,
+}
+
+impl PairedComparison {
+    /// Two-sided CI for delta by `method` at the configured level.
+    ///
+    /// ```
+    /// # use rollstat_stats::{paired_compare, PairedConfig, CiMethod};
+    /// # let a = [0.2, 0.5, 0.9, 0.4, 0.6, 0.1];
+    /// # let b = [0.3, 0.6, 1.0, 0.4, 0.8, 0.2];
+    /// let r = paired_compare(&a, &b, &PairedConfig::default()).unwrap();
+    /// assert!(r.interval(CiMethod::Percentile).contains(r.delta));
+    /// ```
+    pub fn interval(&self, method: CiMethod) -> Interval {
+        self.bootstrap.interval(method)
+    }
+
+    /// Non-inferiority of b relative to a with margin `margin` (> 0), from the
+    /// one-sided bounds of delta at `level` by `method` (the two-sided interval
+    /// at `2·level − 1`; e.g. level 0.95 uses the 90% two-sided interval).
+    ///
+    /// ```
+    /// # use rollstat_stats::{paired_compare, PairedConfig, CiMethod, Verdict};
+    /// # let a = [0.2, 0.5, 0.9, 0.4, 0.6, 0.1];
+    /// # let b = [0.3, 0.6, 1.0, 0.4, 0.8, 0.2];
+    /// let r = paired_compare(&a, &b, &PairedConfig::default()).unwrap();
+    /// let ni = r.non_inferiority(CiMethod::T, 0.95, 0.05).unwrap();
+    /// assert_eq!(ni.verdict, Verdict::NonInferior);
+    /// ```
+    pub fn non_inferiority(
+        &self,
+        method: CiMethod,
+        level: f64,
+        margin: f64,
+    ) -> Result<NonInferiority> {
+        let bounds = self.bootstrap.one_sided_bounds(method, level)?;
+        Ok(NonInferiority {
+            bounds,
+            level,
+            margin,
+            verdict: non_inferiority_verdict(bounds, margin)?,
+        })
+    }
+}
+
+/// Compares two aligned per-problem vectors (same problems, same order).
+/// Pairs where either value is NaN are dropped. Needs at least 2 pairs.
+///
+/// The permutation test flips the sign of each difference independently
+/// (R random flips, stream per permutation from the seed, domain-separated
+/// from the bootstrap) and counts `|Σ ±d_i| ≥ |Σ d_i|` (with a relative
+/// tolerance of 1e-12 for rounding), giving `p = (r+1)/(R+1)`.
+///
+/// ```
+/// use rollstat_stats::{paired_compare, PairedConfig};
+/// let a = [1.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 1.0];
+/// let b = [1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0];
+/// let r = paired_compare(&a, &b, &PairedConfig::default()).unwrap();
+/// assert!((r.delta + 0.2).abs() < 1e-12);
+/// assert!(r.p_permutation > 0.05);
+/// ```
+pub fn paired_compare(a: &[f64], b: &[f64], config: &PairedConfig) -> Result<PairedComparison> {
+    if a.len() != b.len() {
+        return Err(StatsError::LengthMismatch {
+            what: "a vs b",
+            left: a.len(),
+            right: b.len(),
+        });
+    }
+    let (va, vb): (Vec<f64>, Vec<f64>) = a
+        .iter()
+        .zip(b)
+        .filter(|(x, y)| !x.is_nan() && !y.is_nan())
+        .map(|(x, y)| (*x, *y))
+        .unzip();
+    let n = va.len();
+    if n < 2 {
+        return Err(StatsError::Empty("need at least 2 complete pairs"));
+    }
+    let d: Vec<f64> = va.iter().zip(&vb).map(|(x, y)| y - x).collect();
+    let (mean_a, sd_a, _) = mean_sd(&va);
+    let (mean_b, sd_b, _) = mean_sd(&vb);
+    let (_, sd_d, _) = mean_sd(&d);
+    let nf = n as f64;
+    let boot = bootstrap_means(&[&d], &config.bootstrap)?;
+    let bootstrap = boot.columns.into_iter().next().expect("one column");
+    let p_permutation = if config.permutations > 0 {
+        sign_flip_test(&d, config.permutations, config.bootstrap.seed)?
+    } else {
+        f64::NAN
+    };
+    Ok(PairedComparison {
+        n,
+        dropped: a.len() - n,
+        mean_a,
+        mean_b,
+        delta: bootstrap.estimate,
+        se_paired: sd_d / nf.sqrt(),
+        se_unpaired: ((sd_a * sd_a + sd_b * sd_b) / nf).sqrt(),
+        correlation: pearson(&va, &vb),
+        p_permutation,
+        permutations: config.permutations,
+        bootstrap,
+    })
+}
+
+fn pearson(x: &[f64], y: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let mx = x.iter().sum::<f64>() / n;
+    let my = y.iter().sum::<f64>() / n;
+    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
+    for (a, b) in x.iter().zip(y) {
+        sxy += (a - mx) * (b - my);
+        sxx += (a - mx) * (a - mx);
+        syy += (b - my) * (b - my);
+    }
+    if sxx == 0.0 || syy == 0.0 {
+        return f64::NAN;
+    }
+    sxy / (sxx * syy).sqrt()
+}
+
+const PERMUTATION_DOMAIN: u64 = 0x5045_524D_5554_4553; // "PERMUTES"
+
+/// Two-sided paired sign-flip permutation p-value for differences `d`
+/// (H0: the distribution of each d_i is symmetric about 0), with `R =
+/// permutations` seeded random flips: `p = (#{|Σ s_i d_i| ≥ |Σ d_i|} + 1)/(R + 1)`.
+/// Deterministic for a given seed, independent of thread count.
+///
+/// ```
+/// let d = [0.5, 0.4, 0.6, 0.3, 0.7, 0.5, 0.4, 0.6, 0.5, 0.45];
+/// let p = rollstat_stats::sign_flip_test(&d, 2000, 1).unwrap();
+/// // all ten differences positive: exact p = 2/1024
+/// assert!(p < 0.01);
+/// ```
+pub fn sign_flip_test(d: &[f64], permutations: usize, seed: u64) -> Result<f64> {
+    if d.is_empty() {
+        return Err(StatsError::Empty("no differences"));
+    }
+    if permutations == 0 {
+        return Err(StatsError::InvalidArgument(
+            "permutations must be > 0".into(),
+        ));
+    }
+    if d.iter().any(|v| !v.is_finite()) {
+        return Err(StatsError::InvalidArgument("non-finite difference".into()));
+    }
+    let observed: f64 = d.iter().sum::<f64>().abs();
+    let tol = 1e-12 * d.iter().map(|v| v.abs()).sum::<f64>();
+    const CHUNK: usize = 256;
+    let chunks = permutations.div_ceil(CHUNK);
+    let seed = seed ^ PERMUTATION_DOMAIN;
+    let count: u64 = (0..chunks)
+        .into_par_iter()
+        .map(|ci| {
+            let start = ci * CHUNK;
+            let end = (start + CHUNK).min(permutations);
+            let mut hits = 0u64;
+            for r in start..end {
+                let mut g = rng::stream(seed, r as u64);
+                let mut bits = 0u64;
+                let mut left = 0u32;
+                let mut s = 0.0;
+                for &v in d {
+                    if left == 0 {
+                        bits = g.next_u64();
+                        left = 64;
+                    }
+                    if bits & 1 == 1 {
+                        s += v;
+                    } else {
+                        s -= v;
+                    }
+                    bits >>= 1;
+                    left -= 1;
+                }
+                if s.abs() >= observed - tol {
+                    hits += 1;
+                }
+            }
+            hits
+        })
+        .sum();
+    Ok((count as f64 + 1.0) / (permutations as f64 + 1.0))
+}
+
+/// McNemar's test on the discordant pairs of a paired binary outcome.
+///
+/// ```
+/// let m = rollstat_stats::mcnemar(15, 19);
+/// assert!((m.p_exact - 0.607591361273).abs() < 1e-10);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct McNemar {
+    /// Problems where only A is correct.
+    pub a_only: u64,
+    /// Problems where only B is correct.
+    pub b_only: u64,
+    /// χ² = (b − c)²/(b + c) (NaN if no discordant pairs).
+    pub statistic: f64,
+    /// Exact two-sided p: min(1, 2·P(X ≤ min(b, c))), X ~ Bin(b + c, ½).
+    pub p_exact: f64,
+    /// Asymptotic χ²(1) p-value without continuity correction.
+    pub p_chi2: f64,
+    /// Asymptotic p-value with Edwards' continuity correction (|b−c|−1)²/(b+c).
+    pub p_chi2_corrected: f64,
+}
+
+/// McNemar's test from the discordant counts `a_only` (A✓B✗) and `b_only`
+/// (A✗B✓). With no discordant pairs all p-values are 1.
+///
+/// ```
+/// let m = rollstat_stats::mcnemar(4, 0);
+/// assert!((m.p_exact - 0.125).abs() < 1e-15);
+/// ```
+pub fn mcnemar(a_only: u64, b_only: u64) -> McNemar {
+    let total = a_only + b_only;
+    if total == 0 {
+        return McNemar {
+            a_only,
+            b_only,
+            statistic: f64::NAN,
+            p_exact: 1.0,
+            p_chi2: 1.0,
+            p_chi2_corrected: 1.0,
+        };
+    }
+    let (b, c, t) = (a_only as f64, b_only as f64, total as f64);
+    let statistic = (b - c) * (b - c) / t;
+    let cc = ((b - c).abs() - 1.0).max(0.0);
+    McNemar {
+        a_only,
+        b_only,
+        statistic,
+        p_exact: (2.0 * binomial_cdf(a_only.min(b_only), total, 0.5)).min(1.0),
+        p_chi2: chi2_1_sf(statistic),
+        p_chi2_corrected: chi2_1_sf(cc * cc / t),
+    }
+}
+
+/// McNemar's test from per-problem binary outcomes of A and B.
+///
+/// ```
+/// let a = [true, true, false, true];
+/// let b = [false, true, false, false];
+/// let m = rollstat_stats::mcnemar_from_outcomes(&a, &b).unwrap();
+/// assert_eq!((m.a_only, m.b_only), (2, 0));
+/// ```
+pub fn mcnemar_from_outcomes(a: &[bool], b: &[bool]) -> Result<McNemar> {
+    if a.len() != b.len() {
+        return Err(StatsError::LengthMismatch {
+            what: "a vs b",
+            left: a.len(),
+            right: b.len(),
+        });
+    }
+    let a_only = a.iter().zip(b).filter(|(x, y)| **x && !**y).count() as u64;
+    let b_only = a.iter().zip(b).filter(|(x, y)| !**x && **y).count() as u64;
+    Ok(mcnemar(a_only, b_only))
+}
+
+/// Multiple-comparison adjustment.
+///
+/// ```
+/// assert_eq!(rollstat_stats::PAdjust::Holm.name(), "holm");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PAdjust {
+    /// min(1, m·p) — FWER, any dependence.
+    Bonferroni,
+    /// Holm step-down — FWER, any dependence.
+    Holm,
+    /// Hochberg step-up — FWER under independence/PRDS.
+    Hochberg,
+    /// Benjamini–Hochberg — FDR under independence/PRDS.
+    BenjaminiHochberg,
+    /// Benjamini–Yekutieli — FDR under arbitrary dependence.
+    BenjaminiYekutieli,
+}
+
+impl PAdjust {
+    /// Short name (`"bonferroni"`, `"holm"`, `"hochberg"`, `"bh"`, `"by"`).
+    ///
+    /// ```
+    /// assert_eq!(rollstat_stats::PAdjust::BenjaminiYekutieli.name(), "by");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            PAdjust::Bonferroni => "bonferroni",
+            PAdjust::Holm => "holm",
+            PAdjust::Hochberg => "hochberg",
+            PAdjust::BenjaminiHochberg => "bh",
+            PAdjust::BenjaminiYekutieli => "by",
+        }
+    }
+}
+
+/// Adjusted p-values, in the input order (as R `p.adjust` / statsmodels
+/// `multipletests`). p-values must be in [0, 1].
+///
+/// ```
+/// use rollstat_stats::{adjust_p_values, PAdjust};
+/// let p = [0.01, 0.04, 0.03];
+/// let h = adjust_p_values(&p, PAdjust::Holm).unwrap();
+/// assert!((h[0] - 0.03).abs() < 1e-15 && (h[1] - 0.06).abs() < 1e-15 && (h[2] - 0.06).abs() < 1e-15);
+/// ```
+pub fn adjust_p_values(p: &[f64], method: PAdjust) -> Result<Vec<f64>> {
+    if p.iter().any(|x| !(0.0..=1.0).contains(x)) {
+        return Err(StatsError::InvalidArgument(
+            "p-values must be in [0, 1]".into(),
+        ));
+    }
+    let m = p.len();
+    if m == 0 {
+        return Ok(Vec::new());
+    }
+    let mf = m as f64;
+    let mut order: Vec<usize> = (0..m).collect();
+    order.sort_by(|&i, &j| p[i].total_cmp(&p[j]));
+    let mut adj = vec![0.0; m];
+    match method {
+        PAdjust::Bonferroni => {
+            for i in 0..m {
+                adj[i] = (mf * p[i]).min(1.0);
+            }
+        }
+        PAdjust::Holm => {
+            let mut running: f64 = 0.0;
+            for (rank, &i) in order.iter().enumerate() {
+                let v = ((mf - rank as f64) * p[i]).min(1.0);
+                running = running.max(v);
+                adj[i] = running;
+            }
+        }
+        PAdjust::Hochberg => {
+            let mut running: f64 = 1.0;
+            for (rank, &i) in order.iter().enumerate().rev() {
+                let v = ((mf - rank as f64) * p[i]).min(1.0);
+                running = running.min(v);
+                adj[i] = running;
+            }
+        }
+        PAdjust::BenjaminiHochberg | PAdjust::BenjaminiYekutieli => {
+            let cm = if method == PAdjust::BenjaminiYekutieli {
+                (1..=m).map(|i| 1.0 / i as f64).sum::<f64>()
+            } else {
+                1.0
+            };
+            let mut running: f64 = 1.0;
+            for (rank, &i) in order.iter().enumerate().rev() {
+                let v = (cm * mf * p[i] / (rank as f64 + 1.0)).min(1.0);
+                running = running.min(v);
+                adj[i] = running;
+            }
+        }
+    }
+    Ok(adj)
+}
+
+/// Verdict of a non-inferiority check.
+///
+/// ```
+/// assert_eq!(rollstat_stats::Verdict::Inconclusive.name(), "inconclusive");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// The lower bound of delta is above −margin.
+    NonInferior,
+    /// The upper bound of delta is below −margin.
+    Inferior,
+    /// Neither.
+    Inconclusive,
+}
+
+impl Verdict {
+    /// Kebab-case name.
+    ///
+    /// ```
+    /// assert_eq!(rollstat_stats::Verdict::NonInferior.name(), "non-inferior");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::NonInferior => "non-inferior",
+            Verdict::Inferior => "inferior",
+            Verdict::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// A non-inferiority decision with the bounds it was based on.
+///
+/// ```
+/// let r = rollstat_stats::NonInferiority {
+///     bounds: rollstat_stats::Interval { lower: -0.01, upper: 0.03 },
+///     level: 0.95, margin: 0.02, verdict: rollstat_stats::Verdict::NonInferior };
+/// assert_eq!(r.verdict.name(), "non-inferior");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct NonInferiority {
+    /// One-sided lower and upper bounds of delta at `level`.
+    pub bounds: Interval,
+    /// One-sided level (the bounds form a two-sided `2·level − 1` interval).
+    pub level: f64,
+    /// Margin m > 0.
+    pub margin: f64,
+    /// The decision.
+    pub verdict: Verdict,
+}
+
+/// Non-inferiority verdict for `delta = candidate − baseline` given its
+/// **one-sided** lower and upper bounds at the chosen level (equivalently the
+/// two-sided interval at `1 − 2α`) and a margin `m > 0`: `NonInferior` if
+/// `lower > −m`, `Inferior` if `upper < −m`, otherwise `Inconclusive`.
+///
+/// ```
+/// use rollstat_stats::{non_inferiority_verdict, Interval, Verdict};
+/// let v = non_inferiority_verdict(Interval { lower: -0.08, upper: -0.06 }, 0.05).unwrap();
+/// assert_eq!(v, Verdict::Inferior);
+/// ```
+pub fn non_inferiority_verdict(bounds: Interval, margin: f64) -> Result<Verdict> {
+    if !(margin > 0.0) || !margin.is_finite() {
+        return Err(StatsError::InvalidArgument(format!(
+            "margin must be > 0, got {margin}"
+        )));
+    }
+    if bounds.lower.is_nan() || bounds.upper.is_nan() {
+        return Ok(Verdict::Inconclusive);
+    }
+    Ok(if bounds.lower > -margin {
+        Verdict::NonInferior
+    } else if bounds.upper < -margin {
+        Verdict::Inferior
+    } else {
+        Verdict::Inconclusive
+    })
+}

@@ -1,0 +1,138 @@
+//! Method-choice warnings, returned as data (never printed).
+
+use serde::Serialize;
+
+use crate::bootstrap::CiMethod;
+
+/// Problem counts below this are "fewer than a few hundred" (Bowyer et al.
+/// 2025): CLT-based (and plain bootstrap) intervals tend to under-cover.
+///
+/// ```
+/// assert_eq!(rollstat_stats::SMALL_N_THRESHOLD, 300);
+/// ```
+pub const SMALL_N_THRESHOLD: usize = 300;
+
+/// Describes the data an interval is computed on, for [`method_warnings`].
+///
+/// ```
+/// let ctx = rollstat_stats::MethodContext { method: rollstat_stats::CiMethod::T, n: 1000, clusters: None, binary: false, resamples: 0 };
+/// assert!(rollstat_stats::method_warnings(&ctx).is_empty());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MethodContext {
+    /// Interval method in use.
+    pub method: CiMethod,
+    /// Number of problems (defined values).
+    pub n: usize,
+    /// Number of clusters, if the data are clustered.
+    pub clusters: Option<usize>,
+    /// Whether each problem has a single 0/1 outcome.
+    pub binary: bool,
+    /// Bootstrap resamples (ignored for `T`).
+    pub resamples: usize,
+}
+
+/// A warning about a method choice, with a suggested alternative.
+///
+/// ```
+/// let w = rollstat_stats::StatsWarning { code: "x", message: "m".into(), suggestion: None };
+/// assert_eq!(w.code, "x");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StatsWarning {
+    /// Stable machine-readable code, e.g. `"clt-small-n"`.
+    pub code: &'static str,
+    /// Human-readable explanation.
+    pub message: String,
+    /// A better method, if any (e.g. `"bca"`, `"wilson"`, `"cluster-bootstrap"`).
+    pub suggestion: Option<&'static str>,
+}
+
+/// Warnings for an interval method given the data shape.
+///
+/// Codes: `clt-small-n` (t/normal interval with n < [`SMALL_N_THRESHOLD`]),
+/// `bootstrap-small-n` (percentile/basic with n < threshold),
+/// `few-clusters` (fewer than 30 clusters), `few-resamples` (B < 1000, or BCa
+/// with B < n), `too-few-problems` (n < 2).
+///
+/// ```
+/// use rollstat_stats::{method_warnings, MethodContext, CiMethod};
+/// let w = method_warnings(&MethodContext { method: CiMethod::T, n: 80, clusters: None, binary: true, resamples: 0 });
+/// assert_eq!(w[0].code, "clt-small-n");
+/// assert_eq!(w[0].suggestion, Some("wilson"));
+/// ```
+pub fn method_warnings(ctx: &MethodContext) -> Vec<StatsWarning> {
+    let mut out = Vec::new();
+    let better = if ctx.binary && ctx.clusters.is_none() {
+        "wilson"
+    } else {
+        "bca"
+    };
+    if ctx.n < 2 {
+        out.push(StatsWarning {
+            code: "too-few-problems",
+            message: format!("only {} problem(s): no interval can be estimated", ctx.n),
+            suggestion: None,
+        });
+        return out;
+    }
+    match ctx.method {
+        CiMethod::T if ctx.n < SMALL_N_THRESHOLD => out.push(StatsWarning {
+            code: "clt-small-n",
+            message: format!(
+                "t/CLT interval with only {} problems (< {}) tends to be too narrow \
+                 (Bowyer et al. 2025); prefer {}",
+                ctx.n, SMALL_N_THRESHOLD, better
+            ),
+            suggestion: Some(better),
+        }),
+        CiMethod::Percentile | CiMethod::Basic if ctx.n < SMALL_N_THRESHOLD => {
+            out.push(StatsWarning {
+                code: "bootstrap-small-n",
+                message: format!(
+                    "{} bootstrap interval with only {} problems (< {}) under-covers \
+                     about as much as the CLT; prefer {}",
+                    ctx.method.name(),
+                    ctx.n,
+                    SMALL_N_THRESHOLD,
+                    better
+                ),
+                suggestion: Some(better),
+            })
+        }
+        _ => {}
+    }
+    if let Some(c) = ctx.clusters {
+        if c < 30 {
+            out.push(StatsWarning {
+                code: "few-clusters",
+                message: format!(
+                    "only {c} clusters: use CR1 with a t interval on C − 1 = {} df \
+                     (or a cluster bootstrap) and expect wide, unreliable intervals",
+                    c.saturating_sub(1)
+                ),
+                suggestion: Some("t"),
+            });
+        }
+    }
+    if ctx.method != CiMethod::T {
+        let min_b = if ctx.method == CiMethod::Bca {
+            ctx.n.max(1000)
+        } else {
+            1000
+        };
+        if ctx.resamples < min_b {
+            out.push(StatsWarning {
+                code: "few-resamples",
+                message: format!(
+                    "{} resamples is too few for stable {} bounds; use at least {}",
+                    ctx.resamples,
+                    ctx.method.name(),
+                    min_b.max(10_000)
+                ),
+                suggestion: None,
+            });
+        }
+    }
+    out
+}
