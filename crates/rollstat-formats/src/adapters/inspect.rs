@@ -1,0 +1,270 @@
+//! inspect_ai logs: `.eval` (ZIP with `header.json` and one
+//! `samples/{id}_epoch_{n}.json` per sample × epoch) and legacy `.json`
+//! (one object with `eval`, `results`, `samples`).
+//!
+//! Epochs are rollouts (`rollout = epoch − 1`, `epoch` kept). Each scorer
+//! gives its own set of rows (`scorer` field). Score values: `C` → correct,
+//! `I` → wrong, `P` → wrong with `score: 0.5`, `N` (no answer) → wrong with
+//! `answer: null`; booleans and 0/1 are verdicts; other numbers are kept as
+//! `score` with `correct = score ≥ 1` (inspect's `pass_at` threshold); a
+//! `null` value (inspect writes NaN, "unscored", as null) or a sample `error`
+//! gives `correct: null`.
+
+use std::io::{Cursor, Read};
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::error::FormatError;
+use crate::format::Format;
+use crate::input;
+use crate::util::{as_index, content_text, read_json as parse_json, Rollout};
+use crate::{HarnessAggregate, NativeFile};
+
+pub(crate) fn read_eval(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
+    let mut file = NativeFile::new(path, Format::InspectEval);
+    let zip_err = |e: zip::result::ZipError| {
+        FormatError::parse(
+            path,
+            None,
+            format!("not a readable ZIP archive: {e}"),
+            "an .eval log must be a complete ZIP file; re-copy it, or convert it with \
+             `inspect log convert --to json`",
+        )
+    };
+    let mut zip = zip::ZipArchive::new(Cursor::new(bytes)).map_err(zip_err)?;
+    let names: Vec<String> = zip
+        .file_names()
+        .filter_map(|n| n.ok().map(|n| n.into_owned()))
+        .collect();
+    let mut header = None;
+    for candidate in ["header.json", "_journal/start.json"] {
+        if names.iter().any(|n| n == candidate) {
+            header = Some(entry_json(path, &mut zip, candidate)?);
+            break;
+        }
+    }
+    let mut samples = Vec::new();
+    for name in names
+        .iter()
+        .filter(|n| n.starts_with("samples/") && n.ends_with(".json"))
+    {
+        samples.push(entry_json(path, &mut zip, name)?);
+    }
+    if samples.is_empty() {
+        file.warnings.push(format!(
+            "{}: the log holds no samples (run still in progress, or logged without samples)",
+            path.display()
+        ));
+    }
+    map_log(path, header.as_ref(), samples, &mut file);
+    Ok(file)
+}
+
+fn entry_json(
+    path: &Path,
+    zip: &mut zip::ZipArchive<Cursor<&[u8]>>,
+    name: &str,
+) -> Result<Value, FormatError> {
+    let mut text = String::new();
+    zip.by_name(name)
+        .map_err(|e| e.to_string())
+        .and_then(|mut f| f.read_to_string(&mut text).map_err(|e| e.to_string()))
+        .map_err(|e| {
+            FormatError::parse(
+                path,
+                None,
+                format!("cannot read ZIP entry {name}: {e}"),
+                "the .eval archive is damaged; re-copy it",
+            )
+        })?;
+    serde_json::from_str(&text).map_err(|e| {
+        FormatError::parse(
+            path,
+            None,
+            format!("ZIP entry {name} is not valid JSON: {e}"),
+            "the .eval archive is damaged; re-copy it",
+        )
+    })
+}
+
+pub(crate) fn read_json(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
+    let mut file = NativeFile::new(path, Format::InspectJson);
+    let text = input::text(path, bytes, &mut file.warnings);
+    let mut doc = parse_json(path, &text)?;
+    let samples = match doc.get_mut("samples").map(Value::take) {
+        Some(Value::Array(s)) => s,
+        _ => {
+            file.warnings.push(format!(
+                "{}: the log holds no samples (written with --no-log-samples?)",
+                path.display()
+            ));
+            Vec::new()
+        }
+    };
+    map_log(path, Some(&doc), samples, &mut file);
+    Ok(file)
+}
+
+fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &mut NativeFile) {
+    let eval = header.and_then(|h| h.get("eval"));
+    let task = eval.and_then(|e| e.get("task")).cloned();
+    let model = eval.and_then(|e| e.get("model")).cloned();
+    if let Some(h) = header {
+        aggregates(path, h, file);
+    }
+    samples.sort_by_key(sort_key);
+    let mut scorers: Vec<String> = Vec::new();
+    for s in &samples {
+        if let Some(Value::Object(sc)) = s.get("scores") {
+            for k in sc.keys() {
+                if !scorers.contains(k) {
+                    scorers.push(k.clone());
+                }
+            }
+        }
+    }
+    if scorers.is_empty() && !samples.is_empty() {
+        scorers.push(String::new());
+        file.warnings.push(format!(
+            "{}: no sample has scores; every rollout is marked failed (correct: null)",
+            path.display()
+        ));
+    }
+    let mut nonbinary = false;
+    for scorer in &scorers {
+        for s in &samples {
+            let Some(id) = s.get("id").filter(|v| v.is_string() || v.is_number()) else {
+                file.bad_lines += 1;
+                file.warnings
+                    .push(format!("{}: a sample has no id; skipped", path.display()));
+                continue;
+            };
+            let epoch = s.get("epoch").and_then(as_index).unwrap_or(1);
+            let mut r = Rollout::new(id.clone());
+            r.rollout = Some(epoch.saturating_sub(1));
+            let score = s.get("scores").and_then(|sc| sc.get(scorer.as_str()));
+            let error = s.get("error").filter(|e| !e.is_null());
+            let (correct, numeric, no_answer) = match score.and_then(|sc| sc.get("value")) {
+                _ if error.is_some() => (Value::Null, None, false),
+                None => (Value::Null, None, false),
+                Some(v) => map_value(v, &mut nonbinary),
+            };
+            r.correct = Some(correct);
+            if no_answer {
+                r.answer = Some(Value::Null);
+            } else if let Some(a) = score.and_then(|sc| sc.get("answer")) {
+                r.answer = Some(a.clone());
+            }
+            r.gold = s.get("target").cloned();
+            let choice = s.pointer("/output/choices/0");
+            r.response = choice
+                .and_then(|c| c.pointer("/message/content"))
+                .and_then(content_text)
+                .map(Value::from);
+            r.finish_reason = choice.and_then(|c| c.get("stop_reason")).cloned();
+            r.output_tokens = s.pointer("/output/usage/output_tokens").cloned();
+            r.score = numeric;
+            r.subset = task.clone();
+            r.model = model.clone();
+            r.extra("epoch", Value::from(epoch));
+            if !scorer.is_empty() {
+                r.extra("scorer", Value::from(scorer.as_str()));
+            }
+            if let Some(e) = error {
+                r.extra("error", e.clone());
+            }
+            file.rows.push(r.into_map());
+        }
+    }
+    if nonbinary {
+        file.warnings.push(format!(
+            "{}: non-binary score values kept as `score`; correct = score ≥ 1 \
+             (inspect's pass_at threshold)",
+            path.display()
+        ));
+    }
+}
+
+fn sort_key(s: &Value) -> (u8, u64, String, u64) {
+    let epoch = s.get("epoch").and_then(as_index).unwrap_or(0);
+    match s.get("id") {
+        Some(Value::Number(n)) if n.as_u64().is_some() => {
+            (0, n.as_u64().unwrap_or(0), String::new(), epoch)
+        }
+        Some(v) => (1, 0, v.to_string(), epoch),
+        None => (2, 0, String::new(), epoch),
+    }
+}
+
+/// Map an inspect score value to (correct, score, no_answer).
+fn map_value(v: &Value, nonbinary: &mut bool) -> (Value, Option<Value>, bool) {
+    match v {
+        Value::String(s) => match s.as_str() {
+            "C" => (Value::Bool(true), None, false),
+            "I" => (Value::Bool(false), None, false),
+            "P" => (Value::Bool(false), Some(Value::from(0.5)), false),
+            "N" => (Value::Bool(false), None, true),
+            other => match other.trim().to_ascii_lowercase().as_str() {
+                "yes" | "true" => (Value::Bool(true), None, false),
+                "no" | "false" => (Value::Bool(false), None, false),
+                num => match num.parse::<f64>() {
+                    Ok(f) => map_number(f, nonbinary),
+                    Err(_) => (Value::Null, Some(v.clone()), false),
+                },
+            },
+        },
+        Value::Bool(b) => (Value::Bool(*b), None, false),
+        Value::Number(n) => match n.as_f64() {
+            Some(f) => map_number(f, nonbinary),
+            None => (Value::Null, None, false),
+        },
+        Value::Null => (Value::Null, None, false),
+        other => {
+            *nonbinary = true;
+            (Value::Null, Some(other.clone()), false)
+        }
+    }
+}
+
+fn map_number(f: f64, nonbinary: &mut bool) -> (Value, Option<Value>, bool) {
+    if f == 1.0 {
+        (Value::Bool(true), None, false)
+    } else if f == 0.0 {
+        (Value::Bool(false), None, false)
+    } else {
+        *nonbinary = true;
+        (Value::Bool(f >= 1.0), Some(Value::from(f)), false)
+    }
+}
+
+fn aggregates(path: &Path, header: &Value, file: &mut NativeFile) {
+    let task = header
+        .pointer("/eval/task")
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    let Some(Value::Array(scores)) = header.pointer("/results/scores") else {
+        return;
+    };
+    for sc in scores {
+        let name = sc.get("name").and_then(Value::as_str).unwrap_or("score");
+        let reducer = sc
+            .get("reducer")
+            .and_then(Value::as_str)
+            .unwrap_or("mean (default)");
+        let Some(Value::Object(metrics)) = sc.get("metrics") else {
+            continue;
+        };
+        for (mname, m) in metrics {
+            let Some(value) = m.get("value").and_then(Value::as_f64) else {
+                continue;
+            };
+            file.aggregates.push(HarnessAggregate {
+                source_path: path.to_path_buf(),
+                metric_name: format!("{name}/{mname}"),
+                value,
+                note: format!("inspect results; task={task}; epochs reducer={reducer}"),
+            });
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! lm-evaluation-harness `samples_<task>_<date>.jsonl` (+ `results_<date>.json`).
+//!
+//! One native line per (doc × filter). `resps[0]` holds every repeat of a
+//! generation request (`repeats: N` in the task YAML), even when the filter
+//! scores only the first. Mapping, one set of rows per filter:
+//! - one repeat: `correct` = the first per-doc metric (0/1), `answer` =
+//!   `filtered_resps[0]` (`"[invalid]"`, the regex filter's fallback, → null);
+//! - N repeats: one row per repeat with `response`, `gold` and no `correct`
+//!   (lm-eval scored only the filter output, not each repeat), so rollstat
+//!   grades them; `answer` is set only when the filter kept one output per
+//!   repeat. The filter output and per-doc metrics are kept as
+//!   `filter_output` / `doc_metrics`;
+//! - loglikelihood / multiple-choice docs (one request per choice): one row,
+//!   `correct` from the metric (`acc`).
+//!
+//! `results_<date>.json` beside the samples (same date id) gives `model`,
+//! the configured `repeats` (to flag short docs) and the harness aggregates
+//! for the task.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::FormatError;
+use crate::format::Format;
+use crate::input;
+use crate::util::{answer_or_null, as_verdict, inner_name, read_json, read_jsonl, Rollout};
+use crate::{HarnessAggregate, NativeFile};
+
+/// lm-eval's RegexFilter fallback when nothing matched.
+const UNEXTRACTED: &[&str] = &["[invalid]"];
+
+/// Split `samples_<task>_<date>.jsonl` into (task, date).
+fn split_samples_name(name: &str) -> Option<(String, String)> {
+    let stem = name.strip_prefix("samples_")?;
+    let stem = stem
+        .strip_suffix(".jsonl")
+        .or_else(|| stem.strip_suffix(".json"))?;
+    let (task, date) = stem.rsplit_once('_')?;
+    Some((task.to_string(), date.to_string()))
+}
+
+/// Results files in `entries` that belong to a samples file in `entries`.
+pub(crate) fn results_consumed_by_samples(entries: &[PathBuf]) -> BTreeSet<PathBuf> {
+    let dates: BTreeSet<String> = entries
+        .iter()
+        .filter_map(|p| split_samples_name(&inner_name(p)).map(|(_, d)| d))
+        .collect();
+    entries
+        .iter()
+        .filter(|p| {
+            let n = inner_name(p);
+            !n.starts_with("samples_") && dates.iter().any(|d| n.ends_with(&format!("_{d}.json")))
+        })
+        .cloned()
+        .collect()
+}
+
+/// The results json beside a samples file (same date id), parsed.
+fn results_beside(path: &Path, date: &str) -> Option<(PathBuf, Value)> {
+    let dir = path.parent()?;
+    let mut cands: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            let n = inner_name(p);
+            !n.starts_with("samples_") && n.ends_with(&format!("_{date}.json"))
+        })
+        .collect();
+    cands.sort();
+    for c in cands {
+        let Ok(loaded) = input::load(&c) else {
+            continue;
+        };
+        if let Ok(v) = serde_json::from_slice::<Value>(&loaded.content) {
+            if v.get("results").is_some() {
+                return Some((c, v));
+            }
+        }
+    }
+    None
+}
+
+pub(crate) fn read_results_file(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
+    let mut file = NativeFile::new(path, Format::LmEvalResults);
+    let text = input::text(path, bytes, &mut file.warnings);
+    let doc = read_json(path, &text)?;
+    if let Some(Value::Object(results)) = doc.get("results") {
+        for task in results.keys() {
+            push_aggregates(path, &doc, task, &mut file.aggregates);
+        }
+    }
+    file.warnings.push(format!(
+        "{}: lm-eval results file has aggregates only; per-rollout rows need \
+         --log_samples and the samples_<task>_<date>.jsonl files",
+        path.display()
+    ));
+    Ok(file)
+}
+
+fn push_aggregates(path: &Path, doc: &Value, task: &str, out: &mut Vec<HarnessAggregate>) {
+    let Some(Value::Object(res)) = doc.pointer(&format!("/results/{}", escape_ptr(task))) else {
+        return;
+    };
+    for (key, v) in res {
+        if key == "alias" || key.contains("_stderr,") {
+            continue;
+        }
+        let Some(value) = v.as_f64() else { continue };
+        let stderr = key
+            .split_once(',')
+            .and_then(|(m, f)| res.get(&format!("{m}_stderr,{f}")))
+            .map(|s| match s {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+        let mut note = format!("lm-eval results; task={task}");
+        if let Some(s) = stderr {
+            note.push_str(&format!("; stderr={s}"));
+        }
+        out.push(HarnessAggregate {
+            source_path: path.to_path_buf(),
+            metric_name: key.clone(),
+            value,
+            note,
+        });
+    }
+}
+
+fn escape_ptr(s: &str) -> String {
+    s.replace('~', "~0").replace('/', "~1")
+}
+
+pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
+    let mut file = NativeFile::new(path, Format::LmEvalSamples);
+    let name = inner_name(path);
+    let (task, date) = split_samples_name(&name).unzip();
+    let results = date.as_deref().and_then(|d| results_beside(path, d));
+    let mut model = None;
+    let mut repeats = None;
+    if let Some((rpath, doc)) = &results {
+        model = doc.get("model_name").cloned().filter(|m| !m.is_null());
+        if let Some(t) = &task {
+            repeats = doc
+                .pointer(&format!("/configs/{}/repeats", escape_ptr(t)))
+                .and_then(Value::as_u64);
+            push_aggregates(rpath, doc, t, &mut file.aggregates);
+        }
+    }
+    let text = input::text(path, bytes, &mut file.warnings);
+    let lines = read_jsonl(path, &text, &mut file.warnings, &mut file.bad_lines)?;
+    let ctx = Ctx {
+        path,
+        task: task.map(Value::from),
+        model,
+        repeats,
+    };
+    let mut ungraded = false;
+    for (line, rec) in lines {
+        match map_line(&ctx, line, &rec, &mut file, &mut ungraded) {
+            Ok(()) => {}
+            Err(reason) => {
+                file.bad_lines += 1;
+                file.warnings
+                    .push(format!("{}:{line}: {reason}; line skipped", path.display()));
+            }
+        }
+    }
+    if ungraded {
+        file.warnings.push(format!(
+            "{}: repeats > 1: lm-eval scored only the filter output, so per-repeat rows \
+             carry gold + response without `correct` (rollstat grades them)",
+            path.display()
+        ));
+    }
+    Ok(file)
+}
+
+struct Ctx<'a> {
+    path: &'a Path,
+    task: Option<Value>,
+    model: Option<Value>,
+    repeats: Option<u64>,
+}
+
+fn map_line(
+    ctx: &Ctx<'_>,
+    line: usize,
+    rec: &Map<String, Value>,
+    file: &mut NativeFile,
+    ungraded: &mut bool,
+) -> Result<(), String> {
+    let doc_id = rec
+        .get("doc_id")
+        .filter(|v| v.is_number() || v.is_string())
+        .ok_or("no \"doc_id\"")?
+        .clone();
+    let filter = rec.get("filter").cloned().unwrap_or(Value::from("none"));
+    let metric_names: Vec<&str> = match rec.get("metrics") {
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let mut doc_metrics = Map::new();
+    for m in &metric_names {
+        if let Some(v) = rec.get(*m) {
+            doc_metrics.insert((*m).to_string(), v.clone());
+        }
+    }
+    let primary = metric_names.first().copied();
+    let resps = rec
+        .get("resps")
+        .and_then(Value::as_array)
+        .ok_or("no \"resps\" list")?;
+    let filtered = rec.get("filtered_resps").and_then(Value::as_array);
+    let generation: Option<&Vec<Value>> = match resps.as_slice() {
+        [Value::Array(reps)] if reps.iter().all(Value::is_string) => Some(reps),
+        _ => None,
+    };
+    let base = |r: &mut Rollout| {
+        r.gold = rec.get("target").cloned();
+        r.subset = ctx.task.clone();
+        r.model = ctx.model.clone();
+        r.extra("filter", filter.clone());
+        if let Some(p) = primary {
+            r.extra("metric", Value::from(p));
+        }
+        if let Some(t) = &ctx.task {
+            r.extra("task", t.clone());
+        }
+    };
+    let verdict = primary.and_then(|p| rec.get(p));
+    let Some(reps) = generation else {
+        // Loglikelihood / multiple choice: one verdict per doc.
+        let mut r = Rollout::new(doc_id);
+        r.rollout = Some(0);
+        set_verdict(&mut r, verdict);
+        base(&mut r);
+        file.rows.push(r.into_map());
+        return Ok(());
+    };
+    if let Some(want) = ctx.repeats {
+        if (reps.len() as u64) < want {
+            file.warnings.push(format!(
+                "{}:{line}: doc_id {doc_id} has {} of {want} configured repeats",
+                ctx.path.display(),
+                reps.len()
+            ));
+        }
+    }
+    let fout = filtered.and_then(|f| f.first());
+    let per_repeat = match fout {
+        Some(Value::Array(a)) if a.len() == reps.len() => Some(a),
+        _ => None,
+    };
+    if reps.len() == 1 {
+        let mut r = Rollout::new(doc_id);
+        r.rollout = Some(0);
+        set_verdict(&mut r, verdict);
+        r.answer = fout.map(|f| match f {
+            Value::Array(a) => answer_or_null(a.first(), UNEXTRACTED),
+            other => answer_or_null(Some(other), UNEXTRACTED),
+        });
+        r.response = reps.first().cloned();
+        base(&mut r);
+        file.rows.push(r.into_map());
+        return Ok(());
+    }
+    *ungraded = true;
+    for (i, resp) in reps.iter().enumerate() {
+        let mut r = Rollout::new(doc_id.clone());
+        r.rollout = Some(i as u64);
+        if let Some(a) = per_repeat {
+            r.answer = Some(answer_or_null(a.get(i), UNEXTRACTED));
+        }
+        r.response = Some(resp.clone());
+        base(&mut r);
+        if per_repeat.is_none() {
+            if let Some(f) = fout {
+                r.extra("filter_output", f.clone());
+            }
+        }
+        r.extra("doc_metrics", Value::Object(doc_metrics.clone()));
+        file.rows.push(r.into_map());
+    }
+    Ok(())
+}
+
+fn set_verdict(r: &mut Rollout, v: Option<&Value>) {
+    match v {
+        Some(v) => match as_verdict(v) {
+            Some(b) => r.correct = Some(Value::Bool(b)),
+            None => r.score = Some(v.clone()),
+        },
+        None => r.correct = Some(Value::Null),
+    }
+}

@@ -1,0 +1,375 @@
+//! Format detection from the file name and the first bytes / first record.
+//!
+//! Each format has one rule (see the README for the table). Rules are tried
+//! in [`Format::ALL`] order; the first that fits wins. When none fits, the
+//! error lists every rule and why it did not fit.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::error::{DetectError, Rejection};
+use crate::format::Format;
+use crate::input;
+use crate::util::inner_name;
+
+/// How far into the content the key scanner looks.
+const SCAN_LIMIT: usize = 256 * 1024;
+
+/// What detection knows about a file.
+pub(crate) struct Probe<'a> {
+    /// Lower-cased file name without `.gz`/`.zst`.
+    pub name: String,
+    pub bytes: &'a [u8],
+    /// The first JSON value (first line of JSONL, first element of an array,
+    /// or the whole document), when it could be parsed from the head.
+    pub first: Option<Value>,
+    /// The content is a JSON array.
+    pub is_array: bool,
+    /// The content has a second JSON value on a later line (JSON Lines).
+    pub is_jsonl: bool,
+    /// Top-level keys of `first`, or keys scanned from the text when the
+    /// head was too short to parse.
+    pub keys: BTreeSet<String>,
+    /// Keys were scanned from raw text (less reliable).
+    pub keys_scanned: bool,
+}
+
+impl<'a> Probe<'a> {
+    pub fn new(path: &Path, bytes: &'a [u8]) -> Self {
+        let name = inner_name(path).to_ascii_lowercase();
+        let mut probe = Probe {
+            name,
+            bytes,
+            first: None,
+            is_array: false,
+            is_jsonl: false,
+            keys: BTreeSet::new(),
+            keys_scanned: false,
+        };
+        probe.parse_first();
+        probe
+    }
+
+    fn parse_first(&mut self) {
+        let start = skip_ws(self.bytes);
+        let rest = &self.bytes[start..];
+        let (body, is_array) = match rest.first() {
+            Some(b'[') => {
+                let inner = &rest[1..];
+                (&inner[skip_ws(inner)..], true)
+            }
+            Some(b'{') => (rest, false),
+            _ => return,
+        };
+        self.is_array = is_array;
+        let mut stream = serde_json::Deserializer::from_slice(body).into_iter::<Value>();
+        match stream.next() {
+            Some(Ok(v)) => {
+                let offset = stream.byte_offset();
+                if !is_array {
+                    let after = &body[offset..];
+                    let ws = skip_ws(after);
+                    let had_newline = after[..ws].contains(&b'\n');
+                    self.is_jsonl = had_newline && after.get(ws) == Some(&b'{');
+                }
+                if let Value::Object(m) = &v {
+                    self.keys = m.keys().cloned().collect();
+                }
+                self.first = Some(v);
+            }
+            _ => {
+                self.keys = scan_keys(&body[..body.len().min(SCAN_LIMIT)]);
+                self.keys_scanned = true;
+                // A truncated head of a JSONL file still shows a newline
+                // followed by `{` when the first line was short enough.
+                self.is_jsonl = !is_array && body.windows(2).any(|w| w == b"\n{");
+            }
+        }
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.keys.contains(key)
+    }
+
+    pub fn has_any(&self, keys: &[&str]) -> bool {
+        keys.iter().any(|k| self.has(k))
+    }
+
+    pub fn first_obj(&self) -> Option<&Map<String, Value>> {
+        self.first.as_ref().and_then(Value::as_object)
+    }
+
+    fn missing(&self, what: &str, keys: &[&str]) -> String {
+        let rec = if self.keys_scanned {
+            "the head"
+        } else if self.is_array {
+            "the first array element"
+        } else if self.is_jsonl {
+            "the first line"
+        } else {
+            "the JSON object"
+        };
+        format!("{rec} has no {what} {}", quote_list(keys))
+    }
+}
+
+fn quote_list(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| format!("\"{k}\""))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+fn skip_ws(b: &[u8]) -> usize {
+    let mut i = 0;
+    if b.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        i = 3;
+    }
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+/// Scan `"key":` patterns out of (possibly truncated) JSON text.
+fn scan_keys(b: &[u8]) -> BTreeSet<String> {
+    let mut keys = BTreeSet::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'"' {
+            i += 1;
+            continue;
+        }
+        let start = i + 1;
+        let mut j = start;
+        while j < b.len() && b[j] != b'"' {
+            if b[j] == b'\\' {
+                j += 1;
+            }
+            j += 1;
+        }
+        if j >= b.len() {
+            break;
+        }
+        let mut k = j + 1;
+        while k < b.len() && b[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        if k < b.len() && b[k] == b':' && j - start <= 64 {
+            if let Ok(s) = std::str::from_utf8(&b[start..j]) {
+                keys.insert(s.to_string());
+            }
+        }
+        i = j + 1;
+    }
+    keys
+}
+
+/// Check one format's rule. `Err` holds why it does not fit.
+pub(crate) fn check(format: Format, p: &Probe<'_>) -> Result<(), String> {
+    match format {
+        Format::InspectEval => {
+            if !p.bytes.starts_with(b"PK\x03\x04") {
+                return Err("not a ZIP archive (an .eval log is a ZIP file)".into());
+            }
+            let named = p.name.ends_with(".eval");
+            let has_entries = find(p.bytes, b"header.json")
+                || find(p.bytes, b"_journal/start.json")
+                || find(p.bytes, b"samples/");
+            if named || has_entries {
+                Ok(())
+            } else {
+                Err(
+                    "ZIP archive without .eval name or inspect entries (header.json, samples/)"
+                        .into(),
+                )
+            }
+        }
+        Format::LightevalDetails => {
+            if p.bytes.starts_with(b"PAR1") {
+                Ok(())
+            } else {
+                Err("not a Parquet file (no PAR1 magic)".into())
+            }
+        }
+        Format::LmEvalSamples => {
+            if p.has("doc_id") && p.has_any(&["resps", "filtered_resps"]) {
+                Ok(())
+            } else {
+                Err(p.missing("keys", &["doc_id", "resps"]))
+            }
+        }
+        Format::LmEvalResults => {
+            let lm_keys = [
+                "n-samples",
+                "configs",
+                "lm_eval_version",
+                "n-shot",
+                "group_subtasks",
+            ];
+            if !p.is_jsonl && p.has("results") && p.has_any(&lm_keys) {
+                Ok(())
+            } else {
+                Err(p.missing("\"results\" plus one of", &lm_keys))
+            }
+        }
+        Format::InspectJson => {
+            if !p.is_jsonl && p.has("eval") && p.has_any(&["samples", "results", "status"]) {
+                Ok(())
+            } else {
+                Err(p.missing("keys", &["eval", "samples"]))
+            }
+        }
+        Format::EvalscopeReviews => {
+            if p.has("sample_score") {
+                Ok(())
+            } else {
+                Err(p.missing("key", &["sample_score"]))
+            }
+        }
+        Format::OpenCompassResults => {
+            if !p.is_jsonl && !p.is_array && p.has("details") {
+                Ok(())
+            } else {
+                Err(p.missing("key", &["details"]))
+            }
+        }
+        Format::OpenCompassPredictions => check_oc_predictions(p),
+        Format::Sieval => {
+            if p.has("sample_id")
+                && p.has_any(&["feedback_result", "postprocess_result", "infer_result"])
+            {
+                Ok(())
+            } else {
+                Err(p.missing("keys", &["sample_id", "feedback_result"]))
+            }
+        }
+        Format::MathArena => {
+            if (p.has("idx") && p.has("answers") && p.has_any(&["N", "correct", "gold_answer"]))
+                || (p.has("problem_idx") && p.has("idx_answer"))
+            {
+                Ok(())
+            } else {
+                Err(p.missing("keys", &["idx", "answers", "N"]))
+            }
+        }
+        Format::NemoSkills => {
+            let named = is_nemo_name(&p.name);
+            let keyed = p.has("predicted_answer")
+                && p.has_any(&["expected_answer", "symbolic_correct", "judgement"]);
+            if named && (p.first.is_some() || p.keys_scanned) || keyed {
+                Ok(())
+            } else {
+                Err(format!(
+                    "name is not output-rs<seed>.jsonl and {}",
+                    p.missing("keys", &["predicted_answer", "expected_answer"])
+                ))
+            }
+        }
+        Format::TauBench => {
+            if (p.is_array && p.has("task_id") && p.has_any(&["reward", "trial"]))
+                || (p.has("simulations") && p.has_any(&["tasks", "info"]))
+            {
+                Ok(())
+            } else {
+                Err(
+                    "neither a JSON list of {task_id, trial, reward} rows nor a tau2 \
+                     object with \"simulations\""
+                        .into(),
+                )
+            }
+        }
+        Format::CanonicalJsonl => {
+            let verdict = p.has("correct")
+                || (p.has("n") && p.has("c"))
+                || (p.has("gold") && p.has_any(&["answer", "answers", "response", "responses"]));
+            if p.has("problem") && verdict {
+                Ok(())
+            } else {
+                Err(p.missing("\"problem\" plus a verdict", &["correct", "n+c", "gold"]))
+            }
+        }
+        Format::CanonicalCsv => {
+            let text = &p.bytes[skip_ws(p.bytes)..];
+            let line = text.split(|b| *b == b'\n').next().unwrap_or_default();
+            let line = String::from_utf8_lossy(line);
+            let has_problem = line
+                .split(',')
+                .any(|c| c.trim().trim_matches('"').eq_ignore_ascii_case("problem"));
+            if !line.starts_with('{') && !line.starts_with('[') && has_problem {
+                Ok(())
+            } else {
+                Err("first line is not a CSV header with a \"problem\" column".into())
+            }
+        }
+    }
+}
+
+fn check_oc_predictions(p: &Probe<'_>) -> Result<(), String> {
+    let why = "not an object keyed \"0\", \"1\", … with \"prediction\" entries";
+    if p.is_jsonl || p.is_array {
+        return Err(why.into());
+    }
+    if let Some(obj) = p.first_obj() {
+        let numeric = !obj.is_empty() && obj.keys().all(|k| k.parse::<u64>().is_ok());
+        let has_pred = obj
+            .values()
+            .next()
+            .and_then(Value::as_object)
+            .is_some_and(|e| e.contains_key("prediction") || e.contains_key("origin_prompt"));
+        return if numeric && has_pred {
+            Ok(())
+        } else {
+            Err(why.into())
+        };
+    }
+    if p.keys_scanned && p.has("0") && p.has_any(&["prediction", "origin_prompt"]) {
+        Ok(())
+    } else {
+        Err(why.into())
+    }
+}
+
+fn is_nemo_name(name: &str) -> bool {
+    name.strip_prefix("output-rs")
+        .and_then(|r| r.strip_suffix(".jsonl"))
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Detect the format of a file from its path and its first bytes.
+///
+/// `head` may be the whole file or just its beginning (64 KiB is plenty for
+/// most formats); `.gz`/`.zst` heads are decompressed as far as they go.
+/// The error lists every format tried and why each did not fit.
+pub fn detect(path: &Path, head: &[u8]) -> Result<Format, DetectError> {
+    let plain = input::decompress_prefix(head);
+    detect_among(path, &plain, &Format::ALL)
+}
+
+pub(crate) fn detect_among(
+    path: &Path,
+    bytes: &[u8],
+    candidates: &[Format],
+) -> Result<Format, DetectError> {
+    let probe = Probe::new(path, bytes);
+    let mut tried = Vec::new();
+    for &f in candidates {
+        match check(f, &probe) {
+            Ok(()) => return Ok(f),
+            Err(reason) => tried.push(Rejection {
+                format: f.name().to_string(),
+                reason,
+            }),
+        }
+    }
+    Err(DetectError {
+        path: path.to_path_buf(),
+        tried,
+    })
+}

@@ -1,0 +1,124 @@
+//! Error types. Every message starts with `path:line:` or `path:` and ends
+//! with what the user can do about it.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Why one format did not fit a file (one entry of [`DetectError::tried`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// The stable format name (`lm-eval-samples`, `tau-bench`, …).
+    pub format: String,
+    /// Why it did not fit, e.g. `first record has no "doc_id"`.
+    pub reason: String,
+}
+
+/// No known format fits a file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub struct DetectError {
+    /// The file that was looked at.
+    pub path: PathBuf,
+    /// Every format tried, in order, with the reason it was rejected.
+    pub tried: Vec<Rejection>,
+}
+
+impl fmt::Display for DetectError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: unrecognised input format; tried: ",
+            self.path.display()
+        )?;
+        for (i, r) in self.tried.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(f, "{} ({})", r.format, r.reason)?;
+        }
+        f.write_str(
+            ". Fix: pass the format explicitly (--from NAME), or convert the \
+             file to canonical JSONL rows (see rollstat-formats/README.md)",
+        )
+    }
+}
+
+/// An error while reading a native harness file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// The file or directory could not be read.
+    #[error("{}: cannot read: {source}. Fix: check that the path exists and is readable", path.display())]
+    Io {
+        /// The path that failed.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+    /// No adapter recognised the file.
+    #[error(transparent)]
+    Detect(#[from] DetectError),
+    /// The file was recognised but its content does not follow the layout.
+    #[error("{}{}: {reason}. Fix: {fix}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line (JSONL) when known.
+        line: Option<usize>,
+        /// What is wrong.
+        reason: String,
+        /// What the user can do.
+        fix: String,
+    },
+    /// The format is known but this build cannot read it.
+    #[error("{}: {format} input needs the cargo feature `{feature}`. Fix: rebuild with `--features {feature}`, or convert the file first", path.display())]
+    FeatureDisabled {
+        /// The file.
+        path: PathBuf,
+        /// The format name.
+        format: String,
+        /// The missing feature.
+        feature: &'static str,
+    },
+    /// A canonical file was given: rollstat's own reader should handle it.
+    #[error("{}: this is canonical {format} input; read it with rollstat's canonical reader", path.display())]
+    Canonical {
+        /// The file.
+        path: PathBuf,
+        /// `canonical-jsonl` or `canonical-csv`.
+        format: String,
+    },
+    /// Several files of a directory failed (strict reading).
+    #[error("{} of the inputs could not be read:\n{}", errors.len(), errors.iter().map(|e| format!("  {e}")).collect::<Vec<_>>().join("\n"))]
+    Several {
+        /// One error per failing file.
+        errors: Vec<FormatError>,
+    },
+}
+
+impl FormatError {
+    pub(crate) fn parse(
+        path: &std::path::Path,
+        line: Option<usize>,
+        reason: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> Self {
+        FormatError::Parse {
+            path: path.to_path_buf(),
+            line,
+            reason: reason.into(),
+            fix: fix.into(),
+        }
+    }
+
+    /// The path the error is about, when there is exactly one.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            FormatError::Io { path, .. }
+            | FormatError::Parse { path, .. }
+            | FormatError::FeatureDisabled { path, .. }
+            | FormatError::Canonical { path, .. } => Some(path),
+            FormatError::Detect(d) => Some(&d.path),
+            FormatError::Several { .. } => None,
+        }
+    }
+}

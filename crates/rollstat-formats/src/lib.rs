@@ -1,0 +1,251 @@
+//! Adapters that map native LLM-evaluation harness outputs into rollstat's
+//! canonical rollout rows (product contract, SPEC §2).
+//!
+//! # Brief overview
+//!
+//! A harness writes its per-sample results in its own layout. This crate
+//! recognises the layout ([`detect`]), reads it, and returns one
+//! [`NativeFile`] per input file with canonical rows: JSON objects with
+//! `problem`, `rollout`, `correct`, `answer`, `gold`, `response`,
+//! `finish_reason`, `output_tokens`, `score`, `subset`, `model` (each only when
+//! the native file has it) followed by useful native fields (`filter`,
+//! `metric`, `epoch`, `trial`, `task`, …). Adapters only *map*: they compute
+//! no metric. Where a harness stored its own aggregate (lm-eval results json,
+//! SiEval `report.json`, OpenCompass metrics, inspect `results`) it is returned
+//! as [`HarnessAggregate`] so a report can show it beside rollstat's number.
+//!
+//! Conventions shared by every adapter:
+//! - `correct: null` marks a *failed* rollout (the native file says there is
+//!   no verdict: an error, an unusable judge status, an unscored epoch).
+//! - `answer: null` marks an *unextracted* answer (the native file says
+//!   extraction failed: `"[invalid]"`, `"None"`, `extracted: false`, …). An
+//!   absent `answer` key means the native file does not store one.
+//! - When a native file stores responses and gold but no per-rollout verdict
+//!   (lm-eval repeats beyond the first, lighteval details, OpenCompass
+//!   predictions), `correct` is left out so rollstat grades the row itself.
+//! - Canonical JSONL/CSV is only *detected*: [`read_path`] answers with
+//!   [`FormatError::Canonical`] for an explicit canonical file and lists it in
+//!   [`ReadReport::canonical`] during a directory walk, so the caller uses its
+//!   own fast reader.
+//!
+//! ```no_run
+//! use rollstat_formats::{read_path, Format};
+//! let files = read_path("runs/tau".as_ref(), Some("tau-bench".parse::<Format>()?))?;
+//! for f in &files {
+//!     println!("{} [{}]: {} rows", f.path.display(), f.format, f.rows.len());
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![warn(missing_docs)]
+
+mod adapters;
+mod detect;
+mod error;
+mod format;
+mod input;
+mod util;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+pub use detect::detect;
+pub use error::{DetectError, FormatError, Rejection};
+pub use format::{Format, UnknownFormat};
+
+/// One canonical row: a JSON object following SPEC §2.
+pub type Row = Map<String, Value>;
+
+/// An aggregate number the harness computed itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HarnessAggregate {
+    /// The file the number was read from.
+    pub source_path: PathBuf,
+    /// The harness's own metric name, e.g. `exact_match,strict-match`.
+    pub metric_name: String,
+    /// The value as stored (percentages stay percentages; see `note`).
+    pub value: f64,
+    /// Scope and caveats: task/subset, scale, stderr, reducer.
+    pub note: String,
+}
+
+/// What was read from one native file (or one SiEval result directory).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NativeFile {
+    /// The file (or directory) read.
+    pub path: PathBuf,
+    /// Its format.
+    pub format: Format,
+    /// Canonical rows, in native order.
+    pub rows: Vec<Row>,
+    /// Aggregates the harness stored.
+    pub aggregates: Vec<HarnessAggregate>,
+    /// Things the user should know (skipped lines, assumptions made).
+    pub warnings: Vec<String>,
+    /// Malformed lines skipped (feeds `n_bad_lines`).
+    pub bad_lines: usize,
+    /// sha256 (hex) of the raw bytes as stored on disk (for a directory:
+    /// of the sorted `name\0sha256\n` list of its files).
+    pub sha256: Option<String>,
+}
+
+impl NativeFile {
+    pub(crate) fn new(path: &Path, format: Format) -> Self {
+        NativeFile {
+            path: path.to_path_buf(),
+            format,
+            rows: Vec::new(),
+            aggregates: Vec::new(),
+            warnings: Vec::new(),
+            bad_lines: 0,
+            sha256: None,
+        }
+    }
+}
+
+/// Everything found under a path, good and bad.
+#[derive(Debug, Default)]
+pub struct ReadReport {
+    /// Files read successfully.
+    pub files: Vec<NativeFile>,
+    /// Canonical inputs found (for the caller's own reader).
+    pub canonical: Vec<(PathBuf, Format)>,
+    /// Files that failed, each error naming its path.
+    pub errors: Vec<FormatError>,
+    /// Files passed over on purpose, with the reason.
+    pub skipped: Vec<(PathBuf, String)>,
+}
+
+/// Read a file or directory strictly: any failing file is an error (all
+/// failures are listed in [`FormatError::Several`]). A canonical file given
+/// directly is answered with [`FormatError::Canonical`].
+pub fn read_path(path: &Path, from: Option<Format>) -> Result<Vec<NativeFile>, FormatError> {
+    let mut report = read_path_lenient(path, from)?;
+    if path.is_file() {
+        if let Some((p, f)) = report.canonical.pop() {
+            return Err(FormatError::Canonical {
+                path: p,
+                format: f.to_string(),
+            });
+        }
+    }
+    match report.errors.len() {
+        0 => Ok(report.files),
+        1 => Err(report.errors.remove(0)),
+        _ => Err(FormatError::Several {
+            errors: report.errors,
+        }),
+    }
+}
+
+/// Read a file or directory leniently: a directory is walked in sorted order,
+/// every recognised file is read, and a failing file is recorded in
+/// [`ReadReport::errors`] while the rest are still read. Fails only when the
+/// path itself cannot be read.
+pub fn read_path_lenient(path: &Path, from: Option<Format>) -> Result<ReadReport, FormatError> {
+    let meta = std::fs::metadata(path).map_err(|source| FormatError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let mut report = ReadReport::default();
+    if meta.is_dir() {
+        walk(path, from, &mut report)?;
+    } else {
+        match read_file(path, from) {
+            Ok(Read::Native(f)) => report.files.push(f),
+            Ok(Read::Canonical(f)) => report.canonical.push((path.to_path_buf(), f)),
+            Err(e) => report.errors.push(e),
+        }
+    }
+    Ok(report)
+}
+
+pub(crate) enum Read {
+    Native(NativeFile),
+    Canonical(Format),
+}
+
+/// Extensions a directory walk reads; anything else is skipped.
+const READ_EXTS: &[&str] = &["json", "jsonl", "ndjson", "eval", "parquet", "csv"];
+
+fn walk(dir: &Path, from: Option<Format>, report: &mut ReadReport) -> Result<(), FormatError> {
+    if adapters::sieval::is_result_dir(dir) && from.is_none_or(|f| f == Format::Sieval) {
+        match adapters::sieval::read_dir(dir) {
+            Ok(f) => report.files.push(f),
+            Err(e) => report.errors.push(e),
+        }
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|source| FormatError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    entries.sort();
+    let consumed = adapters::lm_eval::results_consumed_by_samples(&entries);
+    for p in entries {
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if name.starts_with('.') {
+            continue;
+        }
+        if p.is_dir() {
+            walk(&p, from, report)?;
+            continue;
+        }
+        let inner = util::inner_name(&p).to_ascii_lowercase();
+        let ext = inner.rsplit('.').next().unwrap_or("");
+        if !READ_EXTS.contains(&ext) || !inner.contains('.') {
+            report
+                .skipped
+                .push((p, format!("extension .{ext} is not an input format")));
+            continue;
+        }
+        if consumed.contains(&p) {
+            report.skipped.push((
+                p,
+                "lm-eval results file: its aggregates are attached to the samples files beside it"
+                    .into(),
+            ));
+            continue;
+        }
+        if inner == "logs.json" || inner.starts_with("summary_") && ext == "csv" {
+            report
+                .skipped
+                .push((p, "harness index/summary file, no per-sample data".into()));
+            continue;
+        }
+        match read_file(&p, from) {
+            Ok(Read::Native(f)) => report.files.push(f),
+            Ok(Read::Canonical(f)) => report.canonical.push((p, f)),
+            Err(e) => report.errors.push(e),
+        }
+    }
+    Ok(())
+}
+
+fn read_file(path: &Path, from: Option<Format>) -> Result<Read, FormatError> {
+    let loaded = input::load(path)?;
+    let format = match from {
+        None => detect::detect_among(path, &loaded.content, &Format::ALL)?,
+        Some(f) => {
+            let family = f.family();
+            if family.len() == 1 {
+                f
+            } else {
+                detect::detect_among(path, &loaded.content, family).unwrap_or(f)
+            }
+        }
+    };
+    if format.is_canonical() {
+        return Ok(Read::Canonical(format));
+    }
+    let mut file = adapters::read(path, format, &loaded.content)?;
+    file.sha256 = Some(loaded.sha256);
+    Ok(Read::Native(file))
+}

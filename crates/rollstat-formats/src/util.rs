@@ -1,0 +1,259 @@
+//! Small helpers shared by the adapters: building canonical rows, reading
+//! JSON Lines leniently, and coercing native verdicts.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::error::FormatError;
+
+/// A canonical rollout row under construction. `into_map` writes the SPEC §2
+/// keys first, in the documented order, then native extras.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Rollout {
+    pub problem: Value,
+    pub rollout: Option<u64>,
+    /// `Some(Value::Null)` marks a failed rollout (no verdict).
+    pub correct: Option<Value>,
+    /// `Some(Value::Null)` marks an unextracted answer.
+    pub answer: Option<Value>,
+    pub gold: Option<Value>,
+    pub response: Option<Value>,
+    pub finish_reason: Option<Value>,
+    pub output_tokens: Option<Value>,
+    pub score: Option<Value>,
+    pub group: Option<Value>,
+    pub subset: Option<Value>,
+    pub model: Option<Value>,
+    pub extra: Vec<(String, Value)>,
+}
+
+impl Rollout {
+    pub fn new(problem: Value) -> Self {
+        Rollout {
+            problem,
+            ..Default::default()
+        }
+    }
+
+    pub fn extra(&mut self, key: &str, value: Value) {
+        self.extra.push((key.to_string(), value));
+    }
+
+    pub fn into_map(self) -> Map<String, Value> {
+        let mut m = Map::new();
+        m.insert("problem".into(), self.problem);
+        let fields = [
+            ("rollout", self.rollout.map(Value::from)),
+            ("correct", self.correct),
+            ("answer", self.answer),
+            ("gold", self.gold),
+            ("response", self.response),
+            ("finish_reason", self.finish_reason),
+            ("output_tokens", self.output_tokens),
+            ("score", self.score),
+            ("group", self.group),
+            ("subset", self.subset),
+            ("model", self.model),
+        ];
+        for (k, v) in fields {
+            if let Some(v) = v {
+                m.insert(k.into(), v);
+            }
+        }
+        for (k, v) in self.extra {
+            m.entry(k).or_insert(v);
+        }
+        m
+    }
+}
+
+/// A JSONL record with its 1-based line number.
+pub(crate) type Line = (usize, Map<String, Value>);
+
+/// Parse JSON Lines leniently: blank lines are skipped, a malformed line is
+/// reported in `warnings` as `path:line: reason` and skipped. Returns the
+/// 1-based line number with each object. Fails only if no line is valid.
+pub(crate) fn read_jsonl(
+    path: &Path,
+    text: &str,
+    warnings: &mut Vec<String>,
+    bad_lines: &mut usize,
+) -> Result<Vec<Line>, FormatError> {
+    let mut out = Vec::new();
+    let mut first_err = None;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(m)) => out.push((i + 1, m)),
+            Ok(_) => {
+                *bad_lines += 1;
+                let msg = format!(
+                    "{}:{}: not a JSON object; line skipped",
+                    path.display(),
+                    i + 1
+                );
+                first_err.get_or_insert((i + 1, "not a JSON object".to_string()));
+                warnings.push(msg);
+            }
+            Err(e) => {
+                *bad_lines += 1;
+                first_err.get_or_insert((i + 1, format!("invalid JSON: {e}")));
+                warnings.push(format!(
+                    "{}:{}: invalid JSON ({e}); line skipped",
+                    path.display(),
+                    i + 1
+                ));
+            }
+        }
+    }
+    if out.is_empty() {
+        let (line, reason) = first_err.unwrap_or((0, "file is empty".to_string()));
+        return Err(FormatError::parse(
+            path,
+            (line > 0).then_some(line),
+            reason,
+            "the file holds no valid JSON record; check that it was written completely",
+        ));
+    }
+    Ok(out)
+}
+
+/// Parse a whole JSON document.
+pub(crate) fn read_json(path: &Path, text: &str) -> Result<Value, FormatError> {
+    serde_json::from_str(text).map_err(|e| {
+        FormatError::parse(
+            path,
+            Some(e.line()),
+            format!("invalid JSON: {e}"),
+            "the file is not valid JSON; check that it was written completely",
+        )
+    })
+}
+
+/// A 0/1-ish verdict: bools, 0/1 numbers, "true"/"false". `None` if the value
+/// is not binary.
+pub(crate) fn as_verdict(v: &Value) -> Option<bool> {
+    match v {
+        Value::Bool(b) => Some(*b),
+        Value::Number(n) => {
+            let f = n.as_f64()?;
+            if f == 1.0 {
+                Some(true)
+            } else if f == 0.0 {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        Value::String(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "yes" | "1" => Some(true),
+            "false" | "no" | "0" => Some(false),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// An integer-valued JSON value (also `3.0` and `"3"`).
+pub(crate) fn as_index(v: &Value) -> Option<u64> {
+    match v {
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64()
+                .filter(|f| *f >= 0.0 && f.fract() == 0.0)
+                .map(|f| f as u64)
+        }),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A problem id: integers stay integers, strings stay strings.
+pub(crate) fn problem_id(v: &Value) -> Option<Value> {
+    match v {
+        Value::Number(n) if n.is_u64() || n.is_i64() => Some(v.clone()),
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|f| f.fract() == 0.0)
+            .map(|f| Value::from(f as i64)),
+        Value::String(s) if !s.is_empty() => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// A string answer, with the given sentinels meaning "not extracted".
+pub(crate) fn answer_or_null(v: Option<&Value>, sentinels: &[&str]) -> Value {
+    match v {
+        None | Some(Value::Null) => Value::Null,
+        Some(Value::String(s)) if s.trim().is_empty() || sentinels.contains(&s.trim()) => {
+            Value::Null
+        }
+        Some(other) => other.clone(),
+    }
+}
+
+/// The file name without directories and without `.gz`/`.zst`.
+pub(crate) fn inner_name(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for suf in [".gz", ".zst", ".zstd"] {
+        if let Some(stripped) = name.strip_suffix(suf) {
+            return stripped.to_string();
+        }
+    }
+    name
+}
+
+/// Name of the directory holding `path` (for `model` from harness layouts).
+pub(crate) fn parent_name(path: &Path) -> Option<String> {
+    path.parent()
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+}
+
+/// Text of a chat message `content` (string or list of typed parts).
+pub(crate) fn content_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(parts) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter_map(|p| match p {
+                    Value::String(s) => Some(s.as_str()),
+                    Value::Object(o) => o.get("text").and_then(Value::as_str),
+                    _ => None,
+                })
+                .collect();
+            (!texts.is_empty()).then(|| texts.join(""))
+        }
+        _ => None,
+    }
+}
+
+/// Pull numeric leaves from a JSON tree as `(dotted.key, value)`.
+pub(crate) fn numeric_leaves(prefix: &str, v: &Value, out: &mut Vec<(String, f64)>) {
+    match v {
+        Value::Number(n) => {
+            if let Some(f) = n.as_f64() {
+                out.push((prefix.to_string(), f));
+            }
+        }
+        Value::Object(m) => {
+            for (k, child) in m {
+                let key = if prefix.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{prefix}.{k}")
+                };
+                numeric_leaves(&key, child, out);
+            }
+        }
+        _ => {}
+    }
+}
