@@ -1,0 +1,53 @@
+//! `rollstat`: the thin binary. Parse flags → run → render → exit code.
+
+mod args;
+mod passk;
+mod pipeline;
+mod render;
+
+use anyhow::Result;
+use args::{Cli, Command};
+use clap::Parser;
+use std::io::Write;
+use std::process::ExitCode;
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Report(a) => {
+            let report = pipeline::report(&a)?;
+            let text = render::render(&report, a.format);
+            write_output(a.output.as_deref(), &text)
+        }
+        Command::Passk(a) => write_output(None, &passk::run(&a)?),
+    }
+}
+
+fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<()> {
+    match path {
+        Some(p) => std::fs::write(p, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display())),
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()) {
+                // A closed pipe (`rollstat … | head`) is not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                r => r.map_err(Into::into),
+            }
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rollstat: {e:#}");
+            if e.chain().any(|c| c.is::<pipeline::InputError>()) {
+                ExitCode::from(2)
+            } else {
+                ExitCode::from(2)
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! The terminal table and Markdown: the same rows, two styles.
+
+use super::layout;
+use rollstat_core::report::{Health, MetricBlock, Report};
+use std::fmt::Write;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Terminal,
+    Markdown,
+}
+
+fn table(rows: &[Vec<String>], style: Style, out: &mut String) {
+    let cols = rows.first().map_or(0, Vec::len);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let pad = |s: &str, w: usize, left: bool| {
+        let fill = " ".repeat(w.saturating_sub(s.chars().count()));
+        if left {
+            format!("{s}{fill}")
+        } else {
+            format!("{fill}{s}")
+        }
+    };
+    for (i, row) in rows.iter().enumerate() {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, s)| pad(s, widths[c], c == 0))
+            .collect();
+        match style {
+            Style::Terminal => {
+                let _ = writeln!(out, "  {}", cells.join("  "));
+                if i == 0 {
+                    let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
+                    let _ = writeln!(out, "  {}", rule.join("  "));
+                }
+            }
+            Style::Markdown => {
+                let _ = writeln!(out, "| {} |", cells.join(" | "));
+                if i == 0 {
+                    let rule: Vec<String> = widths
+                        .iter()
+                        .enumerate()
+                        .map(|(c, w)| {
+                            let dashes = "-".repeat((*w).max(3));
+                            if c == 0 {
+                                dashes
+                            } else {
+                                format!("{}:", &dashes[1..])
+                            }
+                        })
+                        .collect();
+                    let _ = writeln!(out, "| {} |", rule.join(" | "));
+                }
+            }
+        }
+    }
+}
+
+fn health_line(h: &Health) -> String {
+    format!(
+        "{} problems, {} rollouts (per problem min {} / median {} / max {}, requested {}); short {}, unextracted {}, truncated {}, failed {}, duplicates {}, inconsistent clusters {}, bad lines {}; denominator: {}",
+        h.n_problems,
+        h.n_rollouts_total,
+        h.n_rollouts.min,
+        h.n_rollouts.median,
+        h.n_rollouts.max,
+        h.n_requested,
+        h.n_short,
+        h.n_unextracted,
+        h.n_truncated,
+        h.n_failed,
+        h.n_duplicate_rollouts,
+        h.n_inconsistent_clusters,
+        h.n_bad_lines,
+        h.denominator_policy
+    )
+}
+
+fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut String) {
+    match style {
+        Style::Terminal => {
+            let _ = writeln!(out, "{title}");
+        }
+        Style::Markdown => {
+            let _ = writeln!(out, "## {title}\n");
+        }
+    }
+    table(&layout(b), style, out);
+    let _ = writeln!(out);
+    let bullet = if style == Style::Markdown { "- " } else { "  " };
+    let _ = writeln!(out, "{bullet}Health: {}", health_line(h));
+    for w in &h.warnings {
+        let _ = writeln!(out, "{bullet}warning: {w}");
+    }
+    let _ = writeln!(out);
+}
+
+/// Renders the whole report.
+pub fn render(r: &Report, style: Style) -> String {
+    let mut out = String::new();
+    let inputs: Vec<String> = r.inputs.iter().map(|i| i.path.clone()).collect();
+    let c = &r.config;
+    let head = format!(
+        "rollstat report — {} · n = {} ({}) · tie policy {} · denominator {} · clustering {}",
+        inputs.join(", "),
+        c.n,
+        c.n_source,
+        c.tie_policy,
+        c.denominator_policy,
+        c.answer_clustering
+    );
+    match style {
+        Style::Terminal => {
+            let _ = writeln!(out, "{head}\n");
+        }
+        Style::Markdown => {
+            let _ = writeln!(out, "# {head}\n");
+        }
+    }
+    let note = if c.ci.method == "none" {
+        "Values are means over problems; ±stderr is sd/√N over per-problem values.".to_string()
+    } else {
+        format!(
+            "Values are means over problems; ±stderr is sd/√N; CI: {} at {:.0}%.",
+            c.ci.method,
+            c.ci.level * 100.0
+        )
+    };
+    block(
+        &format!("All problems. {note}"),
+        &r.health,
+        &r.block,
+        style,
+        &mut out,
+    );
+    for (name, g) in r.groups.iter() {
+        block(
+            &format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),
+            &g.health,
+            &g.block,
+            style,
+            &mut out,
+        );
+    }
+    out
+}

@@ -1,0 +1,417 @@
+//! # rollstat-io
+//!
+//! Reads rollstat's canonical input — JSON Lines or CSV with the columns of
+//! SPEC §2, from files or stdin — and collects rows into problems.
+//!
+//! The flow is: bytes ([`Input`]) → parsed rows ([`record::Record`], in
+//! parallel, order kept) → [`Collector`], which groups rows by problem
+//! (and by system, so two models in one file never merge), assigns rollout
+//! indices, detects duplicates, grades rows that carry a `gold` but no
+//! verdict, and yields one [`CollectedProblem`] per problem.
+//!
+//! Bad input is never a panic and never a silently changed number: each
+//! malformed row becomes a [`BadLine`] (`path:line: reason`) that is counted,
+//! or, under `strict`, the error.
+//!
+//! ```
+//! use rollstat_io::{Collector, Input, ReadOptions};
+//! let data = b"{\"problem\": \"p1\", \"correct\": true}\n{\"problem\": \"p1\", \"correct\": false}\n";
+//! let mut c = Collector::new(ReadOptions::default());
+//! c.add(Input::from_bytes("demo.jsonl", data.to_vec())).unwrap();
+//! let out = c.finish().unwrap();
+//! assert_eq!(out.problems.len(), 1);
+//! assert_eq!(out.inputs[0].records, 2);
+//! ```
+
+pub mod record;
+mod source;
+
+pub use source::{Input, InputFormat};
+
+use record::{Record, RecordBody};
+use rollstat_core::report::InputInfo;
+use rollstat_core::summary::{Answer, ProblemData, Rollout, Verdict};
+use std::collections::HashMap;
+use std::fmt;
+
+/// What to keep when the same (problem, rollout index) appears twice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dedupe {
+    First,
+    Last,
+}
+
+impl std::str::FromStr for Dedupe {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "first" => Ok(Dedupe::First),
+            "last" => Ok(Dedupe::Last),
+            _ => Err(format!(
+                "unknown dedupe policy '{s}'; expected first or last"
+            )),
+        }
+    }
+}
+
+/// Reader options.
+#[derive(Clone, Debug, Default)]
+pub struct ReadOptions {
+    /// Breakdown field (`--by`).
+    pub by: Option<String>,
+    /// First bad row is an error.
+    pub strict: bool,
+    /// Keep one of duplicated rollouts instead of failing.
+    pub dedupe: Option<Dedupe>,
+}
+
+/// Decides rows that carry `gold` but no `correct`.
+pub trait Grader: Sync {
+    /// Returns the verdict and the extracted answer.
+    fn grade(&self, gold: &str, answer: &Answer, response: Option<&str>) -> (Verdict, Answer);
+    /// A short name recorded in the report.
+    fn name(&self) -> String;
+}
+
+/// Compares a given `answer` with `gold` as trimmed strings; extracts
+/// nothing from a bare `response` (the row counts as unextracted).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ExactGrader;
+
+impl Grader for ExactGrader {
+    fn grade(&self, gold: &str, answer: &Answer, _response: Option<&str>) -> (Verdict, Answer) {
+        match answer {
+            Answer::Text(a) if a.trim() == gold.trim() => (Verdict::Correct, answer.clone()),
+            Answer::Text(_) => (Verdict::Wrong, answer.clone()),
+            _ => (Verdict::Wrong, Answer::Unextracted),
+        }
+    }
+    fn name(&self) -> String {
+        "exact-string".into()
+    }
+}
+
+/// A malformed row: where it is and what is wrong with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadLine {
+    pub path: String,
+    pub line: u64,
+    pub reason: String,
+}
+
+impl fmt::Display for BadLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.path, self.line, self.reason)
+    }
+}
+
+/// Errors that stop reading.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A bad row under `--strict`.
+    #[error(
+        "{0} (strict mode stops at the first bad row; drop --strict to skip and count bad rows)"
+    )]
+    Strict(BadLine),
+    /// Duplicated (problem, rollout) without a dedupe policy.
+    #[error(
+        "{first}; {count} duplicated rollout(s) in all — fix the input or pass --dedupe first|last"
+    )]
+    Duplicates { first: BadLine, count: u64 },
+    #[error("{path}: no records (the file is empty)")]
+    Empty { path: String },
+}
+
+/// A problem as collected from the input.
+#[derive(Clone, Debug)]
+pub struct CollectedProblem {
+    pub problem: String,
+    pub system: Option<String>,
+    pub by_value: Option<String>,
+    /// Where the problem was first seen (`path:line`).
+    pub origin: String,
+    pub data: ProblemData,
+}
+
+/// Everything read.
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub inputs: Vec<InputInfo>,
+    pub problems: Vec<CollectedProblem>,
+    pub bad_lines: Vec<BadLine>,
+    pub n_duplicate_rollouts: u64,
+    pub n_graded: u64,
+    /// Distinct `model`/`run` values seen.
+    pub systems: Vec<String>,
+}
+
+struct Acc {
+    problem: String,
+    system: Option<String>,
+    by_value: Option<String>,
+    origin: String,
+    /// (index, arrival order, rollout, path:line)
+    rollouts: Vec<(u64, u64, Rollout, String)>,
+    counts: Option<(u64, u64)>,
+}
+
+/// Groups rows from any number of inputs into problems.
+pub struct Collector<'g> {
+    opts: ReadOptions,
+    grader: &'g dyn Grader,
+    inputs: Vec<InputInfo>,
+    index: HashMap<(Option<String>, String), usize>,
+    accs: Vec<Acc>,
+    bad: Vec<BadLine>,
+    seq: u64,
+    n_graded: u64,
+}
+
+impl Collector<'static> {
+    /// A collector that grades with [`ExactGrader`].
+    pub fn new(opts: ReadOptions) -> Collector<'static> {
+        Collector::with_grader(opts, &ExactGrader)
+    }
+}
+
+impl<'g> Collector<'g> {
+    /// A collector that grades ungraded rows with `grader`.
+    pub fn with_grader(opts: ReadOptions, grader: &'g dyn Grader) -> Collector<'g> {
+        Collector {
+            opts,
+            grader,
+            inputs: Vec::new(),
+            index: HashMap::new(),
+            accs: Vec::new(),
+            bad: Vec::new(),
+            seq: 0,
+            n_graded: 0,
+        }
+    }
+
+    /// Reads one canonical input.
+    pub fn add(&mut self, input: Input) -> Result<(), ReadError> {
+        let rows = input.parse_rows(self.opts.by.as_deref());
+        let path = input.display_path().to_string();
+        self.inputs.push(InputInfo {
+            path: path.clone(),
+            format: input.format().to_string(),
+            sha256: input.sha256(),
+            records: rows.len() as u64,
+        });
+        if rows.is_empty() {
+            return Err(ReadError::Empty { path });
+        }
+        for (line, row) in rows {
+            let result = row.and_then(|r| self.push(r, &path, line));
+            if let Err(reason) = result {
+                self.bad_line(BadLine {
+                    path: path.clone(),
+                    line,
+                    reason,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Adds already-parsed rows (e.g. from a native-format adapter).
+    pub fn add_rows(
+        &mut self,
+        info: InputInfo,
+        rows: impl IntoIterator<Item = (u64, Result<Record, String>)>,
+    ) -> Result<(), ReadError> {
+        let path = info.path.clone();
+        self.inputs.push(info);
+        for (line, row) in rows {
+            if let Err(reason) = row.and_then(|r| self.push(r, &path, line)) {
+                self.bad_line(BadLine {
+                    path: path.clone(),
+                    line,
+                    reason,
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a bad row (or fails under `strict`).
+    pub fn bad_line(&mut self, bad: BadLine) -> Result<(), ReadError> {
+        if self.opts.strict {
+            return Err(ReadError::Strict(bad));
+        }
+        self.bad.push(bad);
+        Ok(())
+    }
+
+    fn push(&mut self, r: Record, path: &str, line: u64) -> Result<(), String> {
+        let origin = format!("{path}:{line}");
+        let key = (r.system.clone(), r.problem.clone());
+        let idx = *self.index.entry(key).or_insert_with(|| {
+            self.accs.push(Acc {
+                problem: r.problem.clone(),
+                system: r.system.clone(),
+                by_value: r.by_value.clone(),
+                origin: origin.clone(),
+                rollouts: Vec::new(),
+                counts: None,
+            });
+            self.accs.len() - 1
+        });
+        let acc = &mut self.accs[idx];
+        if acc.by_value != r.by_value {
+            return Err(format!(
+                "problem '{}' has {} = {:?} here but {:?} at {}",
+                r.problem,
+                self.opts.by.as_deref().unwrap_or("?"),
+                r.by_value,
+                acc.by_value,
+                acc.origin
+            ));
+        }
+        match r.body {
+            RecordBody::Counts { n, c } => {
+                if !acc.rollouts.is_empty() || acc.counts.is_some() {
+                    return Err(format!(
+                        "problem '{}' already has rows (first at {}); a count row must be its only row",
+                        r.problem, acc.origin
+                    ));
+                }
+                acc.counts = Some((n, c));
+            }
+            RecordBody::Problem { rollouts } => {
+                if acc.counts.is_some() {
+                    return Err(count_conflict(&r.problem, &acc.origin));
+                }
+                for (i, (verdict, answer, truncated)) in rollouts.into_iter().enumerate() {
+                    self.seq += 1;
+                    let rollout = Rollout {
+                        index: i as u64,
+                        verdict,
+                        answer,
+                        truncated,
+                    };
+                    acc.rollouts
+                        .push((i as u64, self.seq, rollout, origin.clone()));
+                }
+            }
+            RecordBody::Rollout {
+                index,
+                verdict,
+                answer,
+                truncated,
+                gold,
+                response,
+            } => {
+                if acc.counts.is_some() {
+                    return Err(count_conflict(&r.problem, &acc.origin));
+                }
+                let (verdict, answer) = match verdict {
+                    Some(v) => (v, answer),
+                    None => {
+                        self.n_graded += 1;
+                        let gold = gold.expect("rows without verdict carry gold");
+                        self.grader.grade(&gold, &answer, response.as_deref())
+                    }
+                };
+                let index = index.unwrap_or(acc.rollouts.len() as u64);
+                self.seq += 1;
+                acc.rollouts.push((
+                    index,
+                    self.seq,
+                    Rollout {
+                        index,
+                        verdict,
+                        answer,
+                        truncated,
+                    },
+                    origin,
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Resolves duplicates and returns the problems in order of first
+    /// appearance.
+    pub fn finish(self) -> Result<Collected, ReadError> {
+        let mut out = Collected {
+            inputs: self.inputs,
+            bad_lines: self.bad,
+            n_graded: self.n_graded,
+            ..Default::default()
+        };
+        let mut first_dup: Option<BadLine> = None;
+        let mut systems: Vec<String> = Vec::new();
+        for mut acc in self.accs {
+            if let Some(s) = &acc.system {
+                if !systems.contains(s) {
+                    systems.push(s.clone());
+                }
+            }
+            let data = match acc.counts {
+                Some((n, c)) => ProblemData::Counts { n, c },
+                None => {
+                    acc.rollouts.sort_by_key(|(i, seq, _, _)| (*i, *seq));
+                    let mut kept: Vec<(u64, u64, Rollout, String)> =
+                        Vec::with_capacity(acc.rollouts.len());
+                    for item in acc.rollouts {
+                        match kept.last_mut() {
+                            Some(prev) if prev.0 == item.0 => {
+                                out.n_duplicate_rollouts += 1;
+                                if first_dup.is_none() {
+                                    let (path, line) = split_origin(&item.3);
+                                    first_dup = Some(BadLine {
+                                        path,
+                                        line,
+                                        reason: format!(
+                                            "problem '{}' rollout {} appears again (first at {})",
+                                            acc.problem, item.0, prev.3
+                                        ),
+                                    });
+                                }
+                                if self.opts.dedupe == Some(Dedupe::Last) {
+                                    *prev = item;
+                                }
+                            }
+                            _ => kept.push(item),
+                        }
+                    }
+                    ProblemData::Rollouts(kept.into_iter().map(|(_, _, r, _)| r).collect())
+                }
+            };
+            out.problems.push(CollectedProblem {
+                problem: acc.problem,
+                system: acc.system,
+                by_value: acc.by_value,
+                origin: acc.origin,
+                data,
+            });
+        }
+        out.systems = systems;
+        if let (Some(first), None) = (first_dup, self.opts.dedupe) {
+            return Err(ReadError::Duplicates {
+                first,
+                count: out.n_duplicate_rollouts,
+            });
+        }
+        Ok(out)
+    }
+}
+
+fn count_conflict(problem: &str, origin: &str) -> String {
+    format!("problem '{problem}' has a count row (at {origin}); it cannot also have rollout rows")
+}
+
+fn split_origin(origin: &str) -> (String, u64) {
+    match origin.rsplit_once(':') {
+        Some((p, l)) => (p.to_string(), l.parse().unwrap_or(0)),
+        None => (origin.to_string(), 0),
+    }
+}

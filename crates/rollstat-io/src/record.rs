@@ -1,0 +1,332 @@
+//! One canonical input row (SPEC §2) → a typed [`Record`].
+//!
+//! Three row forms exist and may be mixed: rollout rows (`correct` is a
+//! scalar, or absent with `gold` to grade), problem rows (`correct` is an
+//! array indexed by rollout, optional `answers`), and count rows (`n`, `c`).
+//! Unknown fields are ignored here, never rejected.
+
+use rollstat_core::summary::{Answer, Verdict};
+use serde_json::{Map, Value};
+
+/// What a row says about its rollouts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RecordBody {
+    /// One rollout. `verdict` is `None` when the row must be graded
+    /// (`correct` absent, `gold` present).
+    Rollout {
+        index: Option<u64>,
+        verdict: Option<Verdict>,
+        answer: Answer,
+        truncated: bool,
+        gold: Option<String>,
+        response: Option<String>,
+    },
+    /// All rollouts of a problem, indexed by position.
+    Problem {
+        rollouts: Vec<(Verdict, Answer, bool)>,
+    },
+    /// Only counts.
+    Counts { n: u64, c: u64 },
+}
+
+/// A parsed row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Record {
+    pub problem: String,
+    /// `model` and `run` joined with `/`, when present: rows of different
+    /// systems never merge into one problem.
+    pub system: Option<String>,
+    /// The value of the `--by` field, as text.
+    pub by_value: Option<String>,
+    pub body: RecordBody,
+}
+
+/// Field names `finish_reason` may take for a truncated generation.
+pub const TRUNCATION_REASONS: [&str; 4] = ["length", "max_tokens", "content_filter", "max_length"];
+
+/// `status` values that mean no verdict exists.
+const FAILED_STATUSES: [&str; 6] = [
+    "failed",
+    "error",
+    "errored",
+    "judge_failed",
+    "timeout",
+    "api_error",
+];
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn scalar_text(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::Bool(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn verdict_of(v: &Value, what: &str) -> Result<Verdict, String> {
+    match v {
+        Value::Null => Ok(Verdict::Failed),
+        Value::Bool(true) => Ok(Verdict::Correct),
+        Value::Bool(false) => Ok(Verdict::Wrong),
+        Value::Number(n) if n.as_f64() == Some(1.0) => Ok(Verdict::Correct),
+        Value::Number(n) if n.as_f64() == Some(0.0) => Ok(Verdict::Wrong),
+        other => Err(format!(
+            "`{what}` must be true/false, 0/1 or null, found {} ({other})",
+            type_name(other)
+        )),
+    }
+}
+
+fn answer_of(v: Option<&Value>, what: &str) -> Result<Answer, String> {
+    match v {
+        None => Ok(Answer::Unknown),
+        Some(Value::Null) => Ok(Answer::Unextracted),
+        Some(v) => scalar_text(v).map(Answer::Text).ok_or_else(|| {
+            format!(
+                "`{what}` must be a string, a number or null, found {}",
+                type_name(v)
+            )
+        }),
+    }
+}
+
+fn count_of(m: &Map<String, Value>, key: &str) -> Result<Option<u64>, String> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| format!("`{key}` must be a non-negative integer, found {n}")),
+        Some(other) => Err(format!(
+            "`{key}` must be a non-negative integer, found {}",
+            type_name(other)
+        )),
+    }
+}
+
+fn opt_string(m: &Map<String, Value>, key: &str) -> Result<Option<String>, String> {
+    match m.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => scalar_text(v)
+            .map(Some)
+            .ok_or_else(|| format!("`{key}` must be a string, found {}", type_name(v))),
+    }
+}
+
+fn is_truncated(m: &Map<String, Value>) -> bool {
+    matches!(m.get("finish_reason"), Some(Value::String(s)) if TRUNCATION_REASONS.contains(&s.as_str()))
+        || matches!(m.get("truncated"), Some(Value::Bool(true)))
+}
+
+/// Parses one row. `by` names the breakdown field, if any. The error is a
+/// reason without position; the caller adds `path:line`.
+///
+/// ```
+/// use rollstat_io::record::{parse_record, RecordBody};
+/// let row: serde_json::Value = serde_json::json!({"problem": 3, "n": 8, "c": 2});
+/// let r = parse_record(row.as_object().unwrap(), None).unwrap();
+/// assert_eq!(r.problem, "3");
+/// assert_eq!(r.body, RecordBody::Counts { n: 8, c: 2 });
+/// ```
+pub fn parse_record(m: &Map<String, Value>, by: Option<&str>) -> Result<Record, String> {
+    let problem = match m.get("problem") {
+        None | Some(Value::Null) => {
+            return Err("missing `problem` (every row needs a problem id)".into())
+        }
+        Some(Value::String(s)) if s.is_empty() => return Err("`problem` is empty".into()),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
+        Some(other) => {
+            return Err(format!(
+                "`problem` must be a string or an integer, found {}",
+                type_name(other)
+            ))
+        }
+    };
+    let model = opt_string(m, "model")?;
+    let run = opt_string(m, "run")?;
+    let system = match (model, run) {
+        (None, None) => None,
+        (Some(a), None) | (None, Some(a)) => Some(a),
+        (Some(a), Some(b)) => Some(format!("{a}/{b}")),
+    };
+    let by_value = match by {
+        Some(field) => opt_string(m, field)?,
+        None => None,
+    };
+    let failed_status = matches!(m.get("status"), Some(Value::String(s)) if FAILED_STATUSES.contains(&s.to_ascii_lowercase().as_str()));
+    let body = if let Some(Value::Array(arr)) = m.get("correct") {
+        body_from_arrays(m, arr)?
+    } else if m.contains_key("n") || m.contains_key("c") {
+        if m.contains_key("correct") {
+            return Err("a row has either `correct` or `n`+`c`, not both".into());
+        }
+        let n = count_of(m, "n")?.ok_or("count row without `n`")?;
+        let c = count_of(m, "c")?.ok_or("count row without `c`")?;
+        if c > n {
+            return Err(format!("`c` = {c} exceeds `n` = {n}"));
+        }
+        RecordBody::Counts { n, c }
+    } else {
+        let index = count_of(m, "rollout")?;
+        let gold = opt_string(m, "gold")?;
+        let response = opt_string(m, "response")?;
+        let verdict = match m.get("correct") {
+            Some(v) => Some(verdict_of(v, "correct")?),
+            None if failed_status => Some(Verdict::Failed),
+            None if gold.is_some() && (m.contains_key("answer") || response.is_some()) => None,
+            None => {
+                return Err(
+                    "no verdict: give `correct`, or `n`+`c`, or `gold` with `answer`/`response` to grade".into(),
+                )
+            }
+        };
+        let verdict = if failed_status {
+            Some(Verdict::Failed)
+        } else {
+            verdict
+        };
+        RecordBody::Rollout {
+            index,
+            verdict,
+            answer: answer_of(m.get("answer"), "answer")?,
+            truncated: is_truncated(m),
+            gold,
+            response,
+        }
+    };
+    Ok(Record {
+        problem,
+        system,
+        by_value,
+        body,
+    })
+}
+
+fn body_from_arrays(m: &Map<String, Value>, correct: &[Value]) -> Result<RecordBody, String> {
+    let answers = match m.get("answers") {
+        None | Some(Value::Null) => None,
+        Some(Value::Array(a)) if a.len() == correct.len() => Some(a),
+        Some(Value::Array(a)) => {
+            return Err(format!(
+                "`answers` has {} entries but `correct` has {}",
+                a.len(),
+                correct.len()
+            ))
+        }
+        Some(other) => {
+            return Err(format!(
+                "`answers` must be an array, found {}",
+                type_name(other)
+            ))
+        }
+    };
+    let reasons = match m.get("finish_reasons") {
+        Some(Value::Array(a)) if a.len() == correct.len() => Some(a),
+        _ => None,
+    };
+    let mut rollouts = Vec::with_capacity(correct.len());
+    for (i, v) in correct.iter().enumerate() {
+        let verdict = verdict_of(v, &format!("correct[{i}]"))?;
+        let answer = match answers {
+            Some(a) => answer_of(Some(&a[i]), &format!("answers[{i}]"))?,
+            None => Answer::Unknown,
+        };
+        let truncated = reasons.is_some_and(
+            |r| matches!(&r[i], Value::String(s) if TRUNCATION_REASONS.contains(&s.as_str())),
+        );
+        rollouts.push((verdict, answer, truncated));
+    }
+    Ok(RecordBody::Problem { rollouts })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn parse(v: Value) -> Result<Record, String> {
+        parse_record(v.as_object().unwrap(), Some("subset"))
+    }
+
+    #[test]
+    fn rollout_row() {
+        let r = parse(
+            json!({"problem": "a", "rollout": 2, "correct": 1, "answer": 204,
+                             "finish_reason": "length", "subset": "aime", "model": "m"}),
+        )
+        .unwrap();
+        assert_eq!(r.system.as_deref(), Some("m"));
+        assert_eq!(r.by_value.as_deref(), Some("aime"));
+        assert_eq!(
+            r.body,
+            RecordBody::Rollout {
+                index: Some(2),
+                verdict: Some(Verdict::Correct),
+                answer: Answer::Text("204".into()),
+                truncated: true,
+                gold: None,
+                response: None
+            }
+        );
+    }
+
+    #[test]
+    fn wrong_types_are_named() {
+        let e = parse(json!({"problem": "a", "correct": "yes"})).unwrap_err();
+        assert!(e.contains("`correct` must be"), "{e}");
+        let e = parse(json!({"problem": 1.5, "correct": true})).unwrap_err();
+        assert!(
+            e.contains("`problem` must be a string or an integer"),
+            "{e}"
+        );
+        let e = parse(json!({"correct": true})).unwrap_err();
+        assert!(e.contains("missing `problem`"), "{e}");
+        let e = parse(json!({"problem": "a", "rollout": -1, "correct": true})).unwrap_err();
+        assert!(
+            e.contains("`rollout` must be a non-negative integer"),
+            "{e}"
+        );
+        let e = parse(json!({"problem": "a", "n": 2, "c": 3})).unwrap_err();
+        assert!(e.contains("exceeds"), "{e}");
+        let e =
+            parse(json!({"problem": "a", "correct": [true], "answers": ["x", "y"]})).unwrap_err();
+        assert!(e.contains("`answers` has 2 entries"), "{e}");
+        let e = parse(json!({"problem": "a"})).unwrap_err();
+        assert!(e.contains("no verdict"), "{e}");
+    }
+
+    #[test]
+    fn failed_and_to_grade() {
+        let r = parse(json!({"problem": "a", "correct": null})).unwrap();
+        assert!(matches!(
+            r.body,
+            RecordBody::Rollout {
+                verdict: Some(Verdict::Failed),
+                ..
+            }
+        ));
+        let r =
+            parse(json!({"problem": "a", "status": "error", "gold": "1", "answer": "1"})).unwrap();
+        assert!(matches!(
+            r.body,
+            RecordBody::Rollout {
+                verdict: Some(Verdict::Failed),
+                ..
+            }
+        ));
+        let r = parse(json!({"problem": "a", "gold": "1", "response": "so \\boxed{1}"})).unwrap();
+        assert!(matches!(r.body, RecordBody::Rollout { verdict: None, .. }));
+    }
+}

@@ -1,0 +1,220 @@
+//! Raw inputs: bytes from a file or stdin, their format and digest, and
+//! the split into parsed rows.
+
+use crate::record::{parse_record, Record};
+use crate::ReadError;
+use rayon::prelude::*;
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::io::Read;
+use std::path::Path;
+
+/// The canonical encodings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    Jsonl,
+    Csv,
+}
+
+impl fmt::Display for InputFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            InputFormat::Jsonl => "canonical-jsonl",
+            InputFormat::Csv => "canonical-csv",
+        })
+    }
+}
+
+/// One input's bytes.
+pub struct Input {
+    path: String,
+    bytes: Vec<u8>,
+    format: InputFormat,
+}
+
+impl Input {
+    /// Reads a file, or stdin for `-`.
+    pub fn open(path: &str) -> Result<Input, ReadError> {
+        let io = |source| ReadError::Io {
+            path: path.to_string(),
+            source,
+        };
+        let bytes = if path == "-" {
+            let mut b = Vec::new();
+            std::io::stdin().read_to_end(&mut b).map_err(io)?;
+            b
+        } else {
+            std::fs::read(Path::new(path)).map_err(io)?
+        };
+        let shown = if path == "-" { "<stdin>" } else { path };
+        Ok(Input::from_bytes(shown, bytes))
+    }
+
+    /// Wraps bytes; the format comes from the extension, else the content.
+    pub fn from_bytes(path: &str, bytes: Vec<u8>) -> Input {
+        let format = sniff(path, &bytes);
+        Input {
+            path: path.to_string(),
+            bytes,
+            format,
+        }
+    }
+
+    pub fn display_path(&self) -> &str {
+        &self.path
+    }
+
+    pub fn format(&self) -> InputFormat {
+        self.format
+    }
+
+    /// Hex SHA-256 of the raw bytes.
+    pub fn sha256(&self) -> String {
+        let digest = Sha256::digest(&self.bytes);
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Parses every non-blank row: `(line number, row or reason)`, in input order.
+    pub fn parse_rows(&self, by: Option<&str>) -> Vec<(u64, Result<Record, String>)> {
+        match self.format {
+            InputFormat::Jsonl => parse_jsonl(&self.bytes, by),
+            InputFormat::Csv => parse_csv(&self.bytes, by),
+        }
+    }
+}
+
+fn sniff(path: &str, bytes: &[u8]) -> InputFormat {
+    let lower = path.to_ascii_lowercase();
+    if lower.ends_with(".csv") {
+        return InputFormat::Csv;
+    }
+    if lower.ends_with(".jsonl") || lower.ends_with(".ndjson") || lower.ends_with(".json") {
+        return InputFormat::Jsonl;
+    }
+    match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+        Some(b'{') | None => InputFormat::Jsonl,
+        _ => InputFormat::Csv,
+    }
+}
+
+fn parse_jsonl(bytes: &[u8], by: Option<&str>) -> Vec<(u64, Result<Record, String>)> {
+    // Split into lines first (cheap, memchr), then parse in parallel; the
+    // order of rows is kept so rollout indices and --dedupe stay defined.
+    let mut lines: Vec<(u64, &[u8])> = Vec::new();
+    let mut start = 0;
+    let mut no = 0u64;
+    for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+        if start > bytes.len() {
+            break;
+        }
+        no += 1;
+        let line = &bytes[start..end];
+        start = end + 1;
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        lines.push((no, line));
+    }
+    lines
+        .par_iter()
+        .with_min_len(256)
+        .map(|&(no, line)| (no, parse_json_line(line, by)))
+        .collect()
+}
+
+fn parse_json_line(line: &[u8], by: Option<&str>) -> Result<Record, String> {
+    let value: Value = serde_json::from_slice(line).map_err(|e| format!("invalid JSON: {e}"))?;
+    match value {
+        Value::Object(m) => parse_record(&m, by),
+        other => Err(format!(
+            "expected a JSON object per line, found {}",
+            json_kind(&other)
+        )),
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Array(_) => "an array (a file holding one JSON document is not JSON Lines)",
+        Value::Object(_) => "an object",
+        _ => "a scalar",
+    }
+}
+
+/// Columns that are always text, even when they look numeric
+/// (an answer "0.50" must not become 0.5).
+const TEXT_COLUMNS: [&str; 9] = [
+    "problem",
+    "answer",
+    "gold",
+    "response",
+    "finish_reason",
+    "group",
+    "subset",
+    "model",
+    "run",
+];
+
+fn csv_cell(column: &str, cell: &str) -> Option<Value> {
+    if cell.is_empty() {
+        return Some(Value::Null);
+    }
+    if column == "problem" {
+        return Some(Value::String(cell.to_string()));
+    }
+    if TEXT_COLUMNS.contains(&column) {
+        return Some(Value::String(cell.to_string()));
+    }
+    let t = cell.trim();
+    if t.starts_with('[') {
+        if let Ok(v) = serde_json::from_str(t) {
+            return Some(v);
+        }
+    }
+    match t.to_ascii_lowercase().as_str() {
+        "true" => return Some(Value::Bool(true)),
+        "false" => return Some(Value::Bool(false)),
+        "null" => return Some(Value::Null),
+        _ => {}
+    }
+    if let Ok(i) = t.parse::<i64>() {
+        return Some(Value::from(i));
+    }
+    if let Ok(f) = t.parse::<f64>() {
+        if let Some(n) = serde_json::Number::from_f64(f) {
+            return Some(Value::Number(n));
+        }
+    }
+    Some(Value::String(cell.to_string()))
+}
+
+fn parse_csv(bytes: &[u8], by: Option<&str>) -> Vec<(u64, Result<Record, String>)> {
+    let mut rdr = csv::ReaderBuilder::new().flexible(false).from_reader(bytes);
+    let headers = match rdr.headers() {
+        Ok(h) => h.clone(),
+        Err(e) => return vec![(1, Err(format!("invalid CSV header: {e}")))],
+    };
+    let mut out = Vec::new();
+    for row in rdr.records() {
+        match row {
+            Ok(rec) => {
+                let line = rec.position().map(|p| p.line()).unwrap_or(0);
+                let mut m = Map::new();
+                for (h, cell) in headers.iter().zip(rec.iter()) {
+                    if let Some(v) = csv_cell(h, cell) {
+                        if !(v.is_null() && h != "correct" && h != "answer") {
+                            m.insert(h.to_string(), v);
+                        }
+                    }
+                }
+                out.push((line, parse_record(&m, by)));
+            }
+            Err(e) => {
+                let line = e.position().map(|p| p.line()).unwrap_or(0);
+                out.push((line, Err(format!("invalid CSV row: {e}"))));
+            }
+        }
+    }
+    out
+}
