@@ -1,0 +1,1034 @@
+//! Equivalence of math answers.
+
+use std::collections::{BTreeSet, HashMap};
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{Signed, Zero};
+
+use crate::eval::{eval_exact, eval_f64, free_symbols, Budget, Ctx, Exhausted, PctEval, Points};
+use crate::extract::joined_boxes;
+use crate::limits::{MAX_ANSWER_LEN, MAX_ELEMENTS};
+use crate::parse::{normalize, parse_answer, Const, Expr, ParseError, RelOp};
+
+/// How percentages compare with plain numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PercentPolicy {
+    /// `50%` equals `50` (the sign is dropped, as in the Hendrycks MATH
+    /// grader). `50%` does **not** equal `0.5`. This keeps equivalence
+    /// transitive. The default.
+    #[default]
+    Strip,
+    /// `50%` equals `0.5` (and `1/2`), not `50`.
+    Fraction,
+    /// `50%` equals both `50` and `0.5` (lenient, like Qwen2.5-Math's
+    /// grader). Not transitive: avoid it for clustering.
+    Either,
+}
+
+/// Why a [`Verdict`] was reached.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// Equal as normalized strings.
+    String,
+    /// Equal as parsed trees (same structure).
+    Structural,
+    /// Equal as exact big rationals.
+    ExactRational,
+    /// A decimal literal is a correct rounding of the other (exact) value to
+    /// the number of decimals written (at least 2).
+    Rounding,
+    /// Equal within the relative tolerance after floating-point evaluation.
+    NumericTolerance,
+    /// Expressions with variables agree at every pseudo-random sample point.
+    Identity,
+    /// Parsed and compared: not equal.
+    Different,
+    /// At least one side could not be parsed (and the strings differ).
+    Unparseable,
+    /// An input or work limit was hit (input too long, too deep, too much work).
+    LimitExceeded,
+}
+
+/// Result of comparing two answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Verdict {
+    /// Whether the answers are judged equivalent.
+    pub equal: bool,
+    /// Why.
+    pub reason: Reason,
+}
+
+impl Verdict {
+    fn yes(reason: Reason) -> Self {
+        Verdict {
+            equal: true,
+            reason,
+        }
+    }
+    fn no(reason: Reason) -> Self {
+        Verdict {
+            equal: false,
+            reason,
+        }
+    }
+}
+
+/// Configurable answer-equivalence checker.
+///
+/// ```
+/// use rollstat_grade::{Grader, PercentPolicy};
+/// let g = Grader { percent: PercentPolicy::Fraction, ..Grader::default() };
+/// assert!(g.is_equivalent("50\\%", "0.5").equal);
+/// assert!(!g.is_equivalent("50\\%", "50").equal);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Grader {
+    /// Relative tolerance for floating-point comparisons (default `1e-9`).
+    pub rel_tol: f64,
+    /// Percent policy (default [`PercentPolicy::Strip`]).
+    pub percent: PercentPolicy,
+    /// Accept a decimal literal with `d >= 2` written decimals when it is the
+    /// correct rounding of the other side (`|a-b| <= 0.5·10^-d`). Default true.
+    pub rounding: bool,
+    /// Also compare a gold *set* with a predicted *relation* (`[-2,7]` vs
+    /// `-2 <= x <= 7`). The reverse (gold relation, predicted set) is always
+    /// allowed. Default false, as in Math-Verify (stops a model from echoing
+    /// the question's inequality).
+    pub allow_set_relation_comp: bool,
+}
+
+impl Default for Grader {
+    fn default() -> Self {
+        Grader {
+            rel_tol: 1e-9,
+            percent: PercentPolicy::Strip,
+            rounding: true,
+            allow_set_relation_comp: false,
+        }
+    }
+}
+
+/// A parsed answer, reusable across many comparisons.
+#[derive(Debug, Clone)]
+pub(crate) struct Prepared {
+    pub canon: String,
+    pub expr: Result<Expr, ParseError>,
+    pub too_long: bool,
+}
+
+/// Remove `\text{..}`-like wrappers (keeping their content).
+fn strip_text_wrappers(s: &str) -> String {
+    const WRAPPERS: &[&str] = &[
+        "\\text{",
+        "\\textbf{",
+        "\\textit{",
+        "\\textrm{",
+        "\\textnormal{",
+        "\\mathrm{",
+        "\\mathbf{",
+        "\\mbox{",
+        "\\boxed{",
+    ];
+    let mut out = s.to_string();
+    for w in WRAPPERS {
+        let mut guard = 0;
+        while let Some(pos) = out.find(w) {
+            guard += 1;
+            if guard > 64 {
+                break;
+            }
+            let start = pos + w.len();
+            let bytes = out.as_bytes();
+            let mut depth = 1;
+            let mut k = start;
+            while k < bytes.len() {
+                match bytes[k] {
+                    b'{' => depth += 1,
+                    b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+                k += 1;
+            }
+            if k >= bytes.len() {
+                break;
+            }
+            let inner = out[start..k].to_string();
+            out = format!("{}{}{}", &out[..pos], inner, &out[k + 1..]);
+        }
+    }
+    out
+}
+
+/// Normalized comparison string.
+pub(crate) fn canon_string(s: &str) -> String {
+    let n = normalize(s);
+    let n = strip_text_wrappers(&n);
+    let mut c: String = n.chars().filter(|c| !c.is_whitespace()).collect();
+    while c.ends_with('.') {
+        c.pop();
+    }
+    if !c.is_empty()
+        && c.chars()
+            .all(|ch| ch.is_alphabetic() || ch == '(' || ch == ')')
+    {
+        c = c
+            .chars()
+            .filter(|ch| ch.is_alphabetic())
+            .collect::<String>()
+            .to_lowercase();
+    }
+    c
+}
+
+pub(crate) fn prepare(s: &str) -> Prepared {
+    if s.len() > MAX_ANSWER_LEN {
+        return Prepared {
+            canon: String::new(),
+            expr: Err(ParseError::Limit),
+            too_long: true,
+        };
+    }
+    let owned;
+    let s = if s.contains("boxed") || s.contains("fbox") {
+        owned = joined_boxes(s).unwrap_or_else(|| s.to_string());
+        owned.as_str()
+    } else {
+        s
+    };
+    Prepared {
+        canon: canon_string(s),
+        expr: parse_answer(s),
+        too_long: false,
+    }
+}
+
+type R = Result<Option<Reason>, Exhausted>;
+
+struct Cmp<'a> {
+    g: &'a Grader,
+    budget: Budget,
+    pct: PctEval,
+}
+
+fn is_set_like(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Interval(..) | Expr::Union(_) | Expr::Set(_) | Expr::List(_)
+    ) || matches!(e, Expr::Tuple(v) if v.len() == 2)
+}
+
+fn has_symbols(e: &Expr) -> bool {
+    let mut s = BTreeSet::new();
+    free_symbols(e, &mut s);
+    !s.is_empty()
+}
+
+/// Expressions that name a quantity (`x`, `f(x)`, `|AB|`, `A:B`, `(p,q)`).
+fn name_like(e: &Expr) -> bool {
+    match e {
+        Expr::Sym(_) => true,
+        Expr::Const(Const::E) => true,
+        Expr::Func(n, args) => n.starts_with('@') || (n == "abs" && args.iter().all(name_like)),
+        Expr::Mul(v) | Expr::Ratio(v) | Expr::Tuple(v) => {
+            !v.is_empty()
+                && v.iter()
+                    .all(|x| name_like(x) || matches!(x, Expr::Const(_)))
+        }
+        Expr::Div(a, b) => name_like(a) && name_like(b),
+        _ => false,
+    }
+}
+
+/// Cut a relation chain at its first `≈`; `x ≈ 11` becomes `11`.
+fn cut_approx(e: &Expr) -> Expr {
+    if let Expr::Rel(items, ops) = e {
+        if let Some(k) = ops.iter().position(|o| *o == RelOp::Approx) {
+            if k == 0 {
+                let rest_items = items[1..].to_vec();
+                let rest_ops = ops[1..].to_vec();
+                if rest_ops.is_empty() {
+                    return rest_items.into_iter().next().unwrap();
+                }
+                return cut_approx(&Expr::Rel(rest_items, rest_ops));
+            }
+            let it = items[..=k].to_vec();
+            let op = ops[..k].to_vec();
+            return cut_approx(&Expr::Rel(it, op));
+        }
+        // a = b = c = d  ->  a = d
+        if ops.len() >= 2 && ops.iter().all(|o| *o == RelOp::Eq) {
+            return Expr::Rel(
+                vec![items[0].clone(), items[items.len() - 1].clone()],
+                vec![RelOp::Eq],
+            );
+        }
+    }
+    e.clone()
+}
+
+/// The value an equation/membership assigns, if it is an assignment.
+fn assigned_value(items: &[Expr], ops: &[RelOp], is_gold: bool, orig_len: usize) -> Option<Expr> {
+    if ops.len() == 1 && ops[0] == RelOp::In {
+        return Some(items[1].clone());
+    }
+    if !ops.iter().all(|o| *o == RelOp::Eq) {
+        return None;
+    }
+    if !is_gold || orig_len >= 3 || name_like(&items[0]) {
+        return Some(items[items.len() - 1].clone());
+    }
+    None
+}
+
+fn rel_len(e: &Expr) -> usize {
+    match e {
+        Expr::Rel(items, _) => items.len(),
+        _ => 1,
+    }
+}
+
+fn inf() -> Expr {
+    Expr::Const(Const::Inf)
+}
+
+/// `a < x <= b` → interval; `x > a` → `(a, ∞)`; `x ∈ S` → `S`.
+fn relation_to_set(items: &[Expr], ops: &[RelOp]) -> Option<Expr> {
+    let is_const = |e: &Expr| !has_symbols(e);
+    let lt = |o: &RelOp| matches!(o, RelOp::Lt | RelOp::Le);
+    let gt = |o: &RelOp| matches!(o, RelOp::Gt | RelOp::Ge);
+    let closed = |o: &RelOp| matches!(o, RelOp::Le | RelOp::Ge);
+    match (items.len(), ops) {
+        (2, [RelOp::In]) => Some(items[1].clone()),
+        (3, [a, b]) if is_const(&items[0]) && is_const(&items[2]) && !is_const(&items[1]) => {
+            if lt(a) && lt(b) {
+                Some(Expr::Interval(
+                    Box::new(items[0].clone()),
+                    Box::new(items[2].clone()),
+                    closed(a),
+                    closed(b),
+                ))
+            } else if gt(a) && gt(b) {
+                Some(Expr::Interval(
+                    Box::new(items[2].clone()),
+                    Box::new(items[0].clone()),
+                    closed(b),
+                    closed(a),
+                ))
+            } else {
+                None
+            }
+        }
+        (2, [o]) if lt(o) || gt(o) => {
+            let (var_left, c) = if is_const(&items[1]) && !is_const(&items[0]) {
+                (true, items[1].clone())
+            } else if is_const(&items[0]) && !is_const(&items[1]) {
+                (false, items[0].clone())
+            } else {
+                return None;
+            };
+            // x < c  or  c > x : upper bound
+            let upper = (var_left && lt(o)) || (!var_left && gt(o));
+            Some(if upper {
+                Expr::Interval(
+                    Box::new(Expr::Neg(Box::new(inf()))),
+                    Box::new(c),
+                    false,
+                    closed(o),
+                )
+            } else {
+                Expr::Interval(Box::new(c), Box::new(inf()), closed(o), false)
+            })
+        }
+        _ => None,
+    }
+}
+
+fn contains_pm(e: &Expr) -> bool {
+    match e {
+        Expr::PlusMinus(..) => true,
+        Expr::Add(v) | Expr::Mul(v) | Expr::Func(_, v) => v.iter().any(contains_pm),
+        Expr::Neg(a) | Expr::Percent(a) => contains_pm(a),
+        Expr::Div(a, b) | Expr::Pow(a, b) => contains_pm(a) || contains_pm(b),
+        _ => false,
+    }
+}
+
+/// Replace every `±` by `+` (sign = true) or `-` (sign = false).
+fn subst_pm(e: &Expr, plus: bool) -> Expr {
+    match e {
+        Expr::PlusMinus(a, b, m) => {
+            let a = subst_pm(a, plus);
+            let b = subst_pm(b, plus);
+            if plus != *m {
+                Expr::Add(vec![a, b])
+            } else {
+                Expr::Add(vec![a, Expr::Neg(Box::new(b))])
+            }
+        }
+        Expr::Add(v) => Expr::Add(v.iter().map(|x| subst_pm(x, plus)).collect()),
+        Expr::Mul(v) => Expr::Mul(v.iter().map(|x| subst_pm(x, plus)).collect()),
+        Expr::Func(n, v) => Expr::Func(n.clone(), v.iter().map(|x| subst_pm(x, plus)).collect()),
+        Expr::Neg(a) => Expr::Neg(Box::new(subst_pm(a, plus))),
+        Expr::Percent(a) => Expr::Percent(Box::new(subst_pm(a, plus))),
+        Expr::Div(a, b) => Expr::Div(Box::new(subst_pm(a, plus)), Box::new(subst_pm(b, plus))),
+        Expr::Pow(a, b) => Expr::Pow(Box::new(subst_pm(a, plus)), Box::new(subst_pm(b, plus))),
+        other => other.clone(),
+    }
+}
+
+/// Elements of a collection with `±` expanded.
+fn expand_items(v: &[Expr]) -> Vec<Expr> {
+    let mut out = Vec::new();
+    for x in v {
+        if contains_pm(x) {
+            out.push(subst_pm(x, true));
+            out.push(subst_pm(x, false));
+        } else {
+            out.push(x.clone());
+        }
+    }
+    out
+}
+
+fn as_matrix(e: &Expr) -> Option<Vec<Vec<Expr>>> {
+    match e {
+        Expr::Matrix(r) => Some(r.clone()),
+        Expr::Add(v) => {
+            let ms: Option<Vec<_>> = v.iter().map(as_matrix).collect();
+            let ms = ms?;
+            let (r, c) = (ms[0].len(), ms[0][0].len());
+            if ms.iter().any(|m| m.len() != r || m[0].len() != c) {
+                return None;
+            }
+            Some(
+                (0..r)
+                    .map(|i| {
+                        (0..c)
+                            .map(|j| Expr::Add(ms.iter().map(|m| m[i][j].clone()).collect()))
+                            .collect()
+                    })
+                    .collect(),
+            )
+        }
+        Expr::Mul(v) => {
+            let mut acc: Option<Vec<Vec<Expr>>> = None;
+            let mut scalars = Vec::new();
+            for f in v {
+                if let Some(m) = as_matrix(f) {
+                    acc = Some(match acc {
+                        None => m,
+                        Some(a) => {
+                            let (n, k, p) = (a.len(), a[0].len(), m[0].len());
+                            if m.len() != k {
+                                return None;
+                            }
+                            (0..n)
+                                .map(|i| {
+                                    (0..p)
+                                        .map(|j| {
+                                            Expr::Add(
+                                                (0..k)
+                                                    .map(|t| {
+                                                        Expr::Mul(vec![
+                                                            a[i][t].clone(),
+                                                            m[t][j].clone(),
+                                                        ])
+                                                    })
+                                                    .collect(),
+                                            )
+                                        })
+                                        .collect()
+                                })
+                                .collect()
+                        }
+                    });
+                } else if matches!(
+                    f,
+                    Expr::Num(_) | Expr::Neg(_) | Expr::Div(..) | Expr::Sym(_)
+                ) {
+                    scalars.push(f.clone());
+                } else {
+                    return None;
+                }
+            }
+            let m = acc?;
+            if scalars.is_empty() {
+                return Some(m);
+            }
+            Some(
+                m.into_iter()
+                    .map(|row| {
+                        row.into_iter()
+                            .map(|x| {
+                                let mut f = scalars.clone();
+                                f.push(x);
+                                Expr::Mul(f)
+                            })
+                            .collect()
+                    })
+                    .collect(),
+            )
+        }
+        _ => None,
+    }
+}
+
+fn contains_matrix(e: &Expr) -> bool {
+    match e {
+        Expr::Matrix(_) => true,
+        Expr::Add(v) | Expr::Mul(v) => v.iter().any(contains_matrix),
+        _ => false,
+    }
+}
+
+fn is_scalar(e: &Expr) -> bool {
+    match e {
+        Expr::Num(_) | Expr::Sym(_) | Expr::Const(_) => true,
+        Expr::Add(v) | Expr::Mul(v) | Expr::Func(_, v) => v.iter().all(is_scalar),
+        Expr::Neg(a) | Expr::Percent(a) => is_scalar(a),
+        Expr::Div(a, b) | Expr::Pow(a, b) => is_scalar(a) && is_scalar(b),
+        _ => false,
+    }
+}
+
+fn has_percent(e: &Expr) -> bool {
+    match e {
+        Expr::Percent(_) => true,
+        Expr::Add(v) | Expr::Mul(v) | Expr::Func(_, v) => v.iter().any(has_percent),
+        Expr::Neg(a) => has_percent(a),
+        Expr::Div(a, b) | Expr::Pow(a, b) => has_percent(a) || has_percent(b),
+        _ => false,
+    }
+}
+
+/// Decimals written in a bare decimal literal (`-1.25`, `12.5%`).
+fn literal_decimals(e: &Expr) -> Option<u32> {
+    match e {
+        Expr::Num(n) => n.decimals,
+        Expr::Neg(a) | Expr::Percent(a) => literal_decimals(a),
+        _ => None,
+    }
+}
+
+fn close(a: f64, b: f64, rel: f64) -> bool {
+    if a == b {
+        return true;
+    }
+    if !a.is_finite() || !b.is_finite() {
+        return false;
+    }
+    let d = (a - b).abs();
+    d <= rel * a.abs().max(b.abs()) || d < 1e-13
+}
+
+impl<'a> Cmp<'a> {
+    fn eq(&self, g: &Expr, p: &Expr, depth: usize) -> R {
+        self.budget.tick(1)?;
+        if depth > 24 {
+            return Ok(None);
+        }
+        if g == p {
+            return Ok(Some(Reason::Structural));
+        }
+        // relations
+        let (glen, plen) = (rel_len(g), rel_len(p));
+        let g = &cut_approx(g);
+        let p = &cut_approx(p);
+        match (g, p) {
+            (Expr::Rel(gi, go), Expr::Rel(pi, po)) => {
+                // inequality vs membership `x ∈ S`
+                let g_in = go.len() == 1 && go[0] == RelOp::In;
+                let p_in = po.len() == 1 && po[0] == RelOp::In;
+                if p_in && !g_in {
+                    if let Some(s) = relation_to_set(gi, go) {
+                        return self.eq(&s, &pi[1], depth + 1);
+                    }
+                }
+                if g_in && !p_in {
+                    if self.g.allow_set_relation_comp {
+                        if let Some(s) = relation_to_set(pi, po) {
+                            return self.eq(&gi[1], &s, depth + 1);
+                        }
+                    }
+                    return Ok(None);
+                }
+                return self.rel_eq(gi, go, pi, po, depth);
+            }
+            (Expr::Rel(gi, go), _) => {
+                if let Some(v) = assigned_value(gi, go, true, glen) {
+                    return self.eq(&v, p, depth + 1);
+                }
+                if is_set_like(p) {
+                    if let Some(s) = relation_to_set(gi, go) {
+                        return self.eq(&s, p, depth + 1);
+                    }
+                }
+                return Ok(None);
+            }
+            (_, Expr::Rel(pi, po)) => {
+                if let Some(v) = assigned_value(pi, po, false, plen) {
+                    return self.eq(g, &v, depth + 1);
+                }
+                if self.g.allow_set_relation_comp && is_set_like(g) {
+                    if let Some(s) = relation_to_set(pi, po) {
+                        return self.eq(g, &s, depth + 1);
+                    }
+                }
+                return Ok(None);
+            }
+            _ => {}
+        }
+        // matrices
+        if contains_matrix(g) || contains_matrix(p) {
+            return match (as_matrix(g), as_matrix(p)) {
+                (Some(a), Some(b)) => self.matrix_eq(&a, &b, depth),
+                (Some(a), None) => self.matrix_vec_eq(&a, p, depth),
+                (None, Some(b)) => self.matrix_vec_eq(&b, g, depth),
+                _ => Ok(None),
+            };
+        }
+        // ± at the top level: a two-element set
+        if contains_pm(g) || contains_pm(p) {
+            let items = |e: &Expr| match e {
+                Expr::Set(v) | Expr::List(v) => expand_items(v),
+                e => expand_items(std::slice::from_ref(e)),
+            };
+            let (gs, ps) = (items(g), items(p));
+            return self.set_eq(&gs, &ps, depth);
+        }
+        match (g, p) {
+            (Expr::Text(a), Expr::Text(b)) => {
+                return Ok((a == b).then_some(Reason::String));
+            }
+            (Expr::Tuple(a), Expr::Tuple(b)) | (Expr::Ratio(a), Expr::Ratio(b)) => {
+                return self.seq_eq(a, b, depth)
+            }
+            (Expr::Tuple(a), Expr::Set(b) | Expr::List(b))
+            | (Expr::Set(a) | Expr::List(a), Expr::Tuple(b)) => {
+                if a.len() == 1 || b.len() == 1 {
+                    return self.set_eq(a, b, depth);
+                }
+                return self.seq_eq(a, b, depth);
+            }
+            (Expr::Set(a) | Expr::List(a), Expr::Set(b) | Expr::List(b)) => {
+                return self.set_eq(&expand_items(a), &expand_items(b), depth)
+            }
+            (Expr::Interval(a1, b1, l1, r1), Expr::Interval(a2, b2, l2, r2)) => {
+                if l1 != l2 || r1 != r2 {
+                    return Ok(None);
+                }
+                return self.seq_eq(
+                    &[(**a1).clone(), (**b1).clone()],
+                    &[(**a2).clone(), (**b2).clone()],
+                    depth,
+                );
+            }
+            (Expr::Interval(a1, b1, false, false), Expr::Tuple(t))
+            | (Expr::Tuple(t), Expr::Interval(a1, b1, false, false))
+                if t.len() == 2 =>
+            {
+                return self.seq_eq(&[(**a1).clone(), (**b1).clone()], t, depth);
+            }
+            (Expr::Union(a), Expr::Union(b)) => return self.set_eq(a, b, depth),
+            (Expr::Union(a), other) | (other, Expr::Union(a)) if a.len() == 1 => {
+                return self.eq(&a[0], other, depth + 1)
+            }
+            _ => {}
+        }
+        // singleton collections vs scalar
+        match (g, p) {
+            (Expr::Set(a) | Expr::List(a) | Expr::Tuple(a), other)
+                if a.len() == 1 && is_scalar(other) =>
+            {
+                return self.eq(&a[0], other, depth + 1)
+            }
+            (other, Expr::Set(a) | Expr::List(a) | Expr::Tuple(a))
+                if a.len() == 1 && is_scalar(other) =>
+            {
+                return self.eq(other, &a[0], depth + 1)
+            }
+            _ => {}
+        }
+        if is_scalar(g) && is_scalar(p) {
+            return self.scalar_eq(g, p);
+        }
+        Ok(None)
+    }
+
+    fn seq_eq(&self, a: &[Expr], b: &[Expr], depth: usize) -> R {
+        if a.len() != b.len() || a.len() > MAX_ELEMENTS {
+            return Ok(None);
+        }
+        let mut reason = Reason::Structural;
+        for (x, y) in a.iter().zip(b) {
+            match self.eq(x, y, depth + 1)? {
+                Some(r) => reason = weaker(reason, r),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(reason))
+    }
+
+    /// Set equality: every element of each side has an equal element on the other.
+    fn set_eq(&self, a: &[Expr], b: &[Expr], depth: usize) -> R {
+        if a.len() > MAX_ELEMENTS || b.len() > MAX_ELEMENTS || a.is_empty() != b.is_empty() {
+            return Ok(None);
+        }
+        let mut reason = Reason::Structural;
+        let mut b_hit = vec![false; b.len()];
+        for x in a {
+            let mut found = false;
+            for (j, y) in b.iter().enumerate() {
+                if let Some(r) = self.eq(x, y, depth + 1)? {
+                    found = true;
+                    b_hit[j] = true;
+                    reason = weaker(reason, r);
+                }
+            }
+            if !found {
+                return Ok(None);
+            }
+        }
+        for (j, y) in b.iter().enumerate() {
+            if b_hit[j] {
+                continue;
+            }
+            let mut found = false;
+            for x in a {
+                if self.eq(x, y, depth + 1)?.is_some() {
+                    found = true;
+                    break;
+                }
+            }
+            if !found {
+                return Ok(None);
+            }
+        }
+        Ok(Some(reason))
+    }
+
+    fn matrix_eq(&self, a: &[Vec<Expr>], b: &[Vec<Expr>], depth: usize) -> R {
+        if a.len() != b.len() || a.iter().zip(b).any(|(x, y)| x.len() != y.len()) {
+            return Ok(None);
+        }
+        let fa: Vec<Expr> = a.iter().flatten().cloned().collect();
+        let fb: Vec<Expr> = b.iter().flatten().cloned().collect();
+        self.seq_eq(&fa, &fb, depth)
+    }
+
+    /// A row/column matrix against a tuple.
+    fn matrix_vec_eq(&self, m: &[Vec<Expr>], other: &Expr, depth: usize) -> R {
+        let v = match other {
+            Expr::Tuple(v) => v,
+            _ => return Ok(None),
+        };
+        if m.len() == 1 || m.iter().all(|r| r.len() == 1) {
+            let flat: Vec<Expr> = m.iter().flatten().cloned().collect();
+            return self.seq_eq(&flat, v, depth);
+        }
+        Ok(None)
+    }
+
+    fn rel_eq(&self, gi: &[Expr], go: &[RelOp], pi: &[Expr], po: &[RelOp], depth: usize) -> R {
+        // normalize direction: a > b > c  ->  c < b < a
+        let norm = |items: &[Expr], ops: &[RelOp]| -> (Vec<Expr>, Vec<RelOp>) {
+            if matches!(ops.first(), Some(RelOp::Gt | RelOp::Ge)) {
+                let items: Vec<Expr> = items.iter().rev().cloned().collect();
+                let ops: Vec<RelOp> = ops
+                    .iter()
+                    .rev()
+                    .map(|o| match o {
+                        RelOp::Gt => RelOp::Lt,
+                        RelOp::Ge => RelOp::Le,
+                        RelOp::Lt => RelOp::Gt,
+                        RelOp::Le => RelOp::Ge,
+                        o => *o,
+                    })
+                    .collect();
+                (items, ops)
+            } else {
+                (items.to_vec(), ops.to_vec())
+            }
+        };
+        let (gi, go) = norm(gi, go);
+        let (pi, po) = norm(pi, po);
+        if go.len() == 1 && po.len() == 1 {
+            let (a, b) = (go[0], po[0]);
+            // assignments with the same left-hand side: compare values
+            if (a == RelOp::Eq || a == RelOp::In) && a == b && gi[0] == pi[0] {
+                return self.eq(&gi[1], &pi[1], depth + 1);
+            }
+            if a == b && gi[0] == pi[0] && gi[1] == pi[1] {
+                return Ok(Some(Reason::Structural));
+            }
+            // canonical difference form: d OP 0 with OP in {=, !=, <, <=}
+            let diff = |items: &[Expr], op: RelOp| -> Option<(Expr, RelOp)> {
+                let (l, r) = (items[0].clone(), items[1].clone());
+                if !is_scalar(&l) || !is_scalar(&r) {
+                    return None;
+                }
+                let sub = |x: Expr, y: Expr| Expr::Add(vec![x, Expr::Neg(Box::new(y))]);
+                Some(match op {
+                    RelOp::Eq | RelOp::Ne | RelOp::Lt | RelOp::Le => (sub(l, r), op),
+                    RelOp::Gt => (sub(r, l), RelOp::Lt),
+                    RelOp::Ge => (sub(r, l), RelOp::Le),
+                    _ => return None,
+                })
+            };
+            if let (Some((d1, o1)), Some((d2, o2))) = (diff(&gi, a), diff(&pi, b)) {
+                if o1 != o2 {
+                    return Ok(None);
+                }
+                let positive_only = matches!(o1, RelOp::Lt | RelOp::Le);
+                return self.proportional(&d1, &d2, positive_only);
+            }
+            return Ok(None);
+        }
+        if go != po || gi.len() != pi.len() {
+            return Ok(None);
+        }
+        self.seq_eq(&gi, &pi, depth)
+    }
+
+    /// d1 = c·d2 for a constant c (c > 0 if `positive_only`).
+    fn proportional(&self, d1: &Expr, d2: &Expr, positive_only: bool) -> R {
+        let mut syms = BTreeSet::new();
+        free_symbols(d1, &mut syms);
+        free_symbols(d2, &mut syms);
+        if syms.is_empty() || syms.len() > 16 {
+            return Ok(None);
+        }
+        let mut pts = Points::new(0x5eed_0001);
+        let mut ratio: Option<f64> = None;
+        let mut valid = 0;
+        for _ in 0..8 {
+            let vars: HashMap<String, f64> =
+                syms.iter().map(|s| (s.clone(), pts.next_f64())).collect();
+            let ctx = Ctx {
+                vars: &vars,
+                pct: self.pct,
+                budget: &self.budget,
+            };
+            let v1 = eval_f64(d1, &ctx)?;
+            let v2 = eval_f64(d2, &ctx)?;
+            if !v1.is_finite() || !v2.is_finite() {
+                continue;
+            }
+            let z1 = v1.abs() < 1e-12;
+            let z2 = v2.abs() < 1e-12;
+            if z1 && z2 {
+                continue;
+            }
+            if z1 != z2 {
+                return Ok(None);
+            }
+            let r = v1 / v2;
+            match ratio {
+                None => ratio = Some(r),
+                Some(r0) => {
+                    if !close(r, r0, 1e-7) {
+                        return Ok(None);
+                    }
+                }
+            }
+            valid += 1;
+        }
+        match ratio {
+            Some(r) if valid >= 3 && (!positive_only || r > 0.0) => Ok(Some(Reason::Identity)),
+            _ => Ok(None),
+        }
+    }
+
+    fn scalar_eq(&self, g: &Expr, p: &Expr) -> R {
+        let r = self.scalar_eq_pct(g, p, self.pct)?;
+        if r.is_some() || self.g.percent != PercentPolicy::Either {
+            return Ok(r);
+        }
+        if has_percent(g) || has_percent(p) {
+            return self.scalar_eq_pct(g, p, PctEval::Fraction);
+        }
+        Ok(None)
+    }
+
+    fn scalar_eq_pct(&self, g: &Expr, p: &Expr, pct: PctEval) -> R {
+        let mut syms = BTreeSet::new();
+        free_symbols(g, &mut syms);
+        free_symbols(p, &mut syms);
+        let empty = HashMap::new();
+        if syms.is_empty() {
+            let ctx = Ctx {
+                vars: &empty,
+                pct,
+                budget: &self.budget,
+            };
+            let dec = match (literal_decimals(g), literal_decimals(p)) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            let dec = dec.filter(|d| self.g.rounding && *d >= 2);
+            let eg = eval_exact(g, &ctx)?;
+            let ep = eval_exact(p, &ctx)?;
+            if let (Some(a), Some(b)) = (&eg, &ep) {
+                if a == b {
+                    return Ok(Some(Reason::ExactRational));
+                }
+                if let Some(d) = dec {
+                    if d <= 60 {
+                        let half = BigRational::new(
+                            BigInt::from(1),
+                            BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize),
+                        );
+                        if (a - b).abs() <= half {
+                            return Ok(Some(Reason::Rounding));
+                        }
+                    }
+                }
+                // exact values that differ: a float tolerance only matters
+                // for huge values where rel_tol is meaningful
+                let fa = num_traits::ToPrimitive::to_f64(a).unwrap_or(f64::NAN);
+                let fb = num_traits::ToPrimitive::to_f64(b).unwrap_or(f64::NAN);
+                if dec.is_none() && (a.is_zero() || b.is_zero()) {
+                    return Ok(None);
+                }
+                if literal_decimals(g).is_some() || literal_decimals(p).is_some() {
+                    return Ok(close(fa, fb, self.g.rel_tol).then_some(Reason::NumericTolerance));
+                }
+                return Ok(None);
+            }
+            let fa = match &eg {
+                Some(a) => num_traits::ToPrimitive::to_f64(a).unwrap_or(f64::NAN),
+                None => eval_f64(g, &ctx)?,
+            };
+            let fb = match &ep {
+                Some(b) => num_traits::ToPrimitive::to_f64(b).unwrap_or(f64::NAN),
+                None => eval_f64(p, &ctx)?,
+            };
+            if fa.is_nan() || fb.is_nan() {
+                return Ok(None);
+            }
+            if fa.is_infinite() || fb.is_infinite() {
+                // only ∞ == ∞ is accepted (huge finite values overflow too)
+                let inf_g = matches!(strip_sign(g), Expr::Const(Const::Inf));
+                let inf_p = matches!(strip_sign(p), Expr::Const(Const::Inf));
+                return Ok((inf_g && inf_p && fa == fb).then_some(Reason::Structural));
+            }
+            if let Some(d) = dec {
+                let half = 0.5 * 10f64.powi(-(d.min(300) as i32));
+                if (fa - fb).abs() <= half * (1.0 + 1e-9) {
+                    return Ok(Some(Reason::Rounding));
+                }
+            }
+            return Ok(close(fa, fb, self.g.rel_tol).then_some(Reason::NumericTolerance));
+        }
+        if syms.len() > 24 {
+            return Ok(None);
+        }
+        // identity testing at pseudo-random points
+        let mut pts = Points::new(0x5eed_0002);
+        let mut valid = 0;
+        for _ in 0..8 {
+            let vars: HashMap<String, f64> =
+                syms.iter().map(|s| (s.clone(), pts.next_f64())).collect();
+            let ctx = Ctx {
+                vars: &vars,
+                pct,
+                budget: &self.budget,
+            };
+            let a = eval_f64(g, &ctx)?;
+            let b = eval_f64(p, &ctx)?;
+            if a.is_nan() && b.is_nan() {
+                continue;
+            }
+            if !close(a, b, 1e-8) {
+                return Ok(None);
+            }
+            valid += 1;
+        }
+        Ok((valid >= 3).then_some(Reason::Identity))
+    }
+}
+
+fn strip_sign(e: &Expr) -> &Expr {
+    match e {
+        Expr::Neg(a) => strip_sign(a),
+        e => e,
+    }
+}
+
+/// The weaker of two reasons (the one reported for a compound comparison).
+fn weaker(a: Reason, b: Reason) -> Reason {
+    fn rank(r: Reason) -> u8 {
+        match r {
+            Reason::String => 0,
+            Reason::Structural => 1,
+            Reason::ExactRational => 2,
+            Reason::Rounding => 4,
+            Reason::NumericTolerance => 3,
+            Reason::Identity => 5,
+            _ => 6,
+        }
+    }
+    if rank(a) >= rank(b) {
+        a
+    } else {
+        b
+    }
+}
+
+impl Grader {
+    /// Compare a gold answer with a candidate answer (both already
+    /// extracted, e.g. `"\\frac{1}{2}"` and `"0.5"`).
+    ///
+    /// The comparison is gold-driven where it matters: a gold assignment
+    /// `k = 3` accepts `3`, a gold inequality `1 < x < 2` accepts `(1, 2)`.
+    ///
+    /// ```
+    /// use rollstat_grade::{Grader, Reason};
+    /// let v = Grader::default().is_equivalent("\\frac{1}{2}", "0.5");
+    /// assert!(v.equal);
+    /// assert_eq!(v.reason, Reason::ExactRational);
+    /// ```
+    pub fn is_equivalent(&self, gold: &str, answer: &str) -> Verdict {
+        let g = prepare(gold);
+        let p = prepare(answer);
+        self.compare_prepared(&g, &p)
+    }
+
+    pub(crate) fn compare_prepared(&self, g: &Prepared, p: &Prepared) -> Verdict {
+        if g.too_long || p.too_long {
+            return Verdict::no(Reason::LimitExceeded);
+        }
+        if g.canon.is_empty() || p.canon.is_empty() {
+            return Verdict::no(Reason::Unparseable);
+        }
+        if g.canon == p.canon {
+            return Verdict::yes(Reason::String);
+        }
+        let (ge, pe) = match (&g.expr, &p.expr) {
+            (Ok(a), Ok(b)) => (a, b),
+            (Err(ParseError::Limit), _) | (_, Err(ParseError::Limit)) => {
+                return Verdict::no(Reason::LimitExceeded)
+            }
+            _ => return Verdict::no(Reason::Unparseable),
+        };
+        let cmp = Cmp {
+            g: self,
+            budget: Budget::default(),
+            pct: match self.percent {
+                PercentPolicy::Fraction => PctEval::Fraction,
+                _ => PctEval::Strip,
+            },
+        };
+        match cmp.eq(ge, pe, 0) {
+            Ok(Some(r)) => Verdict::yes(r),
+            Ok(None) => Verdict::no(Reason::Different),
+            Err(Exhausted) => Verdict::no(Reason::LimitExceeded),
+        }
+    }
+}

@@ -1,0 +1,382 @@
+//! Numeric evaluation of expression trees: exact (big rationals) where
+//! possible, `f64` otherwise. Every node visited costs one work unit.
+
+use std::cell::Cell;
+use std::collections::{BTreeSet, HashMap};
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, Signed, ToPrimitive, Zero};
+
+use crate::limits::{MAX_EXACT_BITS, MAX_EXACT_EXPONENT, MAX_WORK};
+use crate::parse::{Const, Expr};
+
+/// Work budget shared by one comparison.
+#[derive(Debug, Default)]
+pub(crate) struct Budget {
+    used: Cell<u64>,
+}
+
+/// The work budget ran out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Exhausted;
+
+impl Budget {
+    pub(crate) fn tick(&self, n: u64) -> Result<(), Exhausted> {
+        let u = self.used.get() + n;
+        self.used.set(u);
+        if u > MAX_WORK {
+            Err(Exhausted)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// How `p%` evaluates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PctEval {
+    /// `p% = p`
+    Strip,
+    /// `p% = p/100`
+    Fraction,
+}
+
+pub(crate) struct Ctx<'a> {
+    pub vars: &'a HashMap<String, f64>,
+    pub pct: PctEval,
+    pub budget: &'a Budget,
+}
+
+fn bits(r: &BigRational) -> u64 {
+    r.numer().bits() + r.denom().bits()
+}
+
+fn rat_sqrt(r: &BigRational) -> Option<BigRational> {
+    if r.is_negative() {
+        return None;
+    }
+    let n = r.numer().sqrt();
+    let d = r.denom().sqrt();
+    if &(&n * &n) == r.numer() && &(&d * &d) == r.denom() {
+        Some(BigRational::new(n, d))
+    } else {
+        None
+    }
+}
+
+fn rat_pow(b: &BigRational, e: &BigRational) -> Option<BigRational> {
+    if !e.is_integer() {
+        // perfect-square roots: 4^{1/2}
+        if e.denom() == &BigInt::from(2) {
+            let s = rat_sqrt(b)?;
+            return rat_pow(&s, &BigRational::from_integer(e.numer().clone()));
+        }
+        return None;
+    }
+    let ei = e.to_integer();
+    let mag = ei.abs().to_u64()?;
+    // 0^n, 1^n, (-1)^n are cheap for any n
+    let trivial = b.is_zero() || b.abs().is_one();
+    if !trivial && (mag > MAX_EXACT_EXPONENT || bits(b).saturating_mul(mag) > MAX_EXACT_BITS) {
+        return None;
+    }
+    if b.is_zero() && ei.is_negative() {
+        return None;
+    }
+    if b.is_zero() {
+        return Some(if mag == 0 {
+            BigRational::one()
+        } else {
+            BigRational::zero()
+        });
+    }
+    if b.abs().is_one() {
+        let odd = (&ei % BigInt::from(2)) != BigInt::zero();
+        return Some(if b.is_negative() && odd {
+            -BigRational::one()
+        } else {
+            BigRational::one()
+        });
+    }
+    let p = num_traits::pow(b.clone(), mag as usize);
+    Some(if ei.is_negative() { p.recip() } else { p })
+}
+
+fn factorial(n: &BigRational) -> Option<BigRational> {
+    if !n.is_integer() || n.is_negative() {
+        return None;
+    }
+    let k = n.to_integer().to_u64()?;
+    if k > 3000 {
+        return None;
+    }
+    let mut acc = BigInt::one();
+    for i in 2..=k {
+        acc *= BigInt::from(i);
+    }
+    Some(BigRational::from_integer(acc))
+}
+
+/// Exact evaluation. `Ok(None)` means "not exactly representable".
+pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exhausted> {
+    ctx.budget.tick(1)?;
+    Ok(match e {
+        Expr::Num(n) => Some(n.val.clone()),
+        Expr::Add(v) => {
+            let mut acc = BigRational::zero();
+            for t in v {
+                match eval_exact(t, ctx)? {
+                    Some(x) => acc += x,
+                    None => return Ok(None),
+                }
+            }
+            Some(acc)
+        }
+        Expr::Mul(v) => {
+            let mut acc = BigRational::one();
+            for t in v {
+                match eval_exact(t, ctx)? {
+                    Some(x) => acc *= x,
+                    None => return Ok(None),
+                }
+            }
+            Some(acc)
+        }
+        Expr::Neg(a) => eval_exact(a, ctx)?.map(|x| -x),
+        Expr::Div(a, b) => match (eval_exact(a, ctx)?, eval_exact(b, ctx)?) {
+            (Some(x), Some(y)) if !y.is_zero() => Some(x / y),
+            _ => None,
+        },
+        Expr::Pow(a, b) => match (eval_exact(a, ctx)?, eval_exact(b, ctx)?) {
+            (Some(x), Some(y)) => rat_pow(&x, &y),
+            _ => None,
+        },
+        Expr::Percent(a) => eval_exact(a, ctx)?.map(|x| match ctx.pct {
+            PctEval::Strip => x,
+            PctEval::Fraction => x / BigRational::from_integer(BigInt::from(100)),
+        }),
+        Expr::Func(name, args) if args.len() == 1 => {
+            let x = match eval_exact(&args[0], ctx)? {
+                Some(x) => x,
+                None => return Ok(None),
+            };
+            match name.as_str() {
+                "sqrt" => rat_sqrt(&x),
+                "abs" => Some(x.abs()),
+                "fact" => factorial(&x),
+                "floor" => Some(BigRational::from_integer(x.floor().to_integer())),
+                "ceil" => Some(BigRational::from_integer(x.ceil().to_integer())),
+                _ => None,
+            }
+        }
+        Expr::Func(name, args) if name == "binom" && args.len() == 2 => {
+            match (eval_exact(&args[0], ctx)?, eval_exact(&args[1], ctx)?) {
+                (Some(n), Some(k)) if n.is_integer() && k.is_integer() => {
+                    let n = n.to_integer().to_i64();
+                    let k = k.to_integer().to_i64();
+                    match (n, k) {
+                        (Some(n), Some(k)) if (0..=5000).contains(&n) && k >= 0 && k <= n => {
+                            let k = k.min(n - k);
+                            let mut acc = BigInt::one();
+                            for i in 0..k {
+                                acc = acc * BigInt::from(n - i) / BigInt::from(i + 1);
+                            }
+                            Some(BigRational::from_integer(acc))
+                        }
+                        (Some(_), Some(_)) => Some(BigRational::zero()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    })
+}
+
+fn hash_str(s: &str) -> u64 {
+    // FNV-1a
+    let mut h: u64 = 0xcbf29ce484222325;
+    for b in s.bytes() {
+        h ^= b as u64;
+        h = h.wrapping_mul(0x100000001b3);
+    }
+    h
+}
+
+/// Pseudo-random but deterministic value of an uninterpreted function.
+fn opaque(name: &str, args: &[f64]) -> f64 {
+    let mut acc = (hash_str(name) % 1000) as f64 / 997.0 + 1.0;
+    for (i, a) in args.iter().enumerate() {
+        acc += ((a * 1.618_033 + i as f64 * 0.7 + acc).sin() * 3.7).cos();
+    }
+    acc
+}
+
+fn gamma_fact(x: f64) -> f64 {
+    if x < 0.0 || x.fract() != 0.0 {
+        return f64::NAN;
+    }
+    if x > 170.0 {
+        return f64::INFINITY;
+    }
+    let mut acc = 1.0;
+    let mut i = 2.0;
+    while i <= x {
+        acc *= i;
+        i += 1.0;
+    }
+    acc
+}
+
+/// Floating evaluation; NaN when undefined or not a scalar.
+pub(crate) fn eval_f64(e: &Expr, ctx: &Ctx) -> Result<f64, Exhausted> {
+    ctx.budget.tick(1)?;
+    Ok(match e {
+        Expr::Num(n) => n.val.to_f64().unwrap_or(f64::NAN),
+        Expr::Sym(s) => *ctx.vars.get(s).unwrap_or(&f64::NAN),
+        Expr::Const(Const::Pi) => std::f64::consts::PI,
+        Expr::Const(Const::E) => std::f64::consts::E,
+        Expr::Const(Const::Inf) => f64::INFINITY,
+        Expr::Add(v) => {
+            let mut acc = 0.0;
+            for t in v {
+                acc += eval_f64(t, ctx)?;
+            }
+            acc
+        }
+        Expr::Mul(v) => {
+            let mut acc = 1.0;
+            for t in v {
+                acc *= eval_f64(t, ctx)?;
+            }
+            acc
+        }
+        Expr::Neg(a) => -eval_f64(a, ctx)?,
+        Expr::Div(a, b) => eval_f64(a, ctx)? / eval_f64(b, ctx)?,
+        Expr::Pow(a, b) => {
+            let x = eval_f64(a, ctx)?;
+            let y = eval_f64(b, ctx)?;
+            if x < 0.0 && y.fract() != 0.0 {
+                // odd roots of negatives: (-8)^{1/3}
+                let r = 1.0 / y;
+                if (r - r.round()).abs() < 1e-12 && (r.round() as i64) % 2 != 0 {
+                    -(-x).powf(y)
+                } else {
+                    f64::NAN
+                }
+            } else {
+                x.powf(y)
+            }
+        }
+        Expr::Percent(a) => {
+            let x = eval_f64(a, ctx)?;
+            match ctx.pct {
+                PctEval::Strip => x,
+                PctEval::Fraction => x / 100.0,
+            }
+        }
+        Expr::Func(name, args) => {
+            let mut xs = Vec::with_capacity(args.len());
+            for a in args {
+                xs.push(eval_f64(a, ctx)?);
+            }
+            let x = xs.first().copied().unwrap_or(f64::NAN);
+            match (name.as_str(), xs.len()) {
+                ("sqrt", 1) => x.sqrt(),
+                ("root", 2) => {
+                    let (n, v) = (xs[0], xs[1]);
+                    if v < 0.0 && n.fract() == 0.0 && (n as i64) % 2 != 0 {
+                        -(-v).powf(1.0 / n)
+                    } else {
+                        v.powf(1.0 / n)
+                    }
+                }
+                ("sin", 1) => x.sin(),
+                ("cos", 1) => x.cos(),
+                ("tan", 1) => x.tan(),
+                ("sec", 1) => 1.0 / x.cos(),
+                ("csc", 1) => 1.0 / x.sin(),
+                ("cot", 1) => 1.0 / x.tan(),
+                ("arcsin", 1) => x.asin(),
+                ("arccos", 1) => x.acos(),
+                ("arctan", 1) => x.atan(),
+                ("sinh", 1) => x.sinh(),
+                ("cosh", 1) => x.cosh(),
+                ("tanh", 1) => x.tanh(),
+                ("ln", 1) | ("log", 1) => x.ln(),
+                ("log10", 1) => x.log10(),
+                ("logb", 2) => xs[1].ln() / xs[0].ln(),
+                ("exp", 1) => x.exp(),
+                ("abs", 1) => x.abs(),
+                ("fact", 1) => gamma_fact(x),
+                ("floor", 1) => x.floor(),
+                ("ceil", 1) => x.ceil(),
+                ("binom", 2) => {
+                    let (n, k) = (xs[0], xs[1]);
+                    gamma_fact(n) / (gamma_fact(k) * gamma_fact(n - k))
+                }
+                (n, _) if n.starts_with('@') => {
+                    if xs.iter().any(|v| v.is_nan()) {
+                        f64::NAN
+                    } else {
+                        opaque(n, &xs)
+                    }
+                }
+                _ => f64::NAN,
+            }
+        }
+        _ => f64::NAN,
+    })
+}
+
+/// Free variables of an expression (symbol names).
+pub(crate) fn free_symbols(e: &Expr, out: &mut BTreeSet<String>) {
+    match e {
+        Expr::Sym(s) => {
+            out.insert(s.clone());
+        }
+        Expr::Num(_) | Expr::Const(_) | Expr::Text(_) => {}
+        Expr::Add(v)
+        | Expr::Mul(v)
+        | Expr::Tuple(v)
+        | Expr::Set(v)
+        | Expr::List(v)
+        | Expr::Union(v)
+        | Expr::Ratio(v)
+        | Expr::Func(_, v)
+        | Expr::Rel(v, _) => v.iter().for_each(|x| free_symbols(x, out)),
+        Expr::Neg(a) | Expr::Percent(a) => free_symbols(a, out),
+        Expr::Div(a, b)
+        | Expr::Pow(a, b)
+        | Expr::PlusMinus(a, b, _)
+        | Expr::Interval(a, b, _, _) => {
+            free_symbols(a, out);
+            free_symbols(b, out);
+        }
+        Expr::Matrix(rows) => rows.iter().flatten().for_each(|x| free_symbols(x, out)),
+    }
+}
+
+/// Deterministic pseudo-random sample points (xorshift).
+pub(crate) struct Points {
+    state: u64,
+}
+
+impl Points {
+    pub(crate) fn new(seed: u64) -> Self {
+        Points {
+            state: seed ^ 0x9E37_79B9_7F4A_7C15,
+        }
+    }
+    pub(crate) fn next_f64(&mut self) -> f64 {
+        let mut x = self.state;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.state = x;
+        // in [0.35, 2.85): positive, away from 0 and 1
+        0.35 + (x >> 11) as f64 / (1u64 << 53) as f64 * 2.5
+    }
+}

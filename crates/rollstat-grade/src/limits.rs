@@ -1,0 +1,19 @@
+//! Hard bounds that keep every grading call fast and panic-free.
+
+/// Maximum length (bytes) of an answer string given to the equivalence checker.
+pub const MAX_ANSWER_LEN: usize = 4_000;
+/// Maximum length (bytes) of a response scanned by extraction (longer
+/// responses are scanned on their last `MAX_RESPONSE_LEN` bytes only).
+pub const MAX_RESPONSE_LEN: usize = 200_000;
+/// Maximum parser nesting depth.
+pub const MAX_DEPTH: usize = 96;
+/// Maximum number of tokens in one answer.
+pub const MAX_TOKENS: usize = 2_000;
+/// Maximum absolute integer exponent evaluated exactly.
+pub const MAX_EXACT_EXPONENT: u64 = 10_000;
+/// Maximum size (bits) of an exactly computed power or factorial.
+pub const MAX_EXACT_BITS: u64 = 100_000;
+/// Work units (evaluated nodes / comparisons) allowed per answer pair.
+pub const MAX_WORK: u64 = 400_000;
+/// Maximum number of elements compared in one set/list/tuple.
+pub const MAX_ELEMENTS: usize = 256;
