@@ -47,8 +47,7 @@ use crate::rng;
 ///
 /// ```
 /// use rollstat_stats::CiMethod;
-/// assert_eq!(serde_json_free_name(CiMethod::Bca), "bca");
-/// fn serde_json_free_name(m: CiMethod) -> &'static str { m.name() }
+/// assert_eq!(CiMethod::Bca.name(), "bca");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

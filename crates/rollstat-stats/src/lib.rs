@@ -11,7 +11,7 @@
 //! * [`binomial_interval`] — Wilson, Jeffreys, Clopper–Pearson, uniform-prior Bayes.
 //! * [`variance_decomposition`], [`pass1_sampling_variance`],
 //!   [`pass_at_k_sampling_variance`] — within vs between problem variance.
-//! * [`paired_compare`], [`sign_flip_test`], [`mcnemar`], [`adjust_p_values`],
+//! * [`paired_compare`], [`paired_compare_clustered`], [`sign_flip_test`], [`mcnemar`], [`adjust_p_values`],
 //!   [`non_inferiority_verdict`] — comparing two systems.
 //! * [`minimum_detectable_effect`], [`problems_needed`], [`rollouts_vs_problems`] — power.
 //! * [`method_warnings`] — "don't use the CLT with N < a few hundred" and friends.
@@ -48,7 +48,8 @@ pub use cluster::{clustered_se, ClusteredSe};
 pub use error::{Result, StatsError};
 pub use paired::{
     adjust_p_values, mcnemar, mcnemar_from_outcomes, non_inferiority_verdict, paired_compare,
-    sign_flip_test, McNemar, NonInferiority, PAdjust, PairedComparison, PairedConfig, Verdict,
+    paired_compare_clustered, sign_flip_test, McNemar, NonInferiority, PAdjust, PairedComparison,
+    PairedConfig, Verdict,
 };
 pub use power::{
     minimum_detectable_effect, paired_difference_variance, problems_needed, rollouts_vs_problems,

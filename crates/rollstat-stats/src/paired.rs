@@ -5,8 +5,10 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::bootstrap::{
-    bootstrap_means, mean_sd, BootstrapConfig, CiMethod, ColumnBootstrap, Interval,
+    bootstrap_means, cluster_bootstrap_means, mean_sd, BootstrapConfig, CiMethod, ColumnBootstrap,
+    Interval,
 };
+use crate::cluster::{clustered_se, dense_cluster_ids};
 use crate::dist::{binomial_cdf, chi2_1_sf};
 use crate::error::{Result, StatsError};
 use crate::rng;
@@ -50,6 +52,8 @@ pub struct PairedComparison {
     pub n: usize,
     /// Problems dropped because a or b was NaN.
     pub dropped: usize,
+    /// Number of clusters (only for [`paired_compare_clustered`]).
+    pub clusters: Option<usize>,
     /// Mean of a over the used problems.
     pub mean_a: f64,
     /// Mean of b over the used problems.
@@ -130,6 +134,47 @@ impl PairedComparison {
 /// assert!(r.p_permutation > 0.05);
 /// ```
 pub fn paired_compare(a: &[f64], b: &[f64], config: &PairedConfig) -> Result<PairedComparison> {
+    compare(a, b, None, config)
+}
+
+/// [`paired_compare`] for clustered problems (`clusters[i]` labels problem
+/// `i`): the bootstrap resamples whole clusters (same clusters for both
+/// sides), `se_paired` is the CR1 cluster-robust SE of the differences
+/// (Miller Eq. 8 with the C/(C−1) factor; the `t` interval uses C − 1 df),
+/// `se_unpaired` combines the two sides' CR1 SEs, and the permutation test
+/// flips the signs of whole clusters.
+///
+/// ```
+/// use rollstat_stats::{paired_compare_clustered, PairedConfig};
+/// let a = [1., 1., 0., 1., 0., 0., 0., 1., 1., 1., 1., 1., 0., 1., 0., 0., 1., 1., 1., 0.];
+/// let b = [1., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 1., 0., 0., 1., 0., 1., 1., 1., 1.];
+/// let cl: Vec<u64> = (0..20).map(|i| i / 4).collect();
+/// let r = paired_compare_clustered(&a, &b, &cl, &PairedConfig::default()).unwrap();
+/// assert_eq!(r.clusters, Some(5));
+/// assert!((r.se_paired - 0.1274754878).abs() < 1e-9); // statistics.md §1.8, CR1
+/// ```
+pub fn paired_compare_clustered(
+    a: &[f64],
+    b: &[f64],
+    clusters: &[u64],
+    config: &PairedConfig,
+) -> Result<PairedComparison> {
+    if clusters.len() != a.len() {
+        return Err(StatsError::LengthMismatch {
+            what: "clusters vs a",
+            left: clusters.len(),
+            right: a.len(),
+        });
+    }
+    compare(a, b, Some(clusters), config)
+}
+
+fn compare(
+    a: &[f64],
+    b: &[f64],
+    clusters: Option<&[u64]>,
+    config: &PairedConfig,
+) -> Result<PairedComparison> {
     if a.len() != b.len() {
         return Err(StatsError::LengthMismatch {
             what: "a vs b",
@@ -137,12 +182,11 @@ pub fn paired_compare(a: &[f64], b: &[f64], config: &PairedConfig) -> Result<Pai
             right: b.len(),
         });
     }
-    let (va, vb): (Vec<f64>, Vec<f64>) = a
-        .iter()
-        .zip(b)
-        .filter(|(x, y)| !x.is_nan() && !y.is_nan())
-        .map(|(x, y)| (*x, *y))
-        .unzip();
+    let keep: Vec<usize> = (0..a.len())
+        .filter(|&i| !a[i].is_nan() && !b[i].is_nan())
+        .collect();
+    let va: Vec<f64> = keep.iter().map(|&i| a[i]).collect();
+    let vb: Vec<f64> = keep.iter().map(|&i| b[i]).collect();
     let n = va.len();
     if n < 2 {
         return Err(StatsError::Empty("need at least 2 complete pairs"));
@@ -152,21 +196,48 @@ pub fn paired_compare(a: &[f64], b: &[f64], config: &PairedConfig) -> Result<Pai
     let (mean_b, sd_b, _) = mean_sd(&vb);
     let (_, sd_d, _) = mean_sd(&d);
     let nf = n as f64;
-    let boot = bootstrap_means(&[&d], &config.bootstrap)?;
+    let (boot, se_paired, se_unpaired, n_clusters, flip_units) = match clusters {
+        None => (
+            bootstrap_means(&[&d], &config.bootstrap)?,
+            sd_d / nf.sqrt(),
+            ((sd_a * sd_a + sd_b * sd_b) / nf).sqrt(),
+            None,
+            d.clone(),
+        ),
+        Some(cl) => {
+            let cl: Vec<u64> = keep.iter().map(|&i| cl[i]).collect();
+            let sd = clustered_se(&d, &cl)?;
+            let sa = clustered_se(&va, &cl)?.se_cr1;
+            let sb = clustered_se(&vb, &cl)?.se_cr1;
+            let (ids, c) = dense_cluster_ids(&cl);
+            let mut sums = vec![0.0; c];
+            for (v, id) in d.iter().zip(&ids) {
+                sums[*id] += v;
+            }
+            (
+                cluster_bootstrap_means(&[&d], &cl, &config.bootstrap)?,
+                sd.se_cr1,
+                (sa * sa + sb * sb).sqrt(),
+                Some(c),
+                sums,
+            )
+        }
+    };
     let bootstrap = boot.columns.into_iter().next().expect("one column");
     let p_permutation = if config.permutations > 0 {
-        sign_flip_test(&d, config.permutations, config.bootstrap.seed)?
+        sign_flip_test(&flip_units, config.permutations, config.bootstrap.seed)?
     } else {
         f64::NAN
     };
     Ok(PairedComparison {
         n,
         dropped: a.len() - n,
+        clusters: n_clusters,
         mean_a,
         mean_b,
         delta: bootstrap.estimate,
-        se_paired: sd_d / nf.sqrt(),
-        se_unpaired: ((sd_a * sd_a + sd_b * sd_b) / nf).sqrt(),
+        se_paired,
+        se_unpaired,
         correlation: pearson(&va, &vb),
         p_permutation,
         permutations: config.permutations,

@@ -271,6 +271,7 @@ fn coverage(datasets: usize, problems: usize, rollouts: usize, resamples: usize)
 #[test]
 fn coverage_quick() {
     let (p, b) = coverage(200, 200, 8, 1000);
+    eprintln!("coverage (200 datasets): percentile {p}, bca {b}");
     assert!((0.90..=0.99).contains(&p), "percentile coverage {p}");
     assert!((0.90..=0.99).contains(&b), "bca coverage {b}");
 }
@@ -281,6 +282,7 @@ fn coverage_quick() {
 #[ignore]
 fn coverage_long() {
     let (p, b) = coverage(2000, 300, 8, 2000);
+    eprintln!("coverage (2000 datasets): percentile {p}, bca {b}");
     assert!((0.935..=0.965).contains(&p), "percentile coverage {p}");
     assert!((0.935..=0.965).contains(&b), "bca coverage {b}");
 }

@@ -237,6 +237,12 @@ fn paired_clustered_se() {
     assert_close!(r.se_cr0, 0.1140175425, 1e-10);
     assert_close!(r.se_cr1, 0.1274754878, 1e-10);
     assert_close!(r.se_iid, 0.1312891546, 1e-10);
+    // The same through the paired-comparison API (delta = mean(b) − mean(a)).
+    let r = paired_compare_clustered(&a, &b, &cl, &PairedConfig::default()).unwrap();
+    assert_close!(r.delta, -0.15, 1e-15);
+    assert_close!(r.se_paired, 0.1274754878, 1e-10);
+    assert_eq!(r.clusters, Some(5));
+    assert_eq!(r.bootstrap.t_df, 4.0);
     // Degenerate: every cluster has the same difference sum → CR0 exactly 0.
     let d2 = [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1.];
     let cl2 = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2];
