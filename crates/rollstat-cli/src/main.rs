@@ -43,11 +43,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rollstat: {e:#}");
-            if e.chain().any(|c| c.is::<pipeline::InputError>()) {
-                ExitCode::from(2)
-            } else {
-                ExitCode::from(2)
-            }
+            // Bad input, usage and output errors all exit 2; exit 1 is
+            // reserved for a failed compare verdict (SPEC §8).
+            ExitCode::from(2)
         }
     }
 }

@@ -68,6 +68,11 @@ impl Metric {
 
     /// The per-problem value, or why the problem is excluded.
     pub fn value(&self, p: &ProblemSummary, tie: TiePolicy) -> Result<f64, Exclusion> {
+        let vote = || match (&p.vote, p.first_correct_rank) {
+            (Some(v), _) => Ok(v),
+            (None, None) => Err(Exclusion::NoRolloutDetail),
+            (None, Some(_)) => Err(Exclusion::NoAnswers),
+        };
         let too_few = |k: u64| {
             if p.n < k {
                 Err(Exclusion::TooFewRollouts)
@@ -88,16 +93,16 @@ impl Metric {
                 Ok(matches!(rank, Some(r) if r < *k) as u8 as f64)
             }
             Metric::MajAtN(n) => {
-                let vote = p.vote.as_ref().ok_or(Exclusion::NoAnswers)?;
+                let vote = vote()?;
                 too_few(*n)?;
                 Ok(vote.credit(tie))
             }
             Metric::SelfConsistency => {
-                let vote = p.vote.as_ref().ok_or(Exclusion::NoAnswers)?;
+                let vote = vote()?;
                 self_consistency(vote.largest, p.n as usize).ok_or(Exclusion::TooFewRollouts)
             }
             Metric::DistinctAnswers => {
-                let vote = p.vote.as_ref().ok_or(Exclusion::NoAnswers)?;
+                let vote = vote()?;
                 Ok(vote.n_clusters as f64)
             }
         }

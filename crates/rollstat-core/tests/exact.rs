@@ -104,7 +104,7 @@ proptest! {
         for i in (k.div_ceil(2) + 1)..=k {
             exact += exact_upper_tail(n, c, k, i);
         }
-        exact = exact * BigRational::new(BigInt::from(2), BigInt::from(k));
+        exact *= BigRational::new(BigInt::from(2), BigInt::from(k));
         let p = mg_pass_at_k(n, c, k).unwrap();
         prop_assert!(rel_err(p, &exact) <= TOL, "mg-pass@{} n={} c={}: {}", k, n, c, p);
     }
