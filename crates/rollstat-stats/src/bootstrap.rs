@@ -498,29 +498,50 @@ fn resample_stats(
     resamples: usize,
     seed: u64,
 ) -> Vec<f64> {
+    // Columns without NaN share one denominator: the number of problems in the
+    // resample (Σ_i w_i·size_i). Only columns with NaN need their own counts.
+    let sizes: Vec<f64> = (0..u)
+        .map(|i| (0..m).map(|k| counts[i * m + k]).fold(0.0, f64::max))
+        .collect();
+    // Column-major copies for sequential dot products.
+    let sums_cm: Vec<Vec<f64>> = (0..m)
+        .map(|k| (0..u).map(|i| sums[i * m + k]).collect())
+        .collect();
+    let mut own = vec![None; m];
+    let mut counts_cm: Vec<Vec<f64>> = Vec::new();
+    for (k, o) in own.iter_mut().enumerate() {
+        if (0..u).any(|i| counts[i * m + k] != sizes[i]) {
+            *o = Some(counts_cm.len());
+            counts_cm.push((0..u).map(|i| counts[i * m + k]).collect());
+        }
+    }
     let mut out = vec![0.0; resamples * m];
     out.par_chunks_mut(CHUNK * m)
         .enumerate()
         .for_each(|(ci, chunk)| {
-            let mut acc_s = vec![0.0; m];
-            let mut acc_c = vec![0.0; m];
+            // Multinomial counts w_i of each unit in the resample (from U
+            // index draws), then one sequential dot product per column:
+            // O(U·(1 + M)) per resample, cache-friendly for large U.
+            let mut w = vec![0u32; u];
+            let mut wf = vec![0.0f64; u];
             for (j, row) in chunk.chunks_mut(m).enumerate() {
                 let b = (ci * CHUNK + j) as u64;
                 let mut r = rng::stream(seed, b);
-                acc_s.fill(0.0);
-                acc_c.fill(0.0);
+                w.fill(0);
                 for _ in 0..u {
-                    let i = rng::bounded(&mut r, u as u64) as usize;
-                    let s = &sums[i * m..(i + 1) * m];
-                    let c = &counts[i * m..(i + 1) * m];
-                    for k in 0..m {
-                        acc_s[k] += s[k];
-                        acc_c[k] += c[k];
-                    }
+                    w[rng::bounded(&mut r, u as u64) as usize] += 1;
                 }
+                for (f, &c) in wf.iter_mut().zip(&w) {
+                    *f = c as f64;
+                }
+                let total = dot(&wf, &sizes);
                 for k in 0..m {
-                    row[k] = if acc_c[k] > 0.0 {
-                        acc_s[k] / acc_c[k]
+                    let den = match own[k] {
+                        None => total,
+                        Some(j) => dot(&wf, &counts_cm[j]),
+                    };
+                    row[k] = if den > 0.0 {
+                        dot(&wf, &sums_cm[k]) / den
                     } else {
                         f64::NAN
                     };
@@ -528,6 +549,26 @@ fn resample_stats(
             }
         });
     out
+}
+
+/// Dot product with four interleaved accumulators (fixed summation order, so
+/// deterministic; faster than a single dependency chain).
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let ca = a.chunks_exact(4);
+    let cb = b.chunks_exact(4);
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        acc[0] += x[0] * y[0];
+        acc[1] += x[1] * y[1];
+        acc[2] += x[2] * y[2];
+        acc[3] += x[3] * y[3];
+    }
+    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (x, y) in ra.iter().zip(rb) {
+        s += x * y;
+    }
+    s
 }
 
 /// Mean, sd (ddof = 1) and count of the non-NaN values.

@@ -364,7 +364,10 @@ proptest! {
         for m in [BinomialMethod::Wilson, BinomialMethod::Jeffreys, BinomialMethod::ClopperPearson, BinomialMethod::BayesUniform] {
             let ci = binomial_interval(x, n, level, m).unwrap();
             prop_assert!(0.0 <= ci.lower && ci.lower <= ci.upper && ci.upper <= 1.0, "{:?} {:?}", m, ci);
-            if m != BinomialMethod::BayesUniform {
+            // Equal-tailed Bayes/Jeffreys intervals exclude p̂ at x ∈ {0, n}
+            // (no Brown–Cai–DasGupta boundary modification; documented).
+            let boundary = x == 0 || x == n;
+            if m == BinomialMethod::Wilson || m == BinomialMethod::ClopperPearson || (m == BinomialMethod::Jeffreys && !boundary) {
                 prop_assert!(ci.lower <= p + 1e-12 && p <= ci.upper + 1e-12, "{:?} {:?} p={}", m, ci, p);
             }
         }
