@@ -215,6 +215,13 @@ pub(crate) fn check(format: Format, p: &Probe<'_>) -> Result<(), String> {
                 Err(p.missing("\"results\" plus one of", &lm_keys))
             }
         }
+        Format::LightevalResults => {
+            if !p.is_jsonl && p.has("config_general") && p.has("results") {
+                Ok(())
+            } else {
+                Err(p.missing("keys", &["config_general", "results"]))
+            }
+        }
         Format::InspectJson => {
             if !p.is_jsonl && p.has("eval") && p.has_any(&["samples", "results", "status"]) {
                 Ok(())
@@ -304,6 +311,30 @@ pub(crate) fn check(format: Format, p: &Probe<'_>) -> Result<(), String> {
                 Err("first line is not a CSV header with a \"problem\" column".into())
             }
         }
+    }
+}
+
+/// Files that belong to a harness's output but carry no rows of their own
+/// (or duplicate rows read from elsewhere): the reason they are passed over.
+pub(crate) fn companion(path: &Path, bytes: &[u8]) -> Option<&'static str> {
+    let p = Probe::new(path, bytes);
+    if p.has("model_output") && p.has_any(&["index", "messages"]) {
+        Some("evalscope predictions file: the verdicts are in the matching reviews/ file")
+    } else if p.has("dataset_name") && p.has("model_name") && p.has("metrics") {
+        Some("evalscope report: aggregates only (not read); the rows are in reviews/")
+    } else if [
+        "meta.json",
+        "manifest.json",
+        "profile.json",
+        "anomalies.json",
+        "progress.json",
+    ]
+    .contains(&p.name.as_str())
+        && !p.has("samples")
+    {
+        Some("run metadata file, no per-sample data")
+    } else {
+        None
     }
 }
 

@@ -21,6 +21,8 @@ pub enum Format {
     LmEvalResults,
     /// lighteval `details_<task>_<date>.parquet`.
     LightevalDetails,
+    /// lighteval `results_<date>.json` (aggregates only).
+    LightevalResults,
     /// inspect_ai `.eval` log (ZIP).
     InspectEval,
     /// inspect_ai legacy `.json` log.
@@ -43,11 +45,12 @@ pub enum Format {
 
 impl Format {
     /// Every format, in detection order.
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::InspectEval,
         Format::LightevalDetails,
         Format::LmEvalSamples,
         Format::LmEvalResults,
+        Format::LightevalResults,
         Format::InspectJson,
         Format::EvalscopeReviews,
         Format::OpenCompassResults,
@@ -68,6 +71,7 @@ impl Format {
             Format::LmEvalSamples => "lm-eval-samples",
             Format::LmEvalResults => "lm-eval-results",
             Format::LightevalDetails => "lighteval-details",
+            Format::LightevalResults => "lighteval-results",
             Format::InspectEval => "inspect-eval",
             Format::InspectJson => "inspect-json",
             Format::EvalscopeReviews => "evalscope-reviews",
@@ -101,7 +105,9 @@ impl Format {
             Format::OpenCompassResults | Format::OpenCompassPredictions => {
                 &[Format::OpenCompassResults, Format::OpenCompassPredictions]
             }
-            Format::LightevalDetails => &[Format::LightevalDetails],
+            Format::LightevalDetails | Format::LightevalResults => {
+                &[Format::LightevalDetails, Format::LightevalResults]
+            }
             Format::EvalscopeReviews => &[Format::EvalscopeReviews],
             Format::Sieval => &[Format::Sieval],
             Format::MathArena => &[Format::MathArena],
@@ -133,6 +139,7 @@ const KNOWN_NAMES: &[&str] = &[
     "lm-eval-samples",
     "lm-eval-results",
     "lighteval",
+    "lighteval-results",
     "inspect",
     "inspect-eval",
     "inspect-json",
@@ -160,6 +167,7 @@ impl FromStr for Format {
             }
             "lm-eval-results" => Format::LmEvalResults,
             "lighteval" | "lighteval-details" => Format::LightevalDetails,
+            "lighteval-results" => Format::LightevalResults,
             "inspect" | "inspect-eval" | "inspect-ai" => Format::InspectEval,
             "inspect-json" => Format::InspectJson,
             "evalscope" | "evalscope-reviews" => Format::EvalscopeReviews,

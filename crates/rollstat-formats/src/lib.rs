@@ -150,11 +150,17 @@ pub fn read_path_lenient(path: &Path, from: Option<Format>) -> Result<ReadReport
     })?;
     let mut report = ReadReport::default();
     if meta.is_dir() {
-        walk(path, from, &mut report)?;
+        walk(path, from, 0, &mut report)?;
     } else {
         match read_file(path, from) {
             Ok(Read::Native(f)) => report.files.push(f),
             Ok(Read::Canonical(f)) => report.canonical.push((path.to_path_buf(), f)),
+            Ok(Read::Companion(why)) => report.errors.push(FormatError::parse(
+                path,
+                None,
+                why,
+                "pass the file that holds the per-sample rows",
+            )),
             Err(e) => report.errors.push(e),
         }
     }
@@ -164,12 +170,31 @@ pub fn read_path_lenient(path: &Path, from: Option<Format>) -> Result<ReadReport
 pub(crate) enum Read {
     Native(NativeFile),
     Canonical(Format),
+    /// A harness file without rows of its own (see `detect::companion`).
+    Companion(&'static str),
 }
 
 /// Extensions a directory walk reads; anything else is skipped.
 const READ_EXTS: &[&str] = &["json", "jsonl", "ndjson", "eval", "parquet", "csv"];
 
-fn walk(dir: &Path, from: Option<Format>, report: &mut ReadReport) -> Result<(), FormatError> {
+/// Directory nesting beyond this is refused (guards against symlink loops).
+const MAX_DEPTH: usize = 32;
+
+fn walk(
+    dir: &Path,
+    from: Option<Format>,
+    depth: usize,
+    report: &mut ReadReport,
+) -> Result<(), FormatError> {
+    if depth > MAX_DEPTH {
+        report.errors.push(FormatError::parse(
+            dir,
+            None,
+            format!("directory nesting deeper than {MAX_DEPTH} levels (a symlink loop?)"),
+            "pass a less deeply nested directory",
+        ));
+        return Ok(());
+    }
     if adapters::sieval::is_result_dir(dir) && from.is_none_or(|f| f == Format::Sieval) {
         match adapters::sieval::read_dir(dir) {
             Ok(f) => report.files.push(f),
@@ -195,7 +220,7 @@ fn walk(dir: &Path, from: Option<Format>, report: &mut ReadReport) -> Result<(),
             continue;
         }
         if p.is_dir() {
-            walk(&p, from, report)?;
+            walk(&p, from, depth + 1, report)?;
             continue;
         }
         let inner = util::inner_name(&p).to_ascii_lowercase();
@@ -220,9 +245,14 @@ fn walk(dir: &Path, from: Option<Format>, report: &mut ReadReport) -> Result<(),
                 .push((p, "harness index/summary file, no per-sample data".into()));
             continue;
         }
+        if let Some(why) = adapters::opencompass::predictions_shadowed(&p) {
+            report.skipped.push((p, why.into()));
+            continue;
+        }
         match read_file(&p, from) {
             Ok(Read::Native(f)) => report.files.push(f),
             Ok(Read::Canonical(f)) => report.canonical.push((p, f)),
+            Ok(Read::Companion(why)) => report.skipped.push((p, why.into())),
             Err(e) => report.errors.push(e),
         }
     }
@@ -232,7 +262,15 @@ fn walk(dir: &Path, from: Option<Format>, report: &mut ReadReport) -> Result<(),
 fn read_file(path: &Path, from: Option<Format>) -> Result<Read, FormatError> {
     let loaded = input::load(path)?;
     let format = match from {
-        None => detect::detect_among(path, &loaded.content, &Format::ALL)?,
+        None => match detect::detect_among(path, &loaded.content, &Format::ALL) {
+            Ok(f) => f,
+            Err(e) => {
+                return match detect::companion(path, &loaded.content) {
+                    Some(why) => Ok(Read::Companion(why)),
+                    None => Err(e.into()),
+                }
+            }
+        },
         Some(f) => {
             let family = f.family();
             if family.len() == 1 {

@@ -242,6 +242,10 @@ fn detection_of_every_fixture() {
         ),
         ("inspect/numeric_log.json", Format::InspectJson),
         (
+            "lighteval/results/org__model/results_2026-01-02T03-04-05.678901.json",
+            Format::LightevalResults,
+        ),
+        (
             "evalscope/reviews/qwen-7b/gsm8k_main.jsonl",
             Format::EvalscopeReviews,
         ),
@@ -369,6 +373,65 @@ fn override_by_family_and_wrong_override() {
         e.starts_with(&fixture("tau/retail_results.json").display().to_string()),
         "{e}"
     );
+}
+
+#[test]
+fn lighteval_results_aggregates() {
+    let f = read_one(&format!("lighteval/results/org__model/results_{DATE}.json"));
+    assert_eq!(f.format, Format::LightevalResults);
+    assert!(f.rows.is_empty());
+    let got: Vec<(&str, f64, &str)> = f
+        .aggregates
+        .iter()
+        .map(|a| (a.metric_name.as_str(), a.value, a.note.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                "pass@k:k=1&n=2",
+                0.75,
+                "lighteval results; task=lighteval|aime24|0; stderr=0.25"
+            ),
+            (
+                "pass@k:k=1&n=2",
+                0.75,
+                "lighteval results; task=all; stderr=0.25"
+            ),
+        ]
+    );
+}
+
+/// Walking a harness's whole output directory reads the per-sample files and
+/// passes over companions (with the reason) instead of failing on them.
+#[test]
+fn harness_output_roots_skip_companion_files() {
+    let r = read_path_lenient(&fixture("evalscope"), None).unwrap();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(r.files.len(), 1);
+    assert_eq!(r.files[0].format, Format::EvalscopeReviews);
+    let why: Vec<&str> = r.skipped.iter().map(|(_, w)| w.as_str()).collect();
+    assert_eq!(why.len(), 2, "{why:?}");
+    assert!(why[0].starts_with("evalscope predictions file"), "{why:?}");
+    assert!(why[1].starts_with("evalscope report"), "{why:?}");
+
+    let r = read_path_lenient(&fixture("opencompass"), None).unwrap();
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(r.files.len(), 1);
+    assert_eq!(r.files[0].format, Format::OpenCompassResults);
+    assert!(r.skipped[0].1.starts_with("OpenCompass predictions"));
+
+    // Given directly, a companion file is an error that says why.
+    let e = read_path(
+        &fixture("evalscope/predictions/qwen-7b/gsm8k_main.jsonl"),
+        None,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("reviews/") && e.contains("Fix:"), "{e}");
+
+    let r = read_path_lenient(&fixture("sieval/gsm8k/0/final"), None).unwrap();
+    assert_eq!(r.files.len(), 1, "a lone shard directory reads the shard");
 }
 
 fn copy_dir(from: &Path, to: &Path) {

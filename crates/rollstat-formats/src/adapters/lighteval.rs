@@ -11,6 +11,9 @@
 //! to grade, and the per-doc metrics are kept as `doc_metrics`.
 //! Read with parquet's row API (no arrow), behind the `parquet` feature.
 
+// Without the feature only the "needs feature" error is reachable.
+#![cfg_attr(not(feature = "parquet"), allow(dead_code))]
+
 use std::path::Path;
 
 use serde_json::{Map, Value};
@@ -46,6 +49,43 @@ pub(crate) fn read(path: &Path, _bytes: &[u8]) -> Result<NativeFile, FormatError
         format: Format::LightevalDetails.to_string(),
         feature: "parquet",
     })
+}
+
+/// `results_<date>.json`: `results[task][metric]` (plus `_stderr`) as
+/// harness aggregates; `results["all"]` holds lighteval's averages.
+pub(crate) fn read_results(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
+    let mut file = NativeFile::new(path, Format::LightevalResults);
+    let text = crate::input::text(path, bytes, &mut file.warnings);
+    let doc = crate::util::read_json(path, &text)?;
+    if let Some(Value::Object(results)) = doc.get("results") {
+        for (task, metrics) in results {
+            let Some(metrics) = metrics.as_object() else {
+                continue;
+            };
+            for (name, v) in metrics {
+                if name.ends_with("_stderr") {
+                    continue;
+                }
+                let Some(value) = v.as_f64() else { continue };
+                let mut note = format!("lighteval results; task={task}");
+                if let Some(se) = metrics.get(&format!("{name}_stderr")) {
+                    note.push_str(&format!("; stderr={se}"));
+                }
+                file.aggregates.push(crate::HarnessAggregate {
+                    source_path: path.to_path_buf(),
+                    metric_name: name.clone(),
+                    value,
+                    note,
+                });
+            }
+        }
+    }
+    file.warnings.push(format!(
+        "{}: lighteval results file has aggregates only; per-sample rows are in \
+         details/<model>/<date>/details_*.parquet",
+        path.display()
+    ));
+    Ok(file)
 }
 
 /// Task name and model from `details/<model>/<date>/details_<task>_<date>.parquet`.

@@ -23,6 +23,7 @@ pub(crate) fn read(path: &Path, format: Format, bytes: &[u8]) -> Result<NativeFi
         Format::LmEvalSamples => lm_eval::read_samples(path, bytes),
         Format::LmEvalResults => lm_eval::read_results_file(path, bytes),
         Format::LightevalDetails => lighteval::read(path, bytes),
+        Format::LightevalResults => lighteval::read_results(path, bytes),
         Format::InspectEval => inspect::read_eval(path, bytes),
         Format::InspectJson => inspect::read_json(path, bytes),
         Format::EvalscopeReviews => evalscope::read(path, bytes),

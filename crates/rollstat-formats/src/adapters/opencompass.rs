@@ -157,6 +157,25 @@ fn map_detail(
     }
 }
 
+/// In a directory walk, `predictions/<model>/<ds>.json` is passed over when
+/// `results/<model>/<ds>.json` exists: the results hold the same rollouts
+/// with verdicts.
+pub(crate) fn predictions_shadowed(path: &Path) -> Option<&'static str> {
+    let model_dir = path.parent()?;
+    let preds = model_dir.parent()?;
+    if preds.file_name()? != "predictions" {
+        return None;
+    }
+    let results = preds
+        .parent()?
+        .join("results")
+        .join(model_dir.file_name()?)
+        .join(path.file_name()?);
+    results.is_file().then_some(
+        "OpenCompass predictions: the results/ file beside it holds the same rollouts with verdicts",
+    )
+}
+
 pub(crate) fn read_predictions(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
     let mut file = NativeFile::new(path, Format::OpenCompassPredictions);
     let text = input::text(path, bytes, &mut file.warnings);
