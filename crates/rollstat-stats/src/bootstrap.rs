@@ -1,39 +1,5 @@
-//! Multi-metric bootstrap over problems (or clusters of problems).
-//!
-//! # Model
-//! The input is `M` columns of per-problem values, each of length `N`; `NaN`
-//! means "undefined for this problem" and is excluded from that column only.
-//! Each resample draws `U` resampling units with replacement (`U = N` problems,
-//! or `U = C` clusters) and the **same** draw is used for every column, so the
-//! intervals of one report are mutually consistent. The statistic of a column
-//! is the mean over the defined values contained in the resample (for clusters:
-//! the concatenated mean, i.e. `Σ_c w_c S_c / Σ_c w_c m_c`, item-weighted).
-//!
-//! Nothing of size `B × N` is ever materialised: every resample accumulates the
-//! per-unit sums and counts of all columns in one pass. Resamples run in
-//! parallel with rayon; resample `b` uses its own stream
-//! [`rng::stream`]`(seed, b)`, so results are bit-identical for any thread
-//! count.
-//!
-//! # Intervals
-//! * `percentile` — `[q(α/2), q(1−α/2)]` of the bootstrap distribution.
-//! * `basic` — `[2θ̂ − q(1−α/2), 2θ̂ − q(α/2)]`.
-//! * `bca` — Efron's bias-corrected and accelerated interval with scipy's
-//!   conventions: `ẑ0 = Φ⁻¹((#{θ* < θ̂} + #{θ* ≤ θ̂}) / 2B)` (ties count half),
-//!   acceleration from the jackknife over resampling units, computed in O(U)
-//!   from leave-one-out sums. Degenerate distributions give `NaN` bounds.
-//! * `t` — `θ̂ ± t_{df}·se` with no resampling: `se = sd/√n`, `df = n − 1` for
-//!   the problem bootstrap; CR1 cluster-robust SE with `df = C − 1` for the
-//!   cluster bootstrap.
-//!
-//! **Quantile convention:** Hyndman–Fan type 7 (linear interpolation between
-//! order statistics, `h = (B−1)p`), the default of `numpy.percentile` and of
-//! `scipy.stats.bootstrap`. The bootstrap standard error is the sample standard
-//! deviation (`ddof = 1`) of the replicates, as in scipy.
-//!
-//! Resamples in which a column has no defined value give an undefined
-//! replicate; these are dropped from that column's distribution and counted in
-//! [`ColumnBootstrap::undefined_resamples`].
+//! Multi-metric bootstrap over problems (or clusters of problems); see the
+//! crate-level documentation for the conventions.
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};

@@ -11,8 +11,9 @@
 //! * [`binomial_interval`] — Wilson, Jeffreys, Clopper–Pearson, uniform-prior Bayes.
 //! * [`variance_decomposition`], [`pass1_sampling_variance`],
 //!   [`pass_at_k_sampling_variance`] — within vs between problem variance.
-//! * [`paired_compare`], [`paired_compare_clustered`], [`sign_flip_test`], [`mcnemar`], [`adjust_p_values`],
-//!   [`non_inferiority_verdict`] — comparing two systems.
+//! * [`paired_compare`], [`paired_compare_clustered`], [`sign_flip_test`],
+//!   [`mcnemar`], [`adjust_p_values`], [`non_inferiority_verdict`] — comparing
+//!   two systems.
 //! * [`minimum_detectable_effect`], [`problems_needed`], [`rollouts_vs_problems`] — power.
 //! * [`method_warnings`] — "don't use the CLT with N < a few hundred" and friends.
 //!
@@ -23,6 +24,63 @@
 //! let ci = report.columns[0].interval(CiMethod::Bca);
 //! assert!(ci.lower < 0.65625 && 0.65625 < ci.upper);
 //! ```
+//!
+//! # Bootstrap model
+//! The input is `M` columns of per-problem values, each of length `N`; `NaN`
+//! means "undefined for this problem" and is excluded from that column only.
+//! Each resample draws `U` resampling units with replacement (`U = N` problems,
+//! or `U = C` clusters) and the **same** draw is used for every column, so the
+//! intervals of one report are mutually consistent. The statistic of a column
+//! is the mean over the defined values contained in the resample (for clusters:
+//! the concatenated mean, i.e. `Σ_c w_c S_c / Σ_c w_c m_c`, item-weighted).
+//!
+//! Nothing of size `B × N` is ever materialised: every resample draws `U`
+//! unit indices (Lemire's bounded integers on xoshiro256++), tallies them into
+//! multinomial counts `w_u`, and takes one sequential pass of dot products of
+//! `w` with the per-unit sums (and, for columns with NaN, counts) of all
+//! columns. Memory is O(U·M + B·M). Resamples run in
+//! parallel with rayon; resample `b` uses its own stream
+//! [`rng::stream`]`(seed, b)`, so results are bit-identical for any thread
+//! count.
+//!
+//! # Bootstrap intervals
+//! * `percentile` — `[q(α/2), q(1−α/2)]` of the bootstrap distribution.
+//! * `basic` — `[2θ̂ − q(1−α/2), 2θ̂ − q(α/2)]`.
+//! * `bca` — Efron's bias-corrected and accelerated interval with scipy's
+//!   conventions: `ẑ0 = Φ⁻¹((#{θ* < θ̂} + #{θ* ≤ θ̂}) / 2B)` (ties count half),
+//!   acceleration from the jackknife over resampling units, computed in O(U)
+//!   from leave-one-out sums. Degenerate distributions give `NaN` bounds.
+//! * `t` — `θ̂ ± t_{df}·se` with no resampling: `se = sd/√n`, `df = n − 1` for
+//!   the problem bootstrap; CR1 cluster-robust SE with `df = C − 1` for the
+//!   cluster bootstrap.
+//!
+//! **Quantile convention:** Hyndman–Fan type 7 (linear interpolation between
+//! order statistics, `h = (B−1)p`), the default of `numpy.percentile` and of
+//! `scipy.stats.bootstrap`. The bootstrap standard error is the sample standard
+//! deviation (`ddof = 1`) of the replicates, as in scipy.
+//!
+//! Resamples in which a column has no defined value give an undefined
+//! replicate; these are dropped from that column's distribution and counted in
+//! [`ColumnBootstrap::undefined_resamples`].
+//!
+//! # Non-inferiority
+//! [`non_inferiority_verdict`] takes the **one-sided** bounds of
+//! `delta = candidate − baseline` at the chosen level, i.e. the two-sided
+//! interval at `2·level − 1` (one-sided 95% ⇔ two-sided 90%), see
+//! [`ColumnBootstrap::one_sided_bounds`].
+//!
+//! # Power analysis
+//! Power analysis for comparing two systems on N problems (Miller 2024 §5,
+//! Eq. 9–10; statistics.md §1.5, with the §1.6 errata).
+//!
+//! All functions work with the **per-problem** variance of the paired score
+//! difference (`ω² + σ_A²/K_A + σ_B²/K_B`, Eq. 9), i.e. n·Var(μ̂), not the
+//! variance of the mean (statistics.md §1.6 item 6). For a single system use
+//! the per-problem variance of its score instead.
+//!
+//! # Reproducibility
+//! Record `seed`, `resamples` and [`rng::RNG_SCHEME`] (all in
+//! [`BootstrapReport`]) with any reported interval or permutation p-value.
 
 #![warn(missing_docs)]
 // `!(x > 0.0)` is used on purpose: it rejects NaN as well as non-positive values.
