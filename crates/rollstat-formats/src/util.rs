@@ -25,6 +25,9 @@ pub(crate) struct Rollout {
     pub group: Option<Value>,
     pub subset: Option<Value>,
     pub model: Option<Value>,
+    /// Set when one file holds several evaluations of the same rollouts
+    /// (lm-eval filters, inspect scorers), so they are not duplicates.
+    pub run: Option<Value>,
     pub extra: Vec<(String, Value)>,
 }
 
@@ -55,6 +58,7 @@ impl Rollout {
             ("group", self.group),
             ("subset", self.subset),
             ("model", self.model),
+            ("run", self.run),
         ];
         for (k, v) in fields {
             if let Some(v) = v {

@@ -3,7 +3,8 @@
 //! (one object with `eval`, `results`, `samples`).
 //!
 //! Epochs are rollouts (`rollout = epoch − 1`, `epoch` kept). Each scorer
-//! gives its own set of rows (`scorer` field). Score values: `C` → correct,
+//! gives its own set of rows (`scorer` field; with several scorers, `run` =
+//! scorer so the sets are separate evaluations, not duplicates). Score values: `C` → correct,
 //! `I` → wrong, `P` → wrong with `score: 0.5`, `N` (no answer) → wrong with
 //! `answer: null`; booleans and 0/1 are verdicts; other numbers are kept as
 //! `score` with `correct = score ≥ 1` (inspect's `pass_at` threshold); a
@@ -167,6 +168,9 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
             r.score = numeric;
             r.subset = task.clone();
             r.model = model.clone();
+            if scorers.len() > 1 {
+                r.run = Some(Value::from(scorer.as_str()));
+            }
             r.extra("epoch", Value::from(epoch));
             if !scorer.is_empty() {
                 r.extra("scorer", Value::from(scorer.as_str()));

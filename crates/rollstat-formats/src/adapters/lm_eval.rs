@@ -150,11 +150,21 @@ pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
     }
     let text = input::text(path, bytes, &mut file.warnings);
     let lines = read_jsonl(path, &text, &mut file.warnings, &mut file.bad_lines)?;
+    let filters: BTreeSet<String> = lines
+        .iter()
+        .map(|(_, r)| {
+            r.get("filter")
+                .and_then(Value::as_str)
+                .unwrap_or("none")
+                .to_string()
+        })
+        .collect();
     let ctx = Ctx {
         path,
         task: task.map(Value::from),
         model,
         repeats,
+        multi_filter: filters.len() > 1,
     };
     let mut ungraded = false;
     for (line, rec) in lines {
@@ -182,6 +192,8 @@ struct Ctx<'a> {
     task: Option<Value>,
     model: Option<Value>,
     repeats: Option<u64>,
+    /// Several filters: each filter's rows are a separate `run`.
+    multi_filter: bool,
 }
 
 fn map_line(
@@ -221,6 +233,9 @@ fn map_line(
         r.gold = rec.get("target").cloned();
         r.subset = ctx.task.clone();
         r.model = ctx.model.clone();
+        if ctx.multi_filter {
+            r.run = Some(filter.clone());
+        }
         r.extra("filter", filter.clone());
         if let Some(p) = primary {
             r.extra("metric", Value::from(p));
