@@ -18,7 +18,7 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Every sampled-answer metric for one or more rollout files, with health accounting.
-    Report(ReportArgs),
+    Report(Box<ReportArgs>),
     /// pass@k (and pass^k, G-Pass@k_τ, mG-Pass@k) for one problem with n rollouts, c correct.
     Passk(PasskArgs),
 }
@@ -78,6 +78,31 @@ pub struct ReportArgs {
     /// Include every problem's per-metric values in the report.
     #[arg(long = "per-problem")]
     pub per_problem: bool,
+    #[command(flatten)]
+    pub uncertainty: UncertaintyArgs,
+}
+
+/// Interval options shared by `report` (and later `compare`).
+#[derive(Args, Debug, Clone)]
+pub struct UncertaintyArgs {
+    /// Interval method: bootstrap (percentile over problems), bca, basic, t,
+    /// wilson, jeffreys, clopper-pearson (binomial ones only where each
+    /// problem contributes one 0/1 value), or none.
+    #[arg(long, default_value = "bootstrap", value_name = "METHOD")]
+    pub ci: String,
+    /// Two-sided confidence level.
+    #[arg(long, default_value_t = 0.95)]
+    pub level: f64,
+    /// Bootstrap resamples.
+    #[arg(long, default_value_t = 10_000)]
+    pub resamples: usize,
+    /// Seed of the resampling streams (output is identical for any thread count).
+    #[arg(long, default_value_t = 20_260_729)]
+    pub seed: u64,
+    /// Cluster problems by this field (template, source, subject): CR1 standard
+    /// errors and a bootstrap that resamples whole clusters.
+    #[arg(long = "cluster-by", value_name = "FIELD")]
+    pub cluster_by: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -4,6 +4,7 @@ mod args;
 mod passk;
 mod pipeline;
 mod render;
+mod uncertainty;
 
 use anyhow::Result;
 use args::{Cli, Command};

@@ -3,11 +3,12 @@
 //! library crates together and words the warnings.
 
 use crate::args::ReportArgs;
+use crate::uncertainty::{cluster_ids, Uncertainty};
 use anyhow::{bail, Context, Result};
 use rayon::prelude::*;
 use rollstat_core::aggregate::{default_ks, metric_set, Metric, MetricColumn};
 use rollstat_core::report::{
-    CiConfig, Config, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report, REPORT_SCHEMA,
+    Config, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report, REPORT_SCHEMA,
 };
 use rollstat_core::summary::{summarize, DenominatorPolicy, ProblemSummary};
 use rollstat_core::vote::{AnswerClusterer, ExactClusterer, TiePolicy};
@@ -22,6 +23,7 @@ pub struct Settings {
     pub tie: TiePolicy,
     pub read: ReadOptions,
     pub per_problem: bool,
+    pub uncertainty: Uncertainty,
 }
 
 /// Bad input or usage: exit code 2.
@@ -86,8 +88,10 @@ impl Settings {
                     .map(str::parse::<Dedupe>)
                     .transpose()
                     .map_err(|e| usage(format!("--dedupe: {e}")))?,
+                cluster_by: a.uncertainty.cluster_by.clone(),
             },
             per_problem: a.per_problem,
+            uncertainty: Uncertainty::from_args(&a.uncertainty)?,
         })
     }
 }
@@ -157,11 +161,21 @@ pub fn build_report(collected: Collected, s: &Settings) -> Result<Report> {
     let ks = s.ks.clone().unwrap_or_else(|| default_ks(n_requested));
     let metrics = metric_set(&ks, &s.taus, n_requested);
 
-    let (health, block) = population(&summaries, &metrics, n_requested, s);
+    let clusters = s.read.cluster_by.as_ref().map(|_| {
+        cluster_ids(
+            &problems
+                .iter()
+                .map(|p| p.cluster_value.as_deref())
+                .collect::<Vec<_>>(),
+        )
+    });
+    let (health, block, ci_warnings) =
+        population(&summaries, clusters.as_deref(), &metrics, n_requested, s);
     let mut health = health;
     health.n_bad_lines = bad_lines.len() as u64;
     health.n_duplicate_rollouts = n_duplicate_rollouts;
     health.warnings = warnings(&health, &block, &metrics, &summaries, n_requested);
+    health.warnings.extend(ci_warnings);
     if systems.len() > 1
         && s.read.by.as_deref() != Some("model")
         && s.read.by.as_deref() != Some("run")
@@ -183,14 +197,18 @@ pub fn build_report(collected: Collected, s: &Settings) -> Result<Report> {
             }
         }
         for name in names {
-            let subset: Vec<ProblemSummary> = problems
-                .iter()
-                .zip(&summaries)
-                .filter(|(p, _)| group_name(p.by_value.as_deref()) == name)
-                .map(|(_, sm)| sm.clone())
+            let members: Vec<usize> = (0..problems.len())
+                .filter(|&i| group_name(problems[i].by_value.as_deref()) == name)
                 .collect();
-            let (mut gh, gb) = population(&subset, &metrics, n_requested, s);
+            let subset: Vec<ProblemSummary> =
+                members.iter().map(|&i| summaries[i].clone()).collect();
+            let sub_clusters: Option<Vec<u64>> = clusters
+                .as_ref()
+                .map(|c| members.iter().map(|&i| c[i]).collect());
+            let (mut gh, gb, gw) =
+                population(&subset, sub_clusters.as_deref(), &metrics, n_requested, s);
             gh.warnings = warnings(&gh, &gb, &metrics, &subset, n_requested);
+            gh.warnings.extend(gw);
             groups.insert(
                 name,
                 GroupReport {
@@ -235,12 +253,7 @@ pub fn build_report(collected: Collected, s: &Settings) -> Result<Report> {
             tau: s.taus.iter().map(|(t, _)| *t).collect(),
             n: n_requested,
             n_source,
-            ci: CiConfig {
-                method: "none".into(),
-                level: 0.95,
-                resamples: None,
-                seed: None,
-            },
+            ci: s.uncertainty.config(),
             tie_policy: s.tie,
             denominator_policy: s.denominator,
             answer_clustering: "exact-string (trimmed)".into(),
@@ -261,17 +274,21 @@ fn group_name(v: Option<&str>) -> String {
 
 fn population(
     summaries: &[ProblemSummary],
+    clusters: Option<&[u64]>,
     metrics: &[Metric],
     n_requested: u64,
     s: &Settings,
-) -> (Health, MetricBlock) {
+) -> (Health, MetricBlock, Vec<String>) {
     let columns: Vec<MetricColumn> = metrics
         .par_iter()
         .map(|m| MetricColumn::build(m.clone(), summaries, s.tie))
         .collect();
     let health = Health::from_summaries(summaries, n_requested, s.denominator);
-    let block = MetricBlock::from_columns(&columns, n_requested, s.denominator);
-    (health, block)
+    let mut block = MetricBlock::from_columns(&columns, n_requested, s.denominator);
+    let ci_warnings = s
+        .uncertainty
+        .apply(&columns, summaries, clusters, &mut block);
+    (health, block, ci_warnings)
 }
 
 fn pct(part: u64, whole: u64) -> String {

@@ -351,3 +351,113 @@ fn passk_calculator() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("k = 5 exceeds n = 2"));
 }
+
+/// Intervals come from one seeded resampling per population: the JSON is
+/// byte-identical across runs and thread counts.
+#[test]
+fn bootstrap_report_is_identical_for_any_thread_count() {
+    let run_threads = |t: &str| {
+        bin()
+            .args([
+                "report",
+                "examples/demo.jsonl",
+                "--format",
+                "json",
+                "--resamples",
+                "2000",
+            ])
+            .env("RAYON_NUM_THREADS", t)
+            .current_dir(root())
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let one = run_threads("1");
+    assert_eq!(one, run_threads("2"));
+    assert_eq!(one, run_threads("2"));
+    let r: Value = serde_json::from_slice(&one).unwrap();
+    assert_eq!(r["config"]["ci"]["seed"], 20260729);
+    assert_eq!(r["metrics"]["pass@1"]["method"], "bootstrap");
+    let ci = &r["metrics"]["pass@1"]["ci"];
+    assert!(ci[0].as_f64().unwrap() < 0.375 && 0.375 < ci[1].as_f64().unwrap());
+}
+
+/// `--ci t`: mean ± t_{0.975, N−1} · sd/√N. Demo pass@1: N = 6, se = √(0.125/6),
+/// t_{0.975,5} = 2.5705818366147395 (scipy.stats.t.ppf).
+#[test]
+fn t_interval_and_small_n_warning() {
+    let r = json(&run(&[
+        "report",
+        "examples/demo.jsonl",
+        "--format",
+        "json",
+        "--ci",
+        "t",
+    ]));
+    let se = (0.125f64 / 6.0).sqrt();
+    let half = 2.5705818366147395 * se;
+    let ci = &r["metrics"]["pass@1"]["ci"];
+    assert!(
+        (ci[0].as_f64().unwrap() - (0.375 - half)).abs() < 1e-9,
+        "{ci}"
+    );
+    assert!(
+        (ci[1].as_f64().unwrap() - (0.375 + half)).abs() < 1e-9,
+        "{ci}"
+    );
+    let w = r["health"]["warnings"].to_string();
+    assert!(
+        w.contains("--ci"),
+        "a t interval over 6 problems must warn and name a better method: {w}"
+    );
+}
+
+/// `--ci wilson` on prefix@1 (one 0/1 value per problem: 3 of 6 first
+/// rollouts correct): Wilson 95% for 3/6 is [0.18761, 0.81239]
+/// (statsmodels proportion_confint(3, 6, method="wilson")).
+#[test]
+fn wilson_interval_on_binary_metric() {
+    let r = json(&run(&[
+        "report",
+        "examples/demo.jsonl",
+        "--format",
+        "json",
+        "--ci",
+        "wilson",
+    ]));
+    let ci = &r["metrics"]["prefix@1"]["ci"];
+    assert!((ci[0].as_f64().unwrap() - 0.18761).abs() < 1e-4, "{ci}");
+    assert!((ci[1].as_f64().unwrap() - 0.81239).abs() < 1e-4, "{ci}");
+    assert_eq!(r["metrics"]["prefix@1"]["method"], "wilson");
+    // pass@2 is not 0/1 per problem: it falls back to the bootstrap, and says so.
+    assert_eq!(r["metrics"]["pass@2"]["method"], "bootstrap");
+}
+
+/// `--cluster-by`: inspect's clustered stderr vector — values 0..19 in
+/// clusters i % 4 give CR1 = 0.6454972243679028; here as pass@1 = i/19.
+#[test]
+fn clustered_standard_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let body: String = (0..20)
+        .map(|i| {
+            format!(
+                "{{\"problem\": {i}, \"n\": 19, \"c\": {i}, \"template\": \"t{}\"}}\n",
+                i % 4
+            )
+        })
+        .collect();
+    let f = write(&dir, "clusters.jsonl", &body);
+    let r = json(&run(&[
+        "report",
+        &f,
+        "--format",
+        "json",
+        "--cluster-by",
+        "template",
+        "--ci",
+        "t",
+    ]));
+    let se = r["metrics"]["pass@1"]["stderr"].as_f64().unwrap();
+    assert!((se - 0.6454972243679028 / 19.0).abs() < 1e-12, "{se}");
+    assert_eq!(r["config"]["ci"]["cluster_by"], "template");
+}

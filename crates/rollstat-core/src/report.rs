@@ -78,6 +78,12 @@ pub struct CiConfig {
     pub resamples: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// Random-stream scheme of the resampling, e.g. `xoshiro256++/splitmix64`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rng: Option<String>,
+    /// Field whose values cluster problems (`--cluster-by`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster_by: Option<String>,
 }
 
 /// The configuration that produced the numbers.
@@ -212,6 +218,25 @@ pub struct MetricEntry {
     pub n: u64,
     pub denominator: DenominatorPolicy,
     pub unit: &'static str,
+    /// Between- vs within-problem variance (pass@k metrics, where estimable).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variance: Option<VarianceEntry>,
+}
+
+/// Split of a metric's variance over problems into the part due to which
+/// problems were drawn (between) and the part due to sampling rollouts
+/// (within), so a reader knows whether more rollouts or more problems would
+/// narrow the interval.
+#[derive(Clone, Debug, DeriveSerialize)]
+pub struct VarianceEntry {
+    pub between: f64,
+    pub within: f64,
+    /// `between` or `within`.
+    pub dominant: String,
+    /// What would narrow the interval most.
+    pub advice: String,
+    /// Problems with an estimable within-problem variance.
+    pub n_problems: u64,
 }
 
 /// Metrics (and the ones that could not be computed) for one population.
@@ -261,6 +286,7 @@ impl MetricBlock {
                             } else {
                                 "count"
                             },
+                            variance: None,
                         },
                     );
                 }

@@ -63,6 +63,8 @@ pub struct ReadOptions {
     pub strict: bool,
     /// Keep one of duplicated rollouts instead of failing.
     pub dedupe: Option<Dedupe>,
+    /// Field whose value clusters problems (`--cluster-by`).
+    pub cluster_by: Option<String>,
 }
 
 /// Decides rows that carry `gold` but no `correct`.
@@ -134,6 +136,8 @@ pub struct CollectedProblem {
     pub problem: String,
     pub system: Option<String>,
     pub by_value: Option<String>,
+    /// The `--cluster-by` value.
+    pub cluster_value: Option<String>,
     /// Where the problem was first seen (`path:line`).
     pub origin: String,
     pub data: ProblemData,
@@ -155,6 +159,7 @@ struct Acc {
     problem: String,
     system: Option<String>,
     by_value: Option<String>,
+    cluster_value: Option<String>,
     origin: String,
     /// (index, arrival order, rollout, path:line)
     rollouts: Vec<(u64, u64, Rollout, String)>,
@@ -197,7 +202,7 @@ impl<'g> Collector<'g> {
 
     /// Reads one canonical input.
     pub fn add(&mut self, input: Input) -> Result<(), ReadError> {
-        let rows = input.parse_rows(self.opts.by.as_deref());
+        let rows = input.parse_rows(self.opts.by.as_deref(), self.opts.cluster_by.as_deref());
         let path = input.display_path().to_string();
         self.inputs.push(InputInfo {
             path: path.clone(),
@@ -258,6 +263,7 @@ impl<'g> Collector<'g> {
                 problem: r.problem.clone(),
                 system: r.system.clone(),
                 by_value: r.by_value.clone(),
+                cluster_value: r.cluster_value.clone(),
                 origin: origin.clone(),
                 rollouts: Vec::new(),
                 counts: None,
@@ -390,6 +396,7 @@ impl<'g> Collector<'g> {
                 problem: acc.problem,
                 system: acc.system,
                 by_value: acc.by_value,
+                cluster_value: acc.cluster_value,
                 origin: acc.origin,
                 data,
             });

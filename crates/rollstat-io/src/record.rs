@@ -38,6 +38,8 @@ pub struct Record {
     pub system: Option<String>,
     /// The value of the `--by` field, as text.
     pub by_value: Option<String>,
+    /// The value of the `--cluster-by` field, as text.
+    pub cluster_value: Option<String>,
     pub body: RecordBody,
 }
 
@@ -140,6 +142,15 @@ fn is_truncated(m: &Map<String, Value>) -> bool {
 /// assert_eq!(r.body, RecordBody::Counts { n: 8, c: 2 });
 /// ```
 pub fn parse_record(m: &Map<String, Value>, by: Option<&str>) -> Result<Record, String> {
+    parse_record_with(m, by, None)
+}
+
+/// [`parse_record`] that also reads the `cluster_by` field.
+pub fn parse_record_with(
+    m: &Map<String, Value>,
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+) -> Result<Record, String> {
     let problem = match m.get("problem") {
         None | Some(Value::Null) => {
             return Err("missing `problem` (every row needs a problem id)".into())
@@ -162,6 +173,10 @@ pub fn parse_record(m: &Map<String, Value>, by: Option<&str>) -> Result<Record, 
         (Some(a), Some(b)) => Some(format!("{a}/{b}")),
     };
     let by_value = match by {
+        Some(field) => opt_string(m, field)?,
+        None => None,
+    };
+    let cluster_value = match cluster_by {
         Some(field) => opt_string(m, field)?,
         None => None,
     };
@@ -210,6 +225,7 @@ pub fn parse_record(m: &Map<String, Value>, by: Option<&str>) -> Result<Record, 
         problem,
         system,
         by_value,
+        cluster_value,
         body,
     })
 }

@@ -1,7 +1,7 @@
 //! Raw inputs: bytes from a file or stdin, their format and digest, and
 //! the split into parsed rows.
 
-use crate::record::{parse_record, Record};
+use crate::record::{parse_record_with, Record};
 use crate::ReadError;
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -76,10 +76,14 @@ impl Input {
     }
 
     /// Parses every non-blank row: `(line number, row or reason)`, in input order.
-    pub fn parse_rows(&self, by: Option<&str>) -> Vec<(u64, Result<Record, String>)> {
+    pub fn parse_rows(
+        &self,
+        by: Option<&str>,
+        cluster_by: Option<&str>,
+    ) -> Vec<(u64, Result<Record, String>)> {
         match self.format {
-            InputFormat::Jsonl => parse_jsonl(&self.bytes, by),
-            InputFormat::Csv => parse_csv(&self.bytes, by),
+            InputFormat::Jsonl => parse_jsonl(&self.bytes, by, cluster_by),
+            InputFormat::Csv => parse_csv(&self.bytes, by, cluster_by),
         }
     }
 }
@@ -98,7 +102,11 @@ fn sniff(path: &str, bytes: &[u8]) -> InputFormat {
     }
 }
 
-fn parse_jsonl(bytes: &[u8], by: Option<&str>) -> Vec<(u64, Result<Record, String>)> {
+fn parse_jsonl(
+    bytes: &[u8],
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+) -> Vec<(u64, Result<Record, String>)> {
     // Split into lines first (cheap, memchr), then parse in parallel; the
     // order of rows is kept so rollout indices and --dedupe stay defined.
     let mut lines: Vec<(u64, &[u8])> = Vec::new();
@@ -119,14 +127,18 @@ fn parse_jsonl(bytes: &[u8], by: Option<&str>) -> Vec<(u64, Result<Record, Strin
     lines
         .par_iter()
         .with_min_len(256)
-        .map(|&(no, line)| (no, parse_json_line(line, by)))
+        .map(|&(no, line)| (no, parse_json_line(line, by, cluster_by)))
         .collect()
 }
 
-fn parse_json_line(line: &[u8], by: Option<&str>) -> Result<Record, String> {
+fn parse_json_line(
+    line: &[u8],
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+) -> Result<Record, String> {
     let value: Value = serde_json::from_slice(line).map_err(|e| format!("invalid JSON: {e}"))?;
     match value {
-        Value::Object(m) => parse_record(&m, by),
+        Value::Object(m) => parse_record_with(&m, by, cluster_by),
         other => Err(format!(
             "expected a JSON object per line, found {}",
             json_kind(&other)
@@ -189,7 +201,11 @@ fn csv_cell(column: &str, cell: &str) -> Option<Value> {
     Some(Value::String(cell.to_string()))
 }
 
-fn parse_csv(bytes: &[u8], by: Option<&str>) -> Vec<(u64, Result<Record, String>)> {
+fn parse_csv(
+    bytes: &[u8],
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+) -> Vec<(u64, Result<Record, String>)> {
     let mut rdr = csv::ReaderBuilder::new().flexible(false).from_reader(bytes);
     let headers = match rdr.headers() {
         Ok(h) => h.clone(),
@@ -208,7 +224,7 @@ fn parse_csv(bytes: &[u8], by: Option<&str>) -> Vec<(u64, Result<Record, String>
                         }
                     }
                 }
-                out.push((line, parse_record(&m, by)));
+                out.push((line, parse_record_with(&m, by, cluster_by)));
             }
             Err(e) => {
                 let line = e.position().map(|p| p.line()).unwrap_or(0);
