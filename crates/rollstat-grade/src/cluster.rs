@@ -105,9 +105,18 @@ pub fn canonical_key(answer: &str) -> String {
     let g = Grader::default();
     let p = prepare(answer);
     if p.too_long {
-        return format!("s:{}", canon_string(&answer[..answer.len().min(64)]));
+        return format!("s:{}", canon_string(prefix(answer)));
     }
     key_of(&p, &g)
+}
+
+/// First 64 bytes of `s`, cut on a char boundary.
+fn prefix(s: &str) -> &str {
+    let mut k = s.len().min(64);
+    while !s.is_char_boundary(k) {
+        k -= 1;
+    }
+    &s[..k]
 }
 
 fn find(parent: &mut [usize], mut x: usize) -> usize {
@@ -151,7 +160,7 @@ impl Grader {
             };
             let p = prepare(a);
             let key = if p.too_long {
-                format!("s:{}", canon_string(&a[..a.len().min(64)]))
+                format!("s:{}", canon_string(prefix(a)))
             } else {
                 key_of(&p, self)
             };

@@ -149,7 +149,14 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
             _ => None,
         },
         Expr::Pow(a, b) => match (eval_exact(a, ctx)?, eval_exact(b, ctx)?) {
-            (Some(x), Some(y)) => rat_pow(&x, &y),
+            (Some(x), Some(y)) => {
+                let r = rat_pow(&x, &y);
+                if let Some(r) = &r {
+                    // big results cost work in proportion to their size
+                    ctx.budget.tick(bits(r) / 64)?;
+                }
+                r
+            }
             _ => None,
         },
         Expr::Percent(a) => eval_exact(a, ctx)?.map(|x| match ctx.pct {
@@ -164,7 +171,13 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
             match name.as_str() {
                 "sqrt" => rat_sqrt(&x),
                 "abs" => Some(x.abs()),
-                "fact" => factorial(&x),
+                "fact" => {
+                    let r = factorial(&x);
+                    if let Some(r) = &r {
+                        ctx.budget.tick(bits(r) / 16)?;
+                    }
+                    r
+                }
                 "floor" => Some(BigRational::from_integer(x.floor().to_integer())),
                 "ceil" => Some(BigRational::from_integer(x.ceil().to_integer())),
                 _ => None,

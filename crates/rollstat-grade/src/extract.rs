@@ -99,63 +99,64 @@ struct Span {
     content: String,
 }
 
-/// All `\boxed{..}` / `\fbox{..}` / `\boxed 5` spans.
+/// All `\boxed{..}` / `\fbox{..}` / `\boxed 5` spans (outermost only).
+/// Linear time: a box starting inside an earlier box is skipped before its
+/// braces are matched.
 fn find_boxes(s: &str) -> Vec<Span> {
-    let mut out = Vec::new();
+    let mut starts: Vec<(usize, usize)> = Vec::new();
     for kw in ["\\boxed", "\\fbox"] {
-        for (pos, _) in s.match_indices(kw) {
-            let after = pos + kw.len();
-            let rest = &s[after..];
-            if rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        starts.extend(s.match_indices(kw).map(|(p, _)| (p, kw.len())));
+    }
+    starts.sort_unstable();
+    let mut out: Vec<Span> = Vec::new();
+    let mut last_end = 0usize;
+    for (pos, kwlen) in starts {
+        if pos < last_end {
+            continue;
+        }
+        let after = pos + kwlen;
+        let rest = &s[after..];
+        if rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+            continue;
+        }
+        let ws = rest.len() - rest.trim_start().len();
+        let r2 = &rest[ws..];
+        let span = if r2.starts_with('{') {
+            let open = after + ws;
+            match match_brace(s, open) {
+                Some(close) => Span {
+                    start: pos,
+                    end: close + 1,
+                    content: s[open + 1..close].to_string(),
+                },
+                // unterminated: take the remaining text
+                None => Span {
+                    start: pos,
+                    end: s.len(),
+                    content: s[open + 1..].to_string(),
+                },
+            }
+        } else if ws > 0 {
+            // \boxed 5  : up to whitespace or $
+            let end_rel = r2
+                .find(|c: char| c.is_whitespace() || c == '$')
+                .unwrap_or(r2.len());
+            if end_rel == 0 {
                 continue;
             }
-            let ws = rest.len() - rest.trim_start().len();
-            let r2 = &rest[ws..];
-            if r2.starts_with('{') {
-                let open = after + ws;
-                match match_brace(s, open) {
-                    Some(close) => out.push(Span {
-                        start: pos,
-                        end: close + 1,
-                        content: s[open + 1..close].to_string(),
-                    }),
-                    None => {
-                        // unterminated: take the remaining text
-                        out.push(Span {
-                            start: pos,
-                            end: s.len(),
-                            content: s[open + 1..].to_string(),
-                        })
-                    }
-                }
-            } else if ws > 0 {
-                // \boxed 5  : up to whitespace or $
-                let end_rel = r2
-                    .find(|c: char| c.is_whitespace() || c == '$')
-                    .unwrap_or(r2.len());
-                if end_rel > 0 {
-                    let e = after + ws + end_rel;
-                    out.push(Span {
-                        start: pos,
-                        end: e,
-                        content: s[after + ws..e].to_string(),
-                    });
-                }
+            let e = after + ws + end_rel;
+            Span {
+                start: pos,
+                end: e,
+                content: s[after + ws..e].to_string(),
             }
-        }
+        } else {
+            continue;
+        };
+        last_end = span.end;
+        out.push(span);
     }
-    out.sort_by_key(|b| b.start);
-    // drop boxes nested inside others
-    let mut res: Vec<Span> = Vec::new();
-    for b in out {
-        if let Some(last) = res.last() {
-            if b.start < last.end {
-                continue;
-            }
-        }
-        res.push(b);
-    }
-    res
+    out
 }
 
 fn has_separator(gap: &str) -> bool {
@@ -178,7 +179,7 @@ fn percent_after(s: &str, end: usize) -> bool {
 }
 
 /// Last box, joined with earlier boxes that are adjacent (< 10 characters
-/// apart) or close (< 70 characters) with a separator (`,`, `;`, `and`,
+/// apart, no words in between) or close (< 70 characters) with a separator (`,`, `;`, `and`,
 /// `or`) in between; repeated identical boxes count once.
 fn boxes_answer(s: &str, boxes: &[Span]) -> Option<(String, usize)> {
     let last = boxes.last()?;
@@ -188,7 +189,10 @@ fn boxes_answer(s: &str, boxes: &[Span]) -> Option<(String, usize)> {
         let gap = &s[b.end..cur.start];
         let g = gap.chars().count();
         let content = b.content.trim().to_string();
-        let join = g < 10 || (g < 70 && has_separator(gap));
+        let wordless = gap
+            .split(|c: char| !c.is_ascii_alphabetic())
+            .all(|w| matches!(w, "" | "and" | "or" | "text" | "quad" | "qquad" | "mbox"));
+        let join = (g < 10 && wordless) || (g < 70 && has_separator(gap));
         if !join {
             break;
         }
@@ -218,6 +222,7 @@ pub(crate) fn joined_boxes(s: &str) -> Option<String> {
 fn find_envs(s: &str) -> Vec<Span> {
     let b = s.as_bytes();
     let mut out = Vec::new();
+    let mut unclosed = [false; 4];
     let mut i = 0;
     while i < b.len() {
         let (open_len, close): (usize, &str) = if b[i] == b'\\' && i + 1 < b.len() {
@@ -240,15 +245,21 @@ fn find_envs(s: &str) -> Vec<Span> {
             continue;
         };
         let cstart = i + open_len;
-        // find the closing delimiter, skipping escaped dollars
+        let kind = match close {
+            "\\)" => 0,
+            "\\]" => 1,
+            "$$" => 2,
+            _ => 3,
+        };
+        if unclosed[kind] {
+            i += open_len;
+            continue;
+        }
+        // find the closing delimiter, skipping escaped characters
         let mut j = cstart;
         let mut found = None;
         while j < b.len() {
-            if b[j] == b'\\' && close == "$" {
-                j += 2;
-                continue;
-            }
-            if s[j..].starts_with(close) {
+            if b[j..].starts_with(close.as_bytes()) {
                 found = Some(j);
                 break;
             }
@@ -257,6 +268,10 @@ fn find_envs(s: &str) -> Vec<Span> {
                 continue;
             }
             j += 1;
+        }
+        if found.is_none() {
+            // no closer of this kind anywhere after: never search again
+            unclosed[kind] = true;
         }
         match found {
             Some(j) if j <= b.len() => {
@@ -565,7 +580,8 @@ fn extract_regex(resp: &str, re: &Regex) -> Option<String> {
 ///    *after* the last box; X is cut at `I hope`, a newline or `<|`.
 /// 2. The last `\boxed{…}` / `\fbox{…}` (brace-matched; `\boxed 5`;
 ///    unterminated boxes take the rest of the text), joined with earlier
-///    boxes that are < 10 characters away, or < 70 characters away with
+///    boxes that are < 10 characters away with no words in between, or
+///    < 70 characters away with
 ///    `,` `;` `and` `or` in between (repeated boxes count once), joined by
 ///    `", "`. A `%`/`\%`/`percent`/`pct` right after the box is kept.
 /// 3. `final answer is X` anywhere, then the last `answer:` / `answer is`:

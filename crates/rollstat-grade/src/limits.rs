@@ -6,7 +6,7 @@ pub const MAX_ANSWER_LEN: usize = 4_000;
 /// responses are scanned on their last `MAX_RESPONSE_LEN` bytes only).
 pub const MAX_RESPONSE_LEN: usize = 200_000;
 /// Maximum parser nesting depth.
-pub const MAX_DEPTH: usize = 96;
+pub const MAX_DEPTH: usize = 320;
 /// Maximum number of tokens in one answer.
 pub const MAX_TOKENS: usize = 2_000;
 /// Maximum absolute integer exponent evaluated exactly.
