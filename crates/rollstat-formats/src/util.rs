@@ -43,15 +43,28 @@ impl Rollout {
         self.extra.push((key.to_string(), value));
     }
 
-    pub fn into_map(self) -> Map<String, Value> {
+    pub fn into_map(mut self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("problem".into(), self.problem);
+        // SPEC §2 text fields are scalars. Several acceptable golds keep the
+        // first as `gold` and the list as `golds`; other structures become
+        // their JSON text.
+        let gold = match self.gold.take() {
+            Some(Value::Array(list)) => {
+                let first = list.iter().find(|g| !g.is_null()).cloned().map(scalar);
+                if list.len() > 1 {
+                    self.extra.push(("golds".into(), Value::Array(list)));
+                }
+                first
+            }
+            other => other.map(scalar),
+        };
         let fields = [
             ("rollout", self.rollout.map(Value::from)),
             ("correct", self.correct),
-            ("answer", self.answer),
-            ("gold", self.gold),
-            ("response", self.response),
+            ("answer", self.answer.map(scalar)),
+            ("gold", gold),
+            ("response", self.response.map(scalar)),
             ("finish_reason", self.finish_reason),
             ("output_tokens", self.output_tokens),
             ("score", self.score),
@@ -74,6 +87,14 @@ impl Rollout {
 
 /// A JSONL record with its 1-based line number.
 pub(crate) type Line = (usize, Map<String, Value>);
+
+/// A JSON scalar as is; an array or object as its compact JSON text.
+fn scalar(v: Value) -> Value {
+    match v {
+        Value::Array(_) | Value::Object(_) => Value::String(v.to_string()),
+        other => other,
+    }
+}
 
 /// Parse JSON Lines leniently: blank lines are skipped, a malformed line is
 /// reported in `warnings` as `path:line: reason` and skipped. Returns the
@@ -259,5 +280,46 @@ pub(crate) fn numeric_leaves(prefix: &str, v: &Value, out: &mut Vec<(String, f64
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn rows_keep_spec_order_and_scalar_text_fields() {
+        let mut r = Rollout::new(json!(7));
+        r.extra("filter", json!("none"));
+        r.model = Some(json!("m"));
+        r.gold = Some(json!(["A", "B"]));
+        r.answer = Some(json!({"x": 1}));
+        r.correct = Some(Value::Null);
+        r.rollout = Some(2);
+        let m = r.into_map();
+        let keys: Vec<&str> = m.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            ["problem", "rollout", "correct", "answer", "gold", "model", "filter", "golds"]
+        );
+        assert_eq!(m["gold"], "A");
+        assert_eq!(m["golds"], json!(["A", "B"]));
+        assert_eq!(m["answer"], "{\"x\":1}");
+    }
+
+    #[test]
+    fn verdicts_and_sentinels() {
+        assert_eq!(as_verdict(&json!(1.0)), Some(true));
+        assert_eq!(as_verdict(&json!("No")), Some(false));
+        assert_eq!(as_verdict(&json!(0.5)), None);
+        assert_eq!(
+            answer_or_null(Some(&json!(" [invalid] ")), &["[invalid]"]),
+            Value::Null
+        );
+        assert_eq!(answer_or_null(Some(&json!("")), &[]), Value::Null);
+        assert_eq!(answer_or_null(Some(&json!(3)), &[]), json!(3));
+        assert_eq!(as_index(&json!("4")), Some(4));
+        assert_eq!(as_index(&json!(-1)), None);
     }
 }
