@@ -34,11 +34,26 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
             "re-copy the file; if it uses a codec other than snappy/gzip, build with feature `parquet-zstd` or re-save it",
         )
     };
-    let reader = SerializedFileReader::new(bytes::Bytes::copy_from_slice(bytes)).map_err(bad)?;
-    let mut records = Vec::new();
-    for row in reader.get_row_iter(None).map_err(bad)? {
-        records.push(row.map_err(bad)?.to_json_value());
-    }
+    let decode = || -> Result<Vec<Value>, FormatError> {
+        let reader =
+            SerializedFileReader::new(bytes::Bytes::copy_from_slice(bytes)).map_err(bad)?;
+        let mut records = Vec::new();
+        for row in reader.get_row_iter(None).map_err(bad)? {
+            records.push(row.map_err(bad)?.to_json_value());
+        }
+        Ok(records)
+    };
+    // NB: parquet's row reader can panic on some malformed files; bad input
+    // must be an error naming the file, never a crash.
+    let records =
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)).unwrap_or_else(|_| {
+            Err(FormatError::parse(
+                path,
+                None,
+                "malformed Parquet (the decoder gave up)",
+                "re-copy or re-save the file",
+            ))
+        })?;
     map_records(path, records)
 }
 

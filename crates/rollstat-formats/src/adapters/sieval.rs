@@ -23,6 +23,9 @@ use crate::input;
 use crate::util::{as_index, numeric_leaves, read_jsonl, Rollout};
 use crate::{HarnessAggregate, NativeFile};
 
+/// Rollouts per sample beyond this are not believed (corrupt counts).
+const MAX_ROLLOUTS: u64 = 1 << 20;
+
 fn is_iteration_dir(p: &Path) -> bool {
     p.is_dir()
         && p.file_name()
@@ -256,6 +259,8 @@ fn map_record(
     if n == 0 {
         n = n_hint.unwrap_or(1).max(1);
     }
+    // A corrupt count must not allocate without bound.
+    n = n.min(MAX_ROLLOUTS);
     let offset = rec
         .get("repeat_index")
         .and_then(as_index)
