@@ -417,6 +417,10 @@ fn as_matrix(e: &Expr) -> Option<Vec<Vec<Expr>>> {
             )
         }
         Expr::Mul(v) => {
+            // products build symbolic trees: keep them small
+            if v.iter().filter(|f| contains_matrix(f)).count() > 3 {
+                return None;
+            }
             let mut acc: Option<Vec<Vec<Expr>>> = None;
             let mut scalars = Vec::new();
             for f in v {

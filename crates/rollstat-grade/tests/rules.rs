@@ -33,8 +33,14 @@ fn mcq(s: &str) -> Option<String> {
 
 #[test]
 fn extract_last_boxed_with_nested_braces() {
-    assert_eq!(math("first \\boxed{1} then \\boxed{\\frac{1}{2}}").as_deref(), Some("\\frac{1}{2}"));
-    assert_eq!(math("x = \\boxed{\\sqrt{\\frac{a}{b}}}.").as_deref(), Some("\\sqrt{\\frac{a}{b}}"));
+    assert_eq!(
+        math("first \\boxed{1} then \\boxed{\\frac{1}{2}}").as_deref(),
+        Some("\\frac{1}{2}")
+    );
+    assert_eq!(
+        math("x = \\boxed{\\sqrt{\\frac{a}{b}}}.").as_deref(),
+        Some("\\sqrt{\\frac{a}{b}}")
+    );
     assert_eq!(math("\\fbox{42}").as_deref(), Some("42"));
     assert_eq!(math("so it is \\boxed 5 indeed").as_deref(), Some("5"));
     assert_eq!(math("unterminated \\boxed{3").as_deref(), Some("3"));
@@ -43,8 +49,14 @@ fn extract_last_boxed_with_nested_braces() {
 #[test]
 fn extract_joins_adjacent_boxes() {
     assert_eq!(math("$\\boxed{1}\\boxed{2}$").as_deref(), Some("1, 2"));
-    assert_eq!(math("\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}").as_deref(), Some("(2, 2), (6, 2)"));
-    assert_eq!(math("\\boxed{1} no no no no no \\boxed{2}").as_deref(), Some("2"));
+    assert_eq!(
+        math("\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}").as_deref(),
+        Some("(2, 2), (6, 2)")
+    );
+    assert_eq!(
+        math("\\boxed{1} no no no no no \\boxed{2}").as_deref(),
+        Some("2")
+    );
 }
 
 #[test]
@@ -55,7 +67,10 @@ fn extract_final_answer_phrases() {
     );
     assert_eq!(math("Answer: 17").as_deref(), Some("17"));
     assert_eq!(math("Thus the answer is 12.").as_deref(), Some("12"));
-    assert_eq!(math("Final Answer: The volume of $ABCD$ is 120.").as_deref(), Some("120"));
+    assert_eq!(
+        math("Final Answer: The volume of $ABCD$ is 120.").as_deref(),
+        Some("120")
+    );
     // "final answer is" after the last box wins (Minerva format)
     assert_eq!(
         math("so $x = \\boxed{200}$ ... Final Answer: The final answer is $10,455$. I hope it is correct.")
@@ -66,8 +81,14 @@ fn extract_final_answer_phrases() {
 
 #[test]
 fn extract_latex_delimiters() {
-    assert_eq!(math("we get $x^2$ and finally \\(7\\)").as_deref(), Some("7"));
-    assert_eq!(math("so \\[ \\frac{1}{2} \\]").as_deref(), Some("\\frac{1}{2}"));
+    assert_eq!(
+        math("we get $x^2$ and finally \\(7\\)").as_deref(),
+        Some("7")
+    );
+    assert_eq!(
+        math("so \\[ \\frac{1}{2} \\]").as_deref(),
+        Some("\\frac{1}{2}")
+    );
     assert_eq!(math("values $1$ and $2$").as_deref(), Some("1, 2"));
     assert_eq!(math("a loss of $28$ %").as_deref(), Some("28%"));
 }
@@ -75,8 +96,14 @@ fn extract_latex_delimiters() {
 #[test]
 fn extract_markdown_bold_and_plain_numbers() {
     assert_eq!(math("The result is **73**").as_deref(), Some("73"));
-    assert_eq!(extract_answer("costs $1,234.50 in total", &ExtractMode::Number).as_deref(), Some("1234.50"));
-    assert_eq!(extract_answer("I get 3 then 4, so 5.", &ExtractMode::Number).as_deref(), Some("5"));
+    assert_eq!(
+        extract_answer("costs $1,234.50 in total", &ExtractMode::Number).as_deref(),
+        Some("1234.50")
+    );
+    assert_eq!(
+        extract_answer("I get 3 then 4, so 5.", &ExtractMode::Number).as_deref(),
+        Some("5")
+    );
     assert_eq!(extract_answer("AZYUK2A", &ExtractMode::Number), None);
     assert_eq!(extract_answer("nothing", &ExtractMode::Number), None);
     assert_eq!(extract_answer("", &ExtractMode::Math), None);
@@ -93,7 +120,10 @@ fn extract_mcq_letters() {
     assert_eq!(mcq("I think the answer is (c)").as_deref(), Some("C"));
     assert_eq!(mcq("Answer: $A$").as_deref(), Some("A"));
     assert_eq!(mcq("B").as_deref(), Some("B"));
-    assert_eq!(mcq("Options (A) and (B) fail; only (D) works").as_deref(), Some("D"));
+    assert_eq!(
+        mcq("Options (A) and (B) fail; only (D) works").as_deref(),
+        Some("D")
+    );
     assert_eq!(mcq("ANSWER: None of the above"), None);
     assert_eq!(mcq("I have no idea"), None);
 }
@@ -147,7 +177,10 @@ fn fractions_and_mixed_numbers() {
     yes("-3\\frac12", "-7/2");
     no("\\frac{1}{2004!}", "\\frac{1}{2006!}");
     no("\\frac{1}{2^{99}}", "\\frac{1}{2^{98}}");
-    assert_eq!(is_equivalent("\\frac{2}{4}", "0.5").reason, Reason::ExactRational);
+    assert_eq!(
+        is_equivalent("\\frac{2}{4}", "0.5").reason,
+        Reason::ExactRational
+    );
 }
 
 #[test]
@@ -158,8 +191,14 @@ fn decimals_rounding_policy() {
     no("\\frac{1}{3}", "0.3"); // one decimal is not enough
     no("5", "4.99");
     yes("\\sqrt{17}", "4.123105625617661");
-    assert_eq!(is_equivalent("\\frac{70}{9}", "7.78").reason, Reason::Rounding);
-    let strict = Grader { rounding: false, ..Grader::default() };
+    assert_eq!(
+        is_equivalent("\\frac{70}{9}", "7.78").reason,
+        Reason::Rounding
+    );
+    let strict = Grader {
+        rounding: false,
+        ..Grader::default()
+    };
     assert!(!strict.is_equivalent("\\frac{70}{9}", "7.78").equal);
 }
 
@@ -169,10 +208,16 @@ fn percentages_policy() {
     yes("28\\%", "28 %");
     yes("28\\%", "28");
     no("28\\%", "0.28");
-    let frac = Grader { percent: PercentPolicy::Fraction, ..Grader::default() };
+    let frac = Grader {
+        percent: PercentPolicy::Fraction,
+        ..Grader::default()
+    };
     assert!(frac.is_equivalent("28\\%", "0.28").equal);
     assert!(!frac.is_equivalent("28\\%", "28").equal);
-    let either = Grader { percent: PercentPolicy::Either, ..Grader::default() };
+    let either = Grader {
+        percent: PercentPolicy::Either,
+        ..Grader::default()
+    };
     assert!(either.is_equivalent("28\\%", "0.28").equal);
     assert!(either.is_equivalent("28\\%", "28").equal);
 }
@@ -221,7 +266,10 @@ fn infinity_intervals_unions_sets() {
     yes("(1, +\\infty)", "(1,\\infty)");
     no("[0,1)", "[0,9)");
     no("(0,9)", "[0,9)");
-    yes("[-1, -\\frac{1}{2}) \\cup (1, \\infty)", "[-1, -\\tfrac12) \\cup (1, \\infty)");
+    yes(
+        "[-1, -\\frac{1}{2}) \\cup (1, \\infty)",
+        "[-1, -\\tfrac12) \\cup (1, \\infty)",
+    );
     yes("(1, 2) \\cup (3, 4)", "(3, 4) \\cup (1, 2)");
     yes("\\{1, 2, 3\\}", "\\{3, 2, 1\\}");
     no("\\{1, 2\\}", "\\{1, 2, 3\\}");
@@ -249,13 +297,22 @@ fn tuples_and_lists() {
 
 #[test]
 fn matrices() {
-    yes("\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}", "\\begin{bmatrix}1 & 2 \\\\ 3 & 4\\end{bmatrix}");
-    no("\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}", "\\begin{pmatrix}1 & 2 \\\\ 3 & 5\\end{pmatrix}");
+    yes(
+        "\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}",
+        "\\begin{bmatrix}1 & 2 \\\\ 3 & 4\\end{bmatrix}",
+    );
+    no(
+        "\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}",
+        "\\begin{pmatrix}1 & 2 \\\\ 3 & 5\\end{pmatrix}",
+    );
     yes(
         "\\begin{pmatrix}6 & 8 \\\\ 10 & 12\\end{pmatrix}",
         "\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix} + \\begin{pmatrix}5 & 6 \\\\ 7 & 8\\end{pmatrix}",
     );
-    yes("\\begin{pmatrix}\\frac{1}{2} \\\\ 1\\end{pmatrix}", "\\left[\\begin{array}{c}0.5 \\\\ 1\\end{array}\\right]");
+    yes(
+        "\\begin{pmatrix}\\frac{1}{2} \\\\ 1\\end{pmatrix}",
+        "\\left[\\begin{array}{c}0.5 \\\\ 1\\end{array}\\right]",
+    );
 }
 
 #[test]
@@ -277,8 +334,15 @@ fn equations_and_relations() {
     yes("AB=4,CD=5", "4, 5");
     yes("-2 \\le x \\le 7", "x \\in [-2,7]");
     no("x \\in [-2,7]", "-2 \\le x \\le 7");
-    let lenient = Grader { allow_set_relation_comp: true, ..Grader::default() };
-    assert!(lenient.is_equivalent("x \\in [-2,7]", "-2 \\le x \\le 7").equal);
+    let lenient = Grader {
+        allow_set_relation_comp: true,
+        ..Grader::default()
+    };
+    assert!(
+        lenient
+            .is_equivalent("x \\in [-2,7]", "-2 \\le x \\le 7")
+            .equal
+    );
 }
 
 #[test]
@@ -290,7 +354,10 @@ fn expressions_with_variables() {
     no("(a+5)(b+2)", "(+5)(b+2)");
     no("x^2", "y^2");
     yes("2 \\sin b \\cos a", "2\\cos(a)\\sin(b)");
-    assert_eq!(is_equivalent("(x+1)^2", "x^2+2x+1").reason, Reason::Identity);
+    assert_eq!(
+        is_equivalent("(x+1)^2", "x^2+2x+1").reason,
+        Reason::Identity
+    );
 }
 
 #[test]
@@ -338,7 +405,10 @@ fn grade_uses_answer_or_extraction() {
 fn cluster_equivalent_numbers() {
     let ids = cluster_answers(&[Some("0.5"), Some("1/2"), Some("\\frac{1}{2}"), Some("2")]);
     assert_eq!(ids, vec![Some(0), Some(0), Some(0), Some(1)]);
-    assert_eq!(canonical_key("0.5"), canonical_key("\\frac{1}{2}").replace("q:", "d:"));
+    assert_eq!(
+        canonical_key("0.5"),
+        canonical_key("\\frac{1}{2}").replace("q:", "d:")
+    );
     assert_eq!(canonical_key("1/2"), canonical_key("\\dfrac{1}{2}"));
 }
 
@@ -380,12 +450,17 @@ fn cluster_symbolic_and_sets() {
         Some("x=3"),
         Some("3"),
     ]);
-    assert_eq!(ids, vec![Some(0), Some(0), Some(1), Some(1), Some(2), Some(2)]);
+    assert_eq!(
+        ids,
+        vec![Some(0), Some(0), Some(1), Some(1), Some(2), Some(2)]
+    );
 }
 
 #[test]
 fn cluster_many_answers_is_fast() {
-    let owned: Vec<String> = (0..300).map(|i| format!("\\frac{{{}}}{{7}}", i % 150)).collect();
+    let owned: Vec<String> = (0..300)
+        .map(|i| format!("\\frac{{{}}}{{7}}", i % 150))
+        .collect();
     let answers: Vec<Option<&str>> = owned.iter().map(|s| Some(s.as_str())).collect();
     let t = std::time::Instant::now();
     let ids = cluster_answers(&answers);
