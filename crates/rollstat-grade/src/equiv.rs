@@ -686,10 +686,20 @@ impl<'a> Cmp<'a> {
         }
         let mut reason = Reason::Structural;
         let mut b_hit = vec![false; b.len()];
-        for x in a {
+        // constant scalars are evaluated once, not once per pair
+        let va = self.const_vals(a)?;
+        let vb = self.const_vals(b)?;
+        for (i, x) in a.iter().enumerate() {
             let mut found = false;
             for (j, y) in b.iter().enumerate() {
-                if let Some(r) = self.eq(x, y, depth + 1)? {
+                let r = match (&va[i], &vb[j]) {
+                    (Some(u), Some(v)) => {
+                        self.budget.tick(1)?;
+                        self.cmp_const(u, v)
+                    }
+                    _ => self.eq(x, y, depth + 1)?,
+                };
+                if let Some(r) = r {
                     found = true;
                     b_hit[j] = true;
                     reason = weaker(reason, r);
@@ -704,8 +714,12 @@ impl<'a> Cmp<'a> {
                 continue;
             }
             let mut found = false;
-            for x in a {
-                if self.eq(x, y, depth + 1)?.is_some() {
+            for (i, x) in a.iter().enumerate() {
+                let r = match (&va[i], &vb[j]) {
+                    (Some(u), Some(v)) => self.cmp_const(u, v),
+                    _ => self.eq(x, y, depth + 1)?,
+                };
+                if r.is_some() {
                     found = true;
                     break;
                 }
@@ -715,6 +729,23 @@ impl<'a> Cmp<'a> {
             }
         }
         Ok(Some(reason))
+    }
+
+    /// Values of the constant scalar elements (None for everything else).
+    fn const_vals(&self, v: &[Expr]) -> Result<Vec<Option<ConstVal>>, Exhausted> {
+        let mut out = Vec::with_capacity(v.len());
+        for e in v {
+            let simple = is_scalar(e)
+                && !contains_pm(e)
+                && !(self.g.percent == PercentPolicy::Either && has_percent(e))
+                && !has_symbols(e);
+            out.push(if simple {
+                Some(self.const_val(e, self.pct)?)
+            } else {
+                None
+            });
+        }
+        Ok(out)
     }
 
     fn matrix_eq(&self, a: &[Vec<Expr>], b: &[Vec<Expr>], depth: usize) -> R {
@@ -860,78 +891,87 @@ impl<'a> Cmp<'a> {
         Ok(None)
     }
 
+    /// Value of a constant scalar expression (computed once per element).
+    fn const_val(&self, e: &Expr, pct: PctEval) -> Result<ConstVal, Exhausted> {
+        let empty = HashMap::new();
+        let ctx = Ctx {
+            vars: &empty,
+            pct,
+            budget: &self.budget,
+        };
+        let exact = eval_exact(e, &ctx)?;
+        // the float of an exact value is computed lazily (big values are slow)
+        let float = match &exact {
+            Some(_) => f64::NAN,
+            None => eval_f64(e, &ctx)?,
+        };
+        Ok(ConstVal {
+            exact,
+            float,
+            dec: literal_decimals(e),
+            is_inf: matches!(strip_sign(e), Expr::Const(Const::Inf)),
+        })
+    }
+
+    /// Compare two constant values (exact, rounding, then float tolerance).
+    fn cmp_const(&self, a: &ConstVal, b: &ConstVal) -> Option<Reason> {
+        let dec = match (a.dec, b.dec) {
+            (Some(x), Some(y)) => Some(x.min(y)),
+            (x, y) => x.or(y),
+        };
+        let literal = dec.is_some();
+        let dec = dec.filter(|d| self.g.rounding && *d >= 2);
+        if let (Some(x), Some(y)) = (&a.exact, &b.exact) {
+            if x == y {
+                return Some(Reason::ExactRational);
+            }
+            if let Some(d) = dec {
+                if d <= 60 {
+                    let half = BigRational::new(
+                        BigInt::from(1),
+                        BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize),
+                    );
+                    if (x - y).abs() <= half {
+                        return Some(Reason::Rounding);
+                    }
+                }
+            }
+            if literal && !x.is_zero() && !y.is_zero() {
+                let fx = num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN);
+                let fy = num_traits::ToPrimitive::to_f64(y).unwrap_or(f64::NAN);
+                return close(fx, fy, self.g.rel_tol).then_some(Reason::NumericTolerance);
+            }
+            return None;
+        }
+        let to_f = |c: &ConstVal| match &c.exact {
+            Some(x) => num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN),
+            None => c.float,
+        };
+        let (fa, fb) = (to_f(a), to_f(b));
+        if fa.is_nan() || fb.is_nan() {
+            return None;
+        }
+        if fa.is_infinite() || fb.is_infinite() {
+            // only ∞ == ∞ is accepted (huge finite values overflow too)
+            return (a.is_inf && b.is_inf && fa == fb).then_some(Reason::Structural);
+        }
+        if let Some(d) = dec {
+            let half = 0.5 * 10f64.powi(-(d.min(300) as i32));
+            if (fa - fb).abs() <= half * (1.0 + 1e-9) {
+                return Some(Reason::Rounding);
+            }
+        }
+        close(fa, fb, self.g.rel_tol).then_some(Reason::NumericTolerance)
+    }
+
     fn scalar_eq_pct(&self, g: &Expr, p: &Expr, pct: PctEval) -> R {
         let mut syms = BTreeSet::new();
         free_symbols(g, &mut syms);
         free_symbols(p, &mut syms);
-        let empty = HashMap::new();
         if syms.is_empty() {
-            let ctx = Ctx {
-                vars: &empty,
-                pct,
-                budget: &self.budget,
-            };
-            let dec = match (literal_decimals(g), literal_decimals(p)) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
-            let dec = dec.filter(|d| self.g.rounding && *d >= 2);
-            let eg = eval_exact(g, &ctx)?;
-            let ep = eval_exact(p, &ctx)?;
-            if let (Some(a), Some(b)) = (&eg, &ep) {
-                if a == b {
-                    return Ok(Some(Reason::ExactRational));
-                }
-                if let Some(d) = dec {
-                    if d <= 60 {
-                        let half = BigRational::new(
-                            BigInt::from(1),
-                            BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize),
-                        );
-                        if (a - b).abs() <= half {
-                            return Ok(Some(Reason::Rounding));
-                        }
-                    }
-                }
-                // exact values that differ: a float tolerance only matters
-                // for huge values where rel_tol is meaningful
-                let fa = num_traits::ToPrimitive::to_f64(a).unwrap_or(f64::NAN);
-                let fb = num_traits::ToPrimitive::to_f64(b).unwrap_or(f64::NAN);
-                if dec.is_none() && (a.is_zero() || b.is_zero()) {
-                    return Ok(None);
-                }
-                if literal_decimals(g).is_some() || literal_decimals(p).is_some() {
-                    return Ok(close(fa, fb, self.g.rel_tol).then_some(Reason::NumericTolerance));
-                }
-                return Ok(None);
-            }
-            let fa = match &eg {
-                Some(a) => num_traits::ToPrimitive::to_f64(a).unwrap_or(f64::NAN),
-                None => eval_f64(g, &ctx)?,
-            };
-            let fb = match &ep {
-                Some(b) => num_traits::ToPrimitive::to_f64(b).unwrap_or(f64::NAN),
-                None => eval_f64(p, &ctx)?,
-            };
-            if fa.is_nan() || fb.is_nan() {
-                return Ok(None);
-            }
-            if fa.is_infinite() || fb.is_infinite() {
-                // only ∞ == ∞ is accepted (huge finite values overflow too)
-                let inf_g = matches!(strip_sign(g), Expr::Const(Const::Inf));
-                let inf_p = matches!(strip_sign(p), Expr::Const(Const::Inf));
-                return Ok((inf_g && inf_p && fa == fb).then_some(Reason::Structural));
-            }
-            if let Some(d) = dec {
-                let half = 0.5 * 10f64.powi(-(d.min(300) as i32));
-                if (fa - fb).abs() <= half * (1.0 + 1e-9) {
-                    return Ok(Some(Reason::Rounding));
-                }
-            }
-            return Ok(close(fa, fb, self.g.rel_tol).then_some(Reason::NumericTolerance));
-        }
-        if syms.len() > 24 {
-            return Ok(None);
+            let a = self.const_val(g, pct)?;
+            let b = self.const_val(p, pct)?;
+            return Ok(self.cmp_const(&a, &b));
         }
         // identity testing at pseudo-random points
         let mut pts = Points::new(0x5eed_0002);
@@ -956,6 +996,14 @@ impl<'a> Cmp<'a> {
         }
         Ok((valid >= 3).then_some(Reason::Identity))
     }
+}
+
+/// Cached value of a constant scalar.
+struct ConstVal {
+    exact: Option<BigRational>,
+    float: f64,
+    dec: Option<u32>,
+    is_inf: bool,
 }
 
 fn strip_sign(e: &Expr) -> &Expr {

@@ -99,8 +99,14 @@ fn rat_pow(b: &BigRational, e: &BigRational) -> Option<BigRational> {
             BigRational::one()
         });
     }
-    let p = num_traits::pow(b.clone(), mag as usize);
-    Some(if ei.is_negative() { p.recip() } else { p })
+    // numerator and denominator are coprime: power them separately (no gcd)
+    let n = num_traits::pow(b.numer().clone(), mag as usize);
+    let d = num_traits::pow(b.denom().clone(), mag as usize);
+    Some(if ei.is_negative() {
+        BigRational::new(d, n)
+    } else {
+        BigRational::new_raw(n, d)
+    })
 }
 
 fn factorial(n: &BigRational) -> Option<BigRational> {
@@ -108,14 +114,27 @@ fn factorial(n: &BigRational) -> Option<BigRational> {
         return None;
     }
     let k = n.to_integer().to_u64()?;
-    if k > 3000 {
+    if k > 2500 {
         return None;
     }
-    let mut acc = BigInt::one();
-    for i in 2..=k {
-        acc *= BigInt::from(i);
+    Some(BigRational::from_integer(range_product(1, k + 1)))
+}
+
+/// Product of the integers in `[a, b)` by binary splitting (balanced
+/// operands make big multiplications much faster than a running product).
+fn range_product(a: u64, b: u64) -> BigInt {
+    if b <= a {
+        return BigInt::one();
     }
-    Some(BigRational::from_integer(acc))
+    if b - a <= 16 {
+        let mut acc = BigInt::one();
+        for i in a..b {
+            acc *= BigInt::from(i);
+        }
+        return acc;
+    }
+    let m = a + (b - a) / 2;
+    range_product(a, m) * range_product(m, b)
 }
 
 /// Exact evaluation. `Ok(None)` means "not exactly representable".
@@ -153,7 +172,7 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
                 let r = rat_pow(&x, &y);
                 if let Some(r) = &r {
                     // big results cost work in proportion to their size
-                    ctx.budget.tick(bits(r) / 64)?;
+                    ctx.budget.tick(bits(r) / 2)?;
                 }
                 r
             }
@@ -174,7 +193,7 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
                 "fact" => {
                     let r = factorial(&x);
                     if let Some(r) = &r {
-                        ctx.budget.tick(bits(r) / 16)?;
+                        ctx.budget.tick(bits(r) * 2)?;
                     }
                     r
                 }

@@ -14,6 +14,6 @@ pub const MAX_EXACT_EXPONENT: u64 = 10_000;
 /// Maximum size (bits) of an exactly computed power or factorial.
 pub const MAX_EXACT_BITS: u64 = 100_000;
 /// Work units (evaluated nodes / comparisons) allowed per answer pair.
-pub const MAX_WORK: u64 = 400_000;
+pub const MAX_WORK: u64 = 300_000;
 /// Maximum number of elements compared in one set/list/tuple.
 pub const MAX_ELEMENTS: usize = 256;

@@ -1,0 +1,168 @@
+//! Time per answer pair: `cargo run --release -p rollstat-grade --example bench`.
+//!
+//! Runs every Math-Verify case (from `../shared/cases/`, else the shipped
+//! fixture subset) and a set of adversarial pairs, and prints the typical
+//! (median), p99 and worst time of `extract + is_equivalent` per pair.
+
+use std::time::{Duration, Instant};
+
+use rollstat_grade::{cluster_answers, extract_answer, is_equivalent, ExtractMode};
+
+fn cases() -> Vec<(String, String)> {
+    let shared = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/cases/math_verify_cases.jsonl"
+    );
+    let fixture = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/mv_subset.jsonl"
+    );
+    let text = std::fs::read_to_string(shared)
+        .or_else(|_| std::fs::read_to_string(fixture))
+        .unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|v| {
+            (
+                v["gold"].as_str().unwrap_or("").to_string(),
+                v["pred"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn adversarial() -> Vec<(String, String)> {
+    vec![
+        ("2^{99999999}".into(), "2^{99999998}".into()),
+        ("10^{10^{10^{10}}}".into(), "10^{10^{10^{10}}}+1".into()),
+        ("3000!".into(), "2999! \\cdot 3000".into()),
+        (format!("{}1{}", "{".repeat(30), "}".repeat(30)), "1".into()),
+        (
+            format!("{}1{}", "\\frac{".repeat(30), "}{2}".repeat(30)),
+            "2^{-30}".into(),
+        ),
+        ("(1,2),".repeat(250), "(2,1),".repeat(250)),
+        (
+            (0..256)
+                .map(|i| format!("{i}!"))
+                .collect::<Vec<_>>()
+                .join(","),
+            (0..256)
+                .rev()
+                .map(|i| format!("{i}!"))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        ("x^{x^{x^{x^{x}}}}".into(), "x^{x^{x^{x^{x}}}}+0".into()),
+        (
+            "\\begin{pmatrix}1&2\\\\3&4\\end{pmatrix}^{3}".into(),
+            "\\begin{pmatrix}37&54\\\\81&118\\end{pmatrix}".into(),
+        ),
+        ("1+".repeat(1999) + "1", "2000".into()),
+        ("a".repeat(3999), "b".repeat(3999)),
+        (
+            "lorem ipsum $x$ ".repeat(65_000) + "\\boxed{42}",
+            "42".into(),
+        ),
+        ("\\boxed{".repeat(200_000), "1".into()),
+        (
+            (0..256)
+                .map(|i| format!("7^{{{}}}", 9000 + i))
+                .collect::<Vec<_>>()
+                .join(","),
+            (0..256)
+                .map(|i| format!("7^{{{}}}", 9256 - i))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        (
+            (0..40)
+                .map(|i| format!("{}!", 3000 - i))
+                .collect::<Vec<_>>()
+                .join("+"),
+            (0..40)
+                .map(|i| format!("{}!", 2999 - i))
+                .collect::<Vec<_>>()
+                .join("+"),
+        ),
+        (
+            (0..256)
+                .map(|i| format!("(x+{i})^2"))
+                .collect::<Vec<_>>()
+                .join(","),
+            (0..256)
+                .map(|i| format!("x^2+{}x+{}", 2 * i + 1, i * i))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        (
+            (0..256)
+                .map(|i| format!("\\sqrt{{{}}}", i + 2))
+                .collect::<Vec<_>>()
+                .join(","),
+            (0..256)
+                .map(|i| format!("\\sqrt{{{}}}", i + 3))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+    ]
+}
+
+fn main() {
+    let mut times: Vec<(Duration, String)> = Vec::new();
+    let mut all: Vec<(String, String, bool)> =
+        cases().into_iter().map(|(a, b)| (a, b, true)).collect();
+    all.extend(adversarial().into_iter().map(|(a, b)| (a, b, false)));
+    for (gold, pred, extract) in &all {
+        // warm-up excluded: measure the median of 5 runs per pair
+        let mut runs = Vec::new();
+        for _ in 0..5 {
+            let t = Instant::now();
+            if *extract {
+                let g = extract_answer(gold, &ExtractMode::Math).unwrap_or_else(|| gold.clone());
+                let p = extract_answer(pred, &ExtractMode::Math).unwrap_or_else(|| pred.clone());
+                let _ = is_equivalent(&g, &p);
+            } else {
+                // adversarial answers go straight to the checker
+                let _ = is_equivalent(gold, pred);
+            }
+            runs.push(t.elapsed());
+        }
+        runs.sort();
+        let label: String = format!(
+            "{} | {:?}",
+            gold.chars().take(40).collect::<String>(),
+            is_equivalent(gold, pred).reason
+        );
+        times.push((runs[2], label));
+    }
+    times.sort_by_key(|t| t.0);
+    let n = times.len();
+    let pct = |q: f64| times[((n as f64 - 1.0) * q) as usize].0;
+    println!("pairs: {n}");
+    println!(
+        "median: {:?}  p90: {:?}  p99: {:?}  max: {:?}",
+        pct(0.5),
+        pct(0.9),
+        pct(0.99),
+        times[n - 1].0
+    );
+    for (d, l) in times.iter().rev().take(5) {
+        println!("  slowest {d:?}  {l:?}");
+    }
+    // clustering 300 answers
+    let owned: Vec<String> = (0..300)
+        .map(|i| format!("\\frac{{{}}}{{{}}}", i % 97, 1 + i % 13))
+        .collect();
+    let sym: Vec<String> = (0..300).map(|i| format!("(x+{})^2", i % 60)).collect();
+    for (name, set) in [("numeric", &owned), ("symbolic", &sym)] {
+        let answers: Vec<Option<&str>> = set.iter().map(|s| Some(s.as_str())).collect();
+        let t = Instant::now();
+        let ids = cluster_answers(&answers);
+        let k = ids.iter().flatten().max().map_or(0, |m| m + 1);
+        println!(
+            "cluster 300 {name} answers -> {k} clusters in {:?}",
+            t.elapsed()
+        );
+    }
+}
