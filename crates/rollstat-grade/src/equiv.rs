@@ -737,7 +737,7 @@ impl<'a> Cmp<'a> {
         for e in v {
             let simple = is_scalar(e)
                 && !contains_pm(e)
-                && !(self.g.percent == PercentPolicy::Either && has_percent(e))
+                && (self.g.percent != PercentPolicy::Either || !has_percent(e))
                 && !has_symbols(e);
             out.push(if simple {
                 Some(self.const_val(e, self.pct)?)
