@@ -217,6 +217,19 @@ fn lighteval_parquet_current_and_legacy() {
     assert_rows(&l, "lighteval_legacy");
 }
 
+/// zstd pages need the `parquet-zstd` feature; without it the error says so.
+#[cfg(feature = "parquet")]
+#[test]
+fn lighteval_zstd_pages() {
+    let p = "lighteval/zstd/details_lighteval|mmlu|0_2024-05-01T00-00-00.000000.parquet";
+    if cfg!(feature = "parquet-zstd") {
+        assert_rows(&read_one(p), "lighteval_legacy");
+    } else {
+        let e = read_path(&fixture(p), None).unwrap_err().to_string();
+        assert!(e.contains("parquet-zstd"), "{e}");
+    }
+}
+
 #[cfg(not(feature = "parquet"))]
 #[test]
 fn lighteval_without_feature_says_so() {
