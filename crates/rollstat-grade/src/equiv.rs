@@ -169,7 +169,32 @@ fn strip_text_wrappers(s: &str) -> String {
 pub(crate) fn canon_string(s: &str) -> String {
     let n = normalize(s);
     let n = strip_text_wrappers(&n);
-    let mut c: String = n.chars().filter(|c| !c.is_whitespace()).collect();
+    // drop whitespace, except a single space between two digits ("1 2" != "12")
+    let chars: Vec<char> = n.chars().collect();
+    // next non-whitespace char after each position (one backward pass)
+    let mut next_nonws: Vec<Option<char>> = vec![None; chars.len() + 1];
+    for i in (0..chars.len()).rev() {
+        next_nonws[i] = if chars[i].is_whitespace() {
+            next_nonws[i + 1]
+        } else {
+            Some(chars[i])
+        };
+    }
+    let mut c = String::with_capacity(n.len());
+    for (i, ch) in chars.iter().enumerate() {
+        if ch.is_whitespace() {
+            let prev = c.chars().next_back();
+            let next = next_nonws[i + 1];
+            if prev.is_some_and(|p| p.is_ascii_digit())
+                && next.is_some_and(|x| x.is_ascii_digit())
+                && !c.ends_with(' ')
+            {
+                c.push(' ');
+            }
+        } else {
+            c.push(*ch);
+        }
+    }
     while c.ends_with('.') {
         c.pop();
     }

@@ -149,6 +149,20 @@ fn whole_number_rewrite(s: &str) -> Option<String> {
     if is_thousands_number(t, ' ') {
         return Some(t.replace(' ', ""));
     }
+    // plain mixed number: `4 4/9` = 40/9, `-3 1/2` = -7/2
+    let digits = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    let (sign, body) = match t.strip_prefix('-') {
+        Some(b) => ("-", b),
+        None => ("", t),
+    };
+    let parts: Vec<&str> = body.split_whitespace().collect();
+    if parts.len() == 2 {
+        if let Some((b, c)) = parts[1].split_once('/') {
+            if digits(parts[0]) && digits(b) && digits(c) && c.bytes().any(|x| x != b'0') {
+                return Some(format!("{sign}({}+{b}/{c})", parts[0]));
+            }
+        }
+    }
     // decimal comma: -?\d+,\d+ where the fraction is not a 3-digit group,
     // or the integer part is a single 0.
     let u = t.strip_prefix('-').unwrap_or(t);

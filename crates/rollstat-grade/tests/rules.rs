@@ -175,6 +175,9 @@ fn fractions_and_mixed_numbers() {
     yes("-10/9", "-\\frac{10}{9}");
     yes("2\\frac{1}{2}", "5/2");
     yes("-3\\frac12", "-7/2");
+    yes("4 4/9", "\\frac{40}{9}");
+    yes("-4 4/9", "-40/9");
+    no("1 2", "12");
     no("\\frac{1}{2004!}", "\\frac{1}{2006!}");
     no("\\frac{1}{2^{99}}", "\\frac{1}{2^{98}}");
     assert_eq!(
@@ -366,6 +369,16 @@ fn ratios_and_text() {
     no("12:00", "1:00");
     yes("\\text{odd}", "odd");
     no("\\text{even}", "\\text{odd}");
+}
+
+#[test]
+fn nesting_within_limits_parses() {
+    let deep = format!("{}1{}", "{".repeat(30), "}".repeat(30));
+    yes(&deep, "1");
+    let deep = format!("{}2{}", "\\sqrt{".repeat(20), "}".repeat(20));
+    assert!(is_equivalent(&deep, &deep.clone()).equal);
+    let too_deep = format!("{}1{}", "(".repeat(500), ")".repeat(500));
+    assert_eq!(is_equivalent(&too_deep, "2").reason, Reason::LimitExceeded);
 }
 
 #[test]
