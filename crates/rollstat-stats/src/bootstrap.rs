@@ -464,21 +464,44 @@ fn resample_stats(
     resamples: usize,
     seed: u64,
 ) -> Vec<f64> {
+    // Units with identical (sums, counts) rows are interchangeable: a
+    // resample only needs how many draws fell on each *type*. Metrics of
+    // n-rollout problems take few distinct values (pass@k depends on c
+    // alone), so T ≪ U and each resample costs O(U + T·M) instead of
+    // O(U·M). The draws themselves are unchanged, so the resampled
+    // problems are exactly those of the uncompressed scheme.
+    let mut type_of = vec![0u32; u];
+    let mut rows: Vec<usize> = Vec::new(); // representative unit of each type
+    {
+        let mut seen: std::collections::HashMap<Vec<u64>, u32> = std::collections::HashMap::new();
+        for (i, t) in type_of.iter_mut().enumerate() {
+            let key: Vec<u64> = (0..m)
+                .flat_map(|k| [sums[i * m + k].to_bits(), counts[i * m + k].to_bits()])
+                .collect();
+            let next = rows.len() as u32;
+            *t = *seen.entry(key).or_insert_with(|| {
+                rows.push(i);
+                next
+            });
+        }
+    }
+    let ut = rows.len();
     // Columns without NaN share one denominator: the number of problems in the
-    // resample (Σ_i w_i·size_i). Only columns with NaN need their own counts.
-    let sizes: Vec<f64> = (0..u)
-        .map(|i| (0..m).map(|k| counts[i * m + k]).fold(0.0, f64::max))
+    // resample (Σ_t w_t·size_t). Only columns with NaN need their own counts.
+    let sizes: Vec<f64> = rows
+        .iter()
+        .map(|&i| (0..m).map(|k| counts[i * m + k]).fold(0.0, f64::max))
         .collect();
     // Column-major copies for sequential dot products.
     let sums_cm: Vec<Vec<f64>> = (0..m)
-        .map(|k| (0..u).map(|i| sums[i * m + k]).collect())
+        .map(|k| rows.iter().map(|&i| sums[i * m + k]).collect())
         .collect();
     let mut own = vec![None; m];
     let mut counts_cm: Vec<Vec<f64>> = Vec::new();
     for (k, o) in own.iter_mut().enumerate() {
-        if (0..u).any(|i| counts[i * m + k] != sizes[i]) {
+        if (0..ut).any(|t| counts[rows[t] * m + k] != sizes[t]) {
             *o = Some(counts_cm.len());
-            counts_cm.push((0..u).map(|i| counts[i * m + k]).collect());
+            counts_cm.push(rows.iter().map(|&i| counts[i * m + k]).collect());
         }
     }
     let mut out = vec![0.0; resamples * m];
@@ -488,14 +511,14 @@ fn resample_stats(
             // Multinomial counts w_i of each unit in the resample (from U
             // index draws), then one sequential dot product per column:
             // O(U·(1 + M)) per resample, cache-friendly for large U.
-            let mut w = vec![0u32; u];
-            let mut wf = vec![0.0f64; u];
+            let mut w = vec![0u32; ut];
+            let mut wf = vec![0.0f64; ut];
             for (j, row) in chunk.chunks_mut(m).enumerate() {
                 let b = (ci * CHUNK + j) as u64;
                 let mut r = rng::stream(seed, b);
                 w.fill(0);
                 for _ in 0..u {
-                    w[rng::bounded(&mut r, u as u64) as usize] += 1;
+                    w[type_of[rng::bounded(&mut r, u as u64) as usize] as usize] += 1;
                 }
                 for (f, &c) in wf.iter_mut().zip(&w) {
                     *f = c as f64;
