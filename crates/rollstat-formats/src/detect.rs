@@ -101,8 +101,8 @@ impl<'a> Probe<'a> {
         self.first.as_ref().and_then(Value::as_object)
     }
 
-    fn missing(&self, what: &str, keys: &[&str]) -> String {
-        let rec = if self.keys_scanned {
+    fn record_name(&self) -> &'static str {
+        if self.keys_scanned {
             "the head"
         } else if self.is_array {
             "the first array element"
@@ -110,16 +110,54 @@ impl<'a> Probe<'a> {
             "the first line"
         } else {
             "the JSON object"
+        }
+    }
+
+    /// `the first line lacks "resps"`: names only the keys that are absent.
+    fn missing(&self, what: &str, keys: &[&str]) -> String {
+        let rec = self.record_name();
+        if what.starts_with("key") {
+            let absent: Vec<&str> = keys.iter().copied().filter(|k| !self.has(k)).collect();
+            format!("{rec} lacks {}", quote_list(&absent, ", "))
+        } else {
+            format!("{rec} has no {what} {}", quote_list(keys, "/"))
+        }
+    }
+
+    /// What the content looked like, for the "tried: …" error.
+    pub fn describe(&self) -> String {
+        let kind = if self.bytes.is_empty() {
+            return "the file is empty".into();
+        } else if self.first.is_none() && !self.keys_scanned {
+            return "no JSON value at the start".into();
+        } else if self.is_array {
+            "a JSON array whose first element has keys"
+        } else if self.is_jsonl {
+            "JSON Lines whose first line has keys"
+        } else if self.keys_scanned {
+            "truncated JSON with keys"
+        } else {
+            "a JSON object with keys"
         };
-        format!("{rec} has no {what} {}", quote_list(keys))
+        let mut keys: Vec<&str> = match self.first_obj() {
+            Some(m) => m.keys().map(String::as_str).collect(),
+            None => self.keys.iter().map(String::as_str).collect(),
+        };
+        let more = keys.len().saturating_sub(12);
+        keys.truncate(12);
+        let mut out = format!("{kind} {}", keys.join(", "));
+        if more > 0 {
+            out.push_str(&format!(", … ({more} more)"));
+        }
+        out
     }
 }
 
-fn quote_list(keys: &[&str]) -> String {
+fn quote_list(keys: &[&str], sep: &str) -> String {
     keys.iter()
         .map(|k| format!("\"{k}\""))
         .collect::<Vec<_>>()
-        .join("/")
+        .join(sep)
 }
 
 fn skip_ws(b: &[u8]) -> usize {
@@ -401,6 +439,7 @@ pub(crate) fn detect_among(
     }
     Err(DetectError {
         path: path.to_path_buf(),
+        seen: probe.describe(),
         tried,
     })
 }

@@ -18,6 +18,9 @@ pub struct Rejection {
 pub struct DetectError {
     /// The file that was looked at.
     pub path: PathBuf,
+    /// What the content looked like (`a JSON array whose first element has
+    /// keys idx, ys, …`).
+    pub seen: String,
     /// Every format tried, in order, with the reason it was rejected.
     pub tried: Vec<Rejection>,
 }
@@ -26,8 +29,9 @@ impl fmt::Display for DetectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: unrecognised input format; tried: ",
-            self.path.display()
+            "{}: unrecognised input format ({}); tried: ",
+            self.path.display(),
+            self.seen
         )?;
         for (i, r) in self.tried.iter().enumerate() {
             if i > 0 {

@@ -310,7 +310,7 @@ fn unknown_file_lists_every_format_tried() {
     let msg = e.to_string();
     assert!(
         msg.starts_with(&format!(
-            "{}: unrecognised input format; tried: ",
+            "{}: unrecognised input format (a JSON object with keys hello, items); tried: ",
             p.display()
         )),
         "{msg}"

@@ -247,7 +247,7 @@ fn replica_period(entries: &[(u64, &Map<String, Value>)]) -> usize {
         return total.max(1);
     }
     for n in 1..total {
-        if total % n == 0 && (n..total).all(|i| prompts[i] == prompts[i % n]) {
+        if total.is_multiple_of(n) && (n..total).all(|i| prompts[i] == prompts[i % n]) {
             return n;
         }
     }
