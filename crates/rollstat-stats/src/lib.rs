@@ -11,7 +11,8 @@
 //! * [`binomial_interval`] — Wilson, Jeffreys, Clopper–Pearson, uniform-prior Bayes.
 //! * [`variance_decomposition`], [`pass1_sampling_variance`],
 //!   [`pass_at_k_sampling_variance`] — within vs between problem variance.
-//! * [`paired_compare`], [`paired_compare_clustered`], [`sign_flip_test`],
+//! * [`paired_compare`], [`paired_compare_clustered`], [`sign_flip`] (exact
+//!   when every sign pattern fits the budget), [`sign_flip_test`],
 //!   [`mcnemar`], [`adjust_p_values`], [`non_inferiority_verdict`] — comparing
 //!   two systems.
 //! * [`minimum_detectable_effect`], [`problems_needed`], [`rollouts_vs_problems`] — power.
@@ -106,8 +107,8 @@ pub use cluster::{clustered_se, ClusteredSe};
 pub use error::{Result, StatsError};
 pub use paired::{
     adjust_p_values, mcnemar, mcnemar_from_outcomes, non_inferiority_verdict, paired_compare,
-    paired_compare_clustered, sign_flip_test, McNemar, NonInferiority, PAdjust, PairedComparison,
-    PairedConfig, Verdict,
+    paired_compare_clustered, sign_flip, sign_flip_test, McNemar, NonInferiority, PAdjust,
+    PairedComparison, PairedConfig, SignFlip, Verdict, MAX_EXACT_SIGN_FLIP,
 };
 pub use power::{
     minimum_detectable_effect, paired_difference_variance, problems_needed, rollouts_vs_problems,

@@ -325,6 +325,85 @@ pub fn sign_flip_test(d: &[f64], permutations: usize, seed: u64) -> Result<f64> 
     Ok((count as f64 + 1.0) / (permutations as f64 + 1.0))
 }
 
+/// Result of [`sign_flip`].
+///
+/// ```
+/// let r = rollstat_stats::sign_flip(&[1.0, 1.0, 1.0, 0.0], 10_000, 7).unwrap();
+/// assert!(r.exact && r.p == 0.25); // 2 of the 2³ sign patterns reach |Σ| = 3
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct SignFlip {
+    /// Two-sided p-value.
+    pub p: f64,
+    /// Whether every sign pattern was enumerated (`p = count / 2^m`), or
+    /// `permutations` random patterns were drawn (`p = (r+1)/(R+1)`).
+    pub exact: bool,
+    /// Number of sign patterns evaluated: `2^m` (exact) or R.
+    pub patterns: u64,
+}
+
+/// Largest number of nonzero differences that [`sign_flip`] enumerates
+/// exactly (2^20 ≈ 10⁶ patterns).
+pub const MAX_EXACT_SIGN_FLIP: u32 = 20;
+
+/// Two-sided paired sign-flip test that is **exact** when it can be: with
+/// `m` nonzero differences (zeros do not change under a flip) and
+/// `2^m ≤ permutations` (and `m ≤ 20`), every sign pattern is enumerated and
+/// `p = #{|Σ s_i d_i| ≥ |Σ d_i|} / 2^m` — the exact permutation p-value, as
+/// `scipy.stats.permutation_test` gives when `n_resamples` covers all
+/// patterns. Otherwise it is [`sign_flip_test`] with R = `permutations`
+/// random patterns. On 0/±1 differences the exact value equals McNemar's
+/// exact p.
+///
+/// ```
+/// use rollstat_stats::{sign_flip, mcnemar};
+/// // 4 problems only A solves, 1 only B solves, 3 ties
+/// let d = [-1.0, -1.0, -1.0, -1.0, 1.0, 0.0, 0.0, 0.0];
+/// let r = sign_flip(&d, 10_000, 1).unwrap();
+/// assert_eq!(r.p, 0.375); // 12 of 32 patterns: 0, 1, 4 or 5 plus signs
+/// assert!((r.p - mcnemar(4, 1).p_exact).abs() < 1e-12);
+/// assert_eq!(r.patterns, 32);
+/// ```
+pub fn sign_flip(d: &[f64], permutations: usize, seed: u64) -> Result<SignFlip> {
+    if d.is_empty() {
+        return Err(StatsError::Empty("no differences"));
+    }
+    if d.iter().any(|v| !v.is_finite()) {
+        return Err(StatsError::InvalidArgument("non-finite difference".into()));
+    }
+    let nonzero: Vec<f64> = d.iter().copied().filter(|&v| v != 0.0).collect();
+    let m = nonzero.len() as u32;
+    if m <= MAX_EXACT_SIGN_FLIP && (1u64 << m) <= permutations as u64 {
+        let observed: f64 = nonzero.iter().sum::<f64>().abs();
+        let tol = 1e-12 * nonzero.iter().map(|v| v.abs()).sum::<f64>();
+        let total = 1u64 << m;
+        let mut hits = 0u64;
+        for mask in 0..total {
+            let mut s = 0.0;
+            for (i, &v) in nonzero.iter().enumerate() {
+                if mask >> i & 1 == 1 {
+                    s -= v;
+                } else {
+                    s += v;
+                }
+            }
+            if s.abs() >= observed - tol {
+                hits += 1;
+            }
+        }
+        return Ok(SignFlip {
+            p: hits as f64 / total as f64,
+            exact: true,
+            patterns: total,
+        });
+    }
+    Ok(SignFlip {
+        p: sign_flip_test(d, permutations, seed)?,
+        exact: false,
+        patterns: permutations as u64,
+    })
+}
+
 /// McNemar's test on the discordant pairs of a paired binary outcome.
 ///
 /// ```
