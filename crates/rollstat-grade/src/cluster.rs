@@ -2,10 +2,8 @@
 
 use std::collections::HashMap;
 
-use num_traits::Zero;
-
 use crate::equiv::{canon_string, prepare, Grader, Prepared};
-use crate::eval::{eval_exact, free_symbols, Budget, Ctx, PctEval};
+use crate::eval::{eval_exact, eval_surd, free_symbols, Budget, Ctx, PctEval};
 use crate::parse::{Expr, Num};
 
 /// Placeholder strings that graders emit when nothing was extracted.
@@ -71,15 +69,20 @@ fn key_of(p: &Prepared, grader: &Grader) -> String {
                 budget: &budget,
             };
             let has_pct = crate::equiv_has_percent(e);
-            if let Ok(Some(q)) = eval_exact(e, &ctx) {
-                if !(has_pct && grader.percent == crate::PercentPolicy::Either) {
+            if !(has_pct && grader.percent == crate::PercentPolicy::Either) {
+                if let Ok(Some(q)) = eval_exact(e, &ctx) {
                     let tag = if has_decimal_literal(e) { "d" } else { "q" };
-                    let q = if q.is_zero() {
-                        num_rational::BigRational::zero()
-                    } else {
-                        q
-                    };
                     return format!("{tag}:{}/{}", q.numer(), q.denom());
+                }
+                if !has_decimal_literal(e) {
+                    if let Ok(Some(s)) = eval_surd(e, &ctx) {
+                        // canonical radical form: Σ c·√k
+                        let terms: Vec<String> = s
+                            .iter()
+                            .map(|(k, c)| format!("{}/{}*r{k}", c.numer(), c.denom()))
+                            .collect();
+                        return format!("r:{}", terms.join("+"));
+                    }
                 }
             }
         }
@@ -91,6 +94,8 @@ fn key_of(p: &Prepared, grader: &Grader) -> String {
 ///
 /// Exact numbers map to `q:NUM/DEN` (so `0.5`, `1/2` and `\frac{1}{2}`
 /// share `q:1/2`; decimals that may also match by rounding get `d:`),
+/// exact radicals to their canonical form `r:…` (`\sqrt{8}` and
+/// `2\sqrt{2}` share a key),
 /// everything else to `s:` plus a normalized string. Junk answers give `""`.
 ///
 /// ```
@@ -177,7 +182,8 @@ impl Grader {
         let mut parent: Vec<usize> = (0..n).collect();
         for i in 0..n {
             for j in (i + 1)..n {
-                if keys[i].starts_with("q:") && keys[j].starts_with("q:") {
+                let exact = |k: &str| k.starts_with("q:") || k.starts_with("r:");
+                if exact(&keys[i]) && exact(&keys[j]) {
                     continue; // distinct exact numbers are never equivalent
                 }
                 if find(&mut parent, i) == find(&mut parent, j) {

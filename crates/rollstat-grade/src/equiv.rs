@@ -6,7 +6,9 @@ use num_bigint::BigInt;
 use num_rational::BigRational;
 use num_traits::{Signed, Zero};
 
-use crate::eval::{eval_exact, eval_f64, free_symbols, Budget, Ctx, Exhausted, PctEval, Points};
+use crate::eval::{
+    eval_exact, eval_f64, eval_surd, free_symbols, Budget, Ctx, Exhausted, PctEval, Points, Surd,
+};
 use crate::extract::joined_boxes;
 use crate::limits::{MAX_ANSWER_LEN, MAX_ELEMENTS};
 use crate::parse::{normalize, parse_answer, Const, Expr, ParseError, RelOp};
@@ -35,6 +37,9 @@ pub enum Reason {
     Structural,
     /// Equal as exact big rationals.
     ExactRational,
+    /// Equal as exact sums of rational multiples of square roots
+    /// (`\sqrt{8}` = `2\sqrt{2}`, `\frac{1}{\sqrt{3}}` = `\frac{\sqrt3}{3}`).
+    ExactRadical,
     /// A decimal literal is a correct rounding of the other (exact) value to
     /// the number of decimals written (at least 2).
     Rounding,
@@ -925,6 +930,10 @@ impl<'a> Cmp<'a> {
             budget: &self.budget,
         };
         let exact = eval_exact(e, &ctx)?;
+        let surd = match &exact {
+            Some(_) => None,
+            None => eval_surd(e, &ctx)?,
+        };
         // the float of an exact value is computed lazily (big values are slow)
         let float = match &exact {
             Some(_) => f64::NAN,
@@ -932,6 +941,7 @@ impl<'a> Cmp<'a> {
         };
         Ok(ConstVal {
             exact,
+            surd,
             float,
             dec: literal_decimals(e),
             is_inf: matches!(strip_sign(e), Expr::Const(Const::Inf)),
@@ -967,6 +977,29 @@ impl<'a> Cmp<'a> {
                 return close(fx, fy, self.g.rel_tol).then_some(Reason::NumericTolerance);
             }
             return None;
+        }
+        // exact radicals: canonical forms decide unless a decimal literal
+        // asks for rounding
+        let as_surd = |c: &ConstVal| -> Option<Surd> {
+            match (&c.exact, &c.surd) {
+                (Some(q), _) => {
+                    let mut s = Surd::new();
+                    if !q.is_zero() {
+                        s.insert(1, q.clone());
+                    }
+                    Some(s)
+                }
+                (None, Some(s)) => Some(s.clone()),
+                _ => None,
+            }
+        };
+        if let (Some(x), Some(y)) = (as_surd(a), as_surd(b)) {
+            if x == y {
+                return Some(Reason::ExactRadical);
+            }
+            if !literal {
+                return None;
+            }
         }
         let to_f = |c: &ConstVal| match &c.exact {
             Some(x) => num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN),
@@ -1026,6 +1059,8 @@ impl<'a> Cmp<'a> {
 /// Cached value of a constant scalar.
 struct ConstVal {
     exact: Option<BigRational>,
+    /// Canonical radical form when the value is irrational but in Q(√·).
+    surd: Option<Surd>,
     float: f64,
     dec: Option<u32>,
     is_inf: bool,
@@ -1045,6 +1080,7 @@ fn weaker(a: Reason, b: Reason) -> Reason {
             Reason::String => 0,
             Reason::Structural => 1,
             Reason::ExactRational => 2,
+            Reason::ExactRadical => 2,
             Reason::Rounding => 4,
             Reason::NumericTolerance => 3,
             Reason::Identity => 5,

@@ -412,3 +412,200 @@ impl Points {
         0.35 + (x >> 11) as f64 / (1u64 << 53) as f64 * 2.5
     }
 }
+
+/// Exact value in Q(√k₁, √k₂, …): a sum Σ cₖ·√k over distinct squarefree
+/// radicands k (key 1 is the rational part). Because square roots of
+/// distinct squarefree integers are linearly independent over Q, this form
+/// is canonical: two values are equal iff their maps are equal.
+pub(crate) type Surd = std::collections::BTreeMap<u64, BigRational>;
+
+/// Largest radicand (numerator·denominator) factored for a surd.
+const MAX_RADICAND: u64 = 10_000_000_000;
+/// Largest number of terms kept in a surd.
+const MAX_SURD_TERMS: usize = 32;
+
+fn surd_of(q: BigRational) -> Surd {
+    let mut s = Surd::new();
+    if !q.is_zero() {
+        s.insert(1, q);
+    }
+    s
+}
+
+fn surd_rational(s: &Surd) -> Option<BigRational> {
+    match s.len() {
+        0 => Some(BigRational::zero()),
+        1 => s.get(&1).cloned(),
+        _ => None,
+    }
+}
+
+fn gcd_u64(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        let t = a % b;
+        a = b;
+        b = t;
+    }
+    a
+}
+
+fn surd_add(mut a: Surd, b: &Surd) -> Surd {
+    for (k, c) in b {
+        let e = a.entry(*k).or_insert_with(BigRational::zero);
+        *e += c;
+        if e.is_zero() {
+            a.remove(k);
+        }
+    }
+    a
+}
+
+fn surd_mul(a: &Surd, b: &Surd) -> Option<Surd> {
+    let mut out = Surd::new();
+    for (k1, c1) in a {
+        for (k2, c2) in b {
+            // √k1·√k2 = g·√((k1/g)(k2/g)) with g = gcd(k1, k2); the product
+            // of the cofactors is again squarefree.
+            let g = gcd_u64(*k1, *k2);
+            let k = (k1 / g).checked_mul(k2 / g)?;
+            let c = c1 * c2 * BigRational::from_integer(BigInt::from(g));
+            let e = out.entry(k).or_insert_with(BigRational::zero);
+            *e += c;
+            if e.is_zero() {
+                out.remove(&k);
+            }
+        }
+    }
+    (out.len() <= MAX_SURD_TERMS).then_some(out)
+}
+
+/// √q for a non-negative rational q, as s·√k / d.
+fn surd_sqrt(q: &BigRational) -> Option<Surd> {
+    if q.is_negative() {
+        return None;
+    }
+    if q.is_zero() {
+        return Some(Surd::new());
+    }
+    let m = (q.numer() * q.denom()).to_u64()?;
+    if m > MAX_RADICAND {
+        return None;
+    }
+    // m = s²·k with k squarefree (trial division; m ≤ 1e10 so p ≤ 1e5)
+    let (mut rest, mut s, mut k) = (m, 1u64, 1u64);
+    let mut p = 2u64;
+    while p * p <= rest {
+        let mut e = 0;
+        while rest % p == 0 {
+            rest /= p;
+            e += 1;
+        }
+        for _ in 0..e / 2 {
+            s *= p;
+        }
+        if e % 2 == 1 {
+            k *= p;
+        }
+        p += if p == 2 { 1 } else { 2 };
+    }
+    k *= rest;
+    let c = BigRational::new(BigInt::from(s), q.denom().clone());
+    let mut out = Surd::new();
+    out.insert(k, c);
+    Some(out)
+}
+
+/// Exact evaluation in Q(√·); `Ok(None)` when not representable.
+pub(crate) fn eval_surd(e: &Expr, ctx: &Ctx) -> Result<Option<Surd>, Exhausted> {
+    ctx.budget.tick(1)?;
+    Ok(match e {
+        Expr::Num(n) => Some(surd_of(n.val.clone())),
+        Expr::Add(v) => {
+            let mut acc = Surd::new();
+            for t in v {
+                match eval_surd(t, ctx)? {
+                    Some(x) => acc = surd_add(acc, &x),
+                    None => return Ok(None),
+                }
+            }
+            (acc.len() <= MAX_SURD_TERMS).then_some(acc)
+        }
+        Expr::Mul(v) => {
+            let mut acc = surd_of(BigRational::one());
+            for t in v {
+                let x = match eval_surd(t, ctx)? {
+                    Some(x) => x,
+                    None => return Ok(None),
+                };
+                ctx.budget.tick((acc.len() * x.len()) as u64)?;
+                match surd_mul(&acc, &x) {
+                    Some(p) => acc = p,
+                    None => return Ok(None),
+                }
+            }
+            Some(acc)
+        }
+        Expr::Neg(a) => eval_surd(a, ctx)?.map(|s| s.into_iter().map(|(k, c)| (k, -c)).collect()),
+        Expr::Div(a, b) => {
+            let (x, y) = match (eval_surd(a, ctx)?, eval_surd(b, ctx)?) {
+                (Some(x), Some(y)) => (x, y),
+                _ => return Ok(None),
+            };
+            // only single-term denominators: c·√k  →  multiply by √k/(c·k)
+            if y.len() != 1 {
+                return Ok(None);
+            }
+            let (k, c) = y
+                .iter()
+                .next()
+                .map(|(k, c)| (*k, c.clone()))
+                .unwrap_or((1, BigRational::one()));
+            let mut inv = Surd::new();
+            inv.insert(k, (c * BigRational::from_integer(BigInt::from(k))).recip());
+            surd_mul(&x, &inv)
+        }
+        Expr::Pow(a, b) => {
+            let ex = match eval_exact(b, ctx)? {
+                Some(x) => x,
+                None => return Ok(None),
+            };
+            let base = match eval_surd(a, ctx)? {
+                Some(x) => x,
+                None => return Ok(None),
+            };
+            if ex == BigRational::new(BigInt::from(1), BigInt::from(2)) {
+                return Ok(surd_rational(&base).and_then(|q| surd_sqrt(&q)));
+            }
+            if !ex.is_integer() {
+                return Ok(None);
+            }
+            let n = match ex.to_integer().to_i64() {
+                Some(n) if (0..=32).contains(&n) => n,
+                _ => return Ok(None),
+            };
+            let mut acc = surd_of(BigRational::one());
+            for _ in 0..n {
+                ctx.budget.tick((acc.len() * base.len()) as u64 + 1)?;
+                acc = match surd_mul(&acc, &base) {
+                    Some(p) => p,
+                    None => return Ok(None),
+                };
+            }
+            Some(acc)
+        }
+        Expr::Percent(a) => eval_surd(a, ctx)?.map(|s| match ctx.pct {
+            PctEval::Strip => s,
+            PctEval::Fraction => {
+                let h = BigRational::from_integer(BigInt::from(100));
+                s.into_iter().map(|(k, c)| (k, c / &h)).collect()
+            }
+        }),
+        Expr::Func(name, args) if name == "sqrt" && args.len() == 1 => {
+            match eval_surd(&args[0], ctx)?.as_ref().and_then(surd_rational) {
+                Some(q) => surd_sqrt(&q),
+                None => None,
+            }
+        }
+        _ => eval_exact(e, ctx)?.map(surd_of),
+    })
+}

@@ -241,6 +241,33 @@ fn radicals_pi_e_powers() {
 }
 
 #[test]
+fn radicals_canonical_form() {
+    assert_eq!(
+        is_equivalent("\\sqrt{8}", "2\\sqrt{2}").reason,
+        Reason::ExactRadical
+    );
+    assert_eq!(
+        is_equivalent("\\frac{1}{\\sqrt{3}}", "\\frac{\\sqrt3}{3}").reason,
+        Reason::ExactRadical
+    );
+    yes("\\sqrt{2}+\\sqrt{3}", "\\sqrt{3}+\\sqrt{2}");
+    yes("(1+\\sqrt2)^2", "3+2\\sqrt2");
+    yes("\\sqrt{12} \\cdot \\sqrt{3}", "6");
+    yes("\\frac{5\\sqrt{42}}{27}", "\\frac{10\\sqrt{10.5}}{27}");
+    no("\\sqrt{2}", "\\sqrt{3}");
+    no("1+\\sqrt{2}", "1-\\sqrt{2}");
+    assert_eq!(
+        is_equivalent("\\sqrt{2}", "\\sqrt{3}").reason,
+        Reason::Different
+    );
+    assert_eq!(
+        canonical_key("\\frac{\\sqrt{8}}{2}"),
+        canonical_key("\\sqrt2")
+    );
+    assert!(canonical_key("\\sqrt2").starts_with("r:"));
+}
+
+#[test]
 fn left_right_cdot_times() {
     yes("\\left( \\frac{1}{3} \\right)", "1/3");
     yes("3 \\cdot 4", "12");
