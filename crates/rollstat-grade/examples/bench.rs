@@ -105,6 +105,16 @@ fn adversarial() -> Vec<(String, String)> {
                 .collect::<Vec<_>>()
                 .join(","),
         ),
+        (
+            (0..256)
+                .map(|i| format!("\\sqrt{{{}}}", 99_999_989 - 2 * i))
+                .collect::<Vec<_>>()
+                .join(","),
+            (0..256)
+                .map(|i| format!("\\sqrt{{{}}}", 99_999_787 + 2 * i))
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
     ]
 }
 

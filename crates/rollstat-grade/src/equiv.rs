@@ -1044,7 +1044,8 @@ impl<'a> Cmp<'a> {
             };
             let a = eval_f64(g, &ctx)?;
             let b = eval_f64(p, &ctx)?;
-            if a.is_nan() && b.is_nan() {
+            // points outside either side's real domain are skipped
+            if a.is_nan() || b.is_nan() {
                 continue;
             }
             if !close(a, b, 1e-8) {

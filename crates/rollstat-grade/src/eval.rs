@@ -394,12 +394,14 @@ pub(crate) fn free_symbols(e: &Expr, out: &mut BTreeSet<String>) {
 /// Deterministic pseudo-random sample points (xorshift).
 pub(crate) struct Points {
     state: u64,
+    count: u64,
 }
 
 impl Points {
     pub(crate) fn new(seed: u64) -> Self {
         Points {
             state: seed ^ 0x9E37_79B9_7F4A_7C15,
+            count: 0,
         }
     }
     pub(crate) fn next_f64(&mut self) -> f64 {
@@ -408,8 +410,14 @@ impl Points {
         x ^= x >> 7;
         x ^= x << 17;
         self.state = x;
-        // in [0.35, 2.85): positive, away from 0 and 1
-        0.35 + (x >> 11) as f64 / (1u64 << 53) as f64 * 2.5
+        // |v| in [0.35, 2.85): away from 0 and ±1; every other point negative
+        let v = 0.35 + (x >> 11) as f64 / (1u64 << 53) as f64 * 2.5;
+        self.count += 1;
+        if self.count % 2 == 0 {
+            -v
+        } else {
+            v
+        }
     }
 }
 
@@ -420,7 +428,7 @@ impl Points {
 pub(crate) type Surd = std::collections::BTreeMap<u64, BigRational>;
 
 /// Largest radicand (numerator·denominator) factored for a surd.
-const MAX_RADICAND: u64 = 10_000_000_000;
+const MAX_RADICAND: u64 = 100_000_000;
 /// Largest number of terms kept in a surd.
 const MAX_SURD_TERMS: usize = 32;
 
@@ -491,7 +499,7 @@ fn surd_sqrt(q: &BigRational) -> Option<Surd> {
     if m > MAX_RADICAND {
         return None;
     }
-    // m = s²·k with k squarefree (trial division; m ≤ 1e10 so p ≤ 1e5)
+    // m = s²·k with k squarefree (trial division; m ≤ 1e8 so p ≤ 1e4)
     let (mut rest, mut s, mut k) = (m, 1u64, 1u64);
     let mut p = 2u64;
     while p * p <= rest {
@@ -602,7 +610,10 @@ pub(crate) fn eval_surd(e: &Expr, ctx: &Ctx) -> Result<Option<Surd>, Exhausted> 
         }),
         Expr::Func(name, args) if name == "sqrt" && args.len() == 1 => {
             match eval_surd(&args[0], ctx)?.as_ref().and_then(surd_rational) {
-                Some(q) => surd_sqrt(&q),
+                Some(q) => {
+                    ctx.budget.tick(200)?; // trial division
+                    surd_sqrt(&q)
+                }
                 None => None,
             }
         }

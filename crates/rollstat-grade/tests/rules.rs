@@ -380,6 +380,10 @@ fn expressions_with_variables() {
     yes("\\frac{x+2}{7}", "\\frac{x}{7}+\\frac{2}{7}");
     yes("\\tan^2(y)+1", "\\sec^2(y)");
     yes("(x+1)^2", "x^2+2x+1");
+    no("|x|", "x");
+    no("\\sqrt{x^2}", "x");
+    yes("\\sqrt{x^2}", "|x|");
+    no("\\sqrt{x}", "\\sqrt{-x}");
     no("x+2n+1", "x+1");
     no("(a+5)(b+2)", "(+5)(b+2)");
     no("x^2", "y^2");
