@@ -14,6 +14,13 @@ use crate::limits::{MAX_ANSWER_LEN, MAX_ELEMENTS};
 use crate::parse::{normalize, parse_answer, Const, Expr, ParseError, RelOp};
 
 /// How percentages compare with plain numbers.
+///
+/// ```
+/// use rollstat_grade::{Grader, PercentPolicy};
+/// assert!(Grader::default().is_equivalent("50\\%", "50").equal); // Strip
+/// let g = Grader { percent: PercentPolicy::Either, ..Grader::default() };
+/// assert!(g.is_equivalent("50\\%", "0.5").equal && g.is_equivalent("50\\%", "50").equal);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PercentPolicy {
     /// `50%` equals `50` (the sign is dropped, as in the Hendrycks MATH
@@ -29,6 +36,15 @@ pub enum PercentPolicy {
 }
 
 /// Why a [`Verdict`] was reached.
+///
+/// ```
+/// use rollstat_grade::{is_equivalent, Reason};
+/// assert_eq!(is_equivalent("1/2", "0.5").reason, Reason::ExactRational);
+/// assert_eq!(is_equivalent("\\pi", "3.14159265358979").reason, Reason::Rounding);
+/// assert_eq!(is_equivalent("x^2-1", "(x-1)(x+1)").reason, Reason::Identity);
+/// assert_eq!(is_equivalent("2", "3").reason, Reason::Different);
+/// assert_eq!(is_equivalent("2", &"1".repeat(5000)).reason, Reason::LimitExceeded);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reason {
     /// Equal as normalized strings.
@@ -56,6 +72,12 @@ pub enum Reason {
 }
 
 /// Result of comparing two answers.
+///
+/// ```
+/// let v = rollstat_grade::is_equivalent("\\text{Evelyn}", "Evelyn");
+/// assert!(v.equal);
+/// assert_eq!(v.reason, rollstat_grade::Reason::String);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Verdict {
     /// Whether the answers are judged equivalent.

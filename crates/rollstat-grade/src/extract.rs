@@ -30,6 +30,13 @@ pub enum ExtractMode {
 }
 
 /// Error parsing an [`ExtractMode`].
+///
+/// ```
+/// use rollstat_grade::{ExtractMode, ExtractModeError};
+/// let e = "latex".parse::<ExtractMode>().unwrap_err();
+/// assert!(matches!(e, ExtractModeError::Unknown(_)));
+/// assert!(matches!("regex:(".parse::<ExtractMode>(), Err(ExtractModeError::Regex(_))));
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ExtractModeError {
     /// Not one of `math`, `mcq`, `number`, `regex:PATTERN`.

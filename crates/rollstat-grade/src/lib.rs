@@ -69,6 +69,12 @@ pub fn is_equivalent(gold: &str, answer: &str) -> Verdict {
 }
 
 /// Outcome of [`grade`].
+///
+/// ```
+/// use rollstat_grade::{grade, ExtractMode, Graded};
+/// let g = grade(Some("It is 12."), None, "12", &ExtractMode::Number);
+/// assert_eq!(g, Graded { answer: Some("12".into()), correct: true });
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Graded {
     /// The answer that was graded (given, or extracted); `None` if none.

@@ -1,4 +1,14 @@
 //! Hard bounds that keep every grading call fast and panic-free.
+//!
+//! Inputs past a bound are judged not equal with
+//! [`Reason::LimitExceeded`](crate::Reason::LimitExceeded), never a hang or panic:
+//!
+//! ```
+//! use rollstat_grade::{is_equivalent, limits::MAX_ANSWER_LEN, Reason};
+//! let long = "1".repeat(MAX_ANSWER_LEN + 1);
+//! assert_eq!(is_equivalent(&long, &long).reason, Reason::LimitExceeded);
+//! assert!(!is_equivalent("2^{99999999}", "2^{99999998}").equal);
+//! ```
 
 /// Maximum length (bytes) of an answer string given to the equivalence checker.
 pub const MAX_ANSWER_LEN: usize = 4_000;
