@@ -367,10 +367,14 @@ fn first_number(s: &str) -> Option<String> {
     numbers(s).next().map(|m| clean_number(m.as_str()))
 }
 
-/// Short answer text without prose (letter runs of 3+ must be commands).
+/// Short answer text without prose (letter runs of 3+ must be commands)
+/// that parses as math.
 fn math_like(s: &str) -> bool {
     let t = s.trim();
     if t.is_empty() || t.chars().count() > 80 || t.contains('\n') {
+        return false;
+    }
+    if crate::parse::parse_answer(t).is_err() {
         return false;
     }
     let mut run = 0;
@@ -553,9 +557,21 @@ fn extract_mcq(resp: &str) -> Option<String> {
             return Some(c.to_string());
         }
     }
-    if let Some(c) = mcq_re().captures_iter(&s).last() {
-        let m = c.get(1).or_else(|| c.get(2))?;
-        return Some(m.as_str().to_ascii_uppercase());
+    // the pronoun "I" ("the answer is I think B") is not a choice
+    let pronoun = |end: usize| {
+        let rest = &s[end..];
+        rest.starts_with(' ') && rest[1..].starts_with(|c: char| c.is_ascii_lowercase())
+    };
+    let hit = mcq_re()
+        .captures_iter(&s)
+        .filter_map(|c| match (c.get(1), c.get(2)) {
+            (Some(m), _) => Some(m.as_str().to_ascii_uppercase()),
+            (None, Some(m)) if m.as_str() == "I" && pronoun(m.end()) => None,
+            (None, Some(m)) => Some(m.as_str().to_string()),
+            _ => None,
+        });
+    if let Some(l) = hit.last() {
+        return Some(l);
     }
     if let Some(c) = letter_of(&s) {
         if s.trim().chars().count() <= 3 {

@@ -107,6 +107,7 @@ fn extract_markdown_bold_and_plain_numbers() {
     assert_eq!(extract_answer("AZYUK2A", &ExtractMode::Number), None);
     assert_eq!(extract_answer("nothing", &ExtractMode::Number), None);
     assert_eq!(extract_answer("", &ExtractMode::Math), None);
+    assert_eq!(math("#### 18").as_deref(), Some("18"));
 }
 
 #[test]
@@ -125,6 +126,8 @@ fn extract_mcq_letters() {
         Some("D")
     );
     assert_eq!(mcq("ANSWER: None of the above"), None);
+    assert_eq!(mcq("The answer is I think (B)").as_deref(), Some("B"));
+    assert_eq!(mcq("The answer is I.").as_deref(), Some("I"));
     assert_eq!(mcq("I have no idea"), None);
 }
 
