@@ -165,7 +165,16 @@ fn main() {
         .map(|i| format!("\\frac{{{}}}{{{}}}", i % 97, 1 + i % 13))
         .collect();
     let sym: Vec<String> = (0..300).map(|i| format!("(x+{})^2", i % 60)).collect();
-    for (name, set) in [("numeric", &owned), ("symbolic", &sym)] {
+    let distinct: Vec<String> = (0..300)
+        .map(|i| format!("x^{{2}}+{i}x+\\sqrt{{{}}}", i + 2))
+        .collect();
+    let distinct_sets: Vec<String> = (0..300).map(|i| format!("({i}, x+{i})")).collect();
+    for (name, set) in [
+        ("numeric", &owned),
+        ("symbolic", &sym),
+        ("all-distinct symbolic", &distinct),
+        ("all-distinct tuples", &distinct_sets),
+    ] {
         let answers: Vec<Option<&str>> = set.iter().map(|s| Some(s.as_str())).collect();
         let t = Instant::now();
         let ids = cluster_answers(&answers);

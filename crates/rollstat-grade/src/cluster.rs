@@ -41,6 +41,52 @@ fn has_decimal_literal(e: &Expr) -> bool {
     }
 }
 
+/// Value of a scalar answer at a fixed pseudo-random point (each variable's
+/// value derived from its name), used to skip comparisons that cannot
+/// succeed. `None` when not a plain scalar, when decimals or percents could
+/// make a tolerant comparison succeed, or when undefined at that point.
+fn fingerprint(p: &Prepared, grader: &Grader) -> Option<f64> {
+    let e = p.expr.as_ref().ok()?;
+    let scalar = matches!(
+        e,
+        Expr::Num(_)
+            | Expr::Sym(_)
+            | Expr::Const(_)
+            | Expr::Add(_)
+            | Expr::Mul(_)
+            | Expr::Neg(_)
+            | Expr::Div(..)
+            | Expr::Pow(..)
+            | Expr::Func(..)
+    );
+    if !scalar || has_decimal_literal(e) || crate::equiv_has_percent(e) {
+        return None;
+    }
+    let mut syms = std::collections::BTreeSet::new();
+    free_symbols(e, &mut syms);
+    let vars: HashMap<String, f64> = syms
+        .into_iter()
+        .map(|s| {
+            let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+                (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+            });
+            let v = 0.35 + (h % 10_007) as f64 / 10_007.0 * 2.5;
+            (s, if h & (1 << 40) != 0 { -v } else { v })
+        })
+        .collect();
+    let budget = Budget::default();
+    let ctx = Ctx {
+        vars: &vars,
+        pct: match grader.percent {
+            crate::PercentPolicy::Fraction => PctEval::Fraction,
+            _ => PctEval::Strip,
+        },
+        budget: &budget,
+    };
+    let v = crate::eval::eval_f64(e, &ctx).ok()?;
+    v.is_finite().then_some(v)
+}
+
 fn key_of(p: &Prepared, grader: &Grader) -> String {
     if let Ok(e) = &p.expr {
         let mut syms = std::collections::BTreeSet::new();
@@ -180,8 +226,16 @@ impl Grader {
         // 2. merge equivalent keys (union-find => transitive)
         let n = reps.len();
         let mut parent: Vec<usize> = (0..n).collect();
+        let prints: Vec<Option<f64>> = reps.iter().map(|p| fingerprint(p, self)).collect();
+        let print_tol = (self.rel_tol * 100.0).max(1e-6);
         for i in 0..n {
             for j in (i + 1)..n {
+                if let (Some(a), Some(b)) = (prints[i], prints[j]) {
+                    let d = (a - b).abs();
+                    if d > print_tol * a.abs().max(b.abs()) && d > 1e-9 {
+                        continue; // values differ at a common point: not equivalent
+                    }
+                }
                 let exact = |k: &str| k.starts_with("q:") || k.starts_with("r:");
                 if exact(&keys[i]) && exact(&keys[j]) {
                     continue; // distinct exact numbers are never equivalent
