@@ -279,6 +279,7 @@ struct SideData {
 fn settings(a: &CompareArgs, by: Option<String>) -> Result<Settings> {
     let ra = ReportArgs {
         inputs: a.inputs.clone(),
+        from: None,
         format: OutputFormat::Json,
         output: None,
         k: a.k.clone(),

@@ -309,7 +309,12 @@ fn from_parameters(a: &PowerArgs, notes: &mut Vec<String>) -> Result<PowerRow> {
             "give --problems N (→ minimum detectable effect) and/or --delta D (→ problems needed)",
         ));
     }
-    if a.sigma2.is_none() && a.rollouts.is_some_and(|k| k != 1.0) {
+    if a.sigma2.is_none() && a.baseline.is_some() && a.omega2.is_none() && a.var_between.is_none() {
+        notes.push(
+            "σ² = 0 (no --sigma2): all of p(1 − p) is taken as between-problem variance, as if each problem were always right or always wrong — the conservative case, in which more rollouts change nothing"
+                .into(),
+        );
+    } else if a.sigma2.is_none() && a.rollouts.is_some_and(|k| k != 1.0) {
         notes.push(
             "σ² = 0 (no --sigma2): rollouts are assumed noiseless, so more rollouts change nothing"
                 .into(),
