@@ -21,6 +21,10 @@ pub enum Command {
     Report(Box<ReportArgs>),
     /// pass@k (and pass^k, G-Pass@k_τ, mG-Pass@k) for one problem with n rollouts, c correct.
     Passk(PasskArgs),
+    /// Paired comparison of two systems on the same problems, with a non-inferiority verdict.
+    Compare(Box<crate::compare::CompareArgs>),
+    /// Minimum detectable effect, problems needed, and rollouts vs problems.
+    Power(Box<crate::power::PowerArgs>),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -72,6 +76,10 @@ pub struct ReportArgs {
     /// Keep the first or last of duplicated (problem, rollout) rows instead of failing.
     #[arg(long, value_name = "first|last")]
     pub dedupe: Option<String>,
+    /// Input format, overriding auto-detection (lm-eval, lighteval, inspect,
+    /// evalscope, opencompass, sieval, matharena, nemo-skills, tau-bench, canonical).
+    #[arg(long, value_name = "NAME")]
+    pub from: Option<String>,
     /// Break metrics down by a field (subset, group, model, or any column).
     #[arg(long, value_name = "FIELD")]
     pub by: Option<String>,

@@ -1,8 +1,11 @@
 //! `rollstat`: the thin binary. Parse flags → run → render → exit code.
 
 mod args;
+mod compare;
+mod inputs;
 mod passk;
 mod pipeline;
+mod power;
 mod render;
 mod uncertainty;
 
@@ -20,6 +23,16 @@ fn run(cli: Cli) -> Result<()> {
             write_output(a.output.as_deref(), &text)
         }
         Command::Passk(a) => write_output(None, &passk::run(&a)?),
+        Command::Compare(a) => {
+            let (text, code) = compare::run(&a)?;
+            write_output(None, &text)?;
+            if code != 0 {
+                // A failed verdict under --fail-on: exit 1 (SPEC §8).
+                std::process::exit(code);
+            }
+            Ok(())
+        }
+        Command::Power(a) => write_output(None, &power::run(&a)?),
     }
 }
 

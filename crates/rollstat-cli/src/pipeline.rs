@@ -3,8 +3,9 @@
 //! library crates together and words the warnings.
 
 use crate::args::ReportArgs;
+use crate::inputs::{compare_aggregates, Inputs};
 use crate::uncertainty::{cluster_ids, Uncertainty};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use rayon::prelude::*;
 use rollstat_core::aggregate::{default_ks, metric_set, Metric, MetricColumn};
 use rollstat_core::report::{
@@ -12,7 +13,7 @@ use rollstat_core::report::{
 };
 use rollstat_core::summary::{summarize, DenominatorPolicy, ProblemSummary};
 use rollstat_core::vote::{AnswerClusterer, ExactClusterer, TiePolicy};
-use rollstat_io::{BadLine, Collected, Collector, Dedupe, Input, ReadError, ReadOptions};
+use rollstat_io::{Collected, Dedupe, ReadOptions};
 
 /// Validated report settings.
 pub struct Settings {
@@ -96,38 +97,18 @@ impl Settings {
     }
 }
 
-/// Reads every input; bad rows are printed to stderr (first 20, then a count).
+/// Reads canonical or native inputs (see `inputs.rs`) and returns the problems.
 pub fn read_inputs(paths: &[String], opts: &ReadOptions) -> Result<Collected> {
-    let mut collector = Collector::new(opts.clone());
-    for path in paths {
-        let input = Input::open(path).map_err(|e| usage(e.to_string()))?;
-        match collector.add(input) {
-            Ok(()) => {}
-            Err(e @ ReadError::Empty { .. }) if !opts.strict => eprintln!("rollstat: warning: {e}"),
-            Err(e) => return Err(usage(e.to_string())),
-        }
-    }
-    let collected = collector.finish().map_err(|e| usage(e.to_string()))?;
-    print_bad_lines(&collected.bad_lines);
-    if collected.problems.is_empty() {
-        bail!(InputError(
-            "no problems to report: every input was empty or malformed".into()
-        ));
-    }
-    Ok(collected)
-}
-
-fn print_bad_lines(bad: &[BadLine]) {
-    for b in bad.iter().take(20) {
-        eprintln!("rollstat: {b}");
-    }
-    if bad.len() > 20 {
-        eprintln!("rollstat: … and {} more malformed rows", bad.len() - 20);
-    }
+    Ok(crate::inputs::read_inputs(paths, opts, None)?.collected)
 }
 
 /// Builds the report from what was read.
-pub fn build_report(collected: Collected, s: &Settings) -> Result<Report> {
+pub fn build_report(inputs: Inputs, s: &Settings) -> Result<Report> {
+    let Inputs {
+        collected,
+        aggregates,
+        notes,
+    } = inputs;
     let clusterer: &dyn AnswerClusterer = &ExactClusterer;
     let Collected {
         inputs,
@@ -176,6 +157,7 @@ pub fn build_report(collected: Collected, s: &Settings) -> Result<Report> {
     health.n_duplicate_rollouts = n_duplicate_rollouts;
     health.warnings = warnings(&health, &block, &metrics, &summaries, n_requested);
     health.warnings.extend(ci_warnings);
+    health.warnings.extend(notes);
     if systems.len() > 1
         && s.read.by.as_deref() != Some("model")
         && s.read.by.as_deref() != Some("run")
@@ -244,7 +226,7 @@ pub fn build_report(collected: Collected, s: &Settings) -> Result<Report> {
             .collect()
     });
 
-    Ok(Report {
+    let mut report = Report {
         schema: REPORT_SCHEMA,
         version: env!("CARGO_PKG_VERSION"),
         inputs,
@@ -264,8 +246,11 @@ pub fn build_report(collected: Collected, s: &Settings) -> Result<Report> {
         health,
         block,
         groups,
+        harness: Vec::new(),
         per_problem,
-    })
+    };
+    report.harness = compare_aggregates(&aggregates, &report);
+    Ok(report)
 }
 
 fn group_name(v: Option<&str>) -> String {
@@ -407,6 +392,6 @@ fn warnings(
 /// Convenience used by `main`: read, then build.
 pub fn report(args: &ReportArgs) -> Result<Report> {
     let settings = Settings::from_args(args)?;
-    let collected = read_inputs(&args.inputs, &settings.read).context("reading input")?;
-    build_report(collected, &settings)
+    let inputs = crate::inputs::read_inputs(&args.inputs, &settings.read, args.from.as_deref())?;
+    build_report(inputs, &settings)
 }

@@ -321,6 +321,25 @@ pub struct GroupReport {
     pub block: MetricBlock,
 }
 
+/// A number the harness stored itself, beside rollstat's own.
+#[derive(Clone, Debug, DeriveSerialize)]
+pub struct HarnessComparison {
+    /// The file the harness number came from.
+    pub source: String,
+    /// The harness's metric name, as stored.
+    pub harness_metric: String,
+    /// The harness's value, as stored (a percentage stays a percentage).
+    pub harness_value: f64,
+    /// The rollstat metric it corresponds to, when one does.
+    pub rollstat_metric: Option<String>,
+    /// rollstat's value of that metric, on the same scale as `harness_value`.
+    pub rollstat_value: Option<f64>,
+    /// Whether the two agree within rounding; null when not comparable.
+    pub agrees: Option<bool>,
+    /// Scope, caveats, and the likely reason for a disagreement.
+    pub note: String,
+}
+
 /// The whole report.
 #[derive(Clone, Debug, DeriveSerialize)]
 pub struct Report {
@@ -332,6 +351,10 @@ pub struct Report {
     #[serde(flatten)]
     pub block: MetricBlock,
     pub groups: Ordered<GroupReport>,
+    /// Aggregates stored by the harness that wrote the input, compared with
+    /// rollstat's numbers (native inputs only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub harness: Vec<HarnessComparison>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_problem: Option<Vec<PerProblem>>,
 }

@@ -171,7 +171,7 @@ pub struct Collector<'g> {
     opts: ReadOptions,
     grader: &'g dyn Grader,
     inputs: Vec<InputInfo>,
-    index: HashMap<(Option<String>, String), usize>,
+    index: HashMap<(Option<String>, Option<String>, String), usize>,
     accs: Vec<Acc>,
     bad: Vec<BadLine>,
     seq: u64,
@@ -257,7 +257,7 @@ impl<'g> Collector<'g> {
 
     fn push(&mut self, r: Record, path: &str, line: u64) -> Result<(), String> {
         let origin = format!("{path}:{line}");
-        let key = (r.system.clone(), r.problem.clone());
+        let key = (r.system.clone(), r.subset.clone(), r.problem.clone());
         let idx = *self.index.entry(key).or_insert_with(|| {
             self.accs.push(Acc {
                 problem: r.problem.clone(),

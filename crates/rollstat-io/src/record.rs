@@ -36,6 +36,9 @@ pub struct Record {
     /// `model` and `run` joined with `/`, when present: rows of different
     /// systems never merge into one problem.
     pub system: Option<String>,
+    /// The `subset` field: rows of different subsets never merge into one
+    /// problem either (two benchmark files may both number problems from 0).
+    pub subset: Option<String>,
     /// The value of the `--by` field, as text.
     pub by_value: Option<String>,
     /// The value of the `--cluster-by` field, as text.
@@ -167,6 +170,7 @@ pub fn parse_record_with(
     };
     let model = opt_string(m, "model")?;
     let run = opt_string(m, "run")?;
+    let subset = opt_string(m, "subset")?;
     let system = match (model, run) {
         (None, None) => None,
         (Some(a), None) | (None, Some(a)) => Some(a),
@@ -224,6 +228,7 @@ pub fn parse_record_with(
     Ok(Record {
         problem,
         system,
+        subset,
         by_value,
         cluster_value,
         body,
