@@ -25,6 +25,10 @@ pub enum Command {
     Compare(Box<crate::compare::CompareArgs>),
     /// Minimum detectable effect, problems needed, and rollouts vs problems.
     Power(Box<crate::power::PowerArgs>),
+    /// Extract final answers and grade them against `gold`; writes canonical rows.
+    Grade(Box<crate::grade_cmd::GradeArgs>),
+    /// Write canonical rollout rows from any supported input (native harness files, directories).
+    Convert(Box<crate::convert::ConvertArgs>),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -88,6 +92,8 @@ pub struct ReportArgs {
     pub per_problem: bool,
     #[command(flatten)]
     pub uncertainty: UncertaintyArgs,
+    #[command(flatten)]
+    pub grading: crate::grading::GradingArgs,
 }
 
 /// Interval options shared by `report` (and later `compare`).

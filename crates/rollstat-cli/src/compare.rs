@@ -292,6 +292,7 @@ fn settings(a: &CompareArgs, by: Option<String>) -> Result<Settings> {
         by,
         per_problem: false,
         uncertainty: a.uncertainty.clone(),
+        grading: Default::default(),
     };
     Settings::from_args(&ra)
 }

@@ -20,8 +20,13 @@ fn usage(msg: String) -> anyhow::Error {
 }
 
 /// Reads every input; bad rows are printed to stderr (first 20, then a count).
-pub fn read_inputs(paths: &[String], opts: &ReadOptions, _from: Option<&str>) -> Result<Inputs> {
-    let mut collector = Collector::new(opts.clone());
+pub fn read_inputs(
+    paths: &[String],
+    opts: &ReadOptions,
+    _from: Option<&str>,
+    grader: &dyn rollstat_io::Grader,
+) -> Result<Inputs> {
+    let mut collector = Collector::with_grader(opts.clone(), grader);
     for path in paths {
         let input = Input::open(path).map_err(|e| usage(e.to_string()))?;
         match collector.add(input) {

@@ -2,6 +2,9 @@
 
 mod args;
 mod compare;
+mod convert;
+mod grade_cmd;
+mod grading;
 mod inputs;
 mod passk;
 mod pipeline;
@@ -33,6 +36,8 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Power(a) => write_output(None, &power::run(&a)?),
+        Command::Grade(a) => grade_cmd::run(&a),
+        Command::Convert(a) => convert::run(&a),
     }
 }
 

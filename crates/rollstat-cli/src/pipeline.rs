@@ -3,6 +3,7 @@
 //! library crates together and words the warnings.
 
 use crate::args::ReportArgs;
+use crate::grading::Grading;
 use crate::inputs::{compare_aggregates, Inputs};
 use crate::uncertainty::{cluster_ids, Uncertainty};
 use anyhow::{bail, Result};
@@ -12,7 +13,7 @@ use rollstat_core::report::{
     Config, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report, REPORT_SCHEMA,
 };
 use rollstat_core::summary::{summarize, DenominatorPolicy, ProblemSummary};
-use rollstat_core::vote::{AnswerClusterer, ExactClusterer, TiePolicy};
+use rollstat_core::vote::{AnswerClusterer, TiePolicy};
 use rollstat_io::{Collected, Dedupe, ReadOptions};
 
 /// Validated report settings.
@@ -25,6 +26,7 @@ pub struct Settings {
     pub read: ReadOptions,
     pub per_problem: bool,
     pub uncertainty: Uncertainty,
+    pub grading: Grading,
 }
 
 /// Bad input or usage: exit code 2.
@@ -93,13 +95,14 @@ impl Settings {
             },
             per_problem: a.per_problem,
             uncertainty: Uncertainty::from_args(&a.uncertainty)?,
+            grading: Grading::from_args(&a.grading)?,
         })
     }
 }
 
 /// Reads canonical or native inputs (see `inputs.rs`) and returns the problems.
 pub fn read_inputs(paths: &[String], opts: &ReadOptions) -> Result<Collected> {
-    Ok(crate::inputs::read_inputs(paths, opts, None)?.collected)
+    Ok(crate::inputs::read_inputs(paths, opts, None, &rollstat_io::ExactGrader)?.collected)
 }
 
 /// Builds the report from what was read.
@@ -109,7 +112,9 @@ pub fn build_report(inputs: Inputs, s: &Settings) -> Result<Report> {
         aggregates,
         notes,
     } = inputs;
-    let clusterer: &dyn AnswerClusterer = &ExactClusterer;
+    let clusterer: &dyn AnswerClusterer = s.grading.clusterer();
+    let mut collected = collected;
+    s.grading.normalize(&mut collected.problems);
     let Collected {
         inputs,
         problems,
@@ -238,7 +243,7 @@ pub fn build_report(inputs: Inputs, s: &Settings) -> Result<Report> {
             ci: s.uncertainty.config(),
             tie_policy: s.tie,
             denominator_policy: s.denominator,
-            answer_clustering: "exact-string (trimmed)".into(),
+            answer_clustering: s.grading.describe(),
             strict: s.read.strict,
             dedupe: s.read.dedupe.map(|d| format!("{d:?}").to_lowercase()),
             by: s.read.by.clone(),
@@ -392,6 +397,11 @@ fn warnings(
 /// Convenience used by `main`: read, then build.
 pub fn report(args: &ReportArgs) -> Result<Report> {
     let settings = Settings::from_args(args)?;
-    let inputs = crate::inputs::read_inputs(&args.inputs, &settings.read, args.from.as_deref())?;
+    let inputs = crate::inputs::read_inputs(
+        &args.inputs,
+        &settings.read,
+        args.from.as_deref(),
+        settings.grading.grader(),
+    )?;
     build_report(inputs, &settings)
 }
