@@ -136,6 +136,9 @@ pub fn render(r: &Report, style: Style) -> String {
         style,
         &mut out,
     );
+    if !r.harness.is_empty() {
+        harness(r, style, &mut out);
+    }
     for (name, g) in r.groups.iter() {
         block(
             &format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),
@@ -146,4 +149,45 @@ pub fn render(r: &Report, style: Style) -> String {
         );
     }
     out
+}
+
+/// Numbers the harness stored itself, beside rollstat's.
+fn harness(r: &Report, style: Style, out: &mut String) {
+    let title = "Harness aggregates vs rollstat";
+    match style {
+        Style::Terminal => {
+            let _ = writeln!(out, "{title}");
+        }
+        Style::Markdown => {
+            let _ = writeln!(out, "## {title}\n");
+        }
+    }
+    let mut rows = vec![[
+        "harness metric",
+        "harness",
+        "rollstat metric",
+        "rollstat",
+        "agrees",
+        "note",
+    ]
+    .map(String::from)
+    .to_vec()];
+    for h in &r.harness {
+        rows.push(vec![
+            h.harness_metric.clone(),
+            format!("{}", h.harness_value),
+            h.rollstat_metric.clone().unwrap_or_else(|| "–".into()),
+            h.rollstat_value
+                .map(|v| format!("{v}"))
+                .unwrap_or_else(|| "–".into()),
+            match h.agrees {
+                Some(true) => "yes".into(),
+                Some(false) => "NO".into(),
+                None => "–".into(),
+            },
+            h.note.clone(),
+        ]);
+    }
+    table(&rows, style, out);
+    let _ = writeln!(out);
 }
