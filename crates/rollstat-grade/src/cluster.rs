@@ -88,6 +88,14 @@ fn fingerprint(p: &Prepared, grader: &Grader) -> Option<f64> {
 }
 
 fn key_of(p: &Prepared, grader: &Grader) -> String {
+    if let Some(d) = p.date {
+        let [a, b, c] = d.parts;
+        let form = match d.form {
+            crate::equiv::DateForm::YearLast => "ymd-last",
+            crate::equiv::DateForm::YearFirst => "ymd-first",
+        };
+        return format!("t:{form}:{a}/{b}/{c}");
+    }
     if let Ok(e) = &p.expr {
         let mut syms = std::collections::BTreeSet::new();
         free_symbols(e, &mut syms);

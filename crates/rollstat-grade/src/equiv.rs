@@ -142,6 +142,60 @@ pub(crate) struct Prepared {
     pub canon: String,
     pub expr: Result<Expr, ParseError>,
     pub too_long: bool,
+    /// Set when the whole answer is a calendar date (see [`date_of`]).
+    pub date: Option<Date>,
+}
+
+/// How a date is written: `MM/DD/YYYY`-like (two short parts, then a
+/// four-digit year; `/` or `-`) or ISO-like `YYYY-MM-DD`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DateForm {
+    YearLast,
+    YearFirst,
+}
+
+/// A calendar date answer: its form and its three parts as integers in the
+/// order written (leading zeros dropped).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Date {
+    pub form: DateForm,
+    pub parts: [u32; 3],
+}
+
+/// Reads a whole (canonicalized) answer as a date: `05/01/2021`,
+/// `5/1/2021`, `05-01-2021` (year last, two parts of 1–2 digits) or
+/// `2021-05-01`, `2021/05/01` (year first, two parts of 2 digits). Such
+/// answers are compared as dates, never as arithmetic: as divisions,
+/// `05/01/2021` and `10/02/2021` would both be 5/2021.
+pub(crate) fn date_of(canon: &str) -> Option<Date> {
+    let sep = if canon.contains('/') { '/' } else { '-' };
+    let parts: Vec<&str> = canon.split(sep).collect();
+    if parts.len() != 3
+        || parts
+            .iter()
+            .any(|p| p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
+    {
+        return None;
+    }
+    let lens = [parts[0].len(), parts[1].len(), parts[2].len()];
+    let form = match lens {
+        [1 | 2, 1 | 2, 4] => DateForm::YearLast,
+        [4, 2, 2] => DateForm::YearFirst,
+        _ => return None,
+    };
+    let mut v = [0u32; 3];
+    for (x, p) in v.iter_mut().zip(&parts) {
+        *x = p.parse().ok()?;
+    }
+    let (a, b) = match form {
+        DateForm::YearLast => (v[0], v[1]),
+        DateForm::YearFirst => (v[1], v[2]),
+    };
+    // month and day (in either order) are 1..=31, one of them ≤ 12
+    if !(1..=31).contains(&a) || !(1..=31).contains(&b) || (a > 12 && b > 12) {
+        return None;
+    }
+    Some(Date { form, parts: v })
 }
 
 /// Remove `\text{..}`-like wrappers (keeping their content).
@@ -244,6 +298,7 @@ pub(crate) fn prepare(s: &str) -> Prepared {
             canon: String::new(),
             expr: Err(ParseError::Limit),
             too_long: true,
+            date: None,
         };
     }
     let owned;
@@ -253,10 +308,13 @@ pub(crate) fn prepare(s: &str) -> Prepared {
     } else {
         s
     };
+    let canon = canon_string(s);
+    let date = date_of(&canon);
     Prepared {
-        canon: canon_string(s),
+        canon,
         expr: parse_answer(s),
         too_long: false,
+        date,
     }
 }
 
@@ -1145,6 +1203,15 @@ impl Grader {
         }
         if g.canon == p.canon {
             return Verdict::yes(Reason::String);
+        }
+        if g.date.is_some() || p.date.is_some() {
+            // dates compare as dates (same form, same parts), never as
+            // divisions or subtractions
+            return if g.date == p.date {
+                Verdict::yes(Reason::Structural)
+            } else {
+                Verdict::no(Reason::Different)
+            };
         }
         let (ge, pe) = match (&g.expr, &p.expr) {
             (Ok(a), Ok(b)) => (a, b),

@@ -327,7 +327,7 @@ fn number_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+|,\d+)?(?:/\d+)?|\.\d+)(?:\s*(?:\\?%|percent\b))?",
+            r"\d{1,2}/\d{1,2}/\d{4}\b|\d{4}-\d{2}-\d{2}\b|-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+|,\d+)?(?:/\d+)?|\.\d+)(?:\s*(?:\\?%|percent\b))?",
         )
         .expect("valid regex")
     })

@@ -515,3 +515,46 @@ fn cluster_many_answers_is_fast() {
     assert_eq!(ids[0], ids[150]);
     assert_ne!(ids[0], ids[1]);
 }
+
+#[test]
+fn dates_compare_as_dates_not_divisions() {
+    // as divisions both are 5/2021; as dates they differ
+    no("05/01/2021", "10/02/2021");
+    no("10/02/2021", "05/01/2021");
+    assert_ne!(canonical_key("05/01/2021"), canonical_key("10/02/2021"));
+    yes("05/01/2021", "05/01/2021");
+    yes("05/01/2021", "5/1/2021");
+    yes("$05/01/2021$", "05/01/2021.");
+    yes("2021-05-01", "2021-05-01");
+    no("2021-05-01", "2021-05-02");
+    // a date never equals the value of its division or subtraction
+    no("05/01/2021", "5/2021");
+    no("5/2021", "05/01/2021");
+    no("2021-05-01", "2015");
+    // day-first and month-first dates are compared in written order
+    no("05/01/2021", "01/05/2021");
+    assert_eq!(
+        cluster_answers(&[
+            Some("05/01/2021"),
+            Some("10/02/2021"),
+            Some("5/1/2021"),
+            Some("[invalid]")
+        ]),
+        vec![Some(0), Some(1), Some(0), None]
+    );
+    // fractions with two parts are still numbers
+    yes("12/24", "1/2");
+    // extraction keeps the whole date
+    let r = "Yesterday was 04/30/2021. So the answer is 05/01/2021.\n";
+    assert_eq!(math(r).as_deref(), Some("05/01/2021"));
+    assert_eq!(
+        extract_answer(r, &ExtractMode::Number).as_deref(),
+        Some("05/01/2021")
+    );
+    assert_eq!(
+        extract_answer("It was 2021-05-01", &ExtractMode::Number).as_deref(),
+        Some("2021-05-01")
+    );
+    assert!(!grade(Some(r), None, "10/02/2021", &ExtractMode::Math).correct);
+    assert!(grade(Some(r), None, "05/01/2021", &ExtractMode::Math).correct);
+}
