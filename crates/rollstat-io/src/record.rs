@@ -50,7 +50,7 @@ pub struct Record {
 pub const TRUNCATION_REASONS: [&str; 4] = ["length", "max_tokens", "content_filter", "max_length"];
 
 /// `status` values that mean no verdict exists.
-const FAILED_STATUSES: [&str; 6] = [
+pub(crate) const FAILED_STATUSES: [&str; 6] = [
     "failed",
     "error",
     "errored",

@@ -136,6 +136,11 @@ fn parse_json_line(
     by: Option<&str>,
     cluster_by: Option<&str>,
 ) -> Result<Record, String> {
+    if crate::fast::handles_field(by) && crate::fast::handles_field(cluster_by) {
+        if let Some(r) = crate::fast::parse_line(line, by, cluster_by) {
+            return Ok(r);
+        }
+    }
     let value: Value = serde_json::from_slice(line).map_err(|e| format!("invalid JSON: {e}"))?;
     match value {
         Value::Object(m) => parse_record_with(&m, by, cluster_by),

@@ -1,0 +1,280 @@
+//! A fast path for the common rollout row.
+//!
+//! Parsing every line into a `serde_json::Value` map allocates a map and a
+//! string per field; most rows are flat rollout rows with a handful of known
+//! fields. This path deserializes them straight into borrowed fields and
+//! builds the same [`Record`] that [`parse_record_with`] would. Anything it
+//! does not handle exactly — problem or count rows, numbers where text is
+//! expected, wrong types, duplicate keys, a `--by` field it does not know —
+//! returns `None`, and the caller takes the general path, which also words
+//! the error message. `tests` check both paths agree.
+//!
+//! [`parse_record_with`]: crate::record::parse_record_with
+
+use crate::record::{Record, RecordBody, FAILED_STATUSES, TRUNCATION_REASONS};
+use rollstat_core::summary::{Answer, Verdict};
+use serde::de::{self, Deserializer, Visitor};
+use serde::Deserialize;
+use std::borrow::Cow;
+use std::fmt;
+
+/// A text field: a JSON string, or an integer written as text.
+struct Text<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Text<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Text<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an integer")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+                Ok(Text(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `correct` as a scalar: true/false, 0/1 (integer or float), or null.
+struct Correct(Verdict);
+
+impl<'de> Deserialize<'de> for Correct {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Correct;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("true/false, 0/1 or null")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Correct, E> {
+                Ok(Correct(if v { Verdict::Correct } else { Verdict::Wrong }))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Correct, E> {
+                match v {
+                    0 => Ok(Correct(Verdict::Wrong)),
+                    1 => Ok(Correct(Verdict::Correct)),
+                    _ => Err(E::custom("not 0/1")),
+                }
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<Correct, E> {
+                self.visit_u64(u64::try_from(v).map_err(|_| E::custom("negative"))?)
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<Correct, E> {
+                if v == 0.0 {
+                    Ok(Correct(Verdict::Wrong))
+                } else if v == 1.0 {
+                    Ok(Correct(Verdict::Correct))
+                } else {
+                    Err(E::custom("not 0/1"))
+                }
+            }
+            fn visit_unit<E>(self) -> Result<Correct, E> {
+                Ok(Correct(Verdict::Failed))
+            }
+            fn visit_none<E>(self) -> Result<Correct, E> {
+                Ok(Correct(Verdict::Failed))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `Some(None)` for an explicit null, `None` (via `default`) when absent.
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+#[derive(Deserialize)]
+struct Row<'a> {
+    #[serde(borrow)]
+    problem: Option<Text<'a>>,
+    rollout: Option<u64>,
+    #[serde(default, deserialize_with = "present")]
+    correct: Option<Option<Correct>>,
+    #[serde(default, deserialize_with = "present", borrow)]
+    answer: Option<Option<Text<'a>>>,
+    #[serde(borrow)]
+    gold: Option<Text<'a>>,
+    #[serde(borrow)]
+    response: Option<Text<'a>>,
+    #[serde(borrow)]
+    finish_reason: Option<Text<'a>>,
+    truncated: Option<bool>,
+    #[serde(borrow)]
+    status: Option<Text<'a>>,
+    #[serde(borrow)]
+    model: Option<Text<'a>>,
+    #[serde(borrow)]
+    run: Option<Text<'a>>,
+    #[serde(borrow)]
+    subset: Option<Text<'a>>,
+    #[serde(borrow)]
+    group: Option<Text<'a>>,
+    // Present only to send count and problem rows to the general path.
+    n: Option<de::IgnoredAny>,
+    c: Option<de::IgnoredAny>,
+    answers: Option<de::IgnoredAny>,
+}
+
+/// Fields the fast path can read for `--by` / `--cluster-by`.
+pub(crate) fn handles_field(field: Option<&str>) -> bool {
+    matches!(field, None | Some("subset" | "group" | "model" | "run"))
+}
+
+fn text(t: Option<Text<'_>>) -> Option<String> {
+    t.map(|t| t.0.into_owned())
+}
+
+/// Parses a flat rollout row, or returns `None` to use the general path.
+pub(crate) fn parse_line(
+    line: &[u8],
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+) -> Option<Record> {
+    let row: Row = serde_json::from_slice(line).ok()?;
+    if row.n.is_some() || row.c.is_some() || row.answers.is_some() {
+        return None;
+    }
+    let problem = row.problem?.0;
+    if problem.is_empty() {
+        return None;
+    }
+    let pick = |field: Option<&str>| -> Option<String> {
+        match field? {
+            "subset" => row.subset.as_ref().map(|t| t.0.to_string()),
+            "group" => row.group.as_ref().map(|t| t.0.to_string()),
+            "model" => row.model.as_ref().map(|t| t.0.to_string()),
+            "run" => row.run.as_ref().map(|t| t.0.to_string()),
+            _ => None,
+        }
+    };
+    let by_value = pick(by);
+    let cluster_value = pick(cluster_by);
+    let failed_status = row
+        .status
+        .as_ref()
+        .is_some_and(|s| FAILED_STATUSES.contains(&s.0.to_ascii_lowercase().as_str()));
+    let verdict = match (&row.correct, failed_status) {
+        (_, true) => Some(Verdict::Failed),
+        (Some(Some(c)), _) => Some(c.0),
+        (Some(None), _) => Some(Verdict::Failed),
+        (None, _) if row.gold.is_some() && (row.answer.is_some() || row.response.is_some()) => None,
+        (None, _) => return None,
+    };
+    let answer = match row.answer {
+        None => Answer::Unknown,
+        Some(None) => Answer::Unextracted,
+        Some(Some(t)) => Answer::Text(t.0.into_owned()),
+    };
+    let truncated = row
+        .finish_reason
+        .as_ref()
+        .is_some_and(|f| TRUNCATION_REASONS.contains(&f.0.as_ref()))
+        || row.truncated == Some(true);
+    let system = match (text(row.model), text(row.run)) {
+        (None, None) => None,
+        (Some(a), None) | (None, Some(a)) => Some(a),
+        (Some(a), Some(b)) => Some(format!("{a}/{b}")),
+    };
+    // Gold and response are only needed to grade a row without a verdict.
+    let (gold, response) = if verdict.is_none() {
+        (text(row.gold), text(row.response))
+    } else {
+        (None, None)
+    };
+    Some(Record {
+        problem: problem.into_owned(),
+        system,
+        subset: text(row.subset),
+        by_value,
+        cluster_value,
+        body: RecordBody::Rollout {
+            index: row.rollout,
+            verdict,
+            answer,
+            truncated,
+            gold,
+            response,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::parse_record_with;
+
+    fn general(line: &str, by: Option<&str>) -> Result<Record, String> {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        parse_record_with(v.as_object().unwrap(), by, None)
+    }
+
+    /// Every row the fast path accepts parses to exactly what the general
+    /// path gives (modulo gold/response, which the fast path keeps only
+    /// when the row must be graded).
+    #[test]
+    fn fast_path_agrees_with_general_path() {
+        let rows = [
+            r#"{"problem": "a", "rollout": 3, "correct": true, "answer": "204", "finish_reason": "length"}"#,
+            r#"{"problem": 7, "correct": 0, "answer": null, "model": "m", "run": "r", "subset": "s"}"#,
+            r#"{"problem": "a\"b", "correct": 1.0, "answer": 12, "group": "g", "extra": {"x": [1, 2]}}"#,
+            r#"{"problem": "a", "correct": null, "status": "ok"}"#,
+            r#"{"problem": "a", "correct": true, "status": "Error"}"#,
+            r#"{"problem": "a", "gold": "1", "response": "so \\boxed{1}"}"#,
+            r#"{"problem": "a", "gold": "1", "answer": "2", "truncated": true}"#,
+        ];
+        for line in rows {
+            let fast = parse_line(line.as_bytes(), Some("group"), None).expect(line);
+            let mut slow = general(line, Some("group")).unwrap();
+            if let (
+                RecordBody::Rollout {
+                    verdict: Some(_),
+                    gold,
+                    response,
+                    ..
+                },
+                RecordBody::Rollout { .. },
+            ) = (&mut slow.body, &fast.body)
+            {
+                *gold = None;
+                *response = None;
+            }
+            assert_eq!(fast, slow, "{line}");
+        }
+    }
+
+    #[test]
+    fn unusual_rows_take_the_general_path() {
+        for line in [
+            r#"{"problem": "a", "correct": [true, false]}"#,
+            r#"{"problem": "a", "n": 2, "c": 1}"#,
+            r#"{"problem": "a", "correct": "yes"}"#,
+            r#"{"problem": 1.5, "correct": true}"#,
+            r#"{"correct": true}"#,
+            r#"{"problem": "a", "correct": true, "answer": 0.5}"#,
+            r#"{"problem": "a", "correct": true, "correct": false}"#,
+            r#"{"problem": "a"}"#,
+            r#"{"problem": "", "correct": true}"#,
+        ] {
+            assert!(parse_line(line.as_bytes(), None, None).is_none(), "{line}");
+        }
+    }
+}
