@@ -28,6 +28,7 @@ pub mod record;
 mod source;
 
 pub use source::{Input, InputFormat};
+use std::io::Read;
 
 use record::{Record, RecordBody};
 use rollstat_core::report::InputInfo;
@@ -211,22 +212,88 @@ impl<'g> Collector<'g> {
 
     /// Reads one canonical input.
     pub fn add(&mut self, input: Input) -> Result<(), ReadError> {
-        let rows = input.parse_rows(self.opts.by.as_deref(), self.opts.cluster_by.as_deref());
         let path = input.display_path().to_string();
+        let format = input.format();
         self.inputs.push(InputInfo {
             path: path.clone(),
-            format: input.format().to_string(),
-            sha256: input.sha256(),
-            records: rows.len() as u64,
+            format: format.to_string(),
+            sha256: String::new(),
+            records: 0,
         });
-        if rows.is_empty() {
+        let io = |source| ReadError::Io {
+            path: path.clone(),
+            source,
+        };
+        let mut reader = input.into_reader();
+        let mut hasher = source::hasher();
+        let mut records = 0u64;
+        let (by, cluster_by) = (self.opts.by.clone(), self.opts.cluster_by.clone());
+        if format == InputFormat::Csv {
+            // CSV quoting can span lines: read whole (CSV inputs are small).
+            let mut bytes = Vec::new();
+            reader.read_to_end(&mut bytes).map_err(io)?;
+            sha2::Digest::update(&mut hasher, &bytes);
+            let rows = source::parse_csv(&bytes, by.as_deref(), cluster_by.as_deref());
+            records = rows.len() as u64;
+            self.push_rows(&path, rows)?;
+        } else {
+            // JSON Lines streams in blocks cut at a newline: parse a block in
+            // parallel, fold it into the problems, drop it.
+            let mut buf: Vec<u8> = Vec::with_capacity(source::BLOCK + 4096);
+            let mut next_line = 1u64;
+            let mut eof = false;
+            while !eof {
+                let start = buf.len();
+                buf.resize(start + source::BLOCK, 0);
+                let mut filled = start;
+                while filled < buf.len() {
+                    let got = reader.read(&mut buf[filled..]).map_err(io)?;
+                    if got == 0 {
+                        eof = true;
+                        break;
+                    }
+                    filled += got;
+                }
+                buf.truncate(filled);
+                sha2::Digest::update(&mut hasher, &buf[start..]);
+                let cut = if eof {
+                    buf.len()
+                } else {
+                    match memchr::memrchr(b'\n', &buf) {
+                        Some(i) => i + 1,
+                        None => continue, // one line longer than a block: read on
+                    }
+                };
+                let rows = source::parse_jsonl(
+                    &buf[..cut],
+                    next_line,
+                    by.as_deref(),
+                    cluster_by.as_deref(),
+                );
+                next_line += memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
+                records += rows.len() as u64;
+                self.push_rows(&path, rows)?;
+                buf.drain(..cut);
+            }
+        }
+        let info = self.inputs.last_mut().expect("pushed above");
+        info.sha256 = source::hex(&sha2::Digest::finalize(hasher));
+        info.records = records;
+        if records == 0 {
             return Err(ReadError::Empty { path });
         }
+        Ok(())
+    }
+
+    fn push_rows(
+        &mut self,
+        path: &str,
+        rows: Vec<(u64, Result<Record, String>)>,
+    ) -> Result<(), ReadError> {
         for (line, row) in rows {
-            let result = row.and_then(|r| self.push(r, &path, line));
-            if let Err(reason) = result {
+            if let Err(reason) = row.and_then(|r| self.push(r, path, line)) {
                 self.bad_line(BadLine {
-                    path: path.clone(),
+                    path: path.to_string(),
                     line,
                     reason,
                 })?;

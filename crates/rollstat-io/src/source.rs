@@ -26,29 +26,48 @@ impl fmt::Display for InputFormat {
     }
 }
 
-/// One input's bytes.
+/// Where an input's bytes come from.
+enum Source {
+    Bytes(Vec<u8>),
+    /// A file, read in blocks; `head` holds the bytes already read to sniff it.
+    File {
+        file: std::fs::File,
+        head: Vec<u8>,
+    },
+}
+
+/// One input: its name, its bytes (in memory, or a file read in blocks) and
+/// its format.
 pub struct Input {
     path: String,
-    bytes: Vec<u8>,
+    source: Source,
     format: InputFormat,
 }
 
+/// Bytes read per block when streaming an input.
+pub(crate) const BLOCK: usize = 8 << 20;
+
 impl Input {
-    /// Reads a file, or stdin for `-`.
+    /// Opens a file (read later, in blocks), or reads stdin for `-`.
     pub fn open(path: &str) -> Result<Input, ReadError> {
         let io = |source| ReadError::Io {
             path: path.to_string(),
             source,
         };
-        let bytes = if path == "-" {
+        if path == "-" {
             let mut b = Vec::new();
             std::io::stdin().read_to_end(&mut b).map_err(io)?;
-            b
-        } else {
-            std::fs::read(Path::new(path)).map_err(io)?
-        };
-        let shown = if path == "-" { "<stdin>" } else { path };
-        Ok(Input::from_bytes(shown, bytes))
+            return Ok(Input::from_bytes("<stdin>", b));
+        }
+        let mut file = std::fs::File::open(Path::new(path)).map_err(io)?;
+        let mut head = Vec::with_capacity(4096);
+        (&mut file).take(4096).read_to_end(&mut head).map_err(io)?;
+        let format = sniff(path, &head);
+        Ok(Input {
+            path: path.to_string(),
+            source: Source::File { file, head },
+            format,
+        })
     }
 
     /// Wraps bytes; the format comes from the extension, else the content.
@@ -56,7 +75,7 @@ impl Input {
         let format = sniff(path, &bytes);
         Input {
             path: path.to_string(),
-            bytes,
+            source: Source::Bytes(bytes),
             format,
         }
     }
@@ -69,23 +88,23 @@ impl Input {
         self.format
     }
 
-    /// Hex SHA-256 of the raw bytes.
-    pub fn sha256(&self) -> String {
-        let digest = Sha256::digest(&self.bytes);
-        digest.iter().map(|b| format!("{b:02x}")).collect()
-    }
-
-    /// Parses every non-blank row: `(line number, row or reason)`, in input order.
-    pub fn parse_rows(
-        &self,
-        by: Option<&str>,
-        cluster_by: Option<&str>,
-    ) -> Vec<(u64, Result<Record, String>)> {
-        match self.format {
-            InputFormat::Jsonl => parse_jsonl(&self.bytes, by, cluster_by),
-            InputFormat::Csv => parse_csv(&self.bytes, by, cluster_by),
+    /// The bytes as a reader, from the start.
+    pub fn into_reader(self) -> Box<dyn Read + Send> {
+        match self.source {
+            Source::Bytes(b) => Box::new(std::io::Cursor::new(b)),
+            Source::File { file, head } => Box::new(std::io::Cursor::new(head).chain(file)),
         }
     }
+}
+
+/// Hex of a digest.
+pub(crate) fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A fresh SHA-256 hasher.
+pub(crate) fn hasher() -> Sha256 {
+    Sha256::new()
 }
 
 fn sniff(path: &str, bytes: &[u8]) -> InputFormat {
@@ -102,8 +121,11 @@ fn sniff(path: &str, bytes: &[u8]) -> InputFormat {
     }
 }
 
-fn parse_jsonl(
+/// Parses the JSON Lines in `bytes` in parallel, numbering lines from
+/// `first_line`; blank lines are skipped; order is kept.
+pub(crate) fn parse_jsonl(
     bytes: &[u8],
+    first_line: u64,
     by: Option<&str>,
     cluster_by: Option<&str>,
 ) -> Vec<(u64, Result<Record, String>)> {
@@ -111,7 +133,7 @@ fn parse_jsonl(
     // order of rows is kept so rollout indices and --dedupe stay defined.
     let mut lines: Vec<(u64, &[u8])> = Vec::new();
     let mut start = 0;
-    let mut no = 0u64;
+    let mut no = first_line - 1;
     for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
         if start > bytes.len() {
             break;
@@ -206,7 +228,7 @@ fn csv_cell(column: &str, cell: &str) -> Option<Value> {
     Some(Value::String(cell.to_string()))
 }
 
-fn parse_csv(
+pub(crate) fn parse_csv(
     bytes: &[u8],
     by: Option<&str>,
     cluster_by: Option<&str>,
