@@ -88,6 +88,28 @@ impl Input {
         self.format
     }
 
+    /// Parses every non-blank row at once: `(line number, row or reason)`,
+    /// in input order. Holds every row in memory; `Collector::add` streams
+    /// instead. A file input is read again from its path.
+    pub fn parse_rows(
+        &self,
+        by: Option<&str>,
+        cluster_by: Option<&str>,
+    ) -> Vec<(u64, Result<Record, String>)> {
+        let owned;
+        let bytes: &[u8] = match &self.source {
+            Source::Bytes(b) => b,
+            Source::File { .. } => {
+                owned = std::fs::read(&self.path).unwrap_or_default();
+                &owned
+            }
+        };
+        match self.format {
+            InputFormat::Jsonl => parse_jsonl(bytes, 1, by, cluster_by),
+            InputFormat::Csv => parse_csv(bytes, by, cluster_by),
+        }
+    }
+
     /// The bytes as a reader, from the start.
     pub fn into_reader(self) -> Box<dyn Read + Send> {
         match self.source {

@@ -26,7 +26,8 @@ fn rows_spanning_block_boundaries_are_read_once_with_right_line_numbers() {
         d.iter().map(|b| format!("{b:02x}")).collect::<String>()
     };
     let mut c = Collector::new(ReadOptions::default());
-    c.add(Input::from_bytes("big.jsonl", body.into_bytes())).unwrap();
+    c.add(Input::from_bytes("big.jsonl", body.into_bytes()))
+        .unwrap();
     let out = c.finish().unwrap();
     assert_eq!(out.inputs[0].records, 100_001);
     assert_eq!(out.inputs[0].sha256, digest);
@@ -39,7 +40,9 @@ fn rows_spanning_block_boundaries_are_read_once_with_right_line_numbers() {
         .map(|p| match &p.data {
             ProblemData::Rollouts(r) => {
                 assert_eq!(r.len(), 10);
-                r.iter().filter(|x| x.verdict == rollstat_core::summary::Verdict::Correct).count()
+                r.iter()
+                    .filter(|x| x.verdict == rollstat_core::summary::Verdict::Correct)
+                    .count()
             }
             _ => panic!("rollout rows"),
         })
