@@ -12,7 +12,7 @@ use rollstat_core::aggregate::{default_ks, metric_set, Metric, MetricColumn};
 use rollstat_core::report::{
     Config, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report, REPORT_SCHEMA,
 };
-use rollstat_core::summary::{summarize, DenominatorPolicy, ProblemSummary};
+use rollstat_core::summary::{summarize_ref, DenominatorPolicy, ProblemSummary};
 use rollstat_core::vote::{AnswerClusterer, TiePolicy};
 use rollstat_io::{Collected, Dedupe, ReadOptions};
 
@@ -125,7 +125,7 @@ pub fn build_report(inputs: Inputs, s: &Settings) -> Result<Report> {
     } = collected;
     let summaries: Vec<ProblemSummary> = problems
         .par_iter()
-        .map(|p| summarize(p.data.clone(), s.denominator, clusterer))
+        .map(|p| summarize_ref(&p.data, s.denominator, clusterer))
         .collect();
     let max_n = summaries.iter().map(|p| p.n_arrived).max().unwrap_or(0);
     let (n_requested, n_source) = match s.n {

@@ -199,13 +199,33 @@ impl MetricColumn {
     /// Evaluates `metric` on every problem.
     pub fn build(metric: Metric, problems: &[ProblemSummary], tie: TiePolicy) -> MetricColumn {
         let mut excluded = std::collections::BTreeMap::new();
+        // Estimators of (n, c) repeat across problems (n = 16 has 17 values
+        // of c): compute each once.
+        let by_counts = matches!(
+            metric,
+            Metric::PassAtK(_)
+                | Metric::PassPowK(_)
+                | Metric::GPassAtK { .. }
+                | Metric::MgPassAtK(_)
+        );
+        let mut memo: std::collections::HashMap<(u64, u64), Result<f64, Exclusion>> =
+            std::collections::HashMap::new();
         let values = problems
             .iter()
-            .map(|p| match metric.value(p, tie) {
-                Ok(v) => v,
-                Err(e) => {
-                    *excluded.entry(e).or_insert(0u64) += 1;
-                    f64::NAN
+            .map(|p| {
+                let v = if by_counts {
+                    *memo
+                        .entry((p.n, p.c))
+                        .or_insert_with(|| metric.value(p, tie))
+                } else {
+                    metric.value(p, tie)
+                };
+                match v {
+                    Ok(v) => v,
+                    Err(e) => {
+                        *excluded.entry(e).or_insert(0u64) += 1;
+                        f64::NAN
+                    }
                 }
             })
             .collect();

@@ -124,12 +124,21 @@ pub fn summarize(
     policy: DenominatorPolicy,
     clusterer: &dyn AnswerClusterer,
 ) -> ProblemSummary {
-    let mut rollouts = match data {
+    summarize_ref(&data, policy, clusterer)
+}
+
+/// [`summarize`] without taking ownership (no copy of the rollouts).
+pub fn summarize_ref(
+    data: &ProblemData,
+    policy: DenominatorPolicy,
+    clusterer: &dyn AnswerClusterer,
+) -> ProblemSummary {
+    let all = match data {
         ProblemData::Counts { n, c } => {
             return ProblemSummary {
-                n,
-                c,
-                n_arrived: n,
+                n: *n,
+                c: *c,
+                n_arrived: *n,
                 n_failed: 0,
                 n_unextracted: 0,
                 n_truncated: 0,
@@ -140,12 +149,10 @@ pub fn summarize(
         }
         ProblemData::Rollouts(r) => r,
     };
-    rollouts.sort_by_key(|r| r.index);
-    let n_arrived = rollouts.len() as u64;
     let mut s = ProblemSummary {
         n: 0,
         c: 0,
-        n_arrived,
+        n_arrived: all.len() as u64,
         n_failed: 0,
         n_unextracted: 0,
         n_truncated: 0,
@@ -153,33 +160,40 @@ pub fn summarize(
         first_correct_rank: Some(None),
         vote: None,
     };
-    for r in &mut rollouts {
+    // (rollout, verdict after the unextracted rule), in index order.
+    let mut rollouts: Vec<(&Rollout, Verdict)> = Vec::with_capacity(all.len());
+    for r in all {
         s.n_truncated += r.truncated as u64;
         s.n_failed += (r.verdict == Verdict::Failed) as u64;
+        let mut verdict = r.verdict;
         if r.answer == Answer::Unextracted {
             s.n_unextracted += 1;
-            if r.verdict == Verdict::Correct {
+            if verdict == Verdict::Correct {
                 s.n_unextracted_marked_correct += 1;
-                r.verdict = Verdict::Wrong;
+                verdict = Verdict::Wrong;
             }
         }
+        if policy == DenominatorPolicy::Judged && verdict == Verdict::Failed {
+            continue;
+        }
+        rollouts.push((r, verdict));
     }
-    if policy == DenominatorPolicy::Judged {
-        rollouts.retain(|r| r.verdict != Verdict::Failed);
+    if !rollouts.is_sorted_by_key(|(r, _)| r.index) {
+        rollouts.sort_by_key(|(r, _)| r.index);
     }
     s.n = rollouts.len() as u64;
-    for (rank, r) in rollouts.iter().enumerate() {
-        if r.verdict == Verdict::Correct {
+    for (rank, (_, verdict)) in rollouts.iter().enumerate() {
+        if *verdict == Verdict::Correct {
             s.c += 1;
             if s.first_correct_rank == Some(None) {
                 s.first_correct_rank = Some(Some(rank as u64));
             }
         }
     }
-    if !rollouts.is_empty() && rollouts.iter().all(|r| r.answer != Answer::Unknown) {
+    if !rollouts.is_empty() && rollouts.iter().all(|(r, _)| r.answer != Answer::Unknown) {
         let answers: Vec<Option<&str>> = rollouts
             .iter()
-            .map(|r| match &r.answer {
+            .map(|(r, _)| match &r.answer {
                 Answer::Text(t) => Some(t.as_str()),
                 _ => None,
             })
@@ -187,7 +201,7 @@ pub fn summarize(
         let clusters = clusterer.cluster(&answers);
         let verdicts: Vec<Option<bool>> = rollouts
             .iter()
-            .map(|r| match r.verdict {
+            .map(|(_, v)| match v {
                 Verdict::Correct => Some(true),
                 Verdict::Wrong => Some(false),
                 Verdict::Failed => None,

@@ -160,6 +160,7 @@ pub struct Collected {
 struct Acc {
     problem: String,
     system: Option<String>,
+    subset: Option<String>,
     by_value: Option<String>,
     cluster_value: Option<String>,
     origin: String,
@@ -183,6 +184,8 @@ pub struct Collector<'g> {
     inputs: Vec<InputInfo>,
     index: HashMap<(Option<String>, Option<String>, String), usize>,
     accs: Vec<Acc>,
+    /// The problem of the previous row.
+    last: Option<usize>,
     bad: Vec<BadLine>,
     seq: u64,
     n_graded: u64,
@@ -204,6 +207,7 @@ impl<'g> Collector<'g> {
             inputs: Vec::new(),
             index: HashMap::new(),
             accs: Vec::new(),
+            last: None,
             bad: Vec::new(),
             seq: 0,
             n_graded: 0,
@@ -336,20 +340,32 @@ impl<'g> Collector<'g> {
             file: self.inputs.len().saturating_sub(1) as u32,
             line,
         };
-        let key = (r.system.clone(), r.subset.clone(), r.problem.clone());
-        let idx = *self.index.entry(key).or_insert_with(|| {
-            let origin = format!("{path}:{line}");
-            self.accs.push(Acc {
-                problem: r.problem.clone(),
-                system: r.system.clone(),
-                by_value: r.by_value.clone(),
-                cluster_value: r.cluster_value.clone(),
-                origin,
-                rollouts: Vec::new(),
-                counts: None,
-            });
-            self.accs.len() - 1
+        // Rows of one problem are usually adjacent: check the last problem
+        // before building a key (three string copies) for the map.
+        let same_as_last = self.last.is_some_and(|i| {
+            let a = &self.accs[i];
+            a.problem == r.problem && a.system == r.system && a.subset == r.subset
         });
+        let idx = if same_as_last {
+            self.last.expect("checked")
+        } else {
+            let key = (r.system.clone(), r.subset.clone(), r.problem.clone());
+            *self.index.entry(key).or_insert_with(|| {
+                let origin = format!("{path}:{line}");
+                self.accs.push(Acc {
+                    problem: r.problem.clone(),
+                    system: r.system.clone(),
+                    by_value: r.by_value.clone(),
+                    cluster_value: r.cluster_value.clone(),
+                    origin,
+                    rollouts: Vec::new(),
+                    subset: r.subset.clone(),
+                    counts: None,
+                });
+                self.accs.len() - 1
+            })
+        };
+        self.last = Some(idx);
         let acc = &mut self.accs[idx];
         if acc.by_value != r.by_value {
             return Err(format!(
