@@ -1,17 +1,114 @@
-//! `rollstat convert IN… -o OUT.jsonl`: canonical rollout rows from any
-//! supported input. (Owned by the native-formats work; see the issue.)
+//! `rollstat convert IN… -o OUT.jsonl`: canonical rollout rows (SPEC §2)
+//! from any supported input — native harness files, directories, `.gz` /
+//! `.zst`, canonical JSONL — one JSON object per line, for jq pipelines and
+//! for checking what an adapter read. No metric is computed and nothing is
+//! graded: rows without `correct` keep `gold` + `answer`/`response` so that
+//! `rollstat report` grades them exactly as it would the native file.
 
-use anyhow::Result;
+use crate::inputs::{canonical_rows, gather, parse_from, Source};
+use crate::pipeline::InputError;
+use anyhow::{bail, Result};
 use clap::Args;
+use rollstat_io::ReadOptions;
+use std::io::Write;
+use std::path::PathBuf;
 
 /// Flags of `rollstat convert`.
 #[derive(Args, Debug)]
 pub struct ConvertArgs {
-    /// Inputs: files or directories in any supported format.
+    /// Inputs: files or directories in any supported format; `-` reads stdin.
     #[arg(required = true)]
     pub inputs: Vec<String>,
+    /// Write the rows to FILE instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Input format, overriding auto-detection (lm-eval, lighteval, inspect,
+    /// evalscope, opencompass, sieval, matharena, nemo-skills, tau-bench, canonical).
+    #[arg(long, value_name = "NAME")]
+    pub from: Option<String>,
+    /// Any unreadable file or malformed record is an error (exit code 2).
+    #[arg(long)]
+    pub strict: bool,
 }
 
-pub fn run(_a: &ConvertArgs) -> Result<()> {
-    anyhow::bail!("convert: work in progress")
+pub fn run(a: &ConvertArgs) -> Result<()> {
+    let from = parse_from(a.from.as_deref())?;
+    let opts = ReadOptions {
+        strict: a.strict,
+        ..Default::default()
+    };
+    let g = gather(&a.inputs, from, &opts)?;
+    if a.strict && !g.failed.is_empty() {
+        bail!(InputError(format!(
+            "{} input file(s) could not be read: {} (strict mode)",
+            g.failed.len(),
+            g.failed.join(", ")
+        )));
+    }
+    let mut out: Vec<u8> = Vec::new();
+    let mut n_rows = 0u64;
+    let mut n_bad = 0u64;
+    for source in &g.sources {
+        let (path, format) = match source {
+            Source::Native(f) => (f.path.display().to_string(), f.format.to_string()),
+            Source::Canonical { path, .. } => (path.clone(), "canonical".into()),
+        };
+        if let Source::Native(f) = source {
+            for w in &f.warnings {
+                eprintln!("rollstat: warning: {w}");
+            }
+            n_bad += f.bad_lines as u64;
+            if a.strict && f.bad_lines > 0 {
+                bail!(InputError(format!(
+                    "{path}: {} malformed record(s) (strict mode)",
+                    f.bad_lines
+                )));
+            }
+        }
+        let mut count = 0u64;
+        for (line, row) in canonical_rows(source) {
+            match row {
+                Ok(r) => {
+                    serde_json::to_writer(&mut out, &r)?;
+                    out.push(b'\n');
+                    count += 1;
+                }
+                Err(reason) => {
+                    if a.strict {
+                        bail!(InputError(format!("{path}:{line}: {reason} (strict mode)")));
+                    }
+                    n_bad += 1;
+                    eprintln!("rollstat: {path}:{line}: {reason}");
+                }
+            }
+        }
+        eprintln!("rollstat: {path} [{format}]: {count} rows");
+        n_rows += count;
+    }
+    for (p, why) in &g.skipped {
+        eprintln!("rollstat: skipped {}: {why}", p.display());
+    }
+    if n_rows == 0 {
+        bail!(InputError(
+            "no rows to write: every input was empty, unreadable or aggregates-only".into()
+        ));
+    }
+    if n_bad > 0 || !g.failed.is_empty() {
+        eprintln!(
+            "rollstat: {n_rows} rows written; {n_bad} malformed records and {} unreadable files left out",
+            g.failed.len()
+        );
+    }
+    match &a.output {
+        Some(p) => std::fs::write(p, &out)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?,
+        None => {
+            let mut o = std::io::stdout().lock();
+            match o.write_all(&out) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                r => r?,
+            }
+        }
+    }
+    Ok(())
 }

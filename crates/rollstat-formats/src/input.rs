@@ -28,6 +28,11 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, FormatError> {
         path: path.to_path_buf(),
         source,
     })?;
+    load_bytes(path, raw)
+}
+
+/// [`load`] for bytes already read.
+pub(crate) fn load_bytes(path: &Path, raw: Vec<u8>) -> Result<Loaded, FormatError> {
     let sha256 = sha256_hex(&raw);
     let content = decompress_all(path, raw)?;
     Ok(Loaded { sha256, content })

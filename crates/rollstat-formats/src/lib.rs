@@ -259,13 +259,81 @@ fn walk(
     Ok(())
 }
 
+/// A file's raw-bytes digest and its content, decompressed when the bytes
+/// are gzip or zstd (recognised by magic bytes, whatever the extension).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decoded {
+    /// Hex sha256 of the bytes as stored.
+    pub sha256: String,
+    /// The content, decompressed.
+    pub content: Vec<u8>,
+}
+
+/// Reads a file and decompresses `.gz` / `.zst` content transparently, so a
+/// caller's own reader (canonical JSONL/CSV) gets plain bytes.
+pub fn read_decoded(path: &Path) -> Result<Decoded, FormatError> {
+    let l = input::load(path)?;
+    Ok(Decoded {
+        sha256: l.sha256,
+        content: l.content,
+    })
+}
+
+/// [`read_decoded`] for bytes already in memory (stdin); `path` names them
+/// in errors.
+pub fn decode_bytes(path: &Path, raw: Vec<u8>) -> Result<Decoded, FormatError> {
+    let l = input::load_bytes(path, raw)?;
+    Ok(Decoded {
+        sha256: l.sha256,
+        content: l.content,
+    })
+}
+
+/// What one input's bytes turned out to be ([`read_bytes`]).
+#[derive(Debug)]
+pub enum Classified {
+    /// A native harness file, read.
+    Native(NativeFile),
+    /// Canonical rows: the caller reads `Decoded::content` itself.
+    Canonical(Format),
+}
+
+/// Detects (or takes `from`) and reads decoded bytes that did not come
+/// from a file of their own (stdin). Directory-only layouts (a SiEval result
+/// directory) cannot be read this way.
+pub fn read_bytes(
+    path: &Path,
+    decoded: &Decoded,
+    from: Option<Format>,
+) -> Result<Classified, FormatError> {
+    match read_loaded(path, &decoded.sha256, &decoded.content, from)? {
+        Read::Native(f) => Ok(Classified::Native(f)),
+        Read::Canonical(f) => Ok(Classified::Canonical(f)),
+        Read::Companion(why) => Err(FormatError::parse(
+            path,
+            None,
+            why,
+            "pass the file that holds the per-sample rows",
+        )),
+    }
+}
+
 fn read_file(path: &Path, from: Option<Format>) -> Result<Read, FormatError> {
     let loaded = input::load(path)?;
+    read_loaded(path, &loaded.sha256, &loaded.content, from)
+}
+
+fn read_loaded(
+    path: &Path,
+    sha256: &str,
+    content: &[u8],
+    from: Option<Format>,
+) -> Result<Read, FormatError> {
     let format = match from {
-        None => match detect::detect_among(path, &loaded.content, &Format::ALL) {
+        None => match detect::detect_among(path, content, &Format::ALL) {
             Ok(f) => f,
             Err(e) => {
-                return match detect::companion(path, &loaded.content) {
+                return match detect::companion(path, content) {
                     Some(why) => Ok(Read::Companion(why)),
                     None => Err(e.into()),
                 }
@@ -276,14 +344,14 @@ fn read_file(path: &Path, from: Option<Format>) -> Result<Read, FormatError> {
             if family.len() == 1 {
                 f
             } else {
-                detect::detect_among(path, &loaded.content, family).unwrap_or(f)
+                detect::detect_among(path, content, family).unwrap_or(f)
             }
         }
     };
     if format.is_canonical() {
         return Ok(Read::Canonical(format));
     }
-    let mut file = adapters::read(path, format, &loaded.content)?;
-    file.sha256 = Some(loaded.sha256);
+    let mut file = adapters::read(path, format, content)?;
+    file.sha256 = Some(sha256.to_string());
     Ok(Read::Native(file))
 }
