@@ -404,7 +404,7 @@ fn convert_round_trip_gives_the_same_metrics() {
         assert_eq!(text, std::fs::read_to_string(&out).unwrap());
         assert!(text
             .lines()
-            .all(|l| serde_json::from_str::<Value>(l).unwrap()["problem"].is_null() == false));
+            .all(|l| !serde_json::from_str::<Value>(l).unwrap()["problem"].is_null()));
     }
 }
 
@@ -421,7 +421,7 @@ fn real_tau_bench_airline_pass_pow_k() {
     let Some(p) = shared("real/taubench_gpt4o_airline_4trials.json") else {
         return;
     };
-    let r = report(&[p.to_str().unwrap()]);
+    let r = report(&[p.to_str().unwrap(), "--k", "1,2,3,4"]);
     assert_eq!(formats(&r), ["tau-bench"]);
     assert_eq!(r["health"]["n_problems"], 50);
     assert_eq!(r["health"]["n_rollouts"]["histogram"]["4"], 50);
@@ -498,6 +498,9 @@ fn real_tree_of_thought_via_jq_recipe() {
         ));
         let r: Value = serde_json::from_slice(&o.stdout).unwrap();
         assert_eq!(r["health"]["n_problems"], 100, "{file}");
+        // Every rollout marked correct carries its answer (the recipe
+        // falls back to the last line when there is no "Answer:" line).
+        assert_eq!(r["health"]["n_unextracted_marked_correct"], 0, "{file}");
         close(metric(&r, "pass@1"), p1);
         close(metric(&r, "pass@100"), p100);
     }
