@@ -41,7 +41,9 @@ pub enum OutputFormat {
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// Input files (canonical JSON Lines or CSV); `-` reads stdin.
+    /// Inputs: canonical JSON Lines or CSV, native harness files (lm-eval, lighteval,
+    /// inspect, evalscope, OpenCompass, SiEval, MathArena, NeMo-Skills, tau-bench),
+    /// directories of them, `.gz`/`.zst`; `-` reads stdin.
     #[arg(required = true)]
     pub inputs: Vec<String>,
     /// Output format.

@@ -123,6 +123,8 @@ pub struct CompareArgs {
     pub dedupe: Option<String>,
     #[command(flatten)]
     pub uncertainty: UncertaintyArgs,
+    #[command(flatten)]
+    pub grading: crate::grading::GradingArgs,
 }
 
 fn usage(msg: impl Into<String>) -> anyhow::Error {
@@ -292,7 +294,7 @@ fn settings(a: &CompareArgs, by: Option<String>) -> Result<Settings> {
         by,
         per_problem: false,
         uncertainty: a.uncertainty.clone(),
-        grading: Default::default(),
+        grading: a.grading.clone(),
     };
     Settings::from_args(&ra)
 }

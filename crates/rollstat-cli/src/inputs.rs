@@ -20,7 +20,6 @@ use rollstat_io::record::{parse_record_with, Record};
 use rollstat_io::{BadLine, Collected, Collector, Input, ReadError, ReadOptions};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 /// Everything read, plus what the native adapters had to say.
 pub struct Inputs {
@@ -29,6 +28,8 @@ pub struct Inputs {
     pub aggregates: Vec<rollstat_formats::HarnessAggregate>,
     /// Notes for the health warnings (adapter assumptions, skipped files).
     pub notes: Vec<String>,
+    /// The problems each harness aggregate summarises.
+    pub scopes: Scopes,
 }
 
 fn usage(msg: String) -> anyhow::Error {
@@ -233,7 +234,9 @@ struct Scope {
     whole: bool,
 }
 
-static SCOPES: Mutex<Vec<((PathBuf, String), Scope)>> = Mutex::new(Vec::new());
+/// Per-aggregate problem data, keyed by (source path, metric name).
+#[derive(Default)]
+pub struct Scopes(Vec<((PathBuf, String), Scope)>);
 
 /// Reads every input; bad rows are printed to stderr (first 20, then a count).
 pub fn read_inputs(
@@ -371,11 +374,12 @@ pub fn read_inputs(
         };
         bail!(InputError(format!("no problems to report: {why}")));
     }
-    record_scopes(&collected, &first_origin, &tracked, &aggregates);
+    let scopes = record_scopes(&collected, &first_origin, &tracked, &aggregates);
     Ok(Inputs {
         collected,
         aggregates: aggregates.into_iter().map(|(a, _)| a).collect(),
         notes,
+        scopes,
     })
 }
 
@@ -406,12 +410,10 @@ fn record_scopes(
     first_origin: &HashMap<Key, String>,
     tracked: &[Tracked],
     aggregates: &[(HarnessAggregate, usize)],
-) {
-    let Ok(mut scopes) = SCOPES.lock() else {
-        return;
-    };
+) -> Scopes {
+    let mut scopes = Vec::new();
     if aggregates.is_empty() {
-        return;
+        return Scopes(scopes);
     }
     let by_origin: HashMap<&str, usize> = collected
         .problems
@@ -464,6 +466,7 @@ fn record_scopes(
         scopes.retain(|(k, _)| k != &key);
         scopes.push((key, scope));
     }
+    Scopes(scopes)
 }
 
 fn print_bad_lines(bad: &[BadLine]) {
@@ -654,9 +657,10 @@ fn fmt_num(v: f64) -> String {
 /// problems scored 0/1 instead of excluded.
 pub fn compare_aggregates(
     aggregates: &[HarnessAggregate],
+    scopes: &Scopes,
     report: &Report,
 ) -> Vec<HarnessComparison> {
-    let scopes = SCOPES.lock().ok();
+    let scopes = Some(&scopes.0);
     let n = report.config.n;
     let tie = report.config.tie_policy;
     let policy = report.config.denominator_policy;

@@ -111,6 +111,7 @@ pub fn build_report(inputs: Inputs, s: &Settings) -> Result<Report> {
         collected,
         aggregates,
         notes,
+        scopes,
     } = inputs;
     let clusterer: &dyn AnswerClusterer = s.grading.clusterer();
     let mut collected = collected;
@@ -254,7 +255,7 @@ pub fn build_report(inputs: Inputs, s: &Settings) -> Result<Report> {
         harness: Vec::new(),
         per_problem,
     };
-    report.harness = compare_aggregates(&aggregates, &report);
+    report.harness = compare_aggregates(&aggregates, &scopes, &report);
     Ok(report)
 }
 

@@ -175,11 +175,9 @@ fn harness(r: &Report, style: Style, out: &mut String) {
     for h in &r.harness {
         rows.push(vec![
             h.harness_metric.clone(),
-            format!("{}", h.harness_value),
+            short(h.harness_value),
             h.rollstat_metric.clone().unwrap_or_else(|| "–".into()),
-            h.rollstat_value
-                .map(|v| format!("{v}"))
-                .unwrap_or_else(|| "–".into()),
+            h.rollstat_value.map(short).unwrap_or_else(|| "–".into()),
             match h.agrees {
                 Some(true) => "yes".into(),
                 Some(false) => "NO".into(),
@@ -190,4 +188,10 @@ fn harness(r: &Report, style: Style, out: &mut String) {
     }
     table(&rows, style, out);
     let _ = writeln!(out);
+}
+
+/// Four decimals, trailing zeros dropped (0.3333, 50, 0.75).
+fn short(v: f64) -> String {
+    let s = format!("{v:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
