@@ -461,3 +461,22 @@ fn clustered_standard_error() {
     assert!((se - 0.6454972243679028 / 19.0).abs() < 1e-12, "{se}");
     assert_eq!(r["config"]["ci"]["cluster_by"], "template");
 }
+
+/// A problem row with `gold` and `responses` but no `correct` is graded
+/// rollout by rollout: 0.5 and \frac12 equal the gold 1/2, 1/3 does not →
+/// pass@1 = 2/3; the two equivalent answers form the majority → maj@3 = 1,
+/// self-consistency = 2/3.
+#[test]
+fn problem_rows_without_verdicts_are_graded() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = write(
+        &dir,
+        "grade.jsonl",
+        r#"{"problem": "q", "gold": "1/2", "responses": ["so \\boxed{0.5}", "the answer is 1/3", "\\boxed{\\frac12}"]}
+"#,
+    );
+    let r = json(&run(&["report", &f, "--format", "json", "--ci", "none"]));
+    assert!((metric(&r, "pass@1") - 2.0 / 3.0).abs() < 1e-15);
+    assert_eq!(metric(&r, "maj@3"), 1.0);
+    assert!((metric(&r, "self_consistency") - 2.0 / 3.0).abs() < 1e-15);
+}

@@ -387,6 +387,23 @@ impl<'g> Collector<'g> {
                 }
                 acc.counts = Some((n, c));
             }
+            RecordBody::ProblemToGrade { gold, rollouts } => {
+                if acc.counts.is_some() {
+                    return Err(count_conflict(&r.problem, &acc.origin));
+                }
+                for (i, (answer, response, truncated)) in rollouts.into_iter().enumerate() {
+                    self.n_graded += 1;
+                    let (verdict, answer) = self.grader.grade(&gold, &answer, response.as_deref());
+                    self.seq += 1;
+                    let rollout = Rollout {
+                        index: i as u64,
+                        verdict,
+                        answer,
+                        truncated,
+                    };
+                    acc.rollouts.push((i as u64, self.seq, rollout, here));
+                }
+            }
             RecordBody::Problem { rollouts } => {
                 if acc.counts.is_some() {
                     return Err(count_conflict(&r.problem, &acc.origin));

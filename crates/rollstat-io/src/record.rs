@@ -25,6 +25,12 @@ pub enum RecordBody {
     Problem {
         rollouts: Vec<(Verdict, Answer, bool)>,
     },
+    /// All rollouts of a problem without verdicts, to grade against `gold`:
+    /// (answer, response, truncated) by position.
+    ProblemToGrade {
+        gold: String,
+        rollouts: Vec<(Answer, Option<String>, bool)>,
+    },
     /// Only counts.
     Counts { n: u64, c: u64 },
 }
@@ -187,6 +193,12 @@ pub fn parse_record_with(
     let failed_status = matches!(m.get("status"), Some(Value::String(s)) if FAILED_STATUSES.contains(&s.to_ascii_lowercase().as_str()));
     let body = if let Some(Value::Array(arr)) = m.get("correct") {
         body_from_arrays(m, arr)?
+    } else if !m.contains_key("correct")
+        && m.get("gold").is_some_and(|g| !g.is_null())
+        && (matches!(m.get("answers"), Some(Value::Array(_)))
+            || matches!(m.get("responses"), Some(Value::Array(_))))
+    {
+        body_to_grade(m)?
     } else if m.contains_key("n") || m.contains_key("c") {
         if m.contains_key("correct") {
             return Err("a row has either `correct` or `n`+`c`, not both".into());
@@ -233,6 +245,53 @@ pub fn parse_record_with(
         cluster_value,
         body,
     })
+}
+
+/// A problem row with `gold` and `answers` and/or `responses` arrays but no
+/// `correct`: every rollout is graded.
+fn body_to_grade(m: &Map<String, Value>) -> Result<RecordBody, String> {
+    let gold = opt_string(m, "gold")?.ok_or("`gold` must be a string")?;
+    let array = |key: &str| match m.get(key) {
+        Some(Value::Array(a)) => Ok(Some(a)),
+        None | Some(Value::Null) => Ok(None),
+        Some(other) => Err(format!(
+            "`{key}` must be an array, found {}",
+            type_name(other)
+        )),
+    };
+    let (answers, responses) = (array("answers")?, array("responses")?);
+    let len = answers.or(responses).map_or(0, |a| a.len());
+    if let (Some(a), Some(r)) = (answers, responses) {
+        if a.len() != r.len() {
+            return Err(format!(
+                "`answers` has {} entries but `responses` has {}",
+                a.len(),
+                r.len()
+            ));
+        }
+    }
+    let reasons = match m.get("finish_reasons") {
+        Some(Value::Array(a)) if a.len() == len => Some(a),
+        _ => None,
+    };
+    let mut rollouts = Vec::with_capacity(len);
+    for i in 0..len {
+        let answer = match answers {
+            Some(a) => answer_of(Some(&a[i]), &format!("answers[{i}]"))?,
+            None => Answer::Unknown,
+        };
+        let response = match responses.map(|r| &r[i]) {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(scalar_text(v).ok_or_else(|| {
+                format!("`responses[{i}]` must be a string, found {}", type_name(v))
+            })?),
+        };
+        let truncated = reasons.is_some_and(
+            |r| matches!(&r[i], Value::String(s) if TRUNCATION_REASONS.contains(&s.as_str())),
+        );
+        rollouts.push((answer, response, truncated));
+    }
+    Ok(RecordBody::ProblemToGrade { gold, rollouts })
 }
 
 fn body_from_arrays(m: &Map<String, Value>, correct: &[Value]) -> Result<RecordBody, String> {
