@@ -52,6 +52,7 @@ pub fn run(a: &ConvertArgs) -> Result<()> {
         let (path, format) = match source {
             Source::Native(f) => (f.path.display().to_string(), f.format.to_string()),
             Source::Canonical { path, .. } => (path.clone(), "canonical".into()),
+            Source::CanonicalFile { path } => (path.clone(), "canonical".into()),
         };
         if let Source::Native(f) = source {
             for w in &f.warnings {

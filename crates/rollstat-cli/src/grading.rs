@@ -146,7 +146,64 @@ pub struct EquivalenceClusterer;
 
 impl AnswerClusterer for EquivalenceClusterer {
     fn cluster(&self, answers: &[Option<&str>]) -> Vec<Option<usize>> {
-        rollstat_grade::cluster_answers(answers)
+        integer_clusters(answers).unwrap_or_else(|| rollstat_grade::cluster_answers(answers))
+    }
+}
+
+/// When every present answer is a plain integer (`-12`, `007`, at most 15
+/// digits), equivalence is equality of the integers: cluster on the value
+/// and skip parsing. Returns `None` for any other answer set.
+fn integer_clusters(answers: &[Option<&str>]) -> Option<Vec<Option<usize>>> {
+    let mut seen: Vec<i64> = Vec::new();
+    answers
+        .iter()
+        .map(|a| {
+            let Some(a) = a else { return Some(None) };
+            let t = a.trim();
+            let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+            if digits.is_empty() || digits.len() > 15 || !digits.bytes().all(|b| b.is_ascii_digit())
+            {
+                return None;
+            }
+            let v: i64 = t.parse().ok()?;
+            let id = seen.iter().position(|&x| x == v).unwrap_or_else(|| {
+                seen.push(v);
+                seen.len() - 1
+            });
+            Some(Some(id))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod integer_tests {
+    use super::*;
+
+    /// The shortcut gives the verifier's clusters on integer answers.
+    #[test]
+    fn integer_shortcut_matches_the_verifier() {
+        let cases: [&[Option<&str>]; 4] = [
+            &[
+                Some("7"),
+                Some("007"),
+                Some("+7"),
+                Some("-7"),
+                None,
+                Some("12"),
+            ],
+            &[Some("0"), Some("-0"), Some(" 3 ")],
+            &[Some("1"), Some("2"), Some("1")],
+            &[None, None],
+        ];
+        for answers in cases {
+            assert_eq!(
+                integer_clusters(answers),
+                Some(rollstat_grade::cluster_answers(answers)),
+                "{answers:?}"
+            );
+        }
+        assert_eq!(integer_clusters(&[Some("1,000"), Some("1000")]), None);
+        assert_eq!(integer_clusters(&[Some("1/2")]), None);
     }
 }
 

@@ -47,6 +47,9 @@ pub enum Source {
         sha256: String,
         content: Vec<u8>,
     },
+    /// An uncompressed canonical file, streamed by rollstat-io in blocks
+    /// (memory grows with problems, not with the file).
+    CanonicalFile { path: String },
 }
 
 /// What the command-line paths held.
@@ -99,6 +102,26 @@ fn plain_name(path: &str) -> String {
     path.to_string()
 }
 
+/// An uncompressed file whose head is detected as canonical JSONL/CSV (or
+/// `--from canonical`): it can be streamed instead of loaded.
+fn plain_canonical(path: &Path, from: Option<Format>) -> bool {
+    use std::io::Read;
+    if from.is_some_and(|f| !f.is_canonical()) {
+        return false;
+    }
+    let mut head = Vec::with_capacity(65536);
+    let Ok(file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if file.take(65536).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let compressed = head.starts_with(&[0x1f, 0x8b]) || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
+    !compressed
+        && (from.is_some_and(|f| f.is_canonical())
+            || rollstat_formats::detect(path, &head).is_ok_and(|f| f.is_canonical()))
+}
+
 fn canonical_source(path: &Path) -> Result<Source, FormatError> {
     let decoded = rollstat_formats::read_decoded(path)?;
     Ok(Source::Canonical {
@@ -119,6 +142,10 @@ pub fn gather(paths: &[String], from: Option<Format>, opts: &ReadOptions) -> Res
             continue;
         }
         let path = Path::new(arg);
+        if path.is_file() && plain_canonical(path, from) {
+            g.sources.push(Source::CanonicalFile { path: arg.clone() });
+            continue;
+        }
         let report =
             rollstat_formats::read_path_lenient(path, from).map_err(|e| usage(e.to_string()))?;
         let is_dir = path.is_dir();
@@ -126,6 +153,12 @@ pub fn gather(paths: &[String], from: Option<Format>, opts: &ReadOptions) -> Res
             g.sources.push(Source::Native(f));
         }
         for (p, _) in report.canonical {
+            if plain_canonical(&p, from) {
+                g.sources.push(Source::CanonicalFile {
+                    path: p.display().to_string(),
+                });
+                continue;
+            }
             match canonical_source(&p) {
                 Ok(s) => g.sources.push(s),
                 Err(e) if is_dir => {
@@ -286,6 +319,16 @@ pub fn read_inputs(
                     eprintln!("rollstat: warning: {e}");
                 }
                 collector.add_rows(info, rows).map_err(strict)?;
+            }
+            Source::CanonicalFile { path } => {
+                let input = Input::open(&path).map_err(|e| usage(e.to_string()))?;
+                match collector.add(input) {
+                    Ok(()) => {}
+                    Err(e @ ReadError::Empty { .. }) if !opts.strict => {
+                        eprintln!("rollstat: warning: {e}")
+                    }
+                    Err(e) => return Err(strict(e)),
+                }
             }
             Source::Native(f) => {
                 let shown = f.path.display().to_string();
@@ -851,6 +894,14 @@ fn explain(
 /// Rows of every input as canonical JSON objects (for `rollstat convert`).
 pub fn canonical_rows(source: &Source) -> Vec<(u64, Result<Row, String>)> {
     match source {
+        Source::CanonicalFile { path } => match std::fs::read(path) {
+            Ok(content) => canonical_rows(&Source::Canonical {
+                path: path.clone(),
+                sha256: String::new(),
+                content,
+            }),
+            Err(e) => vec![(0, Err(format!("{path}: {e}")))],
+        },
         Source::Native(f) => f
             .rows
             .iter()

@@ -9,6 +9,7 @@ mod inputs;
 mod passk;
 mod pipeline;
 mod power;
+mod progress;
 mod render;
 mod uncertainty;
 

@@ -92,6 +92,7 @@ impl Settings {
                     .transpose()
                     .map_err(|e| usage(format!("--dedupe: {e}")))?,
                 cluster_by: a.uncertainty.cluster_by.clone(),
+                bytes_read: None,
             },
             per_problem: a.per_problem,
             uncertainty: Uncertainty::from_args(&a.uncertainty)?,
@@ -397,12 +398,26 @@ fn warnings(
 
 /// Convenience used by `main`: read, then build.
 pub fn report(args: &ReportArgs) -> Result<Report> {
-    let settings = Settings::from_args(args)?;
+    let mut settings = Settings::from_args(args)?;
+    let progress = crate::progress::Progress::start();
+    progress.phase("reading");
+    progress.set_total(
+        args.inputs
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum(),
+    );
+    settings.read.bytes_read = Some(progress.bytes_counter());
     let inputs = crate::inputs::read_inputs(
         &args.inputs,
         &settings.read,
         args.from.as_deref(),
         settings.grading.grader(),
     )?;
+    progress.phase(match settings.uncertainty.config().resamples {
+        Some(b) => format!("computing metrics and intervals ({b} resamples)"),
+        None => "computing metrics".to_string(),
+    });
     build_report(inputs, &settings)
 }

@@ -67,6 +67,8 @@ pub struct ReadOptions {
     pub dedupe: Option<Dedupe>,
     /// Field whose value clusters problems (`--cluster-by`).
     pub cluster_by: Option<String>,
+    /// Bytes read so far, for a progress display.
+    pub bytes_read: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
 
 /// Decides rows that carry `gold` but no `correct`.
@@ -259,6 +261,12 @@ impl<'g> Collector<'g> {
                     filled += got;
                 }
                 buf.truncate(filled);
+                if let Some(counter) = &self.opts.bytes_read {
+                    counter.fetch_add(
+                        (filled - start) as u64,
+                        std::sync::atomic::Ordering::Relaxed,
+                    );
+                }
                 sha2::Digest::update(&mut hasher, &buf[start..]);
                 let cut = if eof {
                     buf.len()
