@@ -92,6 +92,25 @@ fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut Strin
     let _ = writeln!(out);
     let bullet = if style == Style::Markdown { "- " } else { "  " };
     let _ = writeln!(out, "{bullet}Health: {}", health_line(h));
+    let splits: Vec<String> = b
+        .metrics
+        .iter()
+        .filter_map(|(name, e)| {
+            e.variance.as_ref().map(|v| {
+                format!(
+                    "{name} between {:.4} / within {:.4} → {}",
+                    v.between, v.within, v.advice
+                )
+            })
+        })
+        .collect();
+    if !splits.is_empty() {
+        let _ = writeln!(
+            out,
+            "{bullet}Variance over problems (what narrows the interval most): {}",
+            splits.join("; ")
+        );
+    }
     for w in &h.warnings {
         let _ = writeln!(out, "{bullet}warning: {w}");
     }
