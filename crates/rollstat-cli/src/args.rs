@@ -52,36 +52,8 @@ pub struct ReportArgs {
     /// Write the report to FILE instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Draw sizes, e.g. `--k 1,2,4` (default: 1, 2, 4, … up to n, and n).
-    #[arg(long, value_delimiter = ',', value_name = "K,…")]
-    pub k: Option<Vec<u64>>,
-    /// G-Pass thresholds τ in [0, 1].
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "TAU,…",
-        default_value = "0.25,0.5,0.75,1.0"
-    )]
-    pub tau: Vec<String>,
-    /// Requested rollouts per problem (default: the largest n seen).
-    #[arg(long)]
-    pub n: Option<u64>,
-    /// `requested`: failed rollouts count as wrong; `judged`: they are dropped.
-    #[arg(long, default_value = "requested", value_name = "requested|judged")]
-    pub denominator: String,
-    /// maj@n tie policy.
-    #[arg(
-        long = "tie-policy",
-        default_value = "first",
-        value_name = "first|none|fractional"
-    )]
-    pub tie_policy: String,
-    /// Stop at the first bad row or short problem (exit code 2).
-    #[arg(long)]
-    pub strict: bool,
-    /// Keep the first or last of duplicated (problem, rollout) rows instead of failing.
-    #[arg(long, value_name = "first|last")]
-    pub dedupe: Option<String>,
+    #[command(flatten)]
+    pub metrics: MetricArgs,
     /// Input format, overriding auto-detection (lm-eval, lighteval, inspect,
     /// evalscope, opencompass, sieval, matharena, nemo-skills, tau-bench, canonical).
     #[arg(long, value_name = "NAME")]
@@ -135,4 +107,39 @@ pub struct PasskArgs {
     /// Also print G-Pass@k at these thresholds, and mG-Pass@k.
     #[arg(long, value_delimiter = ',', value_name = "TAU,…")]
     pub tau: Option<Vec<String>>,
+}
+
+/// What to compute, shared by `report` and `compare`.
+#[derive(Args, Debug, Clone)]
+pub struct MetricArgs {
+    /// Draw sizes, e.g. `--k 1,2,4` (default: 1, 2, 4, … up to n, and n).
+    #[arg(long, value_delimiter = ',', value_name = "K,…")]
+    pub k: Option<Vec<u64>>,
+    /// G-Pass thresholds τ in [0, 1].
+    #[arg(
+        long,
+        value_delimiter = ',',
+        value_name = "TAU,…",
+        default_value = "0.25,0.5,0.75,1.0"
+    )]
+    pub tau: Vec<String>,
+    /// Requested rollouts per problem (default: the largest n seen).
+    #[arg(long)]
+    pub n: Option<u64>,
+    /// `requested`: failed rollouts count as wrong; `judged`: they are dropped.
+    #[arg(long, default_value = "requested", value_name = "requested|judged")]
+    pub denominator: String,
+    /// maj@n tie policy.
+    #[arg(
+        long = "tie-policy",
+        default_value = "first",
+        value_name = "first|none|fractional"
+    )]
+    pub tie_policy: String,
+    /// Stop at the first bad row or short problem (exit code 2).
+    #[arg(long)]
+    pub strict: bool,
+    /// Keep the first or last of duplicated (problem, rollout) rows instead of failing.
+    #[arg(long, value_name = "first|last")]
+    pub dedupe: Option<String>,
 }

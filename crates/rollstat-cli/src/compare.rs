@@ -91,36 +91,8 @@ pub struct CompareArgs {
     /// 2^m sign patterns, when 2^m ≤ this number).
     #[arg(long, default_value_t = 10_000)]
     pub permutations: usize,
-    /// Draw sizes, e.g. `--k 1,2,4` (default: 1, 2, 4, … up to n, and n).
-    #[arg(long, value_delimiter = ',', value_name = "K,…")]
-    pub k: Option<Vec<u64>>,
-    /// G-Pass thresholds τ in [0, 1].
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "TAU,…",
-        default_value = "0.25,0.5,0.75,1.0"
-    )]
-    pub tau: Vec<String>,
-    /// Requested rollouts per problem (default: the largest n seen on either side).
-    #[arg(long)]
-    pub n: Option<u64>,
-    /// `requested`: failed rollouts count as wrong; `judged`: they are dropped.
-    #[arg(long, default_value = "requested", value_name = "requested|judged")]
-    pub denominator: String,
-    /// maj@n tie policy.
-    #[arg(
-        long = "tie-policy",
-        default_value = "first",
-        value_name = "first|none|fractional"
-    )]
-    pub tie_policy: String,
-    /// Stop at the first bad row or short problem (exit code 2).
-    #[arg(long)]
-    pub strict: bool,
-    /// Keep the first or last of duplicated (problem, rollout) rows instead of failing.
-    #[arg(long, value_name = "first|last")]
-    pub dedupe: Option<String>,
+    #[command(flatten)]
+    pub metrics: crate::args::MetricArgs,
     #[command(flatten)]
     pub uncertainty: UncertaintyArgs,
     #[command(flatten)]
@@ -284,13 +256,7 @@ fn settings(a: &CompareArgs, by: Option<String>) -> Result<Settings> {
         from: None,
         format: OutputFormat::Json,
         output: None,
-        k: a.k.clone(),
-        tau: a.tau.clone(),
-        n: a.n,
-        denominator: a.denominator.clone(),
-        tie_policy: a.tie_policy.clone(),
-        strict: a.strict,
-        dedupe: a.dedupe.clone(),
+        metrics: a.metrics.clone(),
         by,
         per_problem: false,
         uncertainty: a.uncertainty.clone(),
@@ -1137,48 +1103,12 @@ fn compare(a: &CompareArgs) -> Result<Comparison> {
 // ---------------------------------------------------------------- rendering
 
 fn table(rows: &[Vec<String>], markdown: bool, out: &mut String) {
-    let cols = rows.first().map_or(0, Vec::len);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for (i, row) in rows.iter().enumerate() {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, s)| {
-                let fill = " ".repeat(widths[c].saturating_sub(s.chars().count()));
-                if c == 0 {
-                    format!("{s}{fill}")
-                } else {
-                    format!("{fill}{s}")
-                }
-            })
-            .collect();
-        if markdown {
-            let _ = writeln!(out, "| {} |", cells.join(" | "));
-            if i == 0 {
-                let rule: Vec<String> = widths
-                    .iter()
-                    .enumerate()
-                    .map(|(c, w)| {
-                        let dashes = "-".repeat((*w).max(3));
-                        if c == 0 {
-                            dashes
-                        } else {
-                            format!("{}:", &dashes[1..])
-                        }
-                    })
-                    .collect();
-                let _ = writeln!(out, "| {} |", rule.join(" | "));
-            }
-        } else {
-            let _ = writeln!(out, "  {}", cells.join("  "));
-            if i == 0 {
-                let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-                let _ = writeln!(out, "  {}", rule.join("  "));
-            }
-        }
-    }
+    let style = if markdown {
+        crate::render::Style::Markdown
+    } else {
+        crate::render::Style::Terminal
+    };
+    crate::render::table(rows, style, out);
 }
 
 fn pct(x: f64) -> String {

@@ -47,6 +47,7 @@ fn usage(msg: String) -> anyhow::Error {
 impl Settings {
     pub fn from_args(a: &ReportArgs) -> Result<Settings> {
         let taus = a
+            .metrics
             .tau
             .iter()
             .map(|t| {
@@ -60,32 +61,35 @@ impl Settings {
                 Ok((v, t.trim().to_string()))
             })
             .collect::<Result<Vec<_>>>()?;
-        if let Some(ks) = &a.k {
+        if let Some(ks) = &a.metrics.k {
             if ks.contains(&0) {
                 return Err(usage("--k: k must be at least 1".into()));
             }
         }
-        if a.n == Some(0) {
+        if a.metrics.n == Some(0) {
             return Err(usage(
                 "--n: the requested rollouts must be at least 1".into(),
             ));
         }
         Ok(Settings {
-            ks: a.k.clone(),
+            ks: a.metrics.k.clone(),
             taus,
-            n: a.n,
+            n: a.metrics.n,
             denominator: a
+                .metrics
                 .denominator
                 .parse()
                 .map_err(|e| usage(format!("--denominator: {e}")))?,
             tie: a
+                .metrics
                 .tie_policy
                 .parse()
                 .map_err(|e| usage(format!("--tie-policy: {e}")))?,
             read: ReadOptions {
                 by: a.by.clone(),
-                strict: a.strict,
+                strict: a.metrics.strict,
                 dedupe: a
+                    .metrics
                     .dedupe
                     .as_deref()
                     .map(str::parse::<Dedupe>)

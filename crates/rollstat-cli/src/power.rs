@@ -510,29 +510,7 @@ fn count(x: Option<u64>) -> String {
 }
 
 fn table(rows: &[Vec<String>], out: &mut String) {
-    let cols = rows.first().map_or(0, Vec::len);
-    let widths: Vec<usize> = (0..cols)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for (i, row) in rows.iter().enumerate() {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, s)| {
-                let fill = " ".repeat(widths[c].saturating_sub(s.chars().count()));
-                if c == 0 {
-                    format!("{s}{fill}")
-                } else {
-                    format!("{fill}{s}")
-                }
-            })
-            .collect();
-        let _ = writeln!(out, "  {}", cells.join("  "));
-        if i == 0 {
-            let rule: Vec<String> = widths.iter().map(|w| "─".repeat(*w)).collect();
-            let _ = writeln!(out, "  {}", rule.join("  "));
-        }
-    }
+    crate::render::table(rows, crate::render::Style::Terminal, out);
 }
 
 fn render(p: &PowerReport) -> String {

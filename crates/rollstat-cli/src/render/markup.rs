@@ -5,12 +5,13 @@ use rollstat_core::report::{Health, MetricBlock, Report};
 use std::fmt::Write;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Style {
+pub(crate) enum Style {
     Terminal,
     Markdown,
 }
 
-fn table(rows: &[Vec<String>], style: Style, out: &mut String) {
+/// Aligned columns (first left, rest right) in the terminal or Markdown style.
+pub(crate) fn table(rows: &[Vec<String>], style: Style, out: &mut String) {
     let cols = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..cols)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))

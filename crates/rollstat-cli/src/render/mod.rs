@@ -7,6 +7,8 @@
 mod csv;
 mod markup;
 
+pub(crate) use markup::{table, Style};
+
 use crate::args::OutputFormat;
 use rollstat_core::report::{MetricBlock, MetricEntry, Report};
 
