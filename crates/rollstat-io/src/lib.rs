@@ -267,20 +267,29 @@ impl<'g> Collector<'g> {
                         std::sync::atomic::Ordering::Relaxed,
                     );
                 }
-                sha2::Digest::update(&mut hasher, &buf[start..]);
                 let cut = if eof {
                     buf.len()
                 } else {
                     match memchr::memrchr(b'\n', &buf) {
                         Some(i) => i + 1,
-                        None => continue, // one line longer than a block: read on
+                        None => {
+                            // One line longer than a block: hash what came, read on.
+                            sha2::Digest::update(&mut hasher, &buf[start..]);
+                            continue;
+                        }
                     }
                 };
-                let rows = source::parse_jsonl(
-                    &buf[..cut],
-                    next_line,
-                    by.as_deref(),
-                    cluster_by.as_deref(),
+                // Hash the new bytes on one thread while the block parses on the others.
+                let (_, rows) = rayon::join(
+                    || sha2::Digest::update(&mut hasher, &buf[start..]),
+                    || {
+                        source::parse_jsonl(
+                            &buf[..cut],
+                            next_line,
+                            by.as_deref(),
+                            cluster_by.as_deref(),
+                        )
+                    },
                 );
                 next_line += memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
                 records += rows.len() as u64;
