@@ -2,8 +2,13 @@
 //! side-by-side benchmark in `bench/` (the per-problem values are computed,
 //! not memoized, so this measures the estimators themselves).
 //!
-//! Usage: `bench_estimators COUNTS_FILE K[,K…]` where COUNTS_FILE holds one
-//! `n c` pair per line. Prints seconds and a checksum per estimator.
+//! Usage: `bench_estimators COUNTS_FILE K[,K…] [TAU]` where COUNTS_FILE holds
+//! one `n c` pair per line (TAU, the G-Pass threshold, defaults to 0.5).
+//! Prints one line per estimator and k:
+//! `name<TAB>k<TAB>seconds<TAB>checksum` (checksum = Σ over problems of the
+//! value, undefined values counted as 0), then `threads<TAB>N`.
+//! Timing covers the computation only (the file is parsed before).
+//! Set `RAYON_NUM_THREADS=1` for a single-threaded run.
 
 use rayon::prelude::*;
 use rollstat_core::estimators::{g_pass_at_k, mg_pass_at_k, pass_at_k, pass_pow_k};
@@ -11,8 +16,13 @@ use std::time::Instant;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.len() < 3 {
+        eprintln!("usage: bench_estimators COUNTS_FILE K[,K…] [TAU]");
+        std::process::exit(2);
+    }
     let text = std::fs::read_to_string(&args[1]).expect("counts file");
     let ks: Vec<u64> = args[2].split(',').map(|k| k.parse().expect("k")).collect();
+    let tau: f64 = args.get(3).map_or(0.5, |t| t.parse().expect("tau"));
     let pairs: Vec<(u64, u64)> = text
         .lines()
         .map(|l| {
@@ -20,23 +30,23 @@ fn main() {
             (it.next().expect("n"), it.next().expect("c"))
         })
         .collect();
-    type Est = fn(u64, u64, u64) -> Option<f64>;
-    let g: Est = |n, c, k| g_pass_at_k(n, c, k, 0.5);
-    let all: [(&str, Est); 4] = [
-        ("pass@k", pass_at_k),
-        ("pass^k", pass_pow_k),
-        ("g-pass@k_0.5", g),
-        ("mg-pass@k", mg_pass_at_k),
+    drop(text);
+    let all: [(&str, &(dyn Fn(u64, u64, u64) -> Option<f64> + Sync)); 4] = [
+        ("pass@k", &pass_at_k),
+        ("pass^k", &pass_pow_k),
+        ("g-pass@k", &|n, c, k| g_pass_at_k(n, c, k, tau)),
+        ("mg-pass@k", &mg_pass_at_k),
     ];
     for (name, f) in all {
-        let t = Instant::now();
-        let mut checksum = 0.0;
         for &k in &ks {
-            checksum += pairs
+            let t = Instant::now();
+            let checksum = pairs
                 .par_iter()
+                .with_min_len(4096)
                 .map(|&(n, c)| f(n, c, k).unwrap_or(0.0))
                 .sum::<f64>();
+            println!("{name}\t{k}\t{:.6}\t{checksum:.9}", t.elapsed().as_secs_f64());
         }
-        println!("{name}\t{:.6}\t{checksum:.6}", t.elapsed().as_secs_f64());
     }
+    println!("threads\t{}", rayon::current_num_threads());
 }
