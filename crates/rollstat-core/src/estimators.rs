@@ -18,6 +18,67 @@
 //! multiplications; `g-pass@k` and `mg-pass@k` at most `k + min(k, c)`.
 
 use crate::numeric::{Dd, Scaled};
+use std::sync::OnceLock;
+
+/// Largest n whose binomial coefficients all fit in a u64 (C(67, 33) <
+/// 2⁶⁴ < C(68, 34)). Up to here every estimator is a ratio of exact
+/// integers from Pascal's triangle, rounded once (plus the u64 → f64
+/// conversions): a few nanoseconds and a relative error of ~2 ulp. Typical
+/// evals (n = 1…64) never reach the double-double path.
+const SMALL_N: u64 = 67;
+
+fn pascal() -> &'static [[u64; 68]; 68] {
+    static TABLE: OnceLock<[[u64; 68]; 68]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = [[0u64; 68]; 68];
+        for n in 0..68 {
+            t[n][0] = 1;
+            for k in 1..=n {
+                t[n][k] = t[n - 1][k - 1] + if k < n { t[n - 1][k] } else { 0 };
+            }
+        }
+        t
+    })
+}
+
+/// C(n, k) for n ≤ 67 (0 when k > n).
+#[inline]
+fn small_binom(n: u64, k: u64) -> u64 {
+    if k > n {
+        0
+    } else {
+        pascal()[n as usize][k as usize]
+    }
+}
+
+/// Pascal's triangle as f64 (entries above 2⁵³ rounded, ≤ ½ ulp).
+fn pascal_f64() -> &'static [[f64; 68]; 68] {
+    static TABLE: OnceLock<[[f64; 68]; 68]> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let t = pascal();
+        let mut f = [[0f64; 68]; 68];
+        for n in 0..68 {
+            for k in 0..68 {
+                f[n][k] = t[n][k] as f64;
+            }
+        }
+        f
+    })
+}
+
+/// `Σ_{x = m..=min(c,k)} w(x)·C(c,x)·C(n−c,k−x) / C(n,k)` for n ≤ 67. The
+/// terms are positive, so summing them in f64 (each binomial within ½ ulp)
+/// keeps the relative error within a few ulp — no cancellation.
+fn small_upper_tail(n: u64, c: u64, k: u64, m: u64, weight: impl Fn(u64) -> f64) -> f64 {
+    let t = pascal_f64();
+    let (n, c, k) = (n as usize, c as usize, k as usize);
+    let lo = (m as usize).max(k.saturating_sub(n - c));
+    let mut num = 0.0;
+    for x in lo..=c.min(k) {
+        num += weight(x as u64) * t[c][x] * t[n - c][k - x];
+    }
+    num / t[n][k]
+}
 
 /// `Π_{i<terms} (a − i)/(b − i)`, the building block of every ratio of
 /// binomial coefficients here. Requires `terms ≤ a ≤ b`.
@@ -79,6 +140,10 @@ pub fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
     if k == 1 {
         return Some(c as f64 / n as f64);
     }
+    if n <= SMALL_N {
+        let all = small_binom(n, k);
+        return Some((all - small_binom(n - c, k)) as f64 / all as f64);
+    }
     let none = all_wrong_probability(n, c, k).to_dd();
     Some(Dd::ONE.add(none.neg()).to_f64())
 }
@@ -101,6 +166,9 @@ pub fn pass_pow_k(n: u64, c: u64, k: u64) -> Option<f64> {
     }
     if k == 1 {
         return Some(c as f64 / n as f64);
+    }
+    if n <= SMALL_N {
+        return Some(small_binom(c, k) as f64 / small_binom(n, k) as f64);
     }
     Some(all_correct_probability(n, c, k).to_dd().to_f64())
 }
@@ -211,6 +279,9 @@ pub fn g_pass_at_k(n: u64, c: u64, k: u64, tau: f64) -> Option<f64> {
     if m >= k {
         return pass_pow_k(n, c, k);
     }
+    if n <= SMALL_N {
+        return Some(small_upper_tail(n, c, k, m, |_| 1.0));
+    }
     Some(hypergeom_upper_weighted(n, c, k, m, |_| 1.0))
 }
 
@@ -227,6 +298,11 @@ pub fn mg_pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
         return None;
     }
     let h = k.div_ceil(2);
+    if n <= SMALL_N {
+        return Some(
+            small_upper_tail(n, c, k, h + 1, |x| x.saturating_sub(h) as f64) * 2.0 / k as f64,
+        );
+    }
     let tail = hypergeom_upper_weighted(n, c, k, h + 1, |x| x.saturating_sub(h) as f64);
     Some(tail * 2.0 / k as f64)
 }
@@ -273,6 +349,51 @@ mod tests {
         assert!(close(mg_pass_at_k(48, 24, 16).unwrap(), 0.079963612132));
         assert_eq!(pass_at_k(5, 0, 1), Some(0.0));
         assert_eq!(pass_pow_k(5, 5, 3), Some(1.0));
+    }
+
+    /// The integer path (n ≤ 67) and the double-double path agree wherever
+    /// both apply, so each checks the other.
+    #[test]
+    fn integer_and_double_double_paths_agree() {
+        let rel = |a: f64, b: f64| {
+            if b == 0.0 {
+                a.abs()
+            } else {
+                ((a - b) / b).abs()
+            }
+        };
+        for n in 2..=SMALL_N {
+            for c in 0..=n {
+                for k in 2..=n {
+                    let dd_pass = if n - c < k {
+                        1.0
+                    } else {
+                        Dd::ONE
+                            .add(all_wrong_probability(n, c, k).to_dd().neg())
+                            .to_f64()
+                    };
+                    assert!(
+                        rel(pass_at_k(n, c, k).unwrap(), dd_pass) < 1e-14,
+                        "pass@{k} n={n} c={c}"
+                    );
+                    let dd_pow = if k > c {
+                        0.0
+                    } else {
+                        all_correct_probability(n, c, k).to_dd().to_f64()
+                    };
+                    assert!(
+                        rel(pass_pow_k(n, c, k).unwrap(), dd_pow) < 1e-14,
+                        "pass^{k} n={n} c={c}"
+                    );
+                    let m = k.div_ceil(2);
+                    let tail = hypergeom_upper_weighted(n, c, k, m, |_| 1.0);
+                    assert!(
+                        rel(small_upper_tail(n, c, k, m, |_| 1.0), tail) < 1e-13,
+                        "tail n={n} c={c} k={k}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
