@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::cluster::{clustered_se, dense_cluster_ids};
 use crate::dist::{normal_cdf, normal_quantile, t_quantile};
 use crate::error::{check_level, Result, StatsError};
+use crate::multinomial;
 use crate::rng;
 
 /// Confidence-interval method.
@@ -486,6 +487,14 @@ fn resample_stats(
         }
     }
     let ut = rows.len();
+    // How many units each type has; with few types per unit, draw the
+    // counts per type directly (an exact multinomial, O(T log U) per
+    // resample) instead of U indices.
+    let mut multiplicity = vec![0u64; ut];
+    for &t in &type_of {
+        multiplicity[t as usize] += 1;
+    }
+    let by_type = ut * 64 <= u;
     // Columns without NaN share one denominator: the number of problems in the
     // resample (Σ_t w_t·size_t). Only columns with NaN need their own counts.
     let sizes: Vec<f64> = rows
@@ -516,9 +525,13 @@ fn resample_stats(
             for (j, row) in chunk.chunks_mut(m).enumerate() {
                 let b = (ci * CHUNK + j) as u64;
                 let mut r = rng::stream(seed, b);
-                w.fill(0);
-                for _ in 0..u {
-                    w[type_of[rng::bounded(&mut r, u as u64) as usize] as usize] += 1;
+                if by_type {
+                    multinomial::multinomial(&mut r, u as u64, &multiplicity, &mut w);
+                } else {
+                    w.fill(0);
+                    for _ in 0..u {
+                        w[type_of[rng::bounded(&mut r, u as u64) as usize] as usize] += 1;
+                    }
                 }
                 for (f, &c) in wf.iter_mut().zip(&w) {
                     *f = c as f64;

@@ -92,6 +92,7 @@ mod bootstrap;
 mod cluster;
 pub mod dist;
 mod error;
+mod multinomial;
 mod paired;
 mod power;
 pub mod rng;

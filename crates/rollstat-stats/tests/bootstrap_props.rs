@@ -443,3 +443,52 @@ fn normal_data_matches_t_interval() {
 fn rclose(a: f64, b: f64, rtol: f64) -> bool {
     (a - b).abs() <= rtol * b.abs()
 }
+
+/// Many problems with few distinct values take the per-type multinomial
+/// path: its bootstrap SE and percentile interval must match the known
+/// sampling distribution of a mean (SE = population sd / √U, ddof 0), and
+/// the same seed must give the same numbers on 1 and 2 threads.
+#[test]
+fn typed_multinomial_path_matches_theory() {
+    use rollstat_stats::{bootstrap_means, BootstrapConfig, CiMethod};
+    let values = [0.0, 0.25, 0.5, 0.75, 1.0];
+    let weights = [5usize, 1, 1, 1, 2]; // skewed towards 0
+    let mut y = Vec::new();
+    for i in 0..50_000usize {
+        let mut k = i % 10;
+        let mut v = 0;
+        while k >= weights[v] {
+            k -= weights[v];
+            v += 1;
+        }
+        y.push(values[v]);
+    }
+    let u = y.len() as f64;
+    let mean = y.iter().sum::<f64>() / u;
+    let var_pop = y.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / u;
+    let se = (var_pop / u).sqrt();
+    let cfg = BootstrapConfig {
+        resamples: 4000,
+        level: 0.95,
+        seed: 11,
+    };
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| bootstrap_means(&[&y], &cfg).unwrap())
+    };
+    let r = run(2);
+    assert_eq!(r.columns[0].percentile, run(1).columns[0].percentile);
+    let c = &r.columns[0];
+    // SE of a bootstrap SE from B = 4000 replicates ≈ SE/√(2B) ≈ 1.1 %.
+    assert!(
+        (c.std_error / se - 1.0).abs() < 0.05,
+        "{} vs {se}",
+        c.std_error
+    );
+    let ci = c.interval(CiMethod::Percentile);
+    assert!((ci.lower - (mean - 1.96 * se)).abs() < 0.1 * se, "{ci:?}");
+    assert!((ci.upper - (mean + 1.96 * se)).abs() < 0.1 * se, "{ci:?}");
+}
