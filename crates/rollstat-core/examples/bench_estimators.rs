@@ -4,14 +4,18 @@
 //!
 //! Usage: `bench_estimators COUNTS_FILE K[,K…] [TAU]` where COUNTS_FILE holds
 //! one `n c` pair per line (TAU, the G-Pass threshold, defaults to 0.5).
-//! Prints one line per estimator and k:
-//! `name<TAB>k<TAB>seconds<TAB>checksum` (checksum = Σ over problems of the
-//! value, undefined values counted as 0), then `threads<TAB>N`.
+//! Prints one line per estimator, k and mode:
+//! `name<TAB>k<TAB>seconds<TAB>checksum<TAB>mode` (checksum = Σ over problems
+//! of the value, undefined values counted as 0), then `threads<TAB>N`.
+//! Mode `direct`: every problem's value computed (rayon). Mode `memo`: the
+//! column built the way `rollstat report` builds it (sequential, each
+//! distinct (n, c) computed once through a HashMap, values collected).
 //! Timing covers the computation only (the file is parsed before).
 //! Set `RAYON_NUM_THREADS=1` for a single-threaded run.
 
 use rayon::prelude::*;
 use rollstat_core::estimators::{g_pass_at_k, mg_pass_at_k, pass_at_k, pass_pow_k};
+use std::collections::HashMap;
 use std::time::Instant;
 
 fn main() {
@@ -37,6 +41,8 @@ fn main() {
         ("g-pass@k", &|n, c, k| g_pass_at_k(n, c, k, tau)),
         ("mg-pass@k", &mg_pass_at_k),
     ];
+    // Start the rayon pool before the first timing.
+    let _ = pairs.par_iter().map(|&(n, _)| n).sum::<u64>();
     for (name, f) in all {
         for &k in &ks {
             let t = Instant::now();
@@ -45,7 +51,23 @@ fn main() {
                 .with_min_len(4096)
                 .map(|&(n, c)| f(n, c, k).unwrap_or(0.0))
                 .sum::<f64>();
-            println!("{name}\t{k}\t{:.6}\t{checksum:.9}", t.elapsed().as_secs_f64());
+            println!(
+                "{name}\t{k}\t{:.6}\t{checksum:.9}\tdirect",
+                t.elapsed().as_secs_f64()
+            );
+            let t = Instant::now();
+            let mut memo: HashMap<(u64, u64), f64> = HashMap::new();
+            let values: Vec<f64> = pairs
+                .iter()
+                .map(|&(n, c)| {
+                    *memo
+                        .entry((n, c))
+                        .or_insert_with(|| f(n, c, k).unwrap_or(f64::NAN))
+                })
+                .collect();
+            let secs = t.elapsed().as_secs_f64();
+            let checksum: f64 = values.iter().filter(|v| !v.is_nan()).sum();
+            println!("{name}\t{k}\t{secs:.6}\t{checksum:.9}\tmemo");
         }
     }
     println!("threads\t{}", rayon::current_num_threads());
