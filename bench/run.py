@@ -430,7 +430,7 @@ def main():
         f"{a.problems:,} problems × n = {n}, c ~ Binomial(n, p), p ~ Beta(0.7, 0.7) (seed 0); k = {ks_s}; "
         "G-Pass at τ = 0.5. Times are the computation only (data loaded before the clock starts), "
         f"the best of 5 runs for rollstat (rayon, {threads} threads) and of 5 repetitions in one process for numpy "
-        "(single-threaded); best-of because these are millisecond timings on a shared machine. rollstat computes every problem's value (no memoization) in double-double arithmetic; "
+        "(single-threaded); best-of because these are millisecond timings on a shared machine. rollstat computes every problem's value (no memoization) with its exact estimators; "
         "numpy uses log1p/exp in f64 (pass@k), a product loop (pass^k) and `scipy.stats.hypergeom` "
         "(G-Pass, mG-Pass). *Agree* compares the sums of the per-problem values (absolute difference).",
         "",
@@ -765,8 +765,6 @@ def main():
         f"{facts['nproc']} cores rollstat used.",
         "- §6: RSS per rollout falling towards a constant as files grow means the reader keeps per-rollout state "
         "until the input ends; flat RSS would mean it folds problems as it goes.",
-        "- Bootstrap costs (§2, §3, §5) that barely change between one metric and all metrics come from drawing the "
-        "resamples, not from the metrics.",
         "- No Rust source outside the two bench examples was changed for this benchmark; the rollstat commit "
         "measured is in the machine facts.",
     ]))
