@@ -14,8 +14,10 @@
 //! Set `RAYON_NUM_THREADS=1` for a single-threaded run.
 
 use rayon::prelude::*;
+use rollstat_core::aggregate::{Metric, MetricColumn};
 use rollstat_core::estimators::{g_pass_at_k, mg_pass_at_k, pass_at_k, pass_pow_k};
-use std::collections::HashMap;
+use rollstat_core::summary::{summarize, DenominatorPolicy, ProblemData, ProblemSummary};
+use rollstat_core::vote::{ExactClusterer, TiePolicy};
 use std::time::Instant;
 
 fn main() {
@@ -35,7 +37,18 @@ fn main() {
         })
         .collect();
     drop(text);
-    let all: [(&str, &(dyn Fn(u64, u64, u64) -> Option<f64> + Sync)); 4] = [
+    let summaries: Vec<ProblemSummary> = pairs
+        .iter()
+        .map(|&(n, c)| {
+            summarize(
+                ProblemData::Counts { n, c },
+                DenominatorPolicy::Requested,
+                &ExactClusterer,
+            )
+        })
+        .collect();
+    type Estimator<'a> = &'a (dyn Fn(u64, u64, u64) -> Option<f64> + Sync);
+    let all: [(&str, Estimator); 4] = [
         ("pass@k", &pass_at_k),
         ("pass^k", &pass_pow_k),
         ("g-pass@k", &|n, c, k| g_pass_at_k(n, c, k, tau)),
@@ -55,16 +68,20 @@ fn main() {
                 "{name}\t{k}\t{:.6}\t{checksum:.9}\tdirect",
                 t.elapsed().as_secs_f64()
             );
+            // As `rollstat report` builds a metric column: each distinct
+            // (n, c) computed once, looked up by index.
+            let metric = match name {
+                "pass@k" => Metric::PassAtK(k),
+                "pass^k" => Metric::PassPowK(k),
+                "g-pass@k" => Metric::GPassAtK {
+                    k,
+                    tau,
+                    tau_text: tau.to_string(),
+                },
+                _ => Metric::MgPassAtK(k),
+            };
             let t = Instant::now();
-            let mut memo: HashMap<(u64, u64), f64> = HashMap::new();
-            let values: Vec<f64> = pairs
-                .iter()
-                .map(|&(n, c)| {
-                    *memo
-                        .entry((n, c))
-                        .or_insert_with(|| f(n, c, k).unwrap_or(f64::NAN))
-                })
-                .collect();
+            let values = MetricColumn::build(metric, &summaries, TiePolicy::First).values;
             let secs = t.elapsed().as_secs_f64();
             let checksum: f64 = values.iter().filter(|v| !v.is_nan()).sum();
             println!("{name}\t{k}\t{secs:.6}\t{checksum:.9}\tmemo");

@@ -186,6 +186,38 @@ pub fn default_ks(n: u64) -> Vec<u64> {
     ks
 }
 
+/// Memo of a per-(n, c) value: a dense table for n below 4096 (the usual
+/// case — one lookup by index, no hashing), a hash map above.
+#[derive(Default)]
+struct CountsMemo {
+    dense: Vec<Vec<Option<Result<f64, Exclusion>>>>,
+    sparse: std::collections::HashMap<(u64, u64), Result<f64, Exclusion>>,
+}
+
+impl CountsMemo {
+    const DENSE_N: u64 = 4096;
+
+    fn get(
+        &mut self,
+        n: u64,
+        c: u64,
+        f: impl FnOnce() -> Result<f64, Exclusion>,
+    ) -> Result<f64, Exclusion> {
+        if n >= Self::DENSE_N || c > n {
+            return *self.sparse.entry((n, c)).or_insert_with(f);
+        }
+        let (n, c) = (n as usize, c as usize);
+        if self.dense.len() <= n {
+            self.dense.resize_with(n + 1, Vec::new);
+        }
+        let row = &mut self.dense[n];
+        if row.is_empty() {
+            row.resize(n + 1, None);
+        }
+        *row[c].get_or_insert_with(f)
+    }
+}
+
 /// One metric's per-problem values (`NaN` = excluded) and exclusion counts.
 #[derive(Clone, Debug)]
 pub struct MetricColumn {
@@ -208,15 +240,12 @@ impl MetricColumn {
                 | Metric::GPassAtK { .. }
                 | Metric::MgPassAtK(_)
         );
-        let mut memo: std::collections::HashMap<(u64, u64), Result<f64, Exclusion>> =
-            std::collections::HashMap::new();
+        let mut memo = CountsMemo::default();
         let values = problems
             .iter()
             .map(|p| {
                 let v = if by_counts {
-                    *memo
-                        .entry((p.n, p.c))
-                        .or_insert_with(|| metric.value(p, tie))
+                    memo.get(p.n, p.c, || metric.value(p, tie))
                 } else {
                     metric.value(p, tie)
                 };
