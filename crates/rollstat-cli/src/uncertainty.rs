@@ -268,15 +268,19 @@ fn variance_split(
     let Metric::PassAtK(k) = *metric else {
         return None;
     };
+    // The estimate depends on (n, c) only, which repeat across problems.
+    let mut memo: std::collections::HashMap<(u64, u64), f64> = std::collections::HashMap::new();
     let v: Vec<f64> = summaries
         .iter()
         .map(|p| {
-            let est = if k == 1 {
-                pass1_sampling_variance(p.n, p.c)
-            } else {
-                pass_at_k_sampling_variance(p.n, p.c, k)
-            };
-            est.unwrap_or(f64::NAN)
+            *memo.entry((p.n, p.c)).or_insert_with(|| {
+                let est = if k == 1 {
+                    pass1_sampling_variance(p.n, p.c)
+                } else {
+                    pass_at_k_sampling_variance(p.n, p.c, k)
+                };
+                est.unwrap_or(f64::NAN)
+            })
         })
         .collect();
     let d = variance_decomposition(values, &v).ok()?;
