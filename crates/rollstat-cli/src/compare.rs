@@ -391,16 +391,7 @@ fn mean_sd(v: &[f64]) -> (f64, Option<f64>) {
 }
 
 fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
-    let n = x.len() as f64;
-    let mx = x.iter().sum::<f64>() / n;
-    let my = y.iter().sum::<f64>() / n;
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in x.iter().zip(y) {
-        sxy += (a - mx) * (b - my);
-        sxx += (a - mx) * (a - mx);
-        syy += (b - my) * (b - my);
-    }
-    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
+    Some(rollstat_stats::pearson(x, y)).filter(|r| r.is_finite())
 }
 
 fn finite(x: f64) -> Option<f64> {

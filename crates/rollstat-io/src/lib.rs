@@ -405,36 +405,19 @@ impl<'g> Collector<'g> {
                 acc.counts = Some((n, c));
             }
             RecordBody::ProblemToGrade { gold, rollouts } => {
-                if acc.counts.is_some() {
-                    return Err(count_conflict(&r.problem, &acc.origin));
-                }
-                for (i, (answer, response, truncated)) in rollouts.into_iter().enumerate() {
-                    self.n_graded += 1;
-                    let (verdict, answer) = self.grader.grade(&gold, &answer, response.as_deref());
-                    self.seq += 1;
-                    let rollout = Rollout {
-                        index: i as u64,
-                        verdict,
-                        answer,
-                        truncated,
-                    };
-                    acc.rollouts.push((i as u64, self.seq, rollout, here));
-                }
+                let graded: Vec<(Verdict, Answer, bool)> = rollouts
+                    .into_iter()
+                    .map(|(answer, response, truncated)| {
+                        let (verdict, answer) =
+                            self.grader.grade(&gold, &answer, response.as_deref());
+                        (verdict, answer, truncated)
+                    })
+                    .collect();
+                self.n_graded += graded.len() as u64;
+                self.push_positional(idx, &r.problem, graded, here)?;
             }
             RecordBody::Problem { rollouts } => {
-                if acc.counts.is_some() {
-                    return Err(count_conflict(&r.problem, &acc.origin));
-                }
-                for (i, (verdict, answer, truncated)) in rollouts.into_iter().enumerate() {
-                    self.seq += 1;
-                    let rollout = Rollout {
-                        index: i as u64,
-                        verdict,
-                        answer,
-                        truncated,
-                    };
-                    acc.rollouts.push((i as u64, self.seq, rollout, here));
-                }
+                self.push_positional(idx, &r.problem, rollouts, here)?
             }
             RecordBody::Rollout {
                 index,
@@ -469,6 +452,31 @@ impl<'g> Collector<'g> {
                     here,
                 ));
             }
+        }
+        Ok(())
+    }
+
+    /// Adds the rollouts of a problem row, indexed by position.
+    fn push_positional(
+        &mut self,
+        idx: usize,
+        problem: &str,
+        rollouts: Vec<(Verdict, Answer, bool)>,
+        here: Origin,
+    ) -> Result<(), String> {
+        let acc = &mut self.accs[idx];
+        if acc.counts.is_some() {
+            return Err(count_conflict(problem, &acc.origin));
+        }
+        for (i, (verdict, answer, truncated)) in rollouts.into_iter().enumerate() {
+            self.seq += 1;
+            let rollout = Rollout {
+                index: i as u64,
+                verdict,
+                answer,
+                truncated,
+            };
+            acc.rollouts.push((i as u64, self.seq, rollout, here));
         }
         Ok(())
     }

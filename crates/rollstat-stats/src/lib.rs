@@ -108,7 +108,7 @@ pub use cluster::{clustered_se, ClusteredSe};
 pub use error::{Result, StatsError};
 pub use paired::{
     adjust_p_values, mcnemar, mcnemar_from_outcomes, non_inferiority_verdict, paired_compare,
-    paired_compare_clustered, sign_flip, sign_flip_test, McNemar, NonInferiority, PAdjust,
+    paired_compare_clustered, pearson, sign_flip, sign_flip_test, McNemar, NonInferiority, PAdjust,
     PairedComparison, PairedConfig, SignFlip, Verdict, MAX_EXACT_SIGN_FLIP,
 };
 pub use power::{

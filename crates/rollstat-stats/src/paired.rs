@@ -245,7 +245,15 @@ fn compare(
     })
 }
 
-fn pearson(x: &[f64], y: &[f64]) -> f64 {
+/// Pearson correlation of two equally long samples; NaN when either is
+/// constant (or empty).
+///
+/// ```
+/// let r = rollstat_stats::pearson(&[1.0, 2.0, 3.0], &[2.0, 4.0, 7.0]);
+/// assert!((r - 0.9933992677987828).abs() < 1e-12);
+/// assert!(rollstat_stats::pearson(&[1.0, 1.0], &[0.0, 1.0]).is_nan());
+/// ```
+pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
     let n = x.len() as f64;
     let mx = x.iter().sum::<f64>() / n;
     let my = y.iter().sum::<f64>() / n;
