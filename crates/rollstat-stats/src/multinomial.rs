@@ -5,9 +5,9 @@
 //! there are T ≪ U types, drawing those counts directly — one binomial per
 //! type, conditioned on the draws left — costs O(T log U) instead of U
 //! index draws. Binomials use inversion when the mean is small and
-//! otherwise the order-statistic split (the a-th smallest of n uniforms is
-//! Beta(a, n−a+1); Knuth, TAOCP 2, §3.4.1), with Marsaglia–Tsang gamma
-//! variates. All of it is exact in distribution up to floating point.
+//! otherwise the order-statistic split at a ≈ n·p (the a-th smallest of n
+//! uniforms is Beta(a, n−a+1); Knuth, TAOCP 2, §3.4.1), with
+//! Marsaglia–Tsang gamma variates. All of it is exact in distribution up to floating point.
 
 use crate::rng::Xoshiro256PlusPlus;
 
@@ -79,8 +79,10 @@ pub(crate) fn binomial(r: &mut Xoshiro256PlusPlus, n: u64, p: f64) -> u64 {
     if (n as f64) * p < 30.0 {
         return binomial_inversion(r, n, p);
     }
-    // The a-th smallest of n uniforms, X ~ Beta(a, n − a + 1).
-    let a = n / 2 + 1;
+    // The a-th smallest of n uniforms, X ~ Beta(a, n − a + 1). Any a works;
+    // a near n·p puts X near p, so both sub-problems are small or nearly
+    // certain and the recursion ends after a level or two.
+    let a = ((n as f64 * p) as u64 + 1).min(n);
     let b = n - a + 1;
     let ga = gamma(r, a as f64);
     let gb = gamma(r, b as f64);
