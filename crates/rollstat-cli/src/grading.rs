@@ -271,14 +271,12 @@ impl Grading {
 
     /// Recorded as `config.answer_clustering`.
     pub fn describe(&self) -> String {
+        // Junk answers ([invalid], None, empty) never vote in either mode.
         let base = match self.grader.matching {
-            Match::Equivalent => "equivalence (rollstat-grade: the verifier that grades)",
-            Match::Exact => "exact-string (trimmed)",
+            Match::Equivalent => "equivalence",
+            Match::Exact => "exact-string",
         };
-        format!(
-            "{base}; junk answers ([invalid], None, empty) are unextracted and never vote; extract: {}",
-            self.grader.mode_name
-        )
+        format!("{base}, extract={}", self.grader.mode_name)
     }
 
     /// Junk answers (`[invalid]`, `None`, empty, …) become unextracted: they
