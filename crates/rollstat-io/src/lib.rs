@@ -166,17 +166,27 @@ struct Acc {
     by_value: Option<String>,
     cluster_value: Option<String>,
     origin: String,
-    /// (index, arrival order, rollout, where it was read)
-    rollouts: Vec<(u64, u64, Rollout, Origin)>,
+    /// Rollouts in arrival order, with where each was read. (A stable
+    /// sort by index later keeps arrival order among duplicates.)
+    rollouts: Vec<(Rollout, Origin)>,
     counts: Option<(u64, u64)>,
 }
 
-/// Where a row was read: an index into the collector's paths and a line.
-/// Kept per rollout instead of a `path:line` string (8× less memory).
+/// Where a row was read: the input's index (high 16 bits) and the line
+/// (low 48 bits), packed — kept per rollout, so it is small.
 #[derive(Clone, Copy, Debug)]
-struct Origin {
-    file: u32,
-    line: u64,
+struct Origin(u64);
+
+impl Origin {
+    fn new(file: usize, line: u64) -> Origin {
+        Origin(((file as u64 & 0xffff) << 48) | (line & ((1 << 48) - 1)))
+    }
+    fn file(self) -> usize {
+        (self.0 >> 48) as usize
+    }
+    fn line(self) -> u64 {
+        self.0 & ((1 << 48) - 1)
+    }
 }
 
 /// Groups rows from any number of inputs into problems.
@@ -189,7 +199,6 @@ pub struct Collector<'g> {
     /// The problem of the previous row.
     last: Option<usize>,
     bad: Vec<BadLine>,
-    seq: u64,
     n_graded: u64,
 }
 
@@ -211,7 +220,6 @@ impl<'g> Collector<'g> {
             accs: Vec::new(),
             last: None,
             bad: Vec::new(),
-            seq: 0,
             n_graded: 0,
         }
     }
@@ -353,10 +361,7 @@ impl<'g> Collector<'g> {
     }
 
     fn push(&mut self, r: Record, path: &str, line: u64) -> Result<(), String> {
-        let here = Origin {
-            file: self.inputs.len().saturating_sub(1) as u32,
-            line,
-        };
+        let here = Origin::new(self.inputs.len().saturating_sub(1), line);
         // Rows of one problem are usually adjacent: check the last problem
         // before building a key (three string copies) for the map.
         let same_as_last = self.last.is_some_and(|i| {
@@ -439,10 +444,7 @@ impl<'g> Collector<'g> {
                     }
                 };
                 let index = index.unwrap_or(acc.rollouts.len() as u64);
-                self.seq += 1;
                 acc.rollouts.push((
-                    index,
-                    self.seq,
                     Rollout {
                         index,
                         verdict,
@@ -469,14 +471,13 @@ impl<'g> Collector<'g> {
             return Err(count_conflict(problem, &acc.origin));
         }
         for (i, (verdict, answer, truncated)) in rollouts.into_iter().enumerate() {
-            self.seq += 1;
             let rollout = Rollout {
                 index: i as u64,
                 verdict,
                 answer,
                 truncated,
             };
-            acc.rollouts.push((i as u64, self.seq, rollout, here));
+            acc.rollouts.push((rollout, here));
         }
         Ok(())
     }
@@ -501,41 +502,38 @@ impl<'g> Collector<'g> {
             let data = match acc.counts {
                 Some((n, c)) => ProblemData::Counts { n, c },
                 None => {
-                    acc.rollouts.sort_by_key(|(i, seq, _, _)| (*i, *seq));
-                    let mut kept: Vec<(u64, u64, Rollout, Origin)> =
-                        Vec::with_capacity(acc.rollouts.len());
-                    for item in acc.rollouts {
-                        match kept.last_mut() {
-                            Some(prev) if prev.0 == item.0 => {
-                                out.n_duplicate_rollouts += 1;
-                                if first_dup.is_none() {
-                                    let at = |o: Origin| {
-                                        let path = out
-                                            .inputs
-                                            .get(o.file as usize)
-                                            .map(|i| i.path.as_str())
-                                            .unwrap_or("?");
-                                        (path.to_string(), o.line)
-                                    };
-                                    let (path, line) = at(item.3);
-                                    let (prev_path, prev_line) = at(prev.3);
-                                    first_dup = Some(BadLine {
-                                        path,
-                                        line,
-                                        reason: format!(
-                                            "problem '{}' rollout {} appears again (first at {prev_path}:{prev_line})",
-                                            acc.problem, item.0
-                                        ),
-                                    });
-                                }
-                                if self.opts.dedupe == Some(Dedupe::Last) {
-                                    *prev = item;
-                                }
-                            }
-                            _ => kept.push(item),
+                    acc.rollouts.sort_by_key(|(r, _)| r.index);
+                    let keep_last = self.opts.dedupe == Some(Dedupe::Last);
+                    let inputs = &out.inputs;
+                    let at = |o: Origin| {
+                        let path = inputs.get(o.file()).map(|i| i.path.as_str()).unwrap_or("?");
+                        (path.to_string(), o.line())
+                    };
+                    let mut n_dup = 0u64;
+                    acc.rollouts.dedup_by(|later, earlier| {
+                        if later.0.index != earlier.0.index {
+                            return false;
                         }
-                    }
-                    ProblemData::Rollouts(kept.into_iter().map(|(_, _, r, _)| r).collect())
+                        n_dup += 1;
+                        if first_dup.is_none() {
+                            let (path, line) = at(later.1);
+                            let (prev_path, prev_line) = at(earlier.1);
+                            first_dup = Some(BadLine {
+                                path,
+                                line,
+                                reason: format!(
+                                    "problem '{}' rollout {} appears again (first at {prev_path}:{prev_line})",
+                                    acc.problem, later.0.index
+                                ),
+                            });
+                        }
+                        if keep_last {
+                            std::mem::swap(later, earlier);
+                        }
+                        true
+                    });
+                    out.n_duplicate_rollouts += n_dup;
+                    ProblemData::Rollouts(acc.rollouts.into_iter().map(|(r, _)| r).collect())
                 }
             };
             out.problems.push(CollectedProblem {
