@@ -55,6 +55,12 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// Asserts exit code 2 (bad input) and a message on stderr.
+fn fails_with(out: &Output, needle: &str) {
+    assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(out));
+    assert!(stderr(out).contains(needle), "{}", stderr(out));
+}
+
 fn write(dir: &tempfile::TempDir, name: &str, body: &str) -> String {
     let p = dir.path().join(name);
     std::fs::write(&p, body).unwrap();
@@ -168,11 +174,9 @@ fn short_problems_are_excluded_and_flagged() {
         "{w}"
     );
     let strict = run(&["report", &f, "--strict"]);
-    assert_eq!(strict.status.code(), Some(2));
-    assert!(
-        stderr(&strict).contains("short.jsonl:9: problem 'c' has 2 rollouts, 4 requested"),
-        "{}",
-        stderr(&strict)
+    fails_with(
+        &strict,
+        "short.jsonl:9: problem 'c' has 2 rollouts, 4 requested",
     );
 }
 
@@ -220,12 +224,7 @@ fn duplicates_fail_unless_deduped() {
         "{\"problem\": \"a\", \"rollout\": 0, \"correct\": true}\n{\"problem\": \"a\", \"rollout\": 1, \"correct\": false}\n{\"problem\": \"a\", \"rollout\": 0, \"correct\": false}\n",
     );
     let out = run(&["report", &f]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("dup.jsonl:3: problem 'a' rollout 0 appears again"),
-        "{}",
-        stderr(&out)
-    );
+    fails_with(&out, "dup.jsonl:3: problem 'a' rollout 0 appears again");
     assert!(stderr(&out).contains("--dedupe first|last"));
     let first = json(&run(&[
         "report", &f, "--dedupe", "first", "--format", "json",
@@ -243,12 +242,7 @@ fn empty_file_is_named() {
     let dir = tempfile::tempdir().unwrap();
     let f = write(&dir, "empty.jsonl", "");
     let out = run(&["report", &f]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("empty.jsonl: no records"),
-        "{}",
-        stderr(&out)
-    );
+    fails_with(&out, "empty.jsonl: no records");
 }
 
 #[test]
