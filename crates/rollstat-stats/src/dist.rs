@@ -192,31 +192,28 @@ fn betacf(a: f64, b: f64, x: f64) -> f64 {
     }
     d = 1.0 / d;
     let mut h = d;
+    // One Lentz step with coefficient `aa`: updates (c, d), returns c·d.
+    let step = |aa: f64, c: &mut f64, d: &mut f64| {
+        *d = 1.0 + aa * *d;
+        if d.abs() < FPMIN {
+            *d = FPMIN;
+        }
+        *c = 1.0 + aa / *c;
+        if c.abs() < FPMIN {
+            *c = FPMIN;
+        }
+        *d = 1.0 / *d;
+        *d * *c
+    };
     for m in 1..10_000 {
         let m = m as f64;
         let m2 = 2.0 * m;
-        let aa = m * (b - m) * x / ((qam + m2) * (a + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < FPMIN {
-            d = FPMIN;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < FPMIN {
-            c = FPMIN;
-        }
-        d = 1.0 / d;
-        h *= d * c;
-        let aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
-        d = 1.0 + aa * d;
-        if d.abs() < FPMIN {
-            d = FPMIN;
-        }
-        c = 1.0 + aa / c;
-        if c.abs() < FPMIN {
-            c = FPMIN;
-        }
-        d = 1.0 / d;
-        let del = d * c;
+        h *= step(m * (b - m) * x / ((qam + m2) * (a + m2)), &mut c, &mut d);
+        let del = step(
+            -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2)),
+            &mut c,
+            &mut d,
+        );
         h *= del;
         if (del - 1.0).abs() < EPS {
             break;

@@ -34,18 +34,31 @@ fn names(path: &Path) -> (Option<Value>, Option<Value>) {
     (subset, model)
 }
 
-pub(crate) fn read_results(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
-    let mut file = NativeFile::new(path, Format::OpenCompassResults);
+/// Reads `path` as one JSON object (the shape of both OpenCompass files).
+fn load_object(
+    path: &Path,
+    bytes: &[u8],
+    format: Format,
+    expected: &str,
+    fix: &str,
+) -> Result<(NativeFile, serde_json::Map<String, Value>), FormatError> {
+    let mut file = NativeFile::new(path, format);
     let text = input::text(path, bytes, &mut file.warnings);
-    let doc = read_json(path, &text)?;
-    let obj = doc.as_object().ok_or_else(|| {
-        FormatError::parse(
-            path,
-            None,
-            "expected a JSON object",
-            "pass an OpenCompass results/<model>/<dataset>.json",
-        )
-    })?;
+    match read_json(path, &text)? {
+        Value::Object(m) => Ok((file, m)),
+        _ => Err(FormatError::parse(path, None, expected, fix)),
+    }
+}
+
+pub(crate) fn read_results(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
+    let (mut file, doc) = load_object(
+        path,
+        bytes,
+        Format::OpenCompassResults,
+        "expected a JSON object",
+        "pass an OpenCompass results/<model>/<dataset>.json",
+    )?;
+    let obj = &doc;
     let (subset, model) = names(path);
     let ds = subset
         .as_ref()
@@ -177,17 +190,14 @@ pub(crate) fn predictions_shadowed(path: &Path) -> Option<&'static str> {
 }
 
 pub(crate) fn read_predictions(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
-    let mut file = NativeFile::new(path, Format::OpenCompassPredictions);
-    let text = input::text(path, bytes, &mut file.warnings);
-    let doc = read_json(path, &text)?;
-    let obj = doc.as_object().ok_or_else(|| {
-        FormatError::parse(
-            path,
-            None,
-            "expected a JSON object keyed \"0\", \"1\", …",
-            "pass an OpenCompass predictions/<model>/<dataset>.json",
-        )
-    })?;
+    let (mut file, doc) = load_object(
+        path,
+        bytes,
+        Format::OpenCompassPredictions,
+        "expected a JSON object keyed \"0\", \"1\", …",
+        "pass an OpenCompass predictions/<model>/<dataset>.json",
+    )?;
+    let obj = &doc;
     let mut entries: Vec<(u64, &Map<String, Value>)> = Vec::new();
     for (k, v) in obj {
         match (k.parse::<u64>(), v.as_object()) {
