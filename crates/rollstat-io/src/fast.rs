@@ -139,17 +139,109 @@ pub(crate) fn handles_field(field: Option<&str>) -> bool {
     matches!(field, None | Some("subset" | "group" | "model" | "run"))
 }
 
-fn text(t: Option<Text<'_>>) -> Option<String> {
-    t.map(|t| t.0.into_owned())
+/// A flat rollout row with its text fields borrowed from the input line
+/// where they needed no unescaping: what the fast paths hand the fold.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FlatRow<'a> {
+    pub problem: Cow<'a, str>,
+    /// `model` and `run` joined with `/` (see [`Record::system`]).
+    pub system: Option<Cow<'a, str>>,
+    pub subset: Option<Cow<'a, str>>,
+    pub by_value: Option<Cow<'a, str>>,
+    pub cluster_value: Option<Cow<'a, str>>,
+    pub index: Option<u64>,
+    /// `None`: grade the row (`correct` absent, `gold` present).
+    pub verdict: Option<Verdict>,
+    pub answer: FlatAnswer<'a>,
+    pub truncated: bool,
+    /// Kept only when `verdict` is `None`.
+    pub gold: Option<Cow<'a, str>>,
+    /// Kept only when `verdict` is `None`.
+    pub response: Option<Cow<'a, str>>,
+}
+
+/// [`Answer`] with borrowed text.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum FlatAnswer<'a> {
+    Unknown,
+    Unextracted,
+    Text(Cow<'a, str>),
+}
+
+impl FlatAnswer<'_> {
+    pub fn to_answer(&self) -> Answer {
+        match self {
+            FlatAnswer::Unknown => Answer::Unknown,
+            FlatAnswer::Unextracted => Answer::Unextracted,
+            FlatAnswer::Text(t) => Answer::Text(t.to_string()),
+        }
+    }
+}
+
+impl FlatRow<'_> {
+    /// The same row as an owned [`Record`].
+    pub fn into_record(self) -> Record {
+        let own = |t: Option<Cow<'_, str>>| t.map(Cow::into_owned);
+        Record {
+            problem: self.problem.into_owned(),
+            system: own(self.system),
+            subset: own(self.subset),
+            by_value: own(self.by_value),
+            cluster_value: own(self.cluster_value),
+            body: RecordBody::Rollout {
+                index: self.index,
+                verdict: self.verdict,
+                answer: self.answer.to_answer(),
+                truncated: self.truncated,
+                gold: own(self.gold),
+                response: own(self.response),
+            },
+        }
+    }
+}
+
+/// `model` and `run` as one system name.
+pub(crate) fn join_system<'a>(
+    model: Option<Cow<'a, str>>,
+    run: Option<Cow<'a, str>>,
+) -> Option<Cow<'a, str>> {
+    match (model, run) {
+        (None, None) => None,
+        (Some(a), None) | (None, Some(a)) => Some(a),
+        (Some(a), Some(b)) => Some(Cow::Owned(format!("{a}/{b}"))),
+    }
+}
+
+/// Whether `finish_reason` / `truncated` mark a truncated generation.
+pub(crate) fn is_truncated(finish_reason: Option<&str>, truncated: Option<bool>) -> bool {
+    finish_reason.is_some_and(|f| TRUNCATION_REASONS.contains(&f)) || truncated == Some(true)
+}
+
+/// Whether a `status` value means no verdict exists.
+pub(crate) fn is_failed_status(status: &str) -> bool {
+    FAILED_STATUSES
+        .iter()
+        .any(|f| f.eq_ignore_ascii_case(status))
 }
 
 /// Parses a flat rollout row, or returns `None` to use the general path.
+#[cfg(test)]
 pub(crate) fn parse_line(
     line: &[u8],
     by: Option<&str>,
     cluster_by: Option<&str>,
 ) -> Option<Record> {
-    let row: Row = serde_json::from_slice(line).ok()?;
+    parse_flat(line, by, cluster_by).map(FlatRow::into_record)
+}
+
+/// Parses a flat rollout row with serde into borrowed fields, or returns
+/// `None` to use the general path.
+pub(crate) fn parse_flat<'a>(
+    line: &'a [u8],
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+) -> Option<FlatRow<'a>> {
+    let row: Row<'a> = serde_json::from_slice(line).ok()?;
     if row.n.is_some() || row.c.is_some() || row.answers.is_some() {
         return None;
     }
@@ -157,21 +249,18 @@ pub(crate) fn parse_line(
     if problem.is_empty() {
         return None;
     }
-    let pick = |field: Option<&str>| -> Option<String> {
+    let pick = |field: Option<&str>| -> Option<Cow<'a, str>> {
         match field? {
-            "subset" => row.subset.as_ref().map(|t| t.0.to_string()),
-            "group" => row.group.as_ref().map(|t| t.0.to_string()),
-            "model" => row.model.as_ref().map(|t| t.0.to_string()),
-            "run" => row.run.as_ref().map(|t| t.0.to_string()),
+            "subset" => row.subset.as_ref().map(|t| t.0.clone()),
+            "group" => row.group.as_ref().map(|t| t.0.clone()),
+            "model" => row.model.as_ref().map(|t| t.0.clone()),
+            "run" => row.run.as_ref().map(|t| t.0.clone()),
             _ => None,
         }
     };
     let by_value = pick(by);
     let cluster_value = pick(cluster_by);
-    let failed_status = row
-        .status
-        .as_ref()
-        .is_some_and(|s| FAILED_STATUSES.contains(&s.0.to_ascii_lowercase().as_str()));
+    let failed_status = row.status.as_ref().is_some_and(|s| is_failed_status(&s.0));
     let verdict = match (&row.correct, failed_status) {
         (_, true) => Some(Verdict::Failed),
         (Some(Some(c)), _) => Some(c.0),
@@ -180,40 +269,33 @@ pub(crate) fn parse_line(
         (None, _) => return None,
     };
     let answer = match row.answer {
-        None => Answer::Unknown,
-        Some(None) => Answer::Unextracted,
-        Some(Some(t)) => Answer::Text(t.0.into_owned()),
+        None => FlatAnswer::Unknown,
+        Some(None) => FlatAnswer::Unextracted,
+        Some(Some(t)) => FlatAnswer::Text(t.0),
     };
-    let truncated = row
-        .finish_reason
-        .as_ref()
-        .is_some_and(|f| TRUNCATION_REASONS.contains(&f.0.as_ref()))
-        || row.truncated == Some(true);
-    let system = match (text(row.model), text(row.run)) {
-        (None, None) => None,
-        (Some(a), None) | (None, Some(a)) => Some(a),
-        (Some(a), Some(b)) => Some(format!("{a}/{b}")),
-    };
+    let truncated = is_truncated(
+        row.finish_reason.as_ref().map(|f| f.0.as_ref()),
+        row.truncated,
+    );
+    let system = join_system(row.model.map(|t| t.0), row.run.map(|t| t.0));
     // Gold and response are only needed to grade a row without a verdict.
     let (gold, response) = if verdict.is_none() {
-        (text(row.gold), text(row.response))
+        (row.gold.map(|t| t.0), row.response.map(|t| t.0))
     } else {
         (None, None)
     };
-    Some(Record {
-        problem: problem.into_owned(),
+    Some(FlatRow {
+        problem,
         system,
-        subset: text(row.subset),
+        subset: row.subset.map(|t| t.0),
         by_value,
         cluster_value,
-        body: RecordBody::Rollout {
-            index: row.rollout,
-            verdict,
-            answer,
-            truncated,
-            gold,
-            response,
-        },
+        index: row.rollout,
+        verdict,
+        answer,
+        truncated,
+        gold,
+        response,
     })
 }
 

@@ -181,8 +181,8 @@ fn parse_json_line(
     cluster_by: Option<&str>,
 ) -> Result<Record, String> {
     if crate::fast::handles_field(by) && crate::fast::handles_field(cluster_by) {
-        if let Some(r) = crate::fast::parse_line(line, by, cluster_by) {
-            return Ok(r);
+        if let Some(r) = crate::fast::parse_flat(line, by, cluster_by) {
+            return Ok(r.into_record());
         }
     }
     let value: Value = serde_json::from_slice(line).map_err(|e| format!("invalid JSON: {e}"))?;
