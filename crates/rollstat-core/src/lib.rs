@@ -1,7 +1,8 @@
 //! # rollstat-core
 //!
 //! The math of rollstat, free of I/O: exact per-problem estimators
-//! ([`estimators`]), majority voting and answer clustering ([`vote`]), the
+//! ([`estimators`]) and their batch form over many problems ([`batch`]),
+//! majority voting and answer clustering ([`vote`]), the
 //! per-problem summary that rollouts fold into ([`summary`]), and the
 //! aggregation of per-problem values into report metrics ([`aggregate`]).
 //!
@@ -18,6 +19,7 @@
 //! ```
 
 pub mod aggregate;
+pub mod batch;
 pub mod estimators;
 mod numeric;
 pub mod report;
