@@ -224,7 +224,22 @@ impl MetricColumn {
     /// evaluations). The values are bit-identical to [`Metric::value`], and a
     /// problem without a value goes through [`Metric::value`] for its reason,
     /// so exclusions are counted exactly as for the other metrics.
+    ///
+    /// For many metrics over the same problems, [`ColumnBuilder`] reads the
+    /// problems' (n, c) once instead of once per metric.
     pub fn build(metric: Metric, problems: &[ProblemSummary], tie: TiePolicy) -> MetricColumn {
+        MetricColumn::build_with(metric, problems, tie, problems, |p| (p.n, p.c))
+    }
+
+    /// [`build`](Self::build), reading the (n, c) of problem `i` from
+    /// `counts[i]` (problems' summaries or their (n, c) pairs).
+    fn build_with<T>(
+        metric: Metric,
+        problems: &[ProblemSummary],
+        tie: TiePolicy,
+        counts: &[T],
+        counts_of: impl Fn(&T) -> (u64, u64),
+    ) -> MetricColumn {
         let mut excluded = std::collections::BTreeMap::new();
         let mut exclude = |e| {
             *excluded.entry(e).or_insert(0u64) += 1;
@@ -234,7 +249,7 @@ impl MetricColumn {
             Some(est) => {
                 let mut values = vec![0.0; problems.len()];
                 let table = EstimatorTable::new(est);
-                let undefined = table.fill_with(problems, |p| (p.n, p.c), &mut values);
+                let undefined = table.fill_with(counts, counts_of, &mut values);
                 if undefined.total() > 0 {
                     for (v, p) in values.iter_mut().zip(problems) {
                         if v.is_nan() {
@@ -263,6 +278,57 @@ impl MetricColumn {
     /// Mean, standard error and problem count over the defined values.
     pub fn summary(&self) -> Option<PointSummary> {
         PointSummary::of(self.values.iter().copied().filter(|v| !v.is_nan()))
+    }
+}
+
+/// Builds the columns of many metrics over the same problems: the same
+/// columns as [`MetricColumn::build`], but the problems' (n, c) are copied
+/// once into a compact array (16 bytes a problem) that every count-based
+/// metric then reads, instead of each metric walking the full
+/// [`ProblemSummary`] records again. `Sync`: share one builder between
+/// threads building different metrics.
+///
+/// ```
+/// use rollstat_core::aggregate::{ColumnBuilder, Metric, MetricColumn};
+/// use rollstat_core::summary::{summarize, DenominatorPolicy, ProblemData};
+/// use rollstat_core::vote::{ExactClusterer, TiePolicy};
+/// let problems: Vec<_> = [(4, 1), (4, 3), (1, 1)]
+///     .map(|(n, c)| summarize(ProblemData::Counts { n, c }, DenominatorPolicy::Requested, &ExactClusterer))
+///     .to_vec();
+/// let builder = ColumnBuilder::new(&problems, TiePolicy::First);
+/// let col = builder.build(Metric::PassAtK(2));
+/// assert_eq!(&col.values[..2], [0.5, 1.0]);
+/// assert_eq!(col.n_excluded(), 1); // n = 1 < k
+/// let direct = MetricColumn::build(Metric::PassAtK(2), &problems, TiePolicy::First);
+/// assert_eq!(col.excluded, direct.excluded);
+/// ```
+pub struct ColumnBuilder<'a> {
+    problems: &'a [ProblemSummary],
+    tie: TiePolicy,
+    /// Every problem's (n, c), copied on first use by a count-based metric.
+    counts: std::sync::OnceLock<Vec<(u64, u64)>>,
+}
+
+impl<'a> ColumnBuilder<'a> {
+    /// A builder over `problems`; nothing is read yet.
+    pub fn new(problems: &'a [ProblemSummary], tie: TiePolicy) -> ColumnBuilder<'a> {
+        ColumnBuilder {
+            problems,
+            tie,
+            counts: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// The column of `metric`, equal to `MetricColumn::build(metric,
+    /// problems, tie)` (values bit for bit, the same exclusions).
+    pub fn build(&self, metric: Metric) -> MetricColumn {
+        if metric.counts_estimator().is_none() {
+            return MetricColumn::build(metric, self.problems, self.tie);
+        }
+        let counts = self
+            .counts
+            .get_or_init(|| self.problems.iter().map(|p| (p.n, p.c)).collect());
+        MetricColumn::build_with(metric, self.problems, self.tie, counts, |&nc| nc)
     }
 }
 

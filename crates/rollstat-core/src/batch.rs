@@ -16,13 +16,15 @@
 //!
 //! # Design
 //!
-//! The table has one dense row of `n + 1` lazily computed entries for each
-//! `n ≤ 4096` that occurs (a row costs 8 bytes per entry; an entry is computed
-//! the first time a problem needs it, so a row for one problem at n = 4000
-//! costs one estimator evaluation, not 4001). Larger n goes to a per-`(n, c)`
-//! map: a problem with n = 10⁶ never allocates a 10⁶-entry row. Entries are
-//! atomics written with the final value, so two threads racing on the same
-//! entry both store the same bits — the result does not depend on timing.
+//! The table has one dense row of `n + 1` entries for each `n ≤ 4096` that
+//! occurs, made when a problem first needs it. Up to n = 67 a row is
+//! computed whole (68 Pascal-triangle ratios at most, nanoseconds each), and
+//! a lookup is one bounds check and one load. Above, entries are computed
+//! lazily — a row for one problem at n = 4000 costs one estimator
+//! evaluation, not 4001 — and are atomics written with the final value, so
+//! two threads racing on an entry store the same bits and the result does
+//! not depend on timing. Larger n goes to a per-`(n, c)` map: a problem with
+//! n = 10⁶ never allocates a 10⁶-entry row.
 //!
 //! ```
 //! use rollstat_core::batch::{CountsEstimator, EstimatorTable};
@@ -52,9 +54,23 @@ use std::sync::{Mutex, OnceLock};
 /// [`CountsHistogram`]); above it values are kept per `(n, c)` in a map.
 const DENSE_MAX_N: u64 = 4096;
 
+/// Largest n whose row is computed whole when first needed: up to here
+/// every value is a ratio of Pascal-triangle integers (nanoseconds each), so
+/// a whole row costs at most 68 cheap evaluations and lookups need no
+/// "computed yet?" check.
+const FULL_ROW_MAX_N: u64 = 67;
+
 /// Entry not computed yet: a NaN whose payload the estimators never produce
 /// (they return `None`, stored as `f64::NAN`, or a finite value).
 const PENDING: u64 = 0x7ff8_0000_0000_0001;
+
+/// The values of one n, indexed by c (`NaN` where undefined).
+enum Row {
+    /// n ≤ `FULL_ROW_MAX_N`: every entry computed when the row was made.
+    Full(Box<[f64]>),
+    /// Larger n: f64 bits, each `PENDING` until a lookup needs it.
+    Lazy(Box<[AtomicU64]>),
+}
 
 /// One count-based estimator at a fixed k (and τ).
 ///
@@ -96,6 +112,15 @@ impl CountsEstimator {
             CountsEstimator::PassPowK(k) => pass_pow_k(n, c, k),
             CountsEstimator::GPassAtK { k, tau } => g_pass_at_k(n, c, k, tau),
             CountsEstimator::MgPassAtK(k) => mg_pass_at_k(n, c, k),
+        }
+    }
+
+    /// Whether the estimator is defined for some `(n, c)`: k ≥ 1 and τ in
+    /// [0, 1]. If so, it is defined exactly where k ≤ n and c ≤ n.
+    fn valid(self) -> bool {
+        match self {
+            CountsEstimator::GPassAtK { k, tau } => k >= 1 && (0.0..=1.0).contains(&tau),
+            _ => self.k() >= 1,
         }
     }
 
@@ -179,9 +204,8 @@ impl std::iter::Sum for Undefined {
 /// ```
 pub struct EstimatorTable {
     est: CountsEstimator,
-    /// `rows[n]` for `k ≤ n ≤ DENSE_MAX_N`: `n + 1` entries (f64 bits), each
-    /// `PENDING` until first needed.
-    rows: Box<[OnceLock<Box<[AtomicU64]>>]>,
+    /// `rows[n]` for `k ≤ n ≤ DENSE_MAX_N`, made when first needed.
+    rows: Box<[OnceLock<Row>]>,
     /// Values for n > `DENSE_MAX_N`, by `(n, c)`.
     sparse: Mutex<HashMap<(u64, u64), f64>>,
 }
@@ -205,14 +229,18 @@ impl EstimatorTable {
 
     /// The dense row of n, if n has one (k ≤ n ≤ 4096).
     #[inline]
-    fn row(&self, n: u64) -> Option<&[AtomicU64]> {
+    fn row(&self, n: u64) -> Option<&Row> {
         if n < self.est.k() {
             return None;
         }
-        let row = self
-            .rows
-            .get(n as usize)?
-            .get_or_init(|| (0..=n).map(|_| AtomicU64::new(PENDING)).collect());
+        let row = self.rows.get(n as usize)?.get_or_init(|| {
+            if n <= FULL_ROW_MAX_N {
+                let value = |c| self.est.value(n, c).unwrap_or(f64::NAN);
+                Row::Full((0..=n).map(value).collect())
+            } else {
+                Row::Lazy((0..=n).map(|_| AtomicU64::new(PENDING)).collect())
+            }
+        });
         Some(row)
     }
 
@@ -252,10 +280,8 @@ impl EstimatorTable {
     /// The value for one problem, as [`CountsEstimator::value`] gives it.
     pub fn get(&self, n: u64, c: u64) -> Option<f64> {
         let v = match self.row(n) {
-            Some(row) => match row.get(c as usize) {
-                Some(cell) => self.entry(cell, n, c),
-                None => return None, // c > n
-            },
+            Some(Row::Full(row)) => *row.get(c as usize)?, // None: c > n
+            Some(Row::Lazy(row)) => self.entry(row.get(c as usize)?, n, c),
             None => return self.get_rowless(n, c),
         };
         (!v.is_nan()).then_some(v)
@@ -298,6 +324,13 @@ impl EstimatorTable {
     ) -> Undefined {
         assert_eq!(items.len(), out.len(), "one output slot per problem");
         let mut undefined = Undefined::default();
+        if !self.est.valid() {
+            for (o, item) in out.iter_mut().zip(items) {
+                self.est.undefined(counts_of(item).0, &mut undefined);
+                *o = f64::NAN;
+            }
+            return undefined;
+        }
         if self.est.zero_where_defined() {
             // Exact: see `zero_where_defined`. Only validity is looked at.
             for (o, item) in out.iter_mut().zip(items) {
@@ -311,32 +344,60 @@ impl EstimatorTable {
             }
             return undefined;
         }
-        // The row of the last problem's n: consecutive problems usually
-        // share n, so the common case is one bounds check and one load.
-        let mut last_n = None;
-        let mut row: &[AtomicU64] = &[];
+        // The full row of the last such problem's n: consecutive problems
+        // usually share n, so the common case is one bounds check and one
+        // load; the rest (another n, a lazy row, c > n, no row) is
+        // `fill_slow`, out of the loop. (The full row is kept in locals that
+        // `fill_slow` does not borrow, so they can stay in registers.)
+        let (mut full_n, mut full_row): (u64, &[f64]) = (u64::MAX, &[]);
+        let mut slow = SlowPath {
+            lazy: (u64::MAX, &[]),
+            undefined: Undefined::default(),
+        };
         for (o, item) in out.iter_mut().zip(items) {
             let (n, c) = counts_of(item);
-            if last_n != Some(n) {
-                match self.row(n) {
-                    Some(r) => (row, last_n) = (r, Some(n)),
-                    None => {
-                        *o = self.get_rowless(n, c).unwrap_or_else(|| {
-                            self.est.undefined(n, &mut undefined);
-                            f64::NAN
-                        });
-                        continue;
-                    }
+            if n == full_n {
+                if let Some(&v) = full_row.get(c as usize) {
+                    *o = v; // defined: k ≤ n, c ≤ n, and the estimator is valid
+                    continue;
                 }
             }
-            *o = match row.get(c as usize) {
-                Some(cell) => self.entry(cell, n, c),
-                None => f64::NAN, // c > n
-            };
-            // In a row n ≥ k, so an undefined entry is an invalid input.
-            undefined.invalid += o.is_nan() as u64;
+            let (v, full) = self.fill_slow(n, c, &mut slow);
+            *o = v;
+            if let Some(row) = full {
+                (full_n, full_row) = (n, row);
+            }
         }
-        undefined
+        slow.undefined
+    }
+
+    /// One problem of [`fill_with`](Self::fill_with) off its fast path, and
+    /// the full row of n if n has one.
+    #[inline(never)]
+    fn fill_slow<'a>(
+        &'a self,
+        n: u64,
+        c: u64,
+        slow: &mut SlowPath<'a>,
+    ) -> (f64, Option<&'a [f64]>) {
+        if n == slow.lazy.0 {
+            if let Some(cell) = slow.lazy.1.get(c as usize) {
+                return (self.entry(cell, n, c), None);
+            }
+        }
+        let (v, full) = match self.row(n) {
+            Some(Row::Full(row)) => (row.get(c as usize).copied(), Some(&row[..])),
+            Some(Row::Lazy(row)) => {
+                slow.lazy = (n, row);
+                (row.get(c as usize).map(|cell| self.entry(cell, n, c)), None)
+            }
+            None => (self.get_rowless(n, c), None),
+        };
+        let v = v.unwrap_or_else(|| {
+            self.est.undefined(n, &mut slow.undefined);
+            f64::NAN
+        });
+        (v, full)
     }
 
     /// The column of `counts` (sequential; see the [module docs](self) for
@@ -346,6 +407,14 @@ impl EstimatorTable {
         let undefined = self.fill(counts, &mut values);
         (values, undefined)
     }
+}
+
+/// What [`EstimatorTable::fill_with`] carries between problems off its
+/// fast path.
+struct SlowPath<'a> {
+    /// The lazy row of the last such problem's n.
+    lazy: (u64, &'a [AtomicU64]),
+    undefined: Undefined,
 }
 
 /// How many problems have each `(n, c)`: enough for the mean and standard

@@ -5,7 +5,7 @@
 
 use proptest::prelude::*;
 use rayon::prelude::*;
-use rollstat_core::aggregate::{Metric, MetricColumn, PointSummary};
+use rollstat_core::aggregate::{ColumnBuilder, Metric, MetricColumn, PointSummary};
 use rollstat_core::batch::{CountsEstimator, CountsHistogram, EstimatorTable, Undefined};
 use rollstat_core::summary::{summarize, DenominatorPolicy, ProblemData};
 use rollstat_core::vote::{ExactClusterer, TiePolicy};
@@ -115,7 +115,8 @@ proptest! {
     }
 
     /// `MetricColumn::build` (which goes through the table) against
-    /// `Metric::value` problem by problem: values and exclusion counts.
+    /// `Metric::value` problem by problem: values and exclusion counts; and
+    /// `ColumnBuilder` against `MetricColumn::build`.
     #[test]
     fn report_column_equals_metric_value(
         counts in prop::collection::vec((0u64..70).prop_flat_map(|n| (Just(n), 0..=n)), 1..200),
@@ -131,8 +132,12 @@ proptest! {
             Metric::GPassAtK { k, tau: 0.5, tau_text: "0.5".into() },
             Metric::MgPassAtK(k),
         ];
+        let builder = ColumnBuilder::new(&problems, TiePolicy::First);
         for metric in metrics {
             let col = MetricColumn::build(metric.clone(), &problems, TiePolicy::First);
+            let shared = builder.build(metric.clone());
+            prop_assert_eq!(bits(&shared.values), bits(&col.values));
+            prop_assert_eq!(&shared.excluded, &col.excluded);
             let mut too_few = 0;
             for (v, p) in col.values.iter().zip(&problems) {
                 match metric.value(p, TiePolicy::First) {
