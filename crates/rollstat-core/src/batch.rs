@@ -83,13 +83,13 @@ enum Row {
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CountsEstimator {
-    /// [`pass_at_k`](crate::estimators::pass_at_k)
+    /// [`pass_at_k`]
     PassAtK(u64),
-    /// [`pass_pow_k`](crate::estimators::pass_pow_k)
+    /// [`pass_pow_k`]
     PassPowK(u64),
-    /// [`g_pass_at_k`](crate::estimators::g_pass_at_k)
+    /// [`g_pass_at_k`]
     GPassAtK { k: u64, tau: f64 },
-    /// [`mg_pass_at_k`](crate::estimators::mg_pass_at_k)
+    /// [`mg_pass_at_k`]
     MgPassAtK(u64),
 }
 
