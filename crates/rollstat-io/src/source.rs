@@ -175,13 +175,15 @@ pub(crate) fn parse_jsonl(
         .collect()
 }
 
-fn parse_json_line(
+pub(crate) fn parse_json_line(
     line: &[u8],
     by: Option<&str>,
     cluster_by: Option<&str>,
 ) -> Result<Record, String> {
     if crate::fast::handles_field(by) && crate::fast::handles_field(cluster_by) {
-        if let Some(r) = crate::fast::parse_flat(line, by, cluster_by) {
+        if let Some(r) = crate::scan::scan_line(line, by, cluster_by)
+            .or_else(|| crate::fast::parse_flat(line, by, cluster_by))
+        {
             return Ok(r.into_record());
         }
     }
