@@ -16,7 +16,7 @@ use crate::uncertainty::{cluster_ids, IntervalMethod};
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use rayon::prelude::*;
-use rollstat_core::aggregate::{default_ks, metric_set, Metric, MetricColumn};
+use rollstat_core::aggregate::{default_ks, metric_set, ColumnBuilder, Metric, MetricColumn};
 use rollstat_core::report::InputInfo;
 use rollstat_core::summary::{summarize, DenominatorPolicy, ProblemSummary};
 use rollstat_core::vote::{ExactClusterer, TiePolicy};
@@ -439,14 +439,10 @@ fn rows_for(
 ) -> (Vec<Row>, Vec<NotComputable>) {
     let sa: Vec<ProblemSummary> = pop.a.iter().map(|p| (*p).clone()).collect();
     let sb: Vec<ProblemSummary> = pop.b.iter().map(|p| (*p).clone()).collect();
+    let (ba, bb) = (ColumnBuilder::new(&sa, tie), ColumnBuilder::new(&sb, tie));
     let cols: Vec<(MetricColumn, MetricColumn)> = metrics
         .par_iter()
-        .map(|m| {
-            (
-                MetricColumn::build(m.clone(), &sa, tie),
-                MetricColumn::build(m.clone(), &sb, tie),
-            )
-        })
+        .map(|m| (ba.build(m.clone()), bb.build(m.clone())))
         .collect();
     let diffs: Vec<Vec<f64>> = cols
         .iter()

@@ -284,11 +284,7 @@ impl Grading {
     pub fn normalize(&self, problems: &mut [CollectedProblem]) {
         for p in problems {
             if let ProblemData::Rollouts(rs) = &mut p.data {
-                for r in rs {
-                    if matches!(&r.answer, Answer::Text(a) if is_junk_answer(a)) {
-                        r.answer = Answer::Unextracted;
-                    }
-                }
+                rs.mark_unextracted(is_junk_answer);
             }
         }
     }

@@ -8,7 +8,7 @@ use crate::inputs::{compare_aggregates, Inputs};
 use crate::uncertainty::{cluster_ids, Uncertainty};
 use anyhow::{bail, Result};
 use rayon::prelude::*;
-use rollstat_core::aggregate::{default_ks, metric_set, Metric, MetricColumn};
+use rollstat_core::aggregate::{default_ks, metric_set, ColumnBuilder, Metric, MetricColumn};
 use rollstat_core::report::{
     Config, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report, REPORT_SCHEMA,
 };
@@ -275,9 +275,11 @@ fn population(
     n_requested: u64,
     s: &Settings,
 ) -> (Health, MetricBlock, Vec<String>) {
+    // One compact copy of every problem's (n, c) serves all count-based columns.
+    let builder = ColumnBuilder::new(summaries, s.tie);
     let columns: Vec<MetricColumn> = metrics
         .par_iter()
-        .map(|m| MetricColumn::build(m.clone(), summaries, s.tie))
+        .map(|m| builder.build(m.clone()))
         .collect();
     let health = Health::from_summaries(summaries, n_requested, s.denominator);
     let mut block = MetricBlock::from_columns(&columns, n_requested, s.denominator);

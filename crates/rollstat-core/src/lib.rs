@@ -23,5 +23,6 @@ pub mod batch;
 pub mod estimators;
 mod numeric;
 pub mod report;
+pub mod rollouts;
 pub mod summary;
 pub mod vote;

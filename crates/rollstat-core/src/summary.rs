@@ -5,6 +5,8 @@
 //! rollouts into a [`ProblemSummary`] — the few numbers every estimator needs
 //! — so that memory grows with the number of problems, not rollouts.
 
+pub use crate::rollouts::RolloutTable;
+use crate::rollouts::{AnswerRef, RolloutRef};
 use crate::vote::{majority_vote, AnswerClusterer, VoteOutcome};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -99,8 +101,22 @@ pub struct ProblemSummary {
 /// The data of one problem as read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ProblemData {
-    Rollouts(Vec<Rollout>),
-    Counts { n: u64, c: u64 },
+    /// Per-rollout detail, in a compact table (answers stored once).
+    Rollouts(RolloutTable),
+    Counts {
+        n: u64,
+        c: u64,
+    },
+}
+
+impl ProblemData {
+    /// Per-rollout data from rollouts (see [`RolloutTable`]).
+    ///
+    /// Panics on a rollout index ≥ 2³²; readers of input use
+    /// [`RolloutTable::push`], which reports it.
+    pub fn rollouts(rollouts: Vec<Rollout>) -> ProblemData {
+        ProblemData::Rollouts(rollouts.into_iter().collect())
+    }
 }
 
 /// Folds one problem into its summary.
@@ -113,7 +129,7 @@ pub enum ProblemData {
 /// use rollstat_core::vote::ExactClusterer;
 /// let r = |i, ok, a: &str| Rollout { index: i, verdict: if ok { Verdict::Correct } else { Verdict::Wrong },
 ///     answer: Answer::Text(a.into()), truncated: false };
-/// let data = ProblemData::Rollouts(vec![r(1, true, "A"), r(0, false, "B"), r(2, false, "B")]);
+/// let data = ProblemData::rollouts(vec![r(1, true, "A"), r(0, false, "B"), r(2, false, "B")]);
 /// let s = summarize(data, DenominatorPolicy::Requested, &ExactClusterer);
 /// assert_eq!((s.n, s.c), (3, 1));
 /// assert_eq!(s.first_correct_rank, Some(Some(1)));
@@ -161,12 +177,12 @@ pub fn summarize_ref(
         vote: None,
     };
     // (rollout, verdict after the unextracted rule), in index order.
-    let mut rollouts: Vec<(&Rollout, Verdict)> = Vec::with_capacity(all.len());
-    for r in all {
+    let mut rollouts: Vec<(RolloutRef<'_>, Verdict)> = Vec::with_capacity(all.len());
+    for r in all.iter() {
         s.n_truncated += r.truncated as u64;
         s.n_failed += (r.verdict == Verdict::Failed) as u64;
         let mut verdict = r.verdict;
-        if r.answer == Answer::Unextracted {
+        if r.answer == AnswerRef::Unextracted {
             s.n_unextracted += 1;
             if verdict == Verdict::Correct {
                 s.n_unextracted_marked_correct += 1;
@@ -190,11 +206,11 @@ pub fn summarize_ref(
             }
         }
     }
-    if !rollouts.is_empty() && rollouts.iter().all(|(r, _)| r.answer != Answer::Unknown) {
+    if !rollouts.is_empty() && rollouts.iter().all(|(r, _)| r.answer != AnswerRef::Unknown) {
         let answers: Vec<Option<&str>> = rollouts
             .iter()
-            .map(|(r, _)| match &r.answer {
-                Answer::Text(t) => Some(t.as_str()),
+            .map(|(r, _)| match r.answer {
+                AnswerRef::Text(t) => Some(t),
                 _ => None,
             })
             .collect();
@@ -229,7 +245,7 @@ mod tests {
     #[test]
     fn judged_policy_drops_failed_rollouts() {
         let data = || {
-            ProblemData::Rollouts(vec![
+            ProblemData::rollouts(vec![
                 r(0, Verdict::Failed, Answer::Unknown),
                 r(1, Verdict::Correct, Answer::Unknown),
                 r(2, Verdict::Wrong, Answer::Unknown),
@@ -246,7 +262,7 @@ mod tests {
 
     #[test]
     fn unextracted_is_wrong_and_does_not_vote() {
-        let data = ProblemData::Rollouts(vec![
+        let data = ProblemData::rollouts(vec![
             r(0, Verdict::Correct, Answer::Unextracted),
             r(1, Verdict::Wrong, Answer::Text("7".into())),
         ]);

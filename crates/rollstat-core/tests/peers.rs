@@ -199,7 +199,7 @@ fn sieval_short_draw_differs_on_purpose() {
         truncated: false,
     };
     let s = summarize(
-        ProblemData::Rollouts(vec![r(0), r(1)]),
+        ProblemData::rollouts(vec![r(0), r(1)]),
         DenominatorPolicy::Requested,
         &ExactClusterer,
     );

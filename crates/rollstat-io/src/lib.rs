@@ -24,16 +24,18 @@
 //! ```
 
 mod fast;
+mod fold;
 pub mod record;
+mod scan;
 mod source;
 
 pub use source::{Input, InputFormat};
 use std::io::Read;
 
-use record::{Record, RecordBody};
+use fold::{Context, Item, Shard};
+use record::Record;
 use rollstat_core::report::InputInfo;
-use rollstat_core::summary::{Answer, ProblemData, Rollout, Verdict};
-use std::collections::HashMap;
+use rollstat_core::summary::{Answer, ProblemData, Verdict};
 use std::fmt;
 
 /// What to keep when the same (problem, rollout index) appears twice.
@@ -159,23 +161,10 @@ pub struct Collected {
     pub systems: Vec<String>,
 }
 
-struct Acc {
-    problem: String,
-    system: Option<String>,
-    subset: Option<String>,
-    by_value: Option<String>,
-    cluster_value: Option<String>,
-    origin: String,
-    /// Rollouts in arrival order, with where each was read. (A stable
-    /// sort by index later keeps arrival order among duplicates.)
-    rollouts: Vec<(Rollout, Origin)>,
-    counts: Option<(u64, u64)>,
-}
-
 /// Where a row was read: the input's index (high 16 bits) and the line
 /// (low 48 bits), packed — kept per rollout, so it is small.
 #[derive(Clone, Copy, Debug)]
-struct Origin(u64);
+pub(crate) struct Origin(u64);
 
 impl Origin {
     fn new(file: usize, line: u64) -> Origin {
@@ -190,16 +179,20 @@ impl Origin {
 }
 
 /// Groups rows from any number of inputs into problems.
+///
+/// Rows go to one of [`fold::SHARDS`] shards by the hash of their problem
+/// key and are folded there in input order; blocks of a streamed input
+/// fold all shards in parallel.
 pub struct Collector<'g> {
     opts: ReadOptions,
     grader: &'g dyn Grader,
     inputs: Vec<InputInfo>,
-    index: HashMap<(Option<String>, Option<String>, String), usize>,
-    accs: Vec<Acc>,
-    /// The problem of the previous row.
-    last: Option<usize>,
-    bad: Vec<BadLine>,
-    n_graded: u64,
+    paths: Vec<String>,
+    shards: Vec<Shard>,
+    /// Rows seen so far (the next row's sequence number).
+    seq: u64,
+    /// Bad rows found while parsing: (sequence number, what is wrong).
+    bad: Vec<(u64, BadLine)>,
 }
 
 impl Collector<'static> {
@@ -209,6 +202,16 @@ impl Collector<'static> {
     }
 }
 
+/// A chunk of a block, parsed: its rows, which of them each shard folds,
+/// and its bad rows.
+struct ParsedChunk<'a> {
+    first_seq: u64,
+    items: Vec<Item<'a>>,
+    /// Per shard, positions in `items`, in input order.
+    shards: Vec<Vec<u32>>,
+    bad: Vec<(u64, BadLine)>,
+}
+
 impl<'g> Collector<'g> {
     /// A collector that grades ungraded rows with `grader`.
     pub fn with_grader(opts: ReadOptions, grader: &'g dyn Grader) -> Collector<'g> {
@@ -216,19 +219,23 @@ impl<'g> Collector<'g> {
             opts,
             grader,
             inputs: Vec::new(),
-            index: HashMap::new(),
-            accs: Vec::new(),
-            last: None,
+            paths: Vec::new(),
+            shards: (0..fold::SHARDS).map(|_| Shard::default()).collect(),
+            seq: 0,
             bad: Vec::new(),
-            n_graded: 0,
         }
+    }
+
+    fn start_input(&mut self, info: InputInfo) {
+        self.paths.push(info.path.clone());
+        self.inputs.push(info);
     }
 
     /// Reads one canonical input.
     pub fn add(&mut self, input: Input) -> Result<(), ReadError> {
         let path = input.display_path().to_string();
         let format = input.format();
-        self.inputs.push(InputInfo {
+        self.start_input(InputInfo {
             path: path.clone(),
             format: format.to_string(),
             sha256: String::new(),
@@ -241,25 +248,27 @@ impl<'g> Collector<'g> {
         let mut reader = input.into_reader();
         let mut hasher = source::hasher();
         let mut records = 0u64;
-        let (by, cluster_by) = (self.opts.by.clone(), self.opts.cluster_by.clone());
         if format == InputFormat::Csv {
             // CSV quoting can span lines: read whole (CSV inputs are small).
             let mut bytes = Vec::new();
             reader.read_to_end(&mut bytes).map_err(io)?;
             sha2::Digest::update(&mut hasher, &bytes);
-            let rows = source::parse_csv(&bytes, by.as_deref(), cluster_by.as_deref());
+            let rows = source::parse_csv(
+                &bytes,
+                self.opts.by.as_deref(),
+                self.opts.cluster_by.as_deref(),
+            );
             records = rows.len() as u64;
             self.push_rows(&path, rows)?;
         } else {
             // JSON Lines streams in blocks cut at a newline: parse a block in
-            // parallel, fold it into the problems, drop it.
-            let mut buf: Vec<u8> = Vec::with_capacity(source::BLOCK + 4096);
+            // parallel, fold it into the shards in parallel, drop it.
+            let mut buf: Vec<u8> = vec![0; source::BLOCK];
+            let mut filled = 0usize;
             let mut next_line = 1u64;
             let mut eof = false;
             while !eof {
-                let start = buf.len();
-                buf.resize(start + source::BLOCK, 0);
-                let mut filled = start;
+                let start = filled;
                 while filled < buf.len() {
                     let got = reader.read(&mut buf[filled..]).map_err(io)?;
                     if got == 0 {
@@ -268,7 +277,6 @@ impl<'g> Collector<'g> {
                     }
                     filled += got;
                 }
-                buf.truncate(filled);
                 if let Some(counter) = &self.opts.bytes_read {
                     counter.fetch_add(
                         (filled - start) as u64,
@@ -276,33 +284,32 @@ impl<'g> Collector<'g> {
                     );
                 }
                 let cut = if eof {
-                    buf.len()
+                    filled
                 } else {
-                    match memchr::memrchr(b'\n', &buf) {
+                    match memchr::memrchr(b'\n', &buf[..filled]) {
                         Some(i) => i + 1,
                         None => {
-                            // One line longer than a block: hash what came, read on.
-                            sha2::Digest::update(&mut hasher, &buf[start..]);
+                            // One line longer than the buffer: grow it, read on.
+                            sha2::Digest::update(&mut hasher, &buf[start..filled]);
+                            let grown = buf.len() * 2;
+                            buf.resize(grown, 0);
                             continue;
                         }
                     }
                 };
-                // Hash the new bytes on one thread while the block parses on the others.
+                // Hash the new bytes on one thread while the block parses and
+                // folds on the others.
                 let (_, rows) = rayon::join(
-                    || sha2::Digest::update(&mut hasher, &buf[start..]),
-                    || {
-                        source::parse_jsonl(
-                            &buf[..cut],
-                            next_line,
-                            by.as_deref(),
-                            cluster_by.as_deref(),
-                        )
-                    },
+                    || sha2::Digest::update(&mut hasher, &buf[start..filled]),
+                    || self.fold_block(&buf[..cut], next_line),
                 );
+                records += rows;
+                if self.opts.strict {
+                    self.check_strict()?;
+                }
                 next_line += memchr::memchr_iter(b'\n', &buf[..cut]).count() as u64;
-                records += rows.len() as u64;
-                self.push_rows(&path, rows)?;
-                buf.drain(..cut);
+                buf.copy_within(cut..filled, 0);
+                filled -= cut;
             }
         }
         let info = self.inputs.last_mut().expect("pushed above");
@@ -314,18 +321,143 @@ impl<'g> Collector<'g> {
         Ok(())
     }
 
+    /// Parses a block of JSON Lines in parallel into per-shard buckets, then
+    /// folds each shard's rows (in input order) in parallel. Returns the
+    /// number of non-blank rows.
+    fn fold_block(&mut self, bytes: &[u8], first_line: u64) -> u64 {
+        use rayon::prelude::*;
+        let (by, cluster_by) = (self.opts.by.as_deref(), self.opts.cluster_by.as_deref());
+        let lines = fold::split_lines(bytes, first_line);
+        let n_rows = lines.len() as u64;
+        let base = self.seq;
+        self.seq += n_rows;
+        const CHUNK: usize = 2048;
+        let path = &self.paths[self.paths.len() - 1];
+        // Rows are written once, into their chunk; shards read them there
+        // through small per-shard position lists (rows are large: moving
+        // them into buckets cost more than parsing them).
+        let chunks: Vec<ParsedChunk<'_>> = lines
+            .par_chunks(CHUNK)
+            .enumerate()
+            .map(|(ci, chunk)| {
+                let cap = chunk.len() / fold::SHARDS * 3 / 2 + 8;
+                let mut parsed = ParsedChunk {
+                    first_seq: base + (ci * CHUNK) as u64,
+                    items: Vec::with_capacity(chunk.len()),
+                    shards: (0..fold::SHARDS).map(|_| Vec::with_capacity(cap)).collect(),
+                    bad: Vec::new(),
+                };
+                for (j, &(line, text)) in chunk.iter().enumerate() {
+                    let seq = parsed.first_seq + j as u64;
+                    match fold::parse_json_row(text, by, cluster_by) {
+                        Ok(row) => {
+                            let hash = row.key_hash();
+                            parsed.shards[fold::shard_of(hash)].push(parsed.items.len() as u32);
+                            parsed.items.push(Item {
+                                seq,
+                                line,
+                                hash,
+                                row,
+                            });
+                        }
+                        Err(reason) => parsed.bad.push((
+                            seq,
+                            BadLine {
+                                path: path.clone(),
+                                line,
+                                reason,
+                            },
+                        )),
+                    }
+                }
+                parsed
+            })
+            .collect();
+        let cx = Context {
+            file: self.paths.len() - 1,
+            path,
+            paths: &self.paths,
+            by,
+            grader: self.grader,
+        };
+        self.shards
+            .par_iter_mut()
+            .enumerate()
+            .for_each(|(s, shard)| {
+                for chunk in &chunks {
+                    for &i in &chunk.shards[s] {
+                        shard.push(&chunk.items[i as usize], &cx);
+                    }
+                }
+            });
+        for chunk in chunks {
+            self.bad.extend(chunk.bad);
+        }
+        n_rows
+    }
+
+    /// Under `strict`, the earliest bad row so far is the error.
+    fn check_strict(&mut self) -> Result<(), ReadError> {
+        let first = self
+            .bad
+            .iter()
+            .chain(self.shards.iter().flat_map(|s| s.bad.iter()))
+            .min_by_key(|(seq, _)| *seq);
+        match first {
+            Some((_, bad)) => Err(ReadError::Strict(bad.clone())),
+            None => Ok(()),
+        }
+    }
+
     fn push_rows(
         &mut self,
         path: &str,
-        rows: Vec<(u64, Result<Record, String>)>,
+        rows: impl IntoIterator<Item = (u64, Result<Record, String>)>,
     ) -> Result<(), ReadError> {
+        let cx = Context {
+            file: self.paths.len() - 1,
+            path,
+            paths: &self.paths,
+            by: self.opts.by.as_deref(),
+            grader: self.grader,
+        };
         for (line, row) in rows {
-            if let Err(reason) = row.and_then(|r| self.push(r, path, line)) {
-                self.bad_line(BadLine {
-                    path: path.to_string(),
-                    line,
-                    reason,
-                })?;
+            let seq = self.seq;
+            self.seq += 1;
+            match row {
+                Ok(r) => {
+                    let row = fold::Row::Full(r);
+                    let hash = row.key_hash();
+                    let shard = &mut self.shards[fold::shard_of(hash)];
+                    shard.push(
+                        &Item {
+                            seq,
+                            line,
+                            hash,
+                            row,
+                        },
+                        &cx,
+                    );
+                }
+                Err(reason) => self.bad.push((
+                    seq,
+                    BadLine {
+                        path: path.to_string(),
+                        line,
+                        reason,
+                    },
+                )),
+            }
+            if self.opts.strict {
+                // Rows fold one at a time here: the first bad one stops.
+                let first = self
+                    .bad
+                    .iter()
+                    .chain(self.shards.iter().flat_map(|s| s.bad.iter()))
+                    .next();
+                if let Some((_, bad)) = first {
+                    return Err(ReadError::Strict(bad.clone()));
+                }
             }
         }
         Ok(())
@@ -338,17 +470,8 @@ impl<'g> Collector<'g> {
         rows: impl IntoIterator<Item = (u64, Result<Record, String>)>,
     ) -> Result<(), ReadError> {
         let path = info.path.clone();
-        self.inputs.push(info);
-        for (line, row) in rows {
-            if let Err(reason) = row.and_then(|r| self.push(r, &path, line)) {
-                self.bad_line(BadLine {
-                    path: path.clone(),
-                    line,
-                    reason,
-                })?;
-            }
-        }
-        Ok(())
+        self.start_input(info);
+        self.push_rows(&path, rows)
     }
 
     /// Records a bad row (or fails under `strict`).
@@ -356,194 +479,59 @@ impl<'g> Collector<'g> {
         if self.opts.strict {
             return Err(ReadError::Strict(bad));
         }
-        self.bad.push(bad);
-        Ok(())
-    }
-
-    fn push(&mut self, r: Record, path: &str, line: u64) -> Result<(), String> {
-        let here = Origin::new(self.inputs.len().saturating_sub(1), line);
-        // Rows of one problem are usually adjacent: check the last problem
-        // before building a key (three string copies) for the map.
-        let same_as_last = self.last.is_some_and(|i| {
-            let a = &self.accs[i];
-            a.problem == r.problem && a.system == r.system && a.subset == r.subset
-        });
-        let idx = if same_as_last {
-            self.last.expect("checked")
-        } else {
-            let key = (r.system.clone(), r.subset.clone(), r.problem.clone());
-            *self.index.entry(key).or_insert_with(|| {
-                let origin = format!("{path}:{line}");
-                self.accs.push(Acc {
-                    problem: r.problem.clone(),
-                    system: r.system.clone(),
-                    by_value: r.by_value.clone(),
-                    cluster_value: r.cluster_value.clone(),
-                    origin,
-                    rollouts: Vec::new(),
-                    subset: r.subset.clone(),
-                    counts: None,
-                });
-                self.accs.len() - 1
-            })
-        };
-        self.last = Some(idx);
-        let acc = &mut self.accs[idx];
-        if acc.by_value != r.by_value {
-            return Err(format!(
-                "problem '{}' has {} = {:?} here but {:?} at {}",
-                r.problem,
-                self.opts.by.as_deref().unwrap_or("?"),
-                r.by_value,
-                acc.by_value,
-                acc.origin
-            ));
-        }
-        match r.body {
-            RecordBody::Counts { n, c } => {
-                if !acc.rollouts.is_empty() || acc.counts.is_some() {
-                    return Err(format!(
-                        "problem '{}' already has rows (first at {}); a count row must be its only row",
-                        r.problem, acc.origin
-                    ));
-                }
-                acc.counts = Some((n, c));
-            }
-            RecordBody::ProblemToGrade { gold, rollouts } => {
-                let graded: Vec<(Verdict, Answer, bool)> = rollouts
-                    .into_iter()
-                    .map(|(answer, response, truncated)| {
-                        let (verdict, answer) =
-                            self.grader.grade(&gold, &answer, response.as_deref());
-                        (verdict, answer, truncated)
-                    })
-                    .collect();
-                self.n_graded += graded.len() as u64;
-                self.push_positional(idx, &r.problem, graded, here)?;
-            }
-            RecordBody::Problem { rollouts } => {
-                self.push_positional(idx, &r.problem, rollouts, here)?
-            }
-            RecordBody::Rollout {
-                index,
-                verdict,
-                answer,
-                truncated,
-                gold,
-                response,
-            } => {
-                if acc.counts.is_some() {
-                    return Err(count_conflict(&r.problem, &acc.origin));
-                }
-                let (verdict, answer) = match verdict {
-                    Some(v) => (v, answer),
-                    None => {
-                        self.n_graded += 1;
-                        let gold = gold.expect("rows without verdict carry gold");
-                        self.grader.grade(&gold, &answer, response.as_deref())
-                    }
-                };
-                let index = index.unwrap_or(acc.rollouts.len() as u64);
-                acc.rollouts.push((
-                    Rollout {
-                        index,
-                        verdict,
-                        answer,
-                        truncated,
-                    },
-                    here,
-                ));
-            }
-        }
-        Ok(())
-    }
-
-    /// Adds the rollouts of a problem row, indexed by position.
-    fn push_positional(
-        &mut self,
-        idx: usize,
-        problem: &str,
-        rollouts: Vec<(Verdict, Answer, bool)>,
-        here: Origin,
-    ) -> Result<(), String> {
-        let acc = &mut self.accs[idx];
-        if acc.counts.is_some() {
-            return Err(count_conflict(problem, &acc.origin));
-        }
-        for (i, (verdict, answer, truncated)) in rollouts.into_iter().enumerate() {
-            let rollout = Rollout {
-                index: i as u64,
-                verdict,
-                answer,
-                truncated,
-            };
-            acc.rollouts.push((rollout, here));
-        }
+        self.bad.push((self.seq, bad));
+        self.seq += 1;
         Ok(())
     }
 
     /// Resolves duplicates and returns the problems in order of first
     /// appearance.
     pub fn finish(self) -> Result<Collected, ReadError> {
+        let mut bad: Vec<(u64, BadLine)> = self.bad;
+        let mut n_graded = 0;
+        let mut per_shard = Vec::with_capacity(self.shards.len());
+        for mut shard in self.shards {
+            bad.append(&mut shard.bad);
+            n_graded += shard.n_graded;
+            per_shard.push(shard.finish(self.opts.dedupe, &self.paths));
+        }
+        bad.sort_by_key(|(seq, _)| *seq);
         let mut out = Collected {
             inputs: self.inputs,
-            bad_lines: self.bad,
-            n_graded: self.n_graded,
+            bad_lines: bad.into_iter().map(|(_, b)| b).collect(),
+            n_graded,
             ..Default::default()
         };
+        // Each shard's problems are in order of first appearance already:
+        // merge them (each problem moves once; no sort of large values).
+        out.problems.reserve(per_shard.iter().map(Vec::len).sum());
+        let mut heads: Vec<_> = per_shard
+            .into_iter()
+            .map(|v| v.into_iter().peekable())
+            .collect();
         let mut first_dup: Option<BadLine> = None;
         let mut systems: Vec<String> = Vec::new();
-        for mut acc in self.accs {
-            if let Some(s) = &acc.system {
+        loop {
+            let mut best: Option<(usize, u64)> = None;
+            for (i, h) in heads.iter_mut().enumerate() {
+                if let Some(f) = h.peek() {
+                    if best.is_none_or(|(_, seq)| f.first_seq < seq) {
+                        best = Some((i, f.first_seq));
+                    }
+                }
+            }
+            let Some((i, _)) = best else { break };
+            let f = heads[i].next().expect("peeked");
+            if let Some(s) = &f.problem.system {
                 if !systems.contains(s) {
                     systems.push(s.clone());
                 }
             }
-            let data = match acc.counts {
-                Some((n, c)) => ProblemData::Counts { n, c },
-                None => {
-                    acc.rollouts.sort_by_key(|(r, _)| r.index);
-                    let keep_last = self.opts.dedupe == Some(Dedupe::Last);
-                    let inputs = &out.inputs;
-                    let at = |o: Origin| {
-                        let path = inputs.get(o.file()).map(|i| i.path.as_str()).unwrap_or("?");
-                        (path.to_string(), o.line())
-                    };
-                    let mut n_dup = 0u64;
-                    acc.rollouts.dedup_by(|later, earlier| {
-                        if later.0.index != earlier.0.index {
-                            return false;
-                        }
-                        n_dup += 1;
-                        if first_dup.is_none() {
-                            let (path, line) = at(later.1);
-                            let (prev_path, prev_line) = at(earlier.1);
-                            first_dup = Some(BadLine {
-                                path,
-                                line,
-                                reason: format!(
-                                    "problem '{}' rollout {} appears again (first at {prev_path}:{prev_line})",
-                                    acc.problem, later.0.index
-                                ),
-                            });
-                        }
-                        if keep_last {
-                            std::mem::swap(later, earlier);
-                        }
-                        true
-                    });
-                    out.n_duplicate_rollouts += n_dup;
-                    ProblemData::Rollouts(acc.rollouts.into_iter().map(|(r, _)| r).collect())
-                }
-            };
-            out.problems.push(CollectedProblem {
-                problem: acc.problem,
-                system: acc.system,
-                by_value: acc.by_value,
-                cluster_value: acc.cluster_value,
-                origin: acc.origin,
-                data,
-            });
+            out.n_duplicate_rollouts += f.n_dup;
+            if first_dup.is_none() {
+                first_dup = f.first_dup;
+            }
+            out.problems.push(f.problem);
         }
         out.systems = systems;
         if let (Some(first), None) = (first_dup, self.opts.dedupe) {
@@ -554,8 +542,4 @@ impl<'g> Collector<'g> {
         }
         Ok(out)
     }
-}
-
-fn count_conflict(problem: &str, origin: &str) -> String {
-    format!("problem '{problem}' has a count row (at {origin}); it cannot also have rollout rows")
 }

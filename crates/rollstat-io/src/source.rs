@@ -153,21 +153,7 @@ pub(crate) fn parse_jsonl(
 ) -> Vec<(u64, Result<Record, String>)> {
     // Split into lines first (cheap, memchr), then parse in parallel; the
     // order of rows is kept so rollout indices and --dedupe stay defined.
-    let mut lines: Vec<(u64, &[u8])> = Vec::new();
-    let mut start = 0;
-    let mut no = first_line - 1;
-    for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
-        if start > bytes.len() {
-            break;
-        }
-        no += 1;
-        let line = &bytes[start..end];
-        start = end + 1;
-        if line.iter().all(|b| b.is_ascii_whitespace()) {
-            continue;
-        }
-        lines.push((no, line));
-    }
+    let lines = crate::fold::split_lines(bytes, first_line);
     lines
         .par_iter()
         .with_min_len(256)
@@ -175,18 +161,20 @@ pub(crate) fn parse_jsonl(
         .collect()
 }
 
-pub(crate) fn parse_json_line(
+fn parse_json_line(
     line: &[u8],
     by: Option<&str>,
     cluster_by: Option<&str>,
 ) -> Result<Record, String> {
-    if crate::fast::handles_field(by) && crate::fast::handles_field(cluster_by) {
-        if let Some(r) = crate::scan::scan_line(line, by, cluster_by)
-            .or_else(|| crate::fast::parse_flat(line, by, cluster_by))
-        {
-            return Ok(r.into_record());
-        }
-    }
+    crate::fold::parse_json_row(line, by, cluster_by).map(crate::fold::Row::into_record)
+}
+
+/// The general path: any row form, and the wording of every error.
+pub(crate) fn parse_general(
+    line: &[u8],
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+) -> Result<Record, String> {
     let value: Value = serde_json::from_slice(line).map_err(|e| format!("invalid JSON: {e}"))?;
     match value {
         Value::Object(m) => parse_record_with(&m, by, cluster_by),

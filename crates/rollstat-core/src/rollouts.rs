@@ -1,0 +1,467 @@
+//! A compact store for the rollouts of one problem.
+//!
+//! A problem sampled n times usually has far fewer distinct answers than
+//! rollouts, so each answer text is stored once per problem ([`AnswerSet`])
+//! and each rollout is one packed `u64` ([`PackedRollout`]: index, answer
+//! id, verdict, truncation). Ten million rollouts then take 80 MB instead of
+//! a string and an enum each.
+
+use crate::summary::{Answer, Rollout, Verdict};
+use std::collections::HashMap;
+
+/// Distinct answer texts of one problem, each stored once, with ids
+/// 0, 1, … in order of first appearance.
+///
+/// ```
+/// use rollstat_core::rollouts::AnswerSet;
+/// let mut a = AnswerSet::default();
+/// assert_eq!(a.intern("42"), 0);
+/// assert_eq!(a.intern("7"), 1);
+/// assert_eq!(a.intern("42"), 0);
+/// assert_eq!((a.len(), a.get(1)), (2, "7"));
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct AnswerSet {
+    /// All texts, concatenated.
+    text: String,
+    /// End offset of each text in `text`.
+    ends: Vec<u32>,
+    /// Hash → id, built once a problem has many distinct answers (a linear
+    /// scan is faster for the usual handful). A hash shared by two texts
+    /// keeps the first; lookups that hit a different text scan linearly.
+    #[allow(clippy::box_collection)] // boxed: 8 bytes per problem, not 48, while unused
+    lookup: Option<Box<HashMap<u64, u32>>>,
+}
+
+/// Distinct answers beyond which [`AnswerSet`] keeps a hash index.
+const LINEAR_SCAN_MAX: usize = 16;
+
+impl PartialEq for AnswerSet {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text && self.ends == other.ends
+    }
+}
+
+impl AnswerSet {
+    /// Number of distinct answers.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The text of answer `id`.
+    ///
+    /// Panics if `id >= self.len()`.
+    pub fn get(&self, id: u32) -> &str {
+        let end = self.ends[id as usize] as usize;
+        let start = if id == 0 {
+            0
+        } else {
+            self.ends[id as usize - 1] as usize
+        };
+        &self.text[start..end]
+    }
+
+    fn find_linear(&self, text: &str) -> Option<u32> {
+        let mut start = 0usize;
+        for (id, &end) in self.ends.iter().enumerate() {
+            let end = end as usize;
+            if end - start == text.len() && &self.text[start..end] == text {
+                return Some(id as u32);
+            }
+            start = end;
+        }
+        None
+    }
+
+    /// The id of `text`, adding it if new. Texts totalling more than
+    /// 4 GiB in one problem are not supported (the offsets are `u32`);
+    /// see [`AnswerSet::try_intern`].
+    pub fn intern(&mut self, text: &str) -> u32 {
+        self.try_intern(text)
+            .expect("answer texts of one problem exceed 4 GiB")
+    }
+
+    /// [`AnswerSet::intern`] that reports overflow instead of panicking.
+    pub fn try_intern(&mut self, text: &str) -> Result<u32, String> {
+        if let Some(lookup) = &self.lookup {
+            let h = hash_str(text);
+            match lookup.get(&h) {
+                Some(&id) if self.get(id) == text => return Ok(id),
+                Some(_) => {
+                    if let Some(id) = self.find_linear(text) {
+                        return Ok(id);
+                    }
+                }
+                None => {}
+            }
+        } else if let Some(id) = self.find_linear(text) {
+            return Ok(id);
+        }
+        let id = self.ends.len() as u32;
+        if id >= PackedRollout::MAX_ANSWERS {
+            return Err(format!(
+                "more than {} distinct answers in one problem",
+                PackedRollout::MAX_ANSWERS
+            ));
+        }
+        let end = u32::try_from(self.text.len() + text.len())
+            .map_err(|_| "the answers of one problem exceed 4 GiB of text".to_string())?;
+        self.text.push_str(text);
+        self.ends.push(end);
+        if let Some(lookup) = &mut self.lookup {
+            lookup.entry(hash_str(text)).or_insert(id);
+        } else if self.ends.len() > LINEAR_SCAN_MAX {
+            let mut lookup = HashMap::with_capacity(self.ends.len() * 2);
+            for i in 0..self.ends.len() as u32 {
+                lookup.entry(hash_str(self.get(i))).or_insert(i);
+            }
+            self.lookup = Some(Box::new(lookup));
+        }
+        Ok(id)
+    }
+
+    /// Drops the lookup index and spare capacity once no more answers come.
+    pub fn shrink(&mut self) {
+        self.lookup = None;
+        self.text.shrink_to_fit();
+        self.ends.shrink_to_fit();
+    }
+}
+
+/// A 64-bit FNV-1a-style hash over 8-byte words (fast for short keys; not
+/// DoS-resistant, which a local file reader does not need).
+pub fn hash_str(s: &str) -> u64 {
+    hash_bytes(s.as_bytes(), 0)
+}
+
+/// [`hash_str`] over bytes, continuing from `seed` (to hash several fields).
+///
+/// ```
+/// use rollstat_core::rollouts::hash_bytes;
+/// assert_eq!(hash_bytes(b"p1", 0), hash_bytes(b"p1", 0));
+/// assert_ne!(hash_bytes(b"p1", 0), hash_bytes(b"p2", 0));
+/// assert_ne!(hash_bytes(b"p1", 0), hash_bytes(b"p1", 1));
+/// ```
+pub fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
+    const K: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut h = (seed ^ 0xcbf2_9ce4_8422_2325).wrapping_mul(K) ^ bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().expect("8 bytes"));
+        h = (h ^ w).wrapping_mul(K).rotate_left(29);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut buf = [0u8; 8];
+        buf[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(buf))
+            .wrapping_mul(K)
+            .rotate_left(29);
+    }
+    // Final avalanche (from splitmix64) so low bits are usable as a shard.
+    h ^= h >> 31;
+    h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    h ^ (h >> 27)
+}
+
+/// One rollout in 64 bits: index (32), answer code (28), verdict (2),
+/// truncated (1).
+///
+/// The answer code is 0 for [`Answer::Unknown`], 1 for
+/// [`Answer::Unextracted`] and 2 + id for the text with that id in the
+/// problem's [`AnswerSet`].
+///
+/// ```
+/// use rollstat_core::rollouts::PackedRollout;
+/// use rollstat_core::summary::Verdict;
+/// let r = PackedRollout::new(5, Verdict::Failed, PackedRollout::UNEXTRACTED, true).unwrap();
+/// assert_eq!((r.index(), r.verdict(), r.answer_code(), r.truncated()), (5, Verdict::Failed, 1, true));
+/// assert!(PackedRollout::new(1 << 32, Verdict::Correct, 0, false).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PackedRollout(u64);
+
+impl PackedRollout {
+    /// Answer code of a rollout without answer information.
+    pub const UNKNOWN: u32 = 0;
+    /// Answer code of a rollout whose extraction found nothing.
+    pub const UNEXTRACTED: u32 = 1;
+    /// Largest number of distinct answer texts per problem.
+    pub const MAX_ANSWERS: u32 = (1 << 28) - 2;
+
+    /// Packs a rollout; fails for an index ≥ 2³² or an answer code ≥ 2²⁸.
+    pub fn new(
+        index: u64,
+        verdict: Verdict,
+        answer_code: u32,
+        truncated: bool,
+    ) -> Result<Self, String> {
+        let index = u32::try_from(index)
+            .map_err(|_| format!("rollout index {index} is too large (at most {})", u32::MAX))?;
+        if answer_code >= 1 << 28 {
+            return Err(format!("answer code {answer_code} out of range"));
+        }
+        let v = match verdict {
+            Verdict::Correct => 0u64,
+            Verdict::Wrong => 1,
+            Verdict::Failed => 2,
+        };
+        Ok(PackedRollout(
+            (u64::from(index) << 32) | (u64::from(answer_code) << 4) | (v << 1) | truncated as u64,
+        ))
+    }
+
+    pub fn index(self) -> u64 {
+        self.0 >> 32
+    }
+
+    pub fn answer_code(self) -> u32 {
+        ((self.0 >> 4) & ((1 << 28) - 1)) as u32
+    }
+
+    pub fn verdict(self) -> Verdict {
+        match (self.0 >> 1) & 3 {
+            0 => Verdict::Correct,
+            1 => Verdict::Wrong,
+            _ => Verdict::Failed,
+        }
+    }
+
+    pub fn truncated(self) -> bool {
+        self.0 & 1 == 1
+    }
+
+    /// The same rollout with another answer code.
+    pub fn with_answer_code(self, code: u32) -> Self {
+        debug_assert!(code < 1 << 28);
+        PackedRollout((self.0 & !(((1 << 28) - 1) << 4)) | (u64::from(code) << 4))
+    }
+}
+
+/// A rollout read from a [`RolloutTable`], its answer borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RolloutRef<'a> {
+    pub index: u64,
+    pub verdict: Verdict,
+    pub answer: AnswerRef<'a>,
+    pub truncated: bool,
+}
+
+/// [`Answer`] with the text borrowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AnswerRef<'a> {
+    Unknown,
+    Unextracted,
+    Text(&'a str),
+}
+
+impl AnswerRef<'_> {
+    pub fn to_answer(self) -> Answer {
+        match self {
+            AnswerRef::Unknown => Answer::Unknown,
+            AnswerRef::Unextracted => Answer::Unextracted,
+            AnswerRef::Text(t) => Answer::Text(t.to_string()),
+        }
+    }
+}
+
+/// The rollouts of one problem: packed rows and the answers they share.
+///
+/// ```
+/// use rollstat_core::rollouts::{AnswerRef, RolloutTable};
+/// use rollstat_core::summary::{Answer, Rollout, Verdict};
+/// let r = |index, answer: &str| Rollout { index, verdict: Verdict::Wrong,
+///     answer: Answer::Text(answer.into()), truncated: false };
+/// let t: RolloutTable = vec![r(1, "7"), r(0, "7"), r(2, "8")].into_iter().collect();
+/// assert_eq!((t.len(), t.answers().len()), (3, 2));
+/// assert_eq!(t.iter().next().unwrap().answer, AnswerRef::Text("7"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RolloutTable {
+    rows: Vec<PackedRollout>,
+    answers: AnswerSet,
+}
+
+impl RolloutTable {
+    /// A table from packed rows whose text codes refer to `answers`.
+    ///
+    /// Panics if a row refers to an answer `answers` does not hold.
+    pub fn from_parts(rows: Vec<PackedRollout>, mut answers: AnswerSet) -> Self {
+        let n = answers.len() as u32;
+        assert!(
+            rows.iter().all(|r| r.answer_code() < 2 + n),
+            "a rollout refers to an answer the set does not hold"
+        );
+        answers.shrink();
+        RolloutTable { rows, answers }
+    }
+
+    /// Adds a rollout; fails for an index ≥ 2³² or too many answers.
+    pub fn push(&mut self, r: &Rollout) -> Result<(), String> {
+        let code = match &r.answer {
+            Answer::Unknown => PackedRollout::UNKNOWN,
+            Answer::Unextracted => PackedRollout::UNEXTRACTED,
+            Answer::Text(t) => 2 + self.answers.try_intern(t)?,
+        };
+        self.rows
+            .push(PackedRollout::new(r.index, r.verdict, code, r.truncated)?);
+        Ok(())
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The packed rows, in stored order.
+    pub fn rows(&self) -> &[PackedRollout] {
+        &self.rows
+    }
+
+    pub fn answers(&self) -> &AnswerSet {
+        &self.answers
+    }
+
+    /// The answer a code stands for.
+    pub fn answer(&self, code: u32) -> AnswerRef<'_> {
+        match code {
+            PackedRollout::UNKNOWN => AnswerRef::Unknown,
+            PackedRollout::UNEXTRACTED => AnswerRef::Unextracted,
+            c => AnswerRef::Text(self.answers.get(c - 2)),
+        }
+    }
+
+    /// The rollout stored at `i`.
+    pub fn get(&self, i: usize) -> RolloutRef<'_> {
+        let r = self.rows[i];
+        RolloutRef {
+            index: r.index(),
+            verdict: r.verdict(),
+            answer: self.answer(r.answer_code()),
+            truncated: r.truncated(),
+        }
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = RolloutRef<'_>> + '_ {
+        (0..self.rows.len()).map(|i| self.get(i))
+    }
+
+    /// Turns every text answer for which `junk` holds into
+    /// [`Answer::Unextracted`]; each distinct text is tested once.
+    pub fn mark_unextracted(&mut self, junk: impl Fn(&str) -> bool) {
+        let is_junk: Vec<bool> = (0..self.answers.len() as u32)
+            .map(|id| junk(self.answers.get(id)))
+            .collect();
+        if !is_junk.contains(&true) {
+            return;
+        }
+        for r in &mut self.rows {
+            let code = r.answer_code();
+            if code >= 2 && is_junk[(code - 2) as usize] {
+                *r = r.with_answer_code(PackedRollout::UNEXTRACTED);
+            }
+        }
+    }
+}
+
+impl FromIterator<Rollout> for RolloutTable {
+    /// Panics on an index ≥ 2³² (use [`RolloutTable::push`] for input data).
+    fn from_iter<I: IntoIterator<Item = Rollout>>(iter: I) -> Self {
+        let mut t = RolloutTable::default();
+        for r in iter {
+            t.push(&r).expect("rollout fits the packed form");
+        }
+        t.answers.shrink();
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packing_round_trips_every_field() {
+        for index in [0u64, 1, 255, 65_536, u32::MAX as u64] {
+            for verdict in [Verdict::Correct, Verdict::Wrong, Verdict::Failed] {
+                for code in [0u32, 1, 2, 1000, (1 << 28) - 1] {
+                    for truncated in [false, true] {
+                        let p = PackedRollout::new(index, verdict, code, truncated).unwrap();
+                        assert_eq!(
+                            (p.index(), p.verdict(), p.answer_code(), p.truncated()),
+                            (index, verdict, code, truncated)
+                        );
+                        let q = p.with_answer_code(7);
+                        assert_eq!(
+                            (q.index(), q.verdict(), q.answer_code(), q.truncated()),
+                            (index, verdict, 7, truncated)
+                        );
+                    }
+                }
+            }
+        }
+        assert!(PackedRollout::new(0, Verdict::Correct, 1 << 28, false).is_err());
+    }
+
+    #[test]
+    fn answer_set_finds_every_text_with_and_without_the_hash_index() {
+        let mut a = AnswerSet::default();
+        let texts: Vec<String> = (0..500).map(|i| format!("{}", i * 7919 % 1000)).collect();
+        let mut ids = std::collections::HashMap::new();
+        for t in &texts {
+            let id = a.intern(t);
+            assert_eq!(*ids.entry(t.clone()).or_insert(id), id, "{t}");
+            assert_eq!(a.get(id), t);
+        }
+        assert_eq!(a.len(), ids.len());
+        // the empty string is an answer like any other
+        let e = a.intern("");
+        assert_eq!(a.intern(""), e);
+        assert_eq!(a.get(e), "");
+    }
+
+    #[test]
+    fn table_keeps_rollouts_and_marks_junk_unextracted() {
+        let rs = vec![
+            Rollout {
+                index: 0,
+                verdict: Verdict::Correct,
+                answer: Answer::Text("[invalid]".into()),
+                truncated: false,
+            },
+            Rollout {
+                index: 1,
+                verdict: Verdict::Wrong,
+                answer: Answer::Unknown,
+                truncated: true,
+            },
+            Rollout {
+                index: 2,
+                verdict: Verdict::Failed,
+                answer: Answer::Text("4".into()),
+                truncated: false,
+            },
+        ];
+        let mut t: RolloutTable = rs.clone().into_iter().collect();
+        let back: Vec<Rollout> = t
+            .iter()
+            .map(|r| Rollout {
+                index: r.index,
+                verdict: r.verdict,
+                answer: r.answer.to_answer(),
+                truncated: r.truncated,
+            })
+            .collect();
+        assert_eq!(back, rs);
+        t.mark_unextracted(|a| a == "[invalid]");
+        assert_eq!(t.get(0).answer, AnswerRef::Unextracted);
+        assert_eq!(t.get(2).answer, AnswerRef::Text("4"));
+    }
+}

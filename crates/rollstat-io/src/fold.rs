@@ -1,0 +1,515 @@
+//! Folding parsed rows into problems, one shard at a time.
+//!
+//! Rows are routed to a shard by the hash of their problem key (system,
+//! subset, problem), so shards share nothing and fold in parallel; within
+//! a shard rows arrive in input order, so everything order-dependent
+//! (rollout numbering, `--dedupe`, which row is "first") is the same as a
+//! sequential fold. Problems keep their first row's global sequence number
+//! and come out in order of first appearance whatever the shard count.
+//!
+//! Per rollout a shard keeps 16 bytes: the packed rollout and where it was
+//! read (for duplicate messages). Answer texts are stored once per problem.
+
+use crate::fast::{FlatAnswer, FlatRow};
+use crate::record::{Record, RecordBody};
+use crate::{BadLine, Dedupe, Grader, Origin};
+use rollstat_core::rollouts::{hash_bytes, AnswerRef, AnswerSet, PackedRollout, RolloutTable};
+use rollstat_core::summary::{Answer, ProblemData, Verdict};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Number of shards: fixed, so results never depend on the thread count.
+pub(crate) const SHARDS: usize = 16;
+
+/// A parsed row: borrowed from the input block, or owned.
+pub(crate) enum Row<'a> {
+    Flat(FlatRow<'a>),
+    Full(Record),
+}
+
+impl Row<'_> {
+    pub(crate) fn into_record(self) -> Record {
+        match self {
+            Row::Flat(r) => r.into_record(),
+            Row::Full(r) => r,
+        }
+    }
+
+    fn problem(&self) -> &str {
+        match self {
+            Row::Flat(r) => &r.problem,
+            Row::Full(r) => &r.problem,
+        }
+    }
+    fn system(&self) -> Option<&str> {
+        match self {
+            Row::Flat(r) => r.system.as_deref(),
+            Row::Full(r) => r.system.as_deref(),
+        }
+    }
+    fn subset(&self) -> Option<&str> {
+        match self {
+            Row::Flat(r) => r.subset.as_deref(),
+            Row::Full(r) => r.subset.as_deref(),
+        }
+    }
+    fn by_value(&self) -> Option<&str> {
+        match self {
+            Row::Flat(r) => r.by_value.as_deref(),
+            Row::Full(r) => r.by_value.as_deref(),
+        }
+    }
+    fn cluster_value(&self) -> Option<&str> {
+        match self {
+            Row::Flat(r) => r.cluster_value.as_deref(),
+            Row::Full(r) => r.cluster_value.as_deref(),
+        }
+    }
+
+    /// The hash of the problem key; `None` and `""` hash differently.
+    pub(crate) fn key_hash(&self) -> u64 {
+        let field = |s: Option<&str>, seed: u64| match s {
+            None => hash_bytes(b"", seed ^ 0x5bd1_e995),
+            Some(s) => hash_bytes(s.as_bytes(), seed),
+        };
+        let h = field(self.system(), 1);
+        let h = field(self.subset(), h);
+        hash_bytes(self.problem().as_bytes(), h)
+    }
+}
+
+/// A row with its place in the input.
+pub(crate) struct Item<'a> {
+    /// Position among all rows the collector has seen.
+    pub seq: u64,
+    pub line: u64,
+    pub hash: u64,
+    pub row: Row<'a>,
+}
+
+/// The shard a key hash belongs to.
+pub(crate) fn shard_of(hash: u64) -> usize {
+    (hash >> 58) as usize % SHARDS
+}
+
+/// Short strings (systems, subsets, `--by` values) stored once per shard.
+#[derive(Default)]
+struct Interner {
+    ids: HashMap<Box<str>, u32>,
+    names: Vec<Box<str>>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Interner {
+    fn id(&mut self, s: Option<&str>) -> u32 {
+        let Some(s) = s else { return NONE };
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let id = self.names.len() as u32;
+        self.names.push(s.into());
+        self.ids.insert(s.into(), id);
+        id
+    }
+    fn get(&self, id: u32) -> Option<&str> {
+        (id != NONE).then(|| &*self.names[id as usize])
+    }
+    fn is(&self, id: u32, s: Option<&str>) -> bool {
+        self.get(id) == s
+    }
+}
+
+/// The key hash is already a good hash: use it as is.
+#[derive(Default)]
+struct IdentityHasher(u64);
+
+impl Hasher for IdentityHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only u64 keys")
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = v;
+    }
+}
+
+type HashIndex = HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>;
+
+/// One problem being collected.
+struct Acc {
+    problem: Box<str>,
+    system: u32,
+    subset: u32,
+    by_value: u32,
+    cluster_value: u32,
+    /// Sequence number of the problem's first row.
+    first_seq: u64,
+    origin: Origin,
+    /// Rollouts in arrival order, with where each was read. (A stable sort
+    /// by index later keeps arrival order among duplicates.)
+    rollouts: Vec<(PackedRollout, Origin)>,
+    answers: AnswerSet,
+    counts: Option<(u64, u64)>,
+}
+
+/// What one shard collected.
+#[derive(Default)]
+pub(crate) struct Shard {
+    index: HashIndex,
+    /// Keys whose hash is taken by another key in `index` (rare).
+    collisions: HashMap<(u32, u32, Box<str>), u32>,
+    strings: Interner,
+    accs: Vec<Acc>,
+    /// The problem of the previous row.
+    last: Option<u32>,
+    /// Bad rows: (sequence number, what is wrong).
+    pub bad: Vec<(u64, BadLine)>,
+    pub n_graded: u64,
+}
+
+/// What a shard needs to know about where rows come from.
+pub(crate) struct Context<'c> {
+    pub file: usize,
+    pub path: &'c str,
+    /// All input paths so far (for origins in messages).
+    pub paths: &'c [String],
+    pub by: Option<&'c str>,
+    pub grader: &'c dyn Grader,
+}
+
+impl Context<'_> {
+    fn at(&self, o: Origin) -> String {
+        let path = self.paths.get(o.file()).map_or("?", |p| p.as_str());
+        format!("{path}:{}", o.line())
+    }
+}
+
+impl Shard {
+    /// Folds one row; a bad row is recorded, not returned.
+    pub(crate) fn push(&mut self, item: &Item<'_>, cx: &Context<'_>) {
+        let (seq, line) = (item.seq, item.line);
+        if let Err(reason) = self.push_row(item, cx) {
+            self.bad.push((
+                seq,
+                BadLine {
+                    path: cx.path.to_string(),
+                    line,
+                    reason,
+                },
+            ));
+        }
+    }
+
+    fn find(&mut self, row: &Row<'_>, hash: u64) -> Option<u32> {
+        let matches = |a: &Acc, strings: &Interner| {
+            &*a.problem == row.problem()
+                && strings.is(a.system, row.system())
+                && strings.is(a.subset, row.subset())
+        };
+        if let Some(i) = self.last {
+            if matches(&self.accs[i as usize], &self.strings) {
+                return Some(i);
+            }
+        }
+        let i = *self.index.get(&hash)?;
+        if matches(&self.accs[i as usize], &self.strings) {
+            return Some(i);
+        }
+        let key = (
+            self.strings.id(row.system()),
+            self.strings.id(row.subset()),
+            Box::<str>::from(row.problem()),
+        );
+        self.collisions.get(&key).copied()
+    }
+
+    fn acc_for(&mut self, item: &Item<'_>, here: Origin) -> u32 {
+        if let Some(i) = self.find(&item.row, item.hash) {
+            return i;
+        }
+        let row = &item.row;
+        let i = self.accs.len() as u32;
+        let acc = Acc {
+            problem: row.problem().into(),
+            system: self.strings.id(row.system()),
+            subset: self.strings.id(row.subset()),
+            by_value: self.strings.id(row.by_value()),
+            cluster_value: self.strings.id(row.cluster_value()),
+            first_seq: item.seq,
+            origin: here,
+            rollouts: Vec::new(),
+            answers: AnswerSet::default(),
+            counts: None,
+        };
+        if let std::collections::hash_map::Entry::Vacant(e) = self.index.entry(item.hash) {
+            e.insert(i);
+        } else {
+            self.collisions
+                .insert((acc.system, acc.subset, acc.problem.clone()), i);
+        }
+        self.accs.push(acc);
+        i
+    }
+
+    fn push_row(&mut self, item: &Item<'_>, cx: &Context<'_>) -> Result<(), String> {
+        let here = Origin::new(cx.file, item.line);
+        let idx = self.acc_for(item, here);
+        self.last = Some(idx);
+        let acc = &mut self.accs[idx as usize];
+        let strings = &self.strings;
+        if !strings.is(acc.by_value, item.row.by_value()) {
+            return Err(format!(
+                "problem '{}' has {} = {:?} here but {:?} at {}",
+                item.row.problem(),
+                cx.by.unwrap_or("?"),
+                item.row.by_value(),
+                strings.get(acc.by_value),
+                cx.at(acc.origin)
+            ));
+        }
+        let count_conflict = |acc: &Acc| {
+            format!(
+                "problem '{}' has a count row (at {}); it cannot also have rollout rows",
+                acc.problem,
+                cx.at(acc.origin)
+            )
+        };
+        match &item.row {
+            Row::Flat(r) => {
+                if acc.counts.is_some() {
+                    return Err(count_conflict(acc));
+                }
+                let (verdict, code) = match r.verdict {
+                    Some(v) => (v, code_of(&mut acc.answers, flat_answer_ref(&r.answer))?),
+                    None => {
+                        self.n_graded += 1;
+                        let (v, a) = grade(
+                            cx.grader,
+                            r.gold.as_deref(),
+                            &r.answer.to_answer(),
+                            r.response.as_deref(),
+                        );
+                        (v, code_of(&mut acc.answers, answer_ref(&a))?)
+                    }
+                };
+                let index = r.index.unwrap_or(acc.rollouts.len() as u64);
+                acc.rollouts
+                    .push((PackedRollout::new(index, verdict, code, r.truncated)?, here));
+            }
+            Row::Full(r) => match &r.body {
+                RecordBody::Counts { n, c } => {
+                    if !acc.rollouts.is_empty() || acc.counts.is_some() {
+                        return Err(format!(
+                            "problem '{}' already has rows (first at {}); a count row must be its only row",
+                            r.problem,
+                            cx.at(acc.origin)
+                        ));
+                    }
+                    acc.counts = Some((*n, *c));
+                }
+                RecordBody::Rollout {
+                    index,
+                    verdict,
+                    answer,
+                    truncated,
+                    gold,
+                    response,
+                } => {
+                    if acc.counts.is_some() {
+                        return Err(count_conflict(acc));
+                    }
+                    let index = index.unwrap_or(acc.rollouts.len() as u64);
+                    let (verdict, code) = match verdict {
+                        Some(v) => (*v, code_of(&mut acc.answers, answer_ref(answer))?),
+                        None => {
+                            self.n_graded += 1;
+                            let (v, a) =
+                                grade(cx.grader, gold.as_deref(), answer, response.as_deref());
+                            (v, code_of(&mut acc.answers, answer_ref(&a))?)
+                        }
+                    };
+                    acc.rollouts
+                        .push((PackedRollout::new(index, verdict, code, *truncated)?, here));
+                }
+                RecordBody::Problem { rollouts } => {
+                    if acc.counts.is_some() {
+                        return Err(count_conflict(acc));
+                    }
+                    for (i, (verdict, answer, truncated)) in rollouts.iter().enumerate() {
+                        let code = code_of(&mut acc.answers, answer_ref(answer))?;
+                        acc.rollouts.push((
+                            PackedRollout::new(i as u64, *verdict, code, *truncated)?,
+                            here,
+                        ));
+                    }
+                }
+                RecordBody::ProblemToGrade { gold, rollouts } => {
+                    if acc.counts.is_some() {
+                        return Err(count_conflict(acc));
+                    }
+                    for (i, (answer, response, truncated)) in rollouts.iter().enumerate() {
+                        self.n_graded += 1;
+                        let (v, a) = cx.grader.grade(gold, answer, response.as_deref());
+                        let code = code_of(&mut acc.answers, answer_ref(&a))?;
+                        acc.rollouts
+                            .push((PackedRollout::new(i as u64, v, code, *truncated)?, here));
+                    }
+                }
+            },
+        }
+        Ok(())
+    }
+
+    /// The shard's problems, each with its first row's sequence number,
+    /// duplicates resolved.
+    pub(crate) fn finish(self, dedupe: Option<Dedupe>, paths: &[String]) -> Vec<Finished> {
+        use rayon::prelude::*;
+        let strings = &self.strings;
+        let at = |o: Origin| -> (String, u64) {
+            let path = paths.get(o.file()).map_or("?", |p| p.as_str());
+            (path.to_string(), o.line())
+        };
+        self.accs
+            .into_par_iter()
+            .with_min_len(64)
+            .map(|acc| {
+                let origin = {
+                    let (p, l) = at(acc.origin);
+                    format!("{p}:{l}")
+                };
+                let mut n_dup = 0u64;
+                let mut first_dup = None;
+                let data = match acc.counts {
+                    Some((n, c)) => ProblemData::Counts { n, c },
+                    None => {
+                        let mut rollouts = acc.rollouts;
+                        rollouts.sort_by_key(|(r, _)| r.index());
+                        let keep_last = dedupe == Some(Dedupe::Last);
+                        rollouts.dedup_by(|later, earlier| {
+                            if later.0.index() != earlier.0.index() {
+                                return false;
+                            }
+                            n_dup += 1;
+                            if first_dup.is_none() {
+                                let (path, line) = at(later.1);
+                                let (prev_path, prev_line) = at(earlier.1);
+                                first_dup = Some(BadLine {
+                                    path,
+                                    line,
+                                    reason: format!(
+                                        "problem '{}' rollout {} appears again (first at {prev_path}:{prev_line})",
+                                        acc.problem,
+                                        later.0.index()
+                                    ),
+                                });
+                            }
+                            if keep_last {
+                                std::mem::swap(later, earlier);
+                            }
+                            true
+                        });
+                        let rows = rollouts.into_iter().map(|(r, _)| r).collect();
+                        ProblemData::Rollouts(RolloutTable::from_parts(rows, acc.answers))
+                    }
+                };
+                let own = |id| strings.get(id).map(str::to_string);
+                Finished {
+                    first_seq: acc.first_seq,
+                    n_dup,
+                    first_dup,
+                    problem: crate::CollectedProblem {
+                        problem: acc.problem.into(),
+                        system: own(acc.system),
+                        by_value: own(acc.by_value),
+                        cluster_value: own(acc.cluster_value),
+                        origin,
+                        data,
+                    },
+                }
+            })
+            .collect()
+    }
+}
+
+/// A collected problem with what ordering and duplicate reporting need.
+pub(crate) struct Finished {
+    pub first_seq: u64,
+    pub n_dup: u64,
+    pub first_dup: Option<BadLine>,
+    pub problem: crate::CollectedProblem,
+}
+
+fn grade(
+    grader: &dyn Grader,
+    gold: Option<&str>,
+    answer: &Answer,
+    response: Option<&str>,
+) -> (Verdict, Answer) {
+    let gold = gold.expect("rows without a verdict carry gold");
+    grader.grade(gold, answer, response)
+}
+
+fn answer_ref(a: &Answer) -> AnswerRef<'_> {
+    match a {
+        Answer::Unknown => AnswerRef::Unknown,
+        Answer::Unextracted => AnswerRef::Unextracted,
+        Answer::Text(t) => AnswerRef::Text(t),
+    }
+}
+
+fn flat_answer_ref<'a>(a: &'a FlatAnswer<'_>) -> AnswerRef<'a> {
+    match a {
+        FlatAnswer::Unknown => AnswerRef::Unknown,
+        FlatAnswer::Unextracted => AnswerRef::Unextracted,
+        FlatAnswer::Text(t) => AnswerRef::Text(t),
+    }
+}
+
+/// The packed answer code of an answer, interning its text.
+fn code_of(answers: &mut AnswerSet, a: AnswerRef<'_>) -> Result<u32, String> {
+    Ok(match a {
+        AnswerRef::Unknown => PackedRollout::UNKNOWN,
+        AnswerRef::Unextracted => PackedRollout::UNEXTRACTED,
+        AnswerRef::Text(t) => 2 + answers.try_intern(t)?,
+    })
+}
+
+/// Splits a block into non-blank lines numbered from `first_line`.
+pub(crate) fn split_lines(bytes: &[u8], first_line: u64) -> Vec<(u64, &[u8])> {
+    let mut lines: Vec<(u64, &[u8])> = Vec::with_capacity(bytes.len() / 64);
+    let mut start = 0;
+    let mut no = first_line - 1;
+    for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+        if start > bytes.len() {
+            break;
+        }
+        no += 1;
+        let line = &bytes[start..end];
+        start = end + 1;
+        if line.iter().all(|b| b.is_ascii_whitespace()) {
+            continue;
+        }
+        lines.push((no, line));
+    }
+    lines
+}
+
+/// Parses one JSON line: the byte scanner, then the serde fast path, then
+/// the general path (which words errors).
+pub(crate) fn parse_json_row<'a>(
+    line: &'a [u8],
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+) -> Result<Row<'a>, String> {
+    if crate::fast::handles_field(by) && crate::fast::handles_field(cluster_by) {
+        if let Some(r) = crate::scan::scan_line(line, by, cluster_by)
+            .or_else(|| crate::fast::parse_flat(line, by, cluster_by))
+        {
+            return Ok(Row::Flat(r));
+        }
+    }
+    crate::source::parse_general(line, by, cluster_by).map(Row::Full)
+}
