@@ -282,11 +282,12 @@ impl Grading {
     /// Junk answers (`[invalid]`, `None`, empty, …) become unextracted: they
     /// count as wrong and never vote (SPEC §1).
     pub fn normalize(&self, problems: &mut [CollectedProblem]) {
-        for p in problems {
+        use rayon::prelude::*;
+        problems.par_iter_mut().for_each(|p| {
             if let ProblemData::Rollouts(rs) = &mut p.data {
                 rs.mark_unextracted(is_junk_answer);
             }
-        }
+        });
     }
 }
 

@@ -141,23 +141,72 @@ pub(crate) fn handles_field(field: Option<&str>) -> bool {
 
 /// A flat rollout row with its text fields borrowed from the input line
 /// where they needed no unescaping: what the fast paths hand the fold.
+/// Fields most rows lack sit behind one box, so a row is small (rows of a
+/// block are all held at once).
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct FlatRow<'a> {
     pub problem: Cow<'a, str>,
-    /// `model` and `run` joined with `/` (see [`Record::system`]).
-    pub system: Option<Cow<'a, str>>,
-    pub subset: Option<Cow<'a, str>>,
-    pub by_value: Option<Cow<'a, str>>,
-    pub cluster_value: Option<Cow<'a, str>>,
     pub index: Option<u64>,
     /// `None`: grade the row (`correct` absent, `gold` present).
     pub verdict: Option<Verdict>,
     pub answer: FlatAnswer<'a>,
     pub truncated: bool,
+    pub extra: Option<Box<FlatExtra<'a>>>,
+}
+
+/// The rarer fields of a [`FlatRow`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct FlatExtra<'a> {
+    /// `model` and `run` joined with `/` (see [`Record::system`]).
+    pub system: Option<Cow<'a, str>>,
+    pub subset: Option<Cow<'a, str>>,
+    pub by_value: Option<Cow<'a, str>>,
+    pub cluster_value: Option<Cow<'a, str>>,
     /// Kept only when `verdict` is `None`.
     pub gold: Option<Cow<'a, str>>,
     /// Kept only when `verdict` is `None`.
     pub response: Option<Cow<'a, str>>,
+}
+
+impl<'a> FlatRow<'a> {
+    /// A row; the extra fields are boxed only when one is present.
+    pub fn new(
+        problem: Cow<'a, str>,
+        index: Option<u64>,
+        verdict: Option<Verdict>,
+        answer: FlatAnswer<'a>,
+        truncated: bool,
+        extra: FlatExtra<'a>,
+    ) -> Self {
+        let extra = (extra != FlatExtra::default()).then(|| Box::new(extra));
+        FlatRow {
+            problem,
+            index,
+            verdict,
+            answer,
+            truncated,
+            extra,
+        }
+    }
+
+    pub fn system(&self) -> Option<&str> {
+        self.extra.as_ref()?.system.as_deref()
+    }
+    pub fn subset(&self) -> Option<&str> {
+        self.extra.as_ref()?.subset.as_deref()
+    }
+    pub fn by_value(&self) -> Option<&str> {
+        self.extra.as_ref()?.by_value.as_deref()
+    }
+    pub fn cluster_value(&self) -> Option<&str> {
+        self.extra.as_ref()?.cluster_value.as_deref()
+    }
+    pub fn gold(&self) -> Option<&str> {
+        self.extra.as_ref()?.gold.as_deref()
+    }
+    pub fn response(&self) -> Option<&str> {
+        self.extra.as_ref()?.response.as_deref()
+    }
 }
 
 /// [`Answer`] with borrowed text.
@@ -182,19 +231,20 @@ impl FlatRow<'_> {
     /// The same row as an owned [`Record`].
     pub fn into_record(self) -> Record {
         let own = |t: Option<Cow<'_, str>>| t.map(Cow::into_owned);
+        let x = self.extra.map(|b| *b).unwrap_or_default();
         Record {
             problem: self.problem.into_owned(),
-            system: own(self.system),
-            subset: own(self.subset),
-            by_value: own(self.by_value),
-            cluster_value: own(self.cluster_value),
+            system: own(x.system),
+            subset: own(x.subset),
+            by_value: own(x.by_value),
+            cluster_value: own(x.cluster_value),
             body: RecordBody::Rollout {
                 index: self.index,
                 verdict: self.verdict,
                 answer: self.answer.to_answer(),
                 truncated: self.truncated,
-                gold: own(self.gold),
-                response: own(self.response),
+                gold: own(x.gold),
+                response: own(x.response),
             },
         }
     }
@@ -284,19 +334,21 @@ pub(crate) fn parse_flat<'a>(
     } else {
         (None, None)
     };
-    Some(FlatRow {
+    Some(FlatRow::new(
         problem,
-        system,
-        subset: row.subset.map(|t| t.0),
-        by_value,
-        cluster_value,
-        index: row.rollout,
+        row.rollout,
         verdict,
         answer,
         truncated,
-        gold,
-        response,
-    })
+        FlatExtra {
+            system,
+            subset: row.subset.map(|t| t.0),
+            by_value,
+            cluster_value,
+            gold,
+            response,
+        },
+    ))
 }
 
 #[cfg(test)]

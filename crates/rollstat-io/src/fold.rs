@@ -24,14 +24,15 @@ pub(crate) const SHARDS: usize = 16;
 /// A parsed row: borrowed from the input block, or owned.
 pub(crate) enum Row<'a> {
     Flat(FlatRow<'a>),
-    Full(Record),
+    /// Boxed: rare, and large.
+    Full(Box<Record>),
 }
 
 impl Row<'_> {
     pub(crate) fn into_record(self) -> Record {
         match self {
             Row::Flat(r) => r.into_record(),
-            Row::Full(r) => r,
+            Row::Full(r) => *r,
         }
     }
 
@@ -43,25 +44,25 @@ impl Row<'_> {
     }
     fn system(&self) -> Option<&str> {
         match self {
-            Row::Flat(r) => r.system.as_deref(),
+            Row::Flat(r) => r.system(),
             Row::Full(r) => r.system.as_deref(),
         }
     }
     fn subset(&self) -> Option<&str> {
         match self {
-            Row::Flat(r) => r.subset.as_deref(),
+            Row::Flat(r) => r.subset(),
             Row::Full(r) => r.subset.as_deref(),
         }
     }
     fn by_value(&self) -> Option<&str> {
         match self {
-            Row::Flat(r) => r.by_value.as_deref(),
+            Row::Flat(r) => r.by_value(),
             Row::Full(r) => r.by_value.as_deref(),
         }
     }
     fn cluster_value(&self) -> Option<&str> {
         match self {
-            Row::Flat(r) => r.cluster_value.as_deref(),
+            Row::Flat(r) => r.cluster_value(),
             Row::Full(r) => r.cluster_value.as_deref(),
         }
     }
@@ -286,12 +287,8 @@ impl Shard {
                     Some(v) => (v, code_of(&mut acc.answers, flat_answer_ref(&r.answer))?),
                     None => {
                         self.n_graded += 1;
-                        let (v, a) = grade(
-                            cx.grader,
-                            r.gold.as_deref(),
-                            &r.answer.to_answer(),
-                            r.response.as_deref(),
-                        );
+                        let (v, a) =
+                            grade(cx.grader, r.gold(), &r.answer.to_answer(), r.response());
                         (v, code_of(&mut acc.answers, answer_ref(&a))?)
                     }
                 };
@@ -511,5 +508,5 @@ pub(crate) fn parse_json_row<'a>(
             return Ok(Row::Flat(r));
         }
     }
-    crate::source::parse_general(line, by, cluster_by).map(Row::Full)
+    crate::source::parse_general(line, by, cluster_by).map(|r| Row::Full(Box::new(r)))
 }

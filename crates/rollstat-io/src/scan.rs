@@ -19,7 +19,7 @@
 //! [`parse_flat`]: crate::fast::parse_flat
 
 use crate::fast::{
-    handles_field, is_failed_status, is_truncated, join_system, FlatAnswer, FlatRow,
+    handles_field, is_failed_status, is_truncated, join_system, FlatAnswer, FlatExtra, FlatRow,
 };
 use rollstat_core::summary::Verdict;
 use std::borrow::Cow;
@@ -743,19 +743,21 @@ impl Fields {
         };
         let by_value = pick(by);
         let cluster_value = pick(cluster_by);
-        Some(FlatRow {
+        Some(FlatRow::new(
             problem,
-            system: join_system(model, run),
-            subset,
-            by_value,
-            cluster_value,
-            index: self.rollout,
+            self.rollout,
             verdict,
             answer,
-            truncated: is_truncated(finish_reason.as_deref(), self.truncated),
-            gold,
-            response,
-        })
+            is_truncated(finish_reason.as_deref(), self.truncated),
+            FlatExtra {
+                system: join_system(model, run),
+                subset,
+                by_value,
+                cluster_value,
+                gold,
+                response,
+            },
+        ))
     }
 }
 

@@ -207,3 +207,37 @@ fn duplicates_name_both_rows() {
         "{err}"
     );
 }
+
+/// A row longer than the read block (a 9 MB response) is read whole; the
+/// rows around it keep their line numbers and the digest covers every byte.
+#[test]
+fn a_row_longer_than_the_block_is_read_whole() {
+    let mut body = String::new();
+    for i in 0..1000 {
+        body += &format!("{{\"problem\": \"p{}\", \"correct\": true}}\n", i % 10);
+    }
+    body += &format!(
+        "{{\"problem\": \"long\", \"correct\": false, \"response\": \"{}\"}}\n",
+        "x".repeat(9 << 20)
+    );
+    for i in 0..1000 {
+        body += &format!("{{\"problem\": \"q{}\", \"correct\": false}}\n", i % 10);
+    }
+    body += "{\"problem\": \"bad\", \"correct\": \"yes\"}\n";
+    let digest = {
+        use sha2::Digest;
+        let d = sha2::Sha256::digest(body.as_bytes());
+        d.iter().map(|b| format!("{b:02x}")).collect::<String>()
+    };
+    let mut c = Collector::new(ReadOptions::default());
+    c.add(Input::from_bytes("long.jsonl", body.into_bytes()))
+        .unwrap();
+    let out = c.finish().unwrap();
+    assert_eq!(out.inputs[0].sha256, digest);
+    assert_eq!(out.inputs[0].records, 2002);
+    assert_eq!(out.problems.len(), 21);
+    assert_eq!(out.bad_lines.len(), 1);
+    assert_eq!(out.bad_lines[0].line, 2002);
+    assert_eq!(out.problems[10].problem, "long");
+    assert_eq!(out.problems[10].origin, "long.jsonl:1001");
+}
