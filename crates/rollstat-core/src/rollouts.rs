@@ -251,6 +251,18 @@ pub struct RolloutRef<'a> {
     pub truncated: bool,
 }
 
+impl RolloutRef<'_> {
+    /// The same rollout, owned.
+    pub fn to_rollout(self) -> Rollout {
+        Rollout {
+            index: self.index,
+            verdict: self.verdict,
+            answer: self.answer.to_answer(),
+            truncated: self.truncated,
+        }
+    }
+}
+
 /// [`Answer`] with the text borrowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AnswerRef<'a> {
@@ -269,21 +281,180 @@ impl AnswerRef<'_> {
     }
 }
 
-/// The rollouts of one problem: packed rows and the answers they share.
+/// Unsigned integers stored in the narrowest width (8, 16 or 32 bits) that
+/// holds every value pushed so far.
+///
+/// ```
+/// use rollstat_core::rollouts::NarrowVec;
+/// let mut v = NarrowVec::default();
+/// v.push(7);
+/// assert_eq!(v.bytes_per_value(), 1);
+/// v.push(70_000);
+/// assert_eq!((v.get(0), v.get(1), v.bytes_per_value()), (7, 70_000, 4));
+/// ```
+#[derive(Clone, Debug)]
+pub enum NarrowVec {
+    U8(Vec<u8>),
+    U16(Vec<u16>),
+    U32(Vec<u32>),
+}
+
+impl Default for NarrowVec {
+    fn default() -> Self {
+        NarrowVec::U8(Vec::new())
+    }
+}
+
+impl PartialEq for NarrowVec {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && (0..self.len()).all(|i| self.get(i) == other.get(i))
+    }
+}
+
+impl NarrowVec {
+    pub fn len(&self) -> usize {
+        match self {
+            NarrowVec::U8(v) => v.len(),
+            NarrowVec::U16(v) => v.len(),
+            NarrowVec::U32(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Bytes each value takes now.
+    pub fn bytes_per_value(&self) -> usize {
+        match self {
+            NarrowVec::U8(_) => 1,
+            NarrowVec::U16(_) => 2,
+            NarrowVec::U32(_) => 4,
+        }
+    }
+
+    pub fn get(&self, i: usize) -> u32 {
+        match self {
+            NarrowVec::U8(v) => u32::from(v[i]),
+            NarrowVec::U16(v) => u32::from(v[i]),
+            NarrowVec::U32(v) => v[i],
+        }
+    }
+
+    /// Appends `x`, widening every value when `x` needs more bits.
+    pub fn push(&mut self, x: u32) {
+        match self {
+            NarrowVec::U8(v) => match u8::try_from(x) {
+                Ok(b) => v.push(b),
+                Err(_) => {
+                    self.widen(x);
+                    self.push(x)
+                }
+            },
+            NarrowVec::U16(v) => match u16::try_from(x) {
+                Ok(b) => v.push(b),
+                Err(_) => {
+                    self.widen(x);
+                    self.push(x)
+                }
+            },
+            NarrowVec::U32(v) => v.push(x),
+        }
+    }
+
+    /// Overwrites value `i`.
+    pub fn set(&mut self, i: usize, x: u32) {
+        let fits = match self {
+            NarrowVec::U8(_) => x <= u32::from(u8::MAX),
+            NarrowVec::U16(_) => x <= u32::from(u16::MAX),
+            NarrowVec::U32(_) => true,
+        };
+        if !fits {
+            self.widen(x);
+        }
+        match self {
+            NarrowVec::U8(v) => v[i] = x as u8,
+            NarrowVec::U16(v) => v[i] = x as u16,
+            NarrowVec::U32(v) => v[i] = x,
+        }
+    }
+
+    fn widen(&mut self, x: u32) {
+        let values = (0..self.len()).map(|i| self.get(i));
+        *self = if x <= u32::from(u16::MAX) {
+            NarrowVec::U16(values.map(|v| v as u16).collect())
+        } else {
+            NarrowVec::U32(values.collect())
+        };
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        match self {
+            NarrowVec::U8(v) => v.shrink_to_fit(),
+            NarrowVec::U16(v) => v.shrink_to_fit(),
+            NarrowVec::U32(v) => v.shrink_to_fit(),
+        }
+    }
+}
+
+/// One rollout of a dense table as a `u32`: answer code above 3 flag bits
+/// (verdict, truncation).
+fn dense_value(verdict: Verdict, answer_code: u32, truncated: bool) -> u32 {
+    let v = match verdict {
+        Verdict::Correct => 0,
+        Verdict::Wrong => 1,
+        Verdict::Failed => 2,
+    };
+    (answer_code << 3) | (v << 1) | truncated as u32
+}
+
+fn from_dense_value(x: u32) -> (Verdict, u32, bool) {
+    let verdict = match (x >> 1) & 3 {
+        0 => Verdict::Correct,
+        1 => Verdict::Wrong,
+        _ => Verdict::Failed,
+    };
+    (verdict, x >> 3, x & 1 == 1)
+}
+
+/// How a table stores its rollouts.
+#[derive(Clone, Debug, PartialEq)]
+enum Layout {
+    /// Rollouts 0, 1, …, len − 1 in order (the usual case): one narrow value
+    /// each (answer code and flags; one byte while a problem has fewer than
+    /// 30 distinct answers).
+    Dense(NarrowVec),
+    /// Any indices, in index order: one packed `u64` each.
+    Packed(Vec<PackedRollout>),
+}
+
+/// The rollouts of one problem and the answers they share.
+///
+/// Rollouts numbered 0, 1, 2, … in order take one byte each (for problems
+/// with fewer than 30 distinct answers); any other numbering takes eight.
 ///
 /// ```
 /// use rollstat_core::rollouts::{AnswerRef, RolloutTable};
 /// use rollstat_core::summary::{Answer, Rollout, Verdict};
 /// let r = |index, answer: &str| Rollout { index, verdict: Verdict::Wrong,
 ///     answer: Answer::Text(answer.into()), truncated: false };
-/// let t: RolloutTable = vec![r(1, "7"), r(0, "7"), r(2, "8")].into_iter().collect();
+/// let t: RolloutTable = vec![r(0, "7"), r(1, "7"), r(2, "8")].into_iter().collect();
 /// assert_eq!((t.len(), t.answers().len()), (3, 2));
-/// assert_eq!(t.iter().next().unwrap().answer, AnswerRef::Text("7"));
+/// assert_eq!(t.get(2).answer, AnswerRef::Text("8"));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RolloutTable {
-    rows: Vec<PackedRollout>,
+    layout: Layout,
     answers: AnswerSet,
+}
+
+impl Default for RolloutTable {
+    fn default() -> Self {
+        RolloutTable {
+            layout: Layout::Dense(NarrowVec::default()),
+            answers: AnswerSet::default(),
+        }
+    }
 }
 
 impl RolloutTable {
@@ -297,7 +468,27 @@ impl RolloutTable {
             "a rollout refers to an answer the set does not hold"
         );
         answers.shrink();
-        RolloutTable { rows, answers }
+        RolloutTable {
+            layout: Layout::Packed(rows),
+            answers,
+        }
+    }
+
+    /// A table of rollouts 0, 1, …: for each, its verdict, answer code and
+    /// truncation, as written by [`DenseBuilder`].
+    pub fn from_dense(rows: DenseBuilder, mut answers: AnswerSet) -> Self {
+        let mut values = rows.0;
+        let n = answers.len() as u32;
+        assert!(
+            (0..values.len()).all(|i| from_dense_value(values.get(i)).1 < 2 + n),
+            "a rollout refers to an answer the set does not hold"
+        );
+        values.shrink_to_fit();
+        answers.shrink();
+        RolloutTable {
+            layout: Layout::Dense(values),
+            answers,
+        }
     }
 
     /// Adds a rollout; fails for an index ≥ 2³² or too many answers.
@@ -307,26 +498,49 @@ impl RolloutTable {
             Answer::Unextracted => PackedRollout::UNEXTRACTED,
             Answer::Text(t) => 2 + self.answers.try_intern(t)?,
         };
-        self.rows
-            .push(PackedRollout::new(r.index, r.verdict, code, r.truncated)?);
+        let packed = PackedRollout::new(r.index, r.verdict, code, r.truncated)?;
+        if let Layout::Dense(values) = &mut self.layout {
+            if r.index == values.len() as u64 {
+                values.push(dense_value(r.verdict, code, r.truncated));
+                return Ok(());
+            }
+            self.layout = Layout::Packed(
+                (0..values.len())
+                    .map(|i| {
+                        let (v, c, t) = from_dense_value(values.get(i));
+                        PackedRollout::new(i as u64, v, c, t).expect("index fits")
+                    })
+                    .collect(),
+            );
+        }
+        let Layout::Packed(rows) = &mut self.layout else {
+            unreachable!("made packed above")
+        };
+        rows.push(packed);
         Ok(())
     }
 
     pub fn len(&self) -> usize {
-        self.rows.len()
+        match &self.layout {
+            Layout::Dense(v) => v.len(),
+            Layout::Packed(v) => v.len(),
+        }
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
-    /// The packed rows, in stored order.
-    pub fn rows(&self) -> &[PackedRollout] {
-        &self.rows
+        self.len() == 0
     }
 
     pub fn answers(&self) -> &AnswerSet {
         &self.answers
+    }
+
+    /// Bytes the rollouts take (not counting answer texts).
+    pub fn rollout_bytes(&self) -> usize {
+        match &self.layout {
+            Layout::Dense(v) => v.len() * v.bytes_per_value(),
+            Layout::Packed(v) => v.len() * 8,
+        }
     }
 
     /// The answer a code stands for.
@@ -338,19 +552,36 @@ impl RolloutTable {
         }
     }
 
+    /// The answer code of the rollout stored at `i`.
+    pub fn answer_code(&self, i: usize) -> u32 {
+        match &self.layout {
+            Layout::Dense(v) => from_dense_value(v.get(i)).1,
+            Layout::Packed(v) => v[i].answer_code(),
+        }
+    }
+
     /// The rollout stored at `i`.
     pub fn get(&self, i: usize) -> RolloutRef<'_> {
-        let r = self.rows[i];
+        let (index, verdict, code, truncated) = match &self.layout {
+            Layout::Dense(v) => {
+                let (verdict, code, truncated) = from_dense_value(v.get(i));
+                (i as u64, verdict, code, truncated)
+            }
+            Layout::Packed(v) => {
+                let r = v[i];
+                (r.index(), r.verdict(), r.answer_code(), r.truncated())
+            }
+        };
         RolloutRef {
-            index: r.index(),
-            verdict: r.verdict(),
-            answer: self.answer(r.answer_code()),
-            truncated: r.truncated(),
+            index,
+            verdict,
+            answer: self.answer(code),
+            truncated,
         }
     }
 
     pub fn iter(&self) -> impl ExactSizeIterator<Item = RolloutRef<'_>> + '_ {
-        (0..self.rows.len()).map(|i| self.get(i))
+        (0..self.len()).map(|i| self.get(i))
     }
 
     /// Turns every text answer for which `junk` holds into
@@ -362,12 +593,60 @@ impl RolloutTable {
         if !is_junk.contains(&true) {
             return;
         }
-        for r in &mut self.rows {
-            let code = r.answer_code();
-            if code >= 2 && is_junk[(code - 2) as usize] {
-                *r = r.with_answer_code(PackedRollout::UNEXTRACTED);
+        let junk_code = |code: u32| code >= 2 && is_junk[(code - 2) as usize];
+        match &mut self.layout {
+            Layout::Dense(values) => {
+                for i in 0..values.len() {
+                    let (v, code, t) = from_dense_value(values.get(i));
+                    if junk_code(code) {
+                        values.set(i, dense_value(v, PackedRollout::UNEXTRACTED, t));
+                    }
+                }
+            }
+            Layout::Packed(rows) => {
+                for r in rows {
+                    if junk_code(r.answer_code()) {
+                        *r = r.with_answer_code(PackedRollout::UNEXTRACTED);
+                    }
+                }
             }
         }
+    }
+}
+
+/// Rollouts 0, 1, 2, … of one problem as they arrive, one narrow value each;
+/// turned into a table by [`RolloutTable::from_dense`].
+///
+/// ```
+/// use rollstat_core::rollouts::{AnswerSet, DenseBuilder, PackedRollout, RolloutTable};
+/// use rollstat_core::summary::Verdict;
+/// let mut answers = AnswerSet::default();
+/// let mut rows = DenseBuilder::default();
+/// rows.push(Verdict::Correct, 2 + answers.intern("12"), false);
+/// rows.push(Verdict::Failed, PackedRollout::UNKNOWN, true);
+/// let t = RolloutTable::from_dense(rows, answers);
+/// assert_eq!((t.get(1).index, t.get(1).verdict, t.get(1).truncated), (1, Verdict::Failed, true));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DenseBuilder(NarrowVec);
+
+impl DenseBuilder {
+    pub fn push(&mut self, verdict: Verdict, answer_code: u32, truncated: bool) {
+        self.0.push(dense_value(verdict, answer_code, truncated));
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Rollout `i` as a packed value with index `i`.
+    pub fn packed(&self, i: usize) -> PackedRollout {
+        let (v, c, t) = from_dense_value(self.0.get(i));
+        PackedRollout::new(i as u64, v, c, t).expect("a dense index fits 32 bits")
     }
 }
 
@@ -450,18 +729,67 @@ mod tests {
             },
         ];
         let mut t: RolloutTable = rs.clone().into_iter().collect();
-        let back: Vec<Rollout> = t
-            .iter()
-            .map(|r| Rollout {
-                index: r.index,
-                verdict: r.verdict,
-                answer: r.answer.to_answer(),
-                truncated: r.truncated,
-            })
-            .collect();
+        let back: Vec<Rollout> = t.iter().map(|r| r.to_rollout()).collect();
         assert_eq!(back, rs);
         t.mark_unextracted(|a| a == "[invalid]");
         assert_eq!(t.get(0).answer, AnswerRef::Unextracted);
         assert_eq!(t.get(2).answer, AnswerRef::Text("4"));
+    }
+
+    #[test]
+    fn narrow_vec_widens_and_keeps_every_value() {
+        let mut v = NarrowVec::default();
+        let xs = [0u32, 255, 256, 65_535, 65_536, u32::MAX, 3];
+        for (i, &x) in xs.iter().enumerate() {
+            v.push(x);
+            assert!((0..=i).all(|j| v.get(j) == xs[j]));
+        }
+        assert_eq!(v.bytes_per_value(), 4);
+        let mut w = NarrowVec::default();
+        w.push(1);
+        w.set(0, 70_000);
+        assert_eq!((w.get(0), w.bytes_per_value()), (70_000, 4));
+    }
+
+    #[test]
+    fn dense_table_turns_packed_when_an_index_is_out_of_order() {
+        let r = |index, verdict, answer: &str| Rollout {
+            index,
+            verdict,
+            answer: Answer::Text(answer.into()),
+            truncated: index == 1,
+        };
+        let rs = vec![
+            r(0, Verdict::Correct, "a"),
+            r(1, Verdict::Wrong, "b"),
+            r(5, Verdict::Failed, "a"),
+            r(1, Verdict::Correct, "c"),
+        ];
+        let mut t = RolloutTable::default();
+        t.push(&rs[0]).unwrap();
+        t.push(&rs[1]).unwrap();
+        assert_eq!(t.rollout_bytes(), 2, "dense: one byte each");
+        t.push(&rs[2]).unwrap();
+        t.push(&rs[3]).unwrap();
+        assert_eq!(t.rollout_bytes(), 32, "packed: eight bytes each");
+        let back: Vec<Rollout> = t.iter().map(|r| r.to_rollout()).collect();
+        assert_eq!(back, rs);
+    }
+
+    #[test]
+    fn dense_rows_widen_past_29_distinct_answers() {
+        let mut answers = AnswerSet::default();
+        let mut rows = DenseBuilder::default();
+        for i in 0..100u32 {
+            let code = 2 + answers.intern(&i.to_string());
+            rows.push(Verdict::Wrong, code, i % 2 == 0);
+        }
+        let mut t = RolloutTable::from_dense(rows, answers);
+        assert_eq!(t.rollout_bytes(), 200);
+        assert_eq!(t.get(99).answer, AnswerRef::Text("99"));
+        assert!(t.get(98).truncated && !t.get(99).truncated);
+        t.mark_unextracted(|a| a == "42");
+        assert_eq!(t.get(42).answer, AnswerRef::Unextracted);
+        assert_eq!(t.get(41).answer, AnswerRef::Text("41"));
     }
 }

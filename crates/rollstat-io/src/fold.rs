@@ -13,7 +13,9 @@
 use crate::fast::{FlatAnswer, FlatRow};
 use crate::record::{Record, RecordBody};
 use crate::{BadLine, Dedupe, Grader, Origin};
-use rollstat_core::rollouts::{hash_bytes, AnswerRef, AnswerSet, PackedRollout, RolloutTable};
+use rollstat_core::rollouts::{
+    hash_bytes, AnswerRef, AnswerSet, DenseBuilder, NarrowVec, PackedRollout, RolloutTable,
+};
 use rollstat_core::summary::{Answer, ProblemData, Verdict};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -149,11 +151,100 @@ struct Acc {
     /// Sequence number of the problem's first row.
     first_seq: u64,
     origin: Origin,
-    /// Rollouts in arrival order, with where each was read. (A stable sort
-    /// by index later keeps arrival order among duplicates.)
-    rollouts: Vec<(PackedRollout, Origin)>,
+    rollouts: Store,
     answers: AnswerSet,
     counts: Option<(u64, u64)>,
+}
+
+/// A problem's rollouts while reading.
+enum Store {
+    /// Rollouts 0, 1, 2, … arrived in that order, each from the same input
+    /// at or after the line of the one before (the usual case): one narrow
+    /// value per rollout, and the line gaps between consecutive rows (for
+    /// duplicate messages, should the problem turn sparse). Typically two
+    /// bytes per rollout.
+    Dense {
+        rows: DenseBuilder,
+        gaps: NarrowVec,
+        file: usize,
+        first_line: u64,
+        last_line: u64,
+    },
+    /// Any other order: each rollout packed, with where it was read.
+    Sparse(Vec<(PackedRollout, Origin)>),
+}
+
+impl Store {
+    fn new(origin: Origin) -> Store {
+        Store::Dense {
+            rows: DenseBuilder::default(),
+            gaps: NarrowVec::default(),
+            file: origin.file(),
+            first_line: origin.line(),
+            last_line: origin.line(),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Store::Dense { rows, .. } => rows.is_empty(),
+            Store::Sparse(v) => v.is_empty(),
+        }
+    }
+
+    /// Adds a rollout; without an index it is numbered by arrival.
+    fn push(
+        &mut self,
+        index: Option<u64>,
+        verdict: Verdict,
+        code: u32,
+        truncated: bool,
+        here: Origin,
+    ) -> Result<(), String> {
+        if let Store::Dense {
+            rows,
+            gaps,
+            file,
+            first_line,
+            last_line,
+        } = self
+        {
+            let next = rows.len() as u64;
+            let index = index.unwrap_or(next);
+            let gap = here
+                .line()
+                .checked_sub(*last_line)
+                .and_then(|g| u32::try_from(g).ok());
+            match gap {
+                Some(gap)
+                    if index == next && here.file() == *file && next < u64::from(u32::MAX) =>
+                {
+                    rows.push(verdict, code, truncated);
+                    gaps.push(gap);
+                    *last_line = here.line();
+                    return Ok(());
+                }
+                _ => {
+                    // Out of order (or a duplicate): keep each rollout with
+                    // where it was read, recovered from the gaps.
+                    let mut line = *first_line;
+                    let sparse = (0..rows.len())
+                        .map(|i| {
+                            line += u64::from(gaps.get(i));
+                            (rows.packed(i), Origin::new(*file, line))
+                        })
+                        .collect();
+                    *self = Store::Sparse(sparse);
+                }
+            }
+        }
+        let Store::Sparse(v) = self else {
+            unreachable!("made sparse above")
+        };
+        let index = index.unwrap_or(v.len() as u64);
+        v.push((PackedRollout::new(index, verdict, code, truncated)?, here));
+        Ok(())
+    }
 }
 
 /// What one shard collected.
@@ -241,7 +332,7 @@ impl Shard {
             cluster_value: self.strings.id(row.cluster_value()),
             first_seq: item.seq,
             origin: here,
-            rollouts: Vec::new(),
+            rollouts: Store::new(here),
             answers: AnswerSet::default(),
             counts: None,
         };
@@ -292,9 +383,8 @@ impl Shard {
                         (v, code_of(&mut acc.answers, answer_ref(&a))?)
                     }
                 };
-                let index = r.index.unwrap_or(acc.rollouts.len() as u64);
                 acc.rollouts
-                    .push((PackedRollout::new(index, verdict, code, r.truncated)?, here));
+                    .push(r.index, verdict, code, r.truncated, here)?;
             }
             Row::Full(r) => match &r.body {
                 RecordBody::Counts { n, c } => {
@@ -318,7 +408,6 @@ impl Shard {
                     if acc.counts.is_some() {
                         return Err(count_conflict(acc));
                     }
-                    let index = index.unwrap_or(acc.rollouts.len() as u64);
                     let (verdict, code) = match verdict {
                         Some(v) => (*v, code_of(&mut acc.answers, answer_ref(answer))?),
                         None => {
@@ -328,8 +417,7 @@ impl Shard {
                             (v, code_of(&mut acc.answers, answer_ref(&a))?)
                         }
                     };
-                    acc.rollouts
-                        .push((PackedRollout::new(index, verdict, code, *truncated)?, here));
+                    acc.rollouts.push(*index, verdict, code, *truncated, here)?;
                 }
                 RecordBody::Problem { rollouts } => {
                     if acc.counts.is_some() {
@@ -337,10 +425,8 @@ impl Shard {
                     }
                     for (i, (verdict, answer, truncated)) in rollouts.iter().enumerate() {
                         let code = code_of(&mut acc.answers, answer_ref(answer))?;
-                        acc.rollouts.push((
-                            PackedRollout::new(i as u64, *verdict, code, *truncated)?,
-                            here,
-                        ));
+                        acc.rollouts
+                            .push(Some(i as u64), *verdict, code, *truncated, here)?;
                     }
                 }
                 RecordBody::ProblemToGrade { gold, rollouts } => {
@@ -352,7 +438,7 @@ impl Shard {
                         let (v, a) = cx.grader.grade(gold, answer, response.as_deref());
                         let code = code_of(&mut acc.answers, answer_ref(&a))?;
                         acc.rollouts
-                            .push((PackedRollout::new(i as u64, v, code, *truncated)?, here));
+                            .push(Some(i as u64), v, code, *truncated, here)?;
                     }
                 }
             },
@@ -381,36 +467,41 @@ impl Shard {
                 let mut first_dup = None;
                 let data = match acc.counts {
                     Some((n, c)) => ProblemData::Counts { n, c },
-                    None => {
-                        let mut rollouts = acc.rollouts;
-                        rollouts.sort_by_key(|(r, _)| r.index());
-                        let keep_last = dedupe == Some(Dedupe::Last);
-                        rollouts.dedup_by(|later, earlier| {
-                            if later.0.index() != earlier.0.index() {
-                                return false;
-                            }
-                            n_dup += 1;
-                            if first_dup.is_none() {
-                                let (path, line) = at(later.1);
-                                let (prev_path, prev_line) = at(earlier.1);
-                                first_dup = Some(BadLine {
-                                    path,
-                                    line,
-                                    reason: format!(
-                                        "problem '{}' rollout {} appears again (first at {prev_path}:{prev_line})",
-                                        acc.problem,
-                                        later.0.index()
-                                    ),
-                                });
-                            }
-                            if keep_last {
-                                std::mem::swap(later, earlier);
-                            }
-                            true
-                        });
-                        let rows = rollouts.into_iter().map(|(r, _)| r).collect();
-                        ProblemData::Rollouts(RolloutTable::from_parts(rows, acc.answers))
-                    }
+                    None => match acc.rollouts {
+                        // In order, no duplicates possible.
+                        Store::Dense { rows, .. } => {
+                            ProblemData::Rollouts(RolloutTable::from_dense(rows, acc.answers))
+                        }
+                        Store::Sparse(mut rollouts) => {
+                            rollouts.sort_by_key(|(r, _)| r.index());
+                            let keep_last = dedupe == Some(Dedupe::Last);
+                            rollouts.dedup_by(|later, earlier| {
+                                if later.0.index() != earlier.0.index() {
+                                    return false;
+                                }
+                                n_dup += 1;
+                                if first_dup.is_none() {
+                                    let (path, line) = at(later.1);
+                                    let (prev_path, prev_line) = at(earlier.1);
+                                    first_dup = Some(BadLine {
+                                        path,
+                                        line,
+                                        reason: format!(
+                                            "problem '{}' rollout {} appears again (first at {prev_path}:{prev_line})",
+                                            acc.problem,
+                                            later.0.index()
+                                        ),
+                                    });
+                                }
+                                if keep_last {
+                                    std::mem::swap(later, earlier);
+                                }
+                                true
+                            });
+                            let rows = rollouts.into_iter().map(|(r, _)| r).collect();
+                            ProblemData::Rollouts(RolloutTable::from_parts(rows, acc.answers))
+                        }
+                    },
                 };
                 let own = |id| strings.get(id).map(str::to_string);
                 Finished {

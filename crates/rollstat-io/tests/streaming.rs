@@ -241,3 +241,36 @@ fn a_row_longer_than_the_block_is_read_whole() {
     assert_eq!(out.problems[10].problem, "long");
     assert_eq!(out.problems[10].origin, "long.jsonl:1001");
 }
+
+/// A file concatenated twice: the first copy is stored densely (no line per
+/// rollout), yet the duplicate message still names the exact earlier row.
+#[test]
+fn duplicate_of_a_densely_stored_row_names_its_line() {
+    let mut once = String::new();
+    for p in 0..3 {
+        for r in 0..4 {
+            once += &format!("{{\"problem\": \"p{p}\", \"rollout\": {r}, \"correct\": true}}\n");
+        }
+    }
+    let twice = format!("{once}\n{once}");
+    let err = collect(&twice, ReadOptions::default())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("mix.jsonl:14: problem 'p0' rollout 0 appears again (first at mix.jsonl:1); 12 duplicated"),
+        "{err}"
+    );
+    let out = collect(
+        &twice,
+        ReadOptions {
+            dedupe: Some(rollstat_io::Dedupe::First),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(out.n_duplicate_rollouts, 12);
+    assert!(out.problems.iter().all(|p| match &p.data {
+        ProblemData::Rollouts(t) => t.len() == 4,
+        _ => false,
+    }));
+}
