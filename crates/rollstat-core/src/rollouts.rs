@@ -584,6 +584,15 @@ impl RolloutTable {
         (0..self.len()).map(|i| self.get(i))
     }
 
+    /// Whether rollouts are stored in index order (always so for rollouts
+    /// 0, 1, 2, … pushed in order, and for tables a reader builds).
+    pub fn is_index_ordered(&self) -> bool {
+        match &self.layout {
+            Layout::Dense(_) => true,
+            Layout::Packed(v) => v.is_sorted_by_key(|r| r.index()),
+        }
+    }
+
     /// Turns every text answer for which `junk` holds into
     /// [`Answer::Unextracted`]; each distinct text is tested once.
     pub fn mark_unextracted(&mut self, junk: impl Fn(&str) -> bool) {

@@ -5,8 +5,8 @@
 //! rollouts into a [`ProblemSummary`] — the few numbers every estimator needs
 //! — so that memory grows with the number of problems, not rollouts.
 
+use crate::rollouts::AnswerRef;
 pub use crate::rollouts::RolloutTable;
-use crate::rollouts::{AnswerRef, RolloutRef};
 use crate::vote::{majority_vote, AnswerClusterer, VoteOutcome};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -176,9 +176,22 @@ pub fn summarize_ref(
         first_correct_rank: Some(None),
         vote: None,
     };
-    // (rollout, verdict after the unextracted rule), in index order.
-    let mut rollouts: Vec<(RolloutRef<'_>, Verdict)> = Vec::with_capacity(all.len());
-    for r in all.iter() {
+    // Rollouts in index order: tables from readers are stored so already;
+    // others are ordered here (stable: arrival order among equal indices).
+    let order: Option<Vec<usize>> = (!all.is_index_ordered()).then(|| {
+        let mut o: Vec<usize> = (0..all.len()).collect();
+        o.sort_by_key(|&i| all.get(i).index);
+        o
+    });
+    // Per rollout in the denominator, in index order: its answer code and
+    // verdict (for the vote). The vote needs every rollout to carry answer
+    // information.
+    let mut codes: Vec<u32> = Vec::with_capacity(all.len());
+    let mut verdicts: Vec<Option<bool>> = Vec::with_capacity(all.len());
+    let mut all_answered = true;
+    for k in 0..all.len() {
+        let i = order.as_ref().map_or(k, |o| o[k]);
+        let r = all.get(i);
         s.n_truncated += r.truncated as u64;
         s.n_failed += (r.verdict == Verdict::Failed) as u64;
         let mut verdict = r.verdict;
@@ -192,35 +205,46 @@ pub fn summarize_ref(
         if policy == DenominatorPolicy::Judged && verdict == Verdict::Failed {
             continue;
         }
-        rollouts.push((r, verdict));
-    }
-    if !rollouts.is_sorted_by_key(|(r, _)| r.index) {
-        rollouts.sort_by_key(|(r, _)| r.index);
-    }
-    s.n = rollouts.len() as u64;
-    for (rank, (_, verdict)) in rollouts.iter().enumerate() {
-        if *verdict == Verdict::Correct {
+        let rank = s.n;
+        s.n += 1;
+        if verdict == Verdict::Correct {
             s.c += 1;
             if s.first_correct_rank == Some(None) {
-                s.first_correct_rank = Some(Some(rank as u64));
+                s.first_correct_rank = Some(Some(rank));
             }
         }
-    }
-    if !rollouts.is_empty() && rollouts.iter().all(|(r, _)| r.answer != AnswerRef::Unknown) {
-        let answers: Vec<Option<&str>> = rollouts
-            .iter()
-            .map(|(r, _)| match r.answer {
-                AnswerRef::Text(t) => Some(t),
-                _ => None,
-            })
-            .collect();
-        let clusters = clusterer.cluster(&answers);
-        let verdicts: Vec<Option<bool>> = rollouts
-            .iter()
-            .map(|(_, v)| match v {
+        all_answered &= r.answer != AnswerRef::Unknown;
+        if all_answered {
+            codes.push(all.answer_code(i));
+            verdicts.push(match verdict {
                 Verdict::Correct => Some(true),
                 Verdict::Wrong => Some(false),
                 Verdict::Failed => None,
+            });
+        }
+    }
+    if s.n > 0 && all_answered {
+        // Cluster each distinct answer text once (the partition depends only
+        // on the set of texts), then give every rollout its text's cluster.
+        // Only texts of rollouts in the denominator take part.
+        let n_texts = all.answers().len();
+        let mut slot: Vec<u32> = vec![u32::MAX; n_texts];
+        let mut texts: Vec<Option<&str>> = Vec::new();
+        for &c in &codes {
+            if c >= 2 && slot[(c - 2) as usize] == u32::MAX {
+                slot[(c - 2) as usize] = texts.len() as u32;
+                texts.push(Some(all.answers().get(c - 2)));
+            }
+        }
+        let text_cluster = clusterer.cluster(&texts);
+        let clusters: Vec<Option<usize>> = codes
+            .iter()
+            .map(|&c| {
+                if c >= 2 {
+                    text_cluster[slot[(c - 2) as usize] as usize]
+                } else {
+                    None
+                }
             })
             .collect();
         s.vote = Some(majority_vote(&clusters, &verdicts));

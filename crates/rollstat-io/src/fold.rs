@@ -144,6 +144,8 @@ type HashIndex = HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>;
 /// One problem being collected.
 struct Acc {
     problem: Box<str>,
+    /// Hash of the problem key (compared before the strings).
+    hash: u64,
     system: u32,
     subset: u32,
     by_value: u32,
@@ -297,7 +299,8 @@ impl Shard {
 
     fn find(&mut self, row: &Row<'_>, hash: u64) -> Option<u32> {
         let matches = |a: &Acc, strings: &Interner| {
-            &*a.problem == row.problem()
+            a.hash == hash
+                && &*a.problem == row.problem()
                 && strings.is(a.system, row.system())
                 && strings.is(a.subset, row.subset())
         };
@@ -326,6 +329,7 @@ impl Shard {
         let i = self.accs.len() as u32;
         let acc = Acc {
             problem: row.problem().into(),
+            hash: item.hash,
             system: self.strings.id(row.system()),
             subset: self.strings.id(row.subset()),
             by_value: self.strings.id(row.by_value()),
