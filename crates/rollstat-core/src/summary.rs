@@ -298,4 +298,121 @@ mod tests {
         let v = s.vote.unwrap();
         assert_eq!((v.largest, v.n_clusters, v.credit_first), (1, 1, 0.0));
     }
+
+    /// The previous per-rollout implementation, kept as the reference:
+    /// every rollout's text goes to the clusterer.
+    fn naive(
+        all: &[Rollout],
+        policy: DenominatorPolicy,
+        cl: &dyn AnswerClusterer,
+    ) -> ProblemSummary {
+        let mut rs: Vec<(&Rollout, Verdict)> = Vec::new();
+        let mut s = ProblemSummary {
+            n: 0,
+            c: 0,
+            n_arrived: all.len() as u64,
+            n_failed: 0,
+            n_unextracted: 0,
+            n_truncated: 0,
+            n_unextracted_marked_correct: 0,
+            first_correct_rank: Some(None),
+            vote: None,
+        };
+        for r in all {
+            s.n_truncated += r.truncated as u64;
+            s.n_failed += (r.verdict == Verdict::Failed) as u64;
+            let mut v = r.verdict;
+            if r.answer == Answer::Unextracted {
+                s.n_unextracted += 1;
+                if v == Verdict::Correct {
+                    s.n_unextracted_marked_correct += 1;
+                    v = Verdict::Wrong;
+                }
+            }
+            if policy == DenominatorPolicy::Judged && v == Verdict::Failed {
+                continue;
+            }
+            rs.push((r, v));
+        }
+        rs.sort_by_key(|(r, _)| r.index);
+        s.n = rs.len() as u64;
+        for (rank, (_, v)) in rs.iter().enumerate() {
+            if *v == Verdict::Correct {
+                s.c += 1;
+                if s.first_correct_rank == Some(None) {
+                    s.first_correct_rank = Some(Some(rank as u64));
+                }
+            }
+        }
+        if !rs.is_empty() && rs.iter().all(|(r, _)| r.answer != Answer::Unknown) {
+            let answers: Vec<Option<&str>> = rs
+                .iter()
+                .map(|(r, _)| match &r.answer {
+                    Answer::Text(t) => Some(t.as_str()),
+                    _ => None,
+                })
+                .collect();
+            let verdicts: Vec<Option<bool>> = rs
+                .iter()
+                .map(|(_, v)| match v {
+                    Verdict::Correct => Some(true),
+                    Verdict::Wrong => Some(false),
+                    Verdict::Failed => None,
+                })
+                .collect();
+            s.vote = Some(majority_vote(&cl.cluster(&answers), &verdicts));
+        }
+        s
+    }
+
+    /// Case-insensitive clustering (a partition of texts like any other).
+    struct Caseless;
+    impl AnswerClusterer for Caseless {
+        fn cluster(&self, answers: &[Option<&str>]) -> Vec<Option<usize>> {
+            let lower: Vec<Option<String>> =
+                answers.iter().map(|a| a.map(str::to_lowercase)).collect();
+            let refs: Vec<Option<&str>> = lower.iter().map(|a| a.as_deref()).collect();
+            ExactClusterer.cluster(&refs)
+        }
+    }
+
+    #[test]
+    fn summary_equals_the_per_rollout_reference_on_random_problems() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % m
+        };
+        let texts = ["7", "7 ", "A", "a", "", "12", "x"];
+        for case in 0..3000 {
+            let n = 1 + next(12) as usize;
+            let shuffled = case % 3 == 0;
+            let mut rs: Vec<Rollout> = (0..n as u64)
+                .map(|i| Rollout {
+                    index: i,
+                    verdict: [Verdict::Correct, Verdict::Wrong, Verdict::Failed][next(3) as usize],
+                    answer: match next(10) {
+                        0 => Answer::Unextracted,
+                        1 if case % 5 == 0 => Answer::Unknown,
+                        _ => Answer::Text(texts[next(texts.len() as u64) as usize].into()),
+                    },
+                    truncated: next(4) == 0,
+                })
+                .collect();
+            if shuffled {
+                for i in (1..rs.len()).rev() {
+                    rs.swap(i, next(i as u64 + 1) as usize);
+                }
+            }
+            let table: RolloutTable = rs.clone().into_iter().collect();
+            for policy in [DenominatorPolicy::Requested, DenominatorPolicy::Judged] {
+                for cl in [&ExactClusterer as &dyn AnswerClusterer, &Caseless] {
+                    let got = summarize_ref(&ProblemData::Rollouts(table.clone()), policy, cl);
+                    assert_eq!(got, naive(&rs, policy, cl), "case {case} {rs:?}");
+                }
+            }
+        }
+    }
 }

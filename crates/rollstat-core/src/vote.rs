@@ -18,7 +18,10 @@ use std::str::FromStr;
 /// in order of first appearance, or `None` for an answer that must not vote
 /// (absent, empty).
 pub trait AnswerClusterer: Sync {
-    /// Cluster ids for `answers` (in rollout-index order).
+    /// Cluster ids for `answers` (in rollout-index order). Which answers
+    /// share a cluster must depend only on the texts, not on how often or
+    /// where each occurs: [`crate::summary::summarize`] passes each distinct
+    /// text once.
     fn cluster(&self, answers: &[Option<&str>]) -> Vec<Option<usize>>;
 }
 
