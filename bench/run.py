@@ -775,7 +775,7 @@ def main():
         text = [
             "## 6. Peak memory against rollout count",
             "",
-            "`rollstat report FILE --ci none` on files of growing size (seed 4 for the first three). A streaming "
+            "`rollstat report FILE --ci none` on files of growing size (seed 4 for the 62,500- and 187,500-problem files). A streaming "
             "reader whose memory does not depend on the rollout count would show a flat RSS column.",
             "",
             "| problems | n | rollouts | file | time | peak RSS | RSS / rollout | command |",
