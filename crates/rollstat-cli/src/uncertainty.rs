@@ -12,7 +12,7 @@ use rollstat_stats::{
     binomial_interval, bootstrap_means, cluster_bootstrap_means, clustered_se, dist,
     method_warnings, pass1_sampling_variance, pass_at_k_sampling_variance, rng,
     variance_decomposition, BinomialMethod, BootstrapConfig, BootstrapReport, CiMethod,
-    MethodContext,
+    ClusteredSe, MethodContext,
 };
 
 /// The interval a report computes.
@@ -127,8 +127,17 @@ impl Uncertainty {
         } else {
             None
         };
+        // What each column needs from its values, computed for all columns
+        // in parallel: clustered SE, variance split, defined count, 1s, 0/1-ness.
+        let stats: Vec<ColumnStats> = {
+            use rayon::prelude::*;
+            defined
+                .par_iter()
+                .map(|col| ColumnStats::of(col, clusters, summaries))
+                .collect()
+        };
         let mut fell_back = Vec::new();
-        for (idx, col) in defined.iter().enumerate() {
+        for ((idx, col), st) in defined.iter().enumerate().zip(stats) {
             let name = col.metric.to_string();
             let entry = block
                 .metrics
@@ -137,18 +146,15 @@ impl Uncertainty {
                 .find(|(k, _)| *k == name)
                 .map(|(_, e)| e)
                 .expect("defined");
-            let values: Vec<f64> = col.values.iter().copied().filter(|v| !v.is_nan()).collect();
-            let mut df = values.len() as f64 - 1.0;
-            if let Some(cl) = clusters {
-                if let Ok(c) = clustered_se(&col.values, cl) {
-                    entry.stderr = Some(c.se_cr1);
-                    df = c.clusters as f64 - 1.0;
-                }
+            let mut df = st.n as f64 - 1.0;
+            if let Some(c) = st.clustered {
+                entry.stderr = Some(c.se_cr1);
+                df = c.clusters as f64 - 1.0;
             }
-            if let Some(v) = variance_split(&col.metric, &col.values, summaries) {
+            if let Some(v) = st.variance {
                 entry.variance = Some(v);
             }
-            let binary = values.iter().all(|&v| v == 0.0 || v == 1.0);
+            let binary = st.binary;
             let ci = match self.method {
                 IntervalMethod::None => continue,
                 IntervalMethod::Resampled(CiMethod::T) => {
@@ -158,8 +164,7 @@ impl Uncertainty {
                     })
                 }
                 IntervalMethod::Binomial(m) if binary && clusters.is_none() => {
-                    let x = values.iter().filter(|&&v| v == 1.0).count() as u64;
-                    binomial_interval(x, values.len() as u64, self.level, m)
+                    binomial_interval(st.ones, st.n as u64, self.level, m)
                         .ok()
                         .map(|i| [i.lower, i.upper])
                 }
@@ -260,6 +265,36 @@ fn summarize_names(names: &[String]) -> String {
 
 /// Between/within split for pass@k, from the unbiased per-problem sampling
 /// variance (defined where n ≥ 2k).
+/// Per column: what the interval code reads from its values.
+struct ColumnStats {
+    clustered: Option<ClusteredSe>,
+    variance: Option<VarianceEntry>,
+    /// Defined values.
+    n: usize,
+    /// Values equal to 1.
+    ones: u64,
+    /// Every defined value is 0 or 1.
+    binary: bool,
+}
+
+impl ColumnStats {
+    fn of(col: &MetricColumn, clusters: Option<&[u64]>, summaries: &[ProblemSummary]) -> Self {
+        let (mut n, mut ones, mut binary) = (0usize, 0u64, true);
+        for &v in col.values.iter().filter(|v| !v.is_nan()) {
+            n += 1;
+            ones += (v == 1.0) as u64;
+            binary &= v == 0.0 || v == 1.0;
+        }
+        ColumnStats {
+            clustered: clusters.and_then(|cl| clustered_se(&col.values, cl).ok()),
+            variance: variance_split(&col.metric, &col.values, summaries),
+            n,
+            ones,
+            binary,
+        }
+    }
+}
+
 fn variance_split(
     metric: &Metric,
     values: &[f64],
@@ -268,19 +303,33 @@ fn variance_split(
     let Metric::PassAtK(k) = *metric else {
         return None;
     };
-    // The estimate depends on (n, c) only, which repeat across problems.
-    let mut memo: std::collections::HashMap<(u64, u64), f64> = std::collections::HashMap::new();
+    // The estimate depends on (n, c) only, which repeat across problems:
+    // a dense row per n (up to 4096), a map beyond.
+    let compute = |n: u64, c: u64| {
+        let est = if k == 1 {
+            pass1_sampling_variance(n, c)
+        } else {
+            pass_at_k_sampling_variance(n, c, k)
+        };
+        est.unwrap_or(f64::NAN)
+    };
+    let mut rows: Vec<Vec<Option<f64>>> = Vec::new();
+    let mut big: std::collections::HashMap<(u64, u64), f64> = std::collections::HashMap::new();
     let v: Vec<f64> = summaries
         .iter()
         .map(|p| {
-            *memo.entry((p.n, p.c)).or_insert_with(|| {
-                let est = if k == 1 {
-                    pass1_sampling_variance(p.n, p.c)
-                } else {
-                    pass_at_k_sampling_variance(p.n, p.c, k)
-                };
-                est.unwrap_or(f64::NAN)
-            })
+            if p.n <= 4096 && p.c <= p.n {
+                let n = p.n as usize;
+                if rows.len() <= n {
+                    rows.resize(n + 1, Vec::new());
+                }
+                if rows[n].is_empty() {
+                    rows[n] = vec![None; n + 1];
+                }
+                *rows[n][p.c as usize].get_or_insert_with(|| compute(p.n, p.c))
+            } else {
+                *big.entry((p.n, p.c)).or_insert_with(|| compute(p.n, p.c))
+            }
         })
         .collect();
     let d = variance_decomposition(values, &v).ok()?;

@@ -3,11 +3,15 @@
 //! Reads rollstat's canonical input — JSON Lines or CSV with the columns of
 //! SPEC §2, from files or stdin — and collects rows into problems.
 //!
-//! The flow is: bytes ([`Input`]) → parsed rows ([`record::Record`], in
-//! parallel, order kept) → [`Collector`], which groups rows by problem
-//! (and by system, so two models in one file never merge), assigns rollout
-//! indices, detects duplicates, grades rows that carry a `gold` but no
-//! verdict, and yields one [`CollectedProblem`] per problem.
+//! The flow is: bytes ([`Input`], read in blocks while the previous block
+//! is processed) → parsed rows (in parallel: a byte scanner for flat rollout
+//! rows, serde for everything else, [`record::Record`]) → [`Collector`],
+//! which routes rows by problem to shards that fold in parallel, each in
+//! input order — grouping rows by problem (and by system, so two models in
+//! one file never merge), assigning rollout indices, detecting duplicates,
+//! grading rows that carry a `gold` but no verdict — and yields one
+//! [`CollectedProblem`] per problem, in order of first appearance. The
+//! result does not depend on the number of threads.
 //!
 //! Bad input is never a panic and never a silently changed number: each
 //! malformed row becomes a [`BadLine`] (`path:line: reason`) that is counted,
