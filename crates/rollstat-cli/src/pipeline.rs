@@ -12,7 +12,7 @@ use rollstat_core::aggregate::{default_ks, metric_set, ColumnBuilder, Metric, Me
 use rollstat_core::report::{
     Config, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report, REPORT_SCHEMA,
 };
-use rollstat_core::summary::{summarize_ref, DenominatorPolicy, ProblemSummary};
+use rollstat_core::summary::{summarize_ref, DenominatorPolicy, ProblemData, ProblemSummary};
 use rollstat_core::vote::{AnswerClusterer, TiePolicy};
 use rollstat_io::{Collected, Dedupe, ReadOptions};
 
@@ -129,9 +129,18 @@ pub fn build_report(inputs: Inputs, s: &Settings) -> Result<Report> {
         systems,
         ..
     } = collected;
+    let mut problems = problems;
+    // Each problem's rollouts are needed only for its summary: free them as
+    // soon as it is made, so the metric columns never coexist with them.
     let summaries: Vec<ProblemSummary> = problems
-        .par_iter()
-        .map(|p| summarize_ref(&p.data, s.denominator, clusterer))
+        .par_iter_mut()
+        .map(|p| {
+            let summary = summarize_ref(&p.data, s.denominator, clusterer);
+            if let ProblemData::Rollouts(t) = &mut p.data {
+                *t = Default::default();
+            }
+            summary
+        })
         .collect();
     let max_n = summaries.iter().map(|p| p.n_arrived).max().unwrap_or(0);
     let (n_requested, n_source) = match s.n {

@@ -158,6 +158,40 @@ struct Acc {
     counts: Option<(u64, u64)>,
 }
 
+/// The line gaps between consecutive rows of a dense problem (after its
+/// first row): one value for all while they agree (rows of a problem are
+/// usually adjacent, gap 1, or share one line, gap 0), else one each.
+enum Gaps {
+    Same { gap: u32, count: usize },
+    Each(NarrowVec),
+}
+
+impl Gaps {
+    fn push(&mut self, g: u32) {
+        match self {
+            Gaps::Same { count: 0, .. } => *self = Gaps::Same { gap: g, count: 1 },
+            Gaps::Same { gap, count } if *gap == g => *count += 1,
+            Gaps::Same { gap, count } => {
+                let mut each = NarrowVec::default();
+                for _ in 0..*count {
+                    each.push(*gap);
+                }
+                each.push(g);
+                *self = Gaps::Each(each);
+            }
+            Gaps::Each(v) => v.push(g),
+        }
+    }
+
+    /// The gap before row `i + 1`.
+    fn get(&self, i: usize) -> u32 {
+        match self {
+            Gaps::Same { gap, .. } => *gap,
+            Gaps::Each(v) => v.get(i),
+        }
+    }
+}
+
 /// A problem's rollouts while reading.
 enum Store {
     /// Rollouts 0, 1, 2, … arrived in that order, each from the same input
@@ -167,7 +201,7 @@ enum Store {
     /// bytes per rollout.
     Dense {
         rows: DenseBuilder,
-        gaps: NarrowVec,
+        gaps: Gaps,
         file: usize,
         first_line: u64,
         last_line: u64,
@@ -180,7 +214,7 @@ impl Store {
     fn new(origin: Origin) -> Store {
         Store::Dense {
             rows: DenseBuilder::default(),
-            gaps: NarrowVec::default(),
+            gaps: Gaps::Same { gap: 0, count: 0 },
             file: origin.file(),
             first_line: origin.line(),
             last_line: origin.line(),
@@ -221,8 +255,10 @@ impl Store {
                 Some(gap)
                     if index == next && here.file() == *file && next < u64::from(u32::MAX) =>
                 {
+                    if !rows.is_empty() {
+                        gaps.push(gap);
+                    }
                     rows.push(verdict, code, truncated);
-                    gaps.push(gap);
                     *last_line = here.line();
                     return Ok(());
                 }
@@ -232,7 +268,9 @@ impl Store {
                     let mut line = *first_line;
                     let sparse = (0..rows.len())
                         .map(|i| {
-                            line += u64::from(gaps.get(i));
+                            if i > 0 {
+                                line += u64::from(gaps.get(i - 1));
+                            }
                             (rows.packed(i), Origin::new(*file, line))
                         })
                         .collect();
