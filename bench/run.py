@@ -758,10 +758,14 @@ def main():
         pts = []
         for pp, nn, path in series:
             cmd = [rollstat, "report", path, "--ci", "none", "--format", "json", "-o", "/dev/null"]
-            r = timed(cmd)
-            pts.append((pp, nn, pp * nn, r.rss_mb, path.stat().st_size / 1e6))
-            mrows.append(f"| {pp:,} | {nn} | {pp * nn:,} | {path.stat().st_size / 1e6:,.0f} MB | {fmt_s(r.wall)} | {fmt_mb(r.rss_mb)} | "
-                         f"{r.rss_mb * 1048576 / (pp * nn):.0f} B | {cmdline(cmd)} |")
+            # Peak RSS varies by tens of MB between identical runs (allocator
+            # and thread timing): the median of a.repeats runs.
+            runs, rss = repeat(cmd, a.repeats, key=lambda r: r.rss_mb)
+            wall = statistics.median(r.wall for r in runs)
+            pts.append((pp, nn, pp * nn, rss, path.stat().st_size / 1e6))
+            mrows.append(f"| {pp:,} | {nn} | {pp * nn:,} | {path.stat().st_size / 1e6:,.0f} MB | {fmt_s(wall)} | {fmt_mb(rss)} "
+                         f"({fmt_mb(min(r.rss_mb for r in runs))}–{fmt_mb(max(r.rss_mb for r in runs))}) | "
+                         f"{rss * 1048576 / (pp * nn):.0f} B | {cmdline(cmd)} |")
         by_n = sorted([p for p in pts if p[1] == n], key=lambda p: p[2])
         lo, hi = by_n[0], by_n[-1]
         slope = (hi[3] - lo[3]) * 1048576 / (hi[2] - lo[2])
@@ -778,7 +782,7 @@ def main():
             "`rollstat report FILE --ci none` on files of growing size (seed 4 for the 62,500- and 187,500-problem files). A streaming "
             "reader whose memory does not depend on the rollout count would show a flat RSS column.",
             "",
-            "| problems | n | rollouts | file | time | peak RSS | RSS / rollout | command |",
+            f"| problems | n | rollouts | file | time (median of {a.repeats}) | peak RSS, median (range) | RSS / rollout | command |",
             "|---|---|---|---|---|---|---|---|",
             *mrows,
             "",
@@ -807,11 +811,13 @@ def main():
         + (f", more than 3× `wc -l` ({fmt_s(3 * wc_s)}) by itself: the ≤ 3× target cannot be met while the "
            "report carries the input's digest." if sha_s > 3 * wc_s else
            f" (3× `wc -l` is {fmt_s(3 * wc_s)}); rollstat hashes on one core while the other parses."),
-        "- §6: rollouts numbered 0, 1, 2, … in order are kept as one byte each (answer code and verdict, while a "
-        "problem has fewer than 30 distinct answers) plus a line gap while reading (so a duplicate can name the "
-        "earlier row exactly); out-of-order rows take 16 bytes. The byte stays because a row may still arrive late (a duplicate, a re-run "
-        "appended at the end): `--dedupe last` then replaces an earlier rollout, and prefix@k and the maj@n tie-break "
-        "re-order them — a fold to per-answer counts as rows arrive could not undo that exactly.",
+        "- §6: while reading, rollouts numbered 0, 1, 2, … that arrive in order are kept as one byte each (answer "
+        "code and verdict, while a problem has fewer than 30 distinct answers; plus the line gaps between its rows "
+        "when they are not adjacent, so a duplicate can name the earlier row exactly); out-of-order rows take 16 "
+        "bytes. Each problem's rollouts are freed once its summary is made. The byte stays until then because a row "
+        "may still arrive late (a duplicate, a re-run appended at the end): `--dedupe last` then replaces an earlier "
+        "rollout, and prefix@k and the maj@n tie-break re-order them, which a fold to per-answer counts could not "
+        "undo exactly.",
         "- No Rust source outside the two bench examples was changed for this benchmark; the rollstat commit "
         "measured is in the machine facts.",
     ]))
