@@ -759,8 +759,8 @@ def main():
         for pp, nn, path in series:
             cmd = [rollstat, "report", path, "--ci", "none", "--format", "json", "-o", "/dev/null"]
             # Peak RSS varies by tens of MB between identical runs (allocator
-            # and thread timing): the median of a.repeats runs.
-            runs, rss = repeat(cmd, a.repeats, key=lambda r: r.rss_mb)
+            # and thread timing): the median of at least 5 runs.
+            runs, rss = repeat(cmd, max(a.repeats, 5), key=lambda r: r.rss_mb)
             wall = statistics.median(r.wall for r in runs)
             pts.append((pp, nn, pp * nn, rss, path.stat().st_size / 1e6))
             mrows.append(f"| {pp:,} | {nn} | {pp * nn:,} | {path.stat().st_size / 1e6:,.0f} MB | {fmt_s(wall)} | {fmt_mb(rss)} "
@@ -775,6 +775,9 @@ def main():
         f_lo, f_hi = fixed[0], fixed[-1]
         f_growth = f_hi[3] / f_lo[3]
         f_slope = (f_hi[3] - f_lo[3]) * 1048576 / (f_hi[2] - f_lo[2])
+        per_rollout = (f"≈ {f_slope:.1f} bytes per extra rollout" if f_slope > 0 else
+                       "no growth beyond the run-to-run variation (the medians differ by "
+                       f"{fmt_mb(abs(f_hi[3] - f_lo[3]))}, less than the spread of identical runs)")
         mem_flat = f_growth < 1.1
         text = [
             "## 6. Peak memory against rollout count",
@@ -782,22 +785,22 @@ def main():
             "`rollstat report FILE --ci none` on files of growing size (seed 4 for the 62,500- and 187,500-problem files). A streaming "
             "reader whose memory does not depend on the rollout count would show a flat RSS column.",
             "",
-            f"| problems | n | rollouts | file | time (median of {a.repeats}) | peak RSS, median (range) | RSS / rollout | command |",
+            f"| problems | n | rollouts | file | time (median of {max(a.repeats, 5)}) | peak RSS, median (range) | RSS / rollout | command |",
             "|---|---|---|---|---|---|---|---|",
             *mrows,
             "",
             f"At n = {n}, RSS grows {growth:.1f}× from {lo[2]:,} to {hi[2]:,} rollouts, a slope of ≈ {slope:.0f} bytes per rollout.",
         ]
         text.append(f"With the problem count fixed at 62,500, going from n = {f_lo[1]} to n = {f_hi[1]} "
-                    f"({f_hi[2] / f_lo[2]:.0f}× the rollouts) multiplies peak RSS by {f_growth:.2f}: ≈ {f_slope:.1f} bytes "
-                    "per extra rollout, against ≈ 120 bytes per input row. The rest of the growth along the n = "
+                    f"({f_hi[2] / f_lo[2]:.0f}× the rollouts) multiplies the median peak RSS by {f_growth:.2f}: "
+                    f"{per_rollout}, against ≈ 120 bytes per input row. The rest of the growth along the n = "
                     f"{n} rows is per problem (≈ {(hi[3] - lo[3]) * 1048576 / (hi[0] - lo[0]):,.0f} bytes per problem: "
                     "its name, summary, answer texts and one value per metric column).")
         sections.append("\n".join(text))
         summary.append(("Peak memory independent of rollout count (62,500 problems, "
                         f"n = {f_lo[1]} → {f_hi[1]})",
                         f"{fmt_mb(f_lo[3])} → {fmt_mb(f_hi[3])} for {f_hi[2] / f_lo[2]:.0f}× the rollouts "
-                        f"(≈ {f_slope:.1f} B per extra rollout)",
+                        f"(medians of {max(a.repeats, 5)} runs; {'≈ %.1f B per extra rollout' % f_slope if f_slope > 0 else 'no growth beyond run-to-run variation'})",
                         "flat (< 10 % growth)", mem_flat, "§6"))
 
     # ================================================ limits
