@@ -7,8 +7,9 @@
 //! sequential fold. Problems keep their first row's global sequence number
 //! and come out in order of first appearance whatever the shard count.
 //!
-//! Per rollout a shard keeps 16 bytes: the packed rollout and where it was
-//! read (for duplicate messages). Answer texts are stored once per problem.
+//! Per rollout a shard keeps one byte while a problem's rows arrive in
+//! order (see [`Store`]), 16 bytes (packed rollout and origin) otherwise.
+//! Answer texts are stored once per problem.
 
 use crate::fast::{FlatAnswer, FlatRow};
 use crate::record::{Record, RecordBody};
@@ -197,8 +198,8 @@ enum Store {
     /// Rollouts 0, 1, 2, … arrived in that order, each from the same input
     /// at or after the line of the one before (the usual case): one narrow
     /// value per rollout, and the line gaps between consecutive rows (for
-    /// duplicate messages, should the problem turn sparse). Typically two
-    /// bytes per rollout.
+    /// duplicate messages, should the problem turn sparse). Typically one
+    /// byte per rollout: gaps take space only when rows are not adjacent.
     Dense {
         rows: DenseBuilder,
         gaps: Gaps,
