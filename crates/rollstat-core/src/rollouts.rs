@@ -124,6 +124,23 @@ impl AnswerSet {
         Ok(id)
     }
 
+    /// The code a rollout's answer packs into (see [`PackedRollout`]),
+    /// interning its text.
+    ///
+    /// ```
+    /// use rollstat_core::rollouts::{AnswerRef, AnswerSet, PackedRollout};
+    /// let mut a = AnswerSet::default();
+    /// assert_eq!(a.code_of(AnswerRef::Unextracted), Ok(PackedRollout::UNEXTRACTED));
+    /// assert_eq!(a.code_of(AnswerRef::Text("4")), Ok(2));
+    /// ```
+    pub fn code_of(&mut self, a: AnswerRef<'_>) -> Result<u32, String> {
+        Ok(match a {
+            AnswerRef::Unknown => PackedRollout::UNKNOWN,
+            AnswerRef::Unextracted => PackedRollout::UNEXTRACTED,
+            AnswerRef::Text(t) => 2 + self.try_intern(t)?,
+        })
+    }
+
     /// Drops the lookup index and spare capacity once no more answers come.
     pub fn shrink(&mut self) {
         self.lookup = None;
@@ -493,11 +510,7 @@ impl RolloutTable {
 
     /// Adds a rollout; fails for an index ≥ 2³² or too many answers.
     pub fn push(&mut self, r: &Rollout) -> Result<(), String> {
-        let code = match &r.answer {
-            Answer::Unknown => PackedRollout::UNKNOWN,
-            Answer::Unextracted => PackedRollout::UNEXTRACTED,
-            Answer::Text(t) => 2 + self.answers.try_intern(t)?,
-        };
+        let code = self.answers.code_of(r.answer.as_ref())?;
         let packed = PackedRollout::new(r.index, r.verdict, code, r.truncated)?;
         if let Layout::Dense(values) = &mut self.layout {
             if r.index == values.len() as u64 {

@@ -32,6 +32,17 @@ pub enum Answer {
     Text(String),
 }
 
+impl Answer {
+    /// The answer with its text borrowed.
+    pub fn as_ref(&self) -> AnswerRef<'_> {
+        match self {
+            Answer::Unknown => AnswerRef::Unknown,
+            Answer::Unextracted => AnswerRef::Unextracted,
+            Answer::Text(t) => AnswerRef::Text(t),
+        }
+    }
+}
+
 /// One sampled answer to a problem, in canonical form.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rollout {

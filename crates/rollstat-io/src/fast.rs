@@ -12,6 +12,7 @@
 //! [`parse_record_with`]: crate::record::parse_record_with
 
 use crate::record::{Record, RecordBody, FAILED_STATUSES, TRUNCATION_REASONS};
+use rollstat_core::rollouts::AnswerRef;
 use rollstat_core::summary::{Answer, Verdict};
 use serde::de::{self, Deserializer, Visitor};
 use serde::Deserialize;
@@ -218,6 +219,14 @@ pub(crate) enum FlatAnswer<'a> {
 }
 
 impl FlatAnswer<'_> {
+    pub fn as_ref(&self) -> AnswerRef<'_> {
+        match self {
+            FlatAnswer::Unknown => AnswerRef::Unknown,
+            FlatAnswer::Unextracted => AnswerRef::Unextracted,
+            FlatAnswer::Text(t) => AnswerRef::Text(t),
+        }
+    }
+
     pub fn to_answer(&self) -> Answer {
         match self {
             FlatAnswer::Unknown => Answer::Unknown,

@@ -11,11 +11,11 @@
 //! order (see [`Store`]), 16 bytes (packed rollout and origin) otherwise.
 //! Answer texts are stored once per problem.
 
-use crate::fast::{FlatAnswer, FlatRow};
+use crate::fast::FlatRow;
 use crate::record::{Record, RecordBody};
 use crate::{BadLine, Dedupe, Grader, Origin};
 use rollstat_core::rollouts::{
-    hash_bytes, AnswerRef, AnswerSet, DenseBuilder, NarrowVec, PackedRollout, RolloutTable,
+    hash_bytes, AnswerSet, DenseBuilder, NarrowVec, PackedRollout, RolloutTable,
 };
 use rollstat_core::summary::{Answer, ProblemData, Verdict};
 use std::collections::HashMap;
@@ -418,12 +418,12 @@ impl Shard {
                     return Err(count_conflict(acc));
                 }
                 let (verdict, code) = match r.verdict {
-                    Some(v) => (v, code_of(&mut acc.answers, flat_answer_ref(&r.answer))?),
+                    Some(v) => (v, acc.answers.code_of(r.answer.as_ref())?),
                     None => {
                         self.n_graded += 1;
                         let (v, a) =
                             grade(cx.grader, r.gold(), &r.answer.to_answer(), r.response());
-                        (v, code_of(&mut acc.answers, answer_ref(&a))?)
+                        (v, acc.answers.code_of(a.as_ref())?)
                     }
                 };
                 acc.rollouts
@@ -452,12 +452,12 @@ impl Shard {
                         return Err(count_conflict(acc));
                     }
                     let (verdict, code) = match verdict {
-                        Some(v) => (*v, code_of(&mut acc.answers, answer_ref(answer))?),
+                        Some(v) => (*v, acc.answers.code_of(answer.as_ref())?),
                         None => {
                             self.n_graded += 1;
                             let (v, a) =
                                 grade(cx.grader, gold.as_deref(), answer, response.as_deref());
-                            (v, code_of(&mut acc.answers, answer_ref(&a))?)
+                            (v, acc.answers.code_of(a.as_ref())?)
                         }
                     };
                     acc.rollouts.push(*index, verdict, code, *truncated, here)?;
@@ -467,7 +467,7 @@ impl Shard {
                         return Err(count_conflict(acc));
                     }
                     for (i, (verdict, answer, truncated)) in rollouts.iter().enumerate() {
-                        let code = code_of(&mut acc.answers, answer_ref(answer))?;
+                        let code = acc.answers.code_of(answer.as_ref())?;
                         acc.rollouts
                             .push(Some(i as u64), *verdict, code, *truncated, here)?;
                     }
@@ -479,7 +479,7 @@ impl Shard {
                     for (i, (answer, response, truncated)) in rollouts.iter().enumerate() {
                         self.n_graded += 1;
                         let (v, a) = cx.grader.grade(gold, answer, response.as_deref());
-                        let code = code_of(&mut acc.answers, answer_ref(&a))?;
+                        let code = acc.answers.code_of(a.as_ref())?;
                         acc.rollouts
                             .push(Some(i as u64), v, code, *truncated, here)?;
                     }
@@ -581,31 +581,6 @@ fn grade(
 ) -> (Verdict, Answer) {
     let gold = gold.expect("rows without a verdict carry gold");
     grader.grade(gold, answer, response)
-}
-
-fn answer_ref(a: &Answer) -> AnswerRef<'_> {
-    match a {
-        Answer::Unknown => AnswerRef::Unknown,
-        Answer::Unextracted => AnswerRef::Unextracted,
-        Answer::Text(t) => AnswerRef::Text(t),
-    }
-}
-
-fn flat_answer_ref<'a>(a: &'a FlatAnswer<'_>) -> AnswerRef<'a> {
-    match a {
-        FlatAnswer::Unknown => AnswerRef::Unknown,
-        FlatAnswer::Unextracted => AnswerRef::Unextracted,
-        FlatAnswer::Text(t) => AnswerRef::Text(t),
-    }
-}
-
-/// The packed answer code of an answer, interning its text.
-fn code_of(answers: &mut AnswerSet, a: AnswerRef<'_>) -> Result<u32, String> {
-    Ok(match a {
-        AnswerRef::Unknown => PackedRollout::UNKNOWN,
-        AnswerRef::Unextracted => PackedRollout::UNEXTRACTED,
-        AnswerRef::Text(t) => 2 + answers.try_intern(t)?,
-    })
 }
 
 /// Splits a block into non-blank lines numbered from `first_line`.

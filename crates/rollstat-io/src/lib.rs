@@ -457,7 +457,7 @@ impl<'g> Collector<'g> {
     }
 
     /// Under `strict`, the earliest bad row so far is the error.
-    fn check_strict(&mut self) -> Result<(), ReadError> {
+    fn check_strict(&self) -> Result<(), ReadError> {
         let first = self
             .bad
             .iter()
@@ -510,14 +510,7 @@ impl<'g> Collector<'g> {
             }
             if self.opts.strict {
                 // Rows fold one at a time here: the first bad one stops.
-                let first = self
-                    .bad
-                    .iter()
-                    .chain(self.shards.iter().flat_map(|s| s.bad.iter()))
-                    .next();
-                if let Some((_, bad)) = first {
-                    return Err(ReadError::Strict(bad.clone()));
-                }
+                self.check_strict()?;
             }
         }
         Ok(())
