@@ -1,5 +1,5 @@
-//! Command-line flags. Raw flags are parsed here and validated into the
-//! library's option types in `pipeline.rs`; library crates never see clap.
+//! Command-line flags. Raw flags are parsed here and turned into the
+//! engine's option types in `options.rs`; library crates never see clap.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
@@ -22,9 +22,9 @@ pub enum Command {
     /// pass@k (and pass^k, G-Pass@k_τ, mG-Pass@k) for one problem with n rollouts, c correct.
     Passk(PasskArgs),
     /// Paired comparison of two systems on the same problems, with a non-inferiority verdict.
-    Compare(Box<crate::compare::CompareArgs>),
+    Compare(Box<CompareArgs>),
     /// Minimum detectable effect, problems needed, and rollouts vs problems.
-    Power(Box<crate::power::PowerArgs>),
+    Power(Box<PowerArgs>),
     /// Extract final answers and grade them against `gold`; writes canonical rows.
     Grade(Box<crate::grade_cmd::GradeArgs>),
     /// Write canonical rollout rows from any supported input (native harness files, directories).
@@ -67,7 +67,7 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub uncertainty: UncertaintyArgs,
     #[command(flatten)]
-    pub grading: crate::grading::GradingArgs,
+    pub grading: GradingArgs,
 }
 
 /// Interval options shared by `report` (and later `compare`).
@@ -142,4 +142,196 @@ pub struct MetricArgs {
     /// Keep the first or last of duplicated (problem, rollout) rows instead of failing.
     #[arg(long, value_name = "first|last")]
     pub dedupe: Option<String>,
+}
+
+/// Grading flags shared by `report`, `compare` and `grade`.
+#[derive(Args, Debug, Clone)]
+pub struct GradingArgs {
+    /// How the final answer is extracted from `response` when a row has no
+    /// `answer`: `math` (boxed, "final answer is", "answer is", last LaTeX
+    /// span, last number), `mcq` (letter A–J), `number`, or `regex:PATTERN`
+    /// (first group of the last match).
+    #[arg(
+        long,
+        default_value = "math",
+        value_name = "math|mcq|number|regex:PATTERN"
+    )]
+    pub extract: String,
+    /// How answers are compared with `gold` and with each other (for
+    /// maj@n): `equivalent` (math equivalence: 0.5 = 1/2 = \frac{1}{2})
+    /// or `exact` (trimmed strings).
+    #[arg(
+        long = "match",
+        default_value = "equivalent",
+        value_name = "equivalent|exact"
+    )]
+    pub matching: String,
+}
+
+impl Default for GradingArgs {
+    fn default() -> Self {
+        GradingArgs {
+            extract: "math".into(),
+            matching: "equivalent".into(),
+        }
+    }
+}
+
+/// Output formats of `rollstat compare`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum CompareFormat {
+    Table,
+    Json,
+    Markdown,
+}
+
+/// Which verdict makes `--fail-on` exit with code 1.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Fail when a checked row is `inferior`.
+    Inferior,
+    /// Fail unless every checked row is `non-inferior`.
+    Inconclusive,
+}
+
+/// Flags of `rollstat compare`.
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// A (baseline) then B (candidate): two canonical inputs, or one input
+    /// holding both systems with `--by model`.
+    #[arg(required = true, num_args = 1..=2, value_name = "A [B]")]
+    pub inputs: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+    pub format: CompareFormat,
+    /// Write the comparison to FILE instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// One input: the field that names the systems (`model` or `run`).
+    #[arg(long, value_name = "model|run")]
+    pub by: Option<String>,
+    /// One input: the value of `--by` that is system A (default: the first seen).
+    #[arg(long = "a", value_name = "NAME")]
+    pub a_name: Option<String>,
+    /// One input: the value of `--by` that is system B (default: the second seen).
+    #[arg(long = "b", value_name = "NAME")]
+    pub b_name: Option<String>,
+    /// Two inputs: also compare per value of FIELD (subset, group, any column).
+    #[arg(long = "group-by", value_name = "FIELD")]
+    pub group_by: Option<String>,
+    /// Non-inferiority margin (a fraction: 0.02 = 2 points). B is
+    /// non-inferior when the one-sided lower bound of B − A is above −margin.
+    #[arg(long)]
+    pub margin: Option<f64>,
+    /// Exit with code 1 when a checked row is inferior, or (inconclusive)
+    /// when a checked row is not shown non-inferior. Needs --margin.
+    #[arg(long = "fail-on", value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Metrics that --fail-on checks (default: every overall row with a verdict).
+    #[arg(long, value_delimiter = ',', value_name = "METRIC,…")]
+    pub metric: Option<Vec<String>>,
+    /// Random sign-flip permutations (the test is exact, enumerating all
+    /// 2^m sign patterns, when 2^m ≤ this number).
+    #[arg(long, default_value_t = 10_000)]
+    pub permutations: usize,
+    #[command(flatten)]
+    pub metrics: MetricArgs,
+    #[command(flatten)]
+    pub uncertainty: UncertaintyArgs,
+    #[command(flatten)]
+    pub grading: GradingArgs,
+}
+
+/// Output formats of `rollstat power`.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PowerFormat {
+    Table,
+    Json,
+}
+
+/// Flags of `rollstat power`.
+#[derive(Args, Debug)]
+pub struct PowerArgs {
+    /// An existing report.json (`rollstat report --format json`): take the
+    /// observed per-problem variance (and, for pass@1, its between/within
+    /// split), the number of problems and the rollouts per problem from it.
+    pub report: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = PowerFormat::Table)]
+    pub format: PowerFormat,
+    /// Write the result to FILE instead of stdout.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Problems N (default with a report: its n_problems).
+    #[arg(long, value_parser = parse_count)]
+    pub problems: Option<f64>,
+    /// Rollouts per problem K for both systems (default 1; with a report: its n).
+    #[arg(long, value_parser = parse_count)]
+    pub rollouts: Option<f64>,
+    /// Effect to detect (a fraction: 0.03 = 3 points) → problems needed.
+    #[arg(long, value_parser = parse_num)]
+    pub delta: Option<f64>,
+    /// Two-sided significance level.
+    #[arg(long, default_value = "0.05", value_parser = parse_num)]
+    pub alpha: f64,
+    /// Target power 1 − β.
+    #[arg(long, default_value = "0.8", value_parser = parse_num)]
+    pub power: f64,
+    /// Correlation ρ of the two systems' per-problem conditional means
+    /// (typically 0.3–0.7 between frontier models; `rollstat compare`
+    /// reports the observed correlation). Default 0: no pairing benefit.
+    #[arg(long, value_parser = parse_num)]
+    pub correlation: Option<f64>,
+    /// ω² directly: between-problem variance of the difference of the two
+    /// systems' conditional means (overrides --var-between/--baseline/--correlation).
+    #[arg(long, value_parser = parse_num)]
+    pub omega2: Option<f64>,
+    /// Var(x): between-problem variance of one system's conditional mean.
+    #[arg(long = "var-between", value_parser = parse_num)]
+    pub var_between: Option<f64>,
+    /// Baseline accuracy p of a 0/1 score: Var(x) = p(1 − p) − σ².
+    #[arg(long, value_parser = parse_num)]
+    pub baseline: Option<f64>,
+    /// σ²: mean within-problem variance of one rollout's score (default 0).
+    #[arg(long, value_parser = parse_num)]
+    pub sigma2: Option<f64>,
+    /// Multipliers for the rollouts-vs-problems table.
+    #[arg(long, value_delimiter = ',', default_value = "2,4,10", value_parser = parse_num)]
+    pub factors: Vec<f64>,
+    /// With a report: only these metrics (default: every metric with a stderr).
+    #[arg(long, value_delimiter = ',', value_name = "METRIC,…")]
+    pub metric: Option<Vec<String>>,
+}
+
+/// Parses a number or a fraction `a/b` (e.g. `1/9`).
+fn parse_num(s: &str) -> std::result::Result<f64, String> {
+    let v = match s.split_once('/') {
+        Some((a, b)) => {
+            let a: f64 = a
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{s}' is not a number"))?;
+            let b: f64 = b
+                .trim()
+                .parse()
+                .map_err(|_| format!("'{s}' is not a number"))?;
+            a / b
+        }
+        None => s
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{s}' is not a number"))?,
+    };
+    if !v.is_finite() {
+        return Err(format!("'{s}' is not a finite number"));
+    }
+    Ok(v)
+}
+
+fn parse_count(s: &str) -> std::result::Result<f64, String> {
+    let v = parse_num(s)?;
+    if v <= 0.0 {
+        return Err(format!("'{s}' must be > 0"));
+    }
+    Ok(v)
 }

@@ -5,10 +5,10 @@
 //! graded: rows without `correct` keep `gold` + `answer`/`response` so that
 //! `rollstat report` grades them exactly as it would the native file.
 
-use crate::inputs::{canonical_rows, gather, parse_from, Source};
-use crate::pipeline::InputError;
+use crate::options::InputError;
 use anyhow::{bail, Result};
 use clap::Args;
+use rollstat::{canonical_rows, gather, Loaded, Source};
 use rollstat_io::ReadOptions;
 use std::io::Write;
 use std::path::PathBuf;
@@ -32,29 +32,40 @@ pub struct ConvertArgs {
 }
 
 pub fn run(a: &ConvertArgs) -> Result<()> {
-    let from = parse_from(a.from.as_deref())?;
+    let from = a
+        .from
+        .as_deref()
+        .map(|f| f.parse::<rollstat::Format>())
+        .transpose()
+        .map_err(|e| InputError(format!("--from: {e}")))?;
     let opts = ReadOptions {
         strict: a.strict,
         ..Default::default()
     };
-    let g = gather(&a.inputs, from, &opts)?;
+    let sources: Vec<Source> = a.inputs.iter().map(Source::from).collect();
+    let g = gather(&sources, from, &opts).map_err(crate::options::cli_error)?;
+    for (_, why) in &g.failed {
+        eprintln!("rollstat: error: {}", crate::options::cli_text(why));
+    }
     if a.strict && !g.failed.is_empty() {
+        let files: Vec<&str> = g.failed.iter().map(|(p, _)| p.as_str()).collect();
         bail!(InputError(format!(
             "{} input file(s) could not be read: {} (strict mode)",
-            g.failed.len(),
-            g.failed.join(", ")
+            files.len(),
+            files.join(", ")
         )));
     }
     let mut out: Vec<u8> = Vec::new();
     let mut n_rows = 0u64;
     let mut n_bad = 0u64;
-    for source in &g.sources {
+    for source in &g.loaded {
         let (path, format) = match source {
-            Source::Native(f) => (f.path.display().to_string(), f.format.to_string()),
-            Source::Canonical { path, .. } => (path.clone(), "canonical".into()),
-            Source::CanonicalFile { path } => (path.clone(), "canonical".into()),
+            Loaded::Native(f) => (f.path.display().to_string(), f.format.to_string()),
+            Loaded::Canonical { path, .. } => (path.clone(), "canonical".into()),
+            Loaded::CanonicalFile { path } => (path.clone(), "canonical".into()),
+            Loaded::Rows { name, .. } => (name.clone(), "rows".into()),
         };
-        if let Source::Native(f) = source {
+        if let Loaded::Native(f) = source {
             for w in &f.warnings {
                 eprintln!("rollstat: warning: {w}");
             }

@@ -1,21 +1,17 @@
 //! `rollstat`: the thin binary. Parse flags → run → render → exit code.
 
 mod args;
-mod compare;
 mod convert;
 mod grade_cmd;
-mod grading;
-mod inputs;
+mod options;
 mod passk;
-mod pipeline;
-mod power;
 mod progress;
 mod render;
-mod uncertainty;
 
-use anyhow::Result;
-use args::{Cli, Command};
+use anyhow::{Context, Result};
+use args::{Cli, Command, CompareFormat, PowerFormat};
 use clap::Parser;
+use rollstat::Source;
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -27,24 +23,94 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Report(a) => {
-            let report = pipeline::report(&a)?;
+            let report = report(&a)?;
             let text = render::render(&report, a.format);
             write_output(a.output.as_deref(), &text)
         }
         Command::Passk(a) => write_output(None, &passk::run(&a)?),
         Command::Compare(a) => {
-            let (text, code) = compare::run(&a)?;
-            write_output(None, &text)?;
-            if code != 0 {
-                // A failed verdict under --fail-on: exit 1 (SPEC §8).
-                std::process::exit(code);
+            let opts = options::compare_options(&a)?;
+            let sources: Vec<Source> = a.inputs.iter().map(Source::from).collect();
+            let cmp = rollstat::compare(&sources, &opts).map_err(options::cli_error)?;
+            let text = match a.format {
+                CompareFormat::Json => render::compare::json(&cmp),
+                CompareFormat::Table => render::compare::render_text(&cmp, false),
+                CompareFormat::Markdown => render::compare::render_text(&cmp, true),
+            };
+            write_output(a.output.as_deref(), &text)?;
+            if cmp.fail.as_ref().is_some_and(|f| f.failed) {
+                // A failed verdict under --fail-on: exit 1 (docs/spec.md §8).
+                std::process::exit(1);
             }
             Ok(())
         }
-        Command::Power(a) => write_output(None, &power::run(&a)?),
+        Command::Power(a) => {
+            let p = power(&a)?;
+            let text = match a.format {
+                PowerFormat::Json => {
+                    let mut s = serde_json::to_string_pretty(&p).expect("serializes");
+                    s.push('\n');
+                    s
+                }
+                PowerFormat::Table => render::power::render(&p),
+            };
+            write_output(a.output.as_deref(), &text)
+        }
         Command::Grade(a) => grade_cmd::run(&a),
         Command::Convert(a) => convert::run(&a),
     }
+}
+
+/// `rollstat report`: flags → options, the progress line, the engine, and
+/// the reader's diagnostics on stderr.
+fn report(a: &args::ReportArgs) -> Result<rollstat::Report> {
+    let mut opts = options::report_options(a)?;
+    let progress = progress::Progress::start();
+    progress.phase("reading");
+    progress.set_total(
+        a.inputs
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum(),
+    );
+    opts.bytes_read = Some(progress.bytes_counter());
+    let sources: Vec<Source> = a.inputs.iter().map(Source::from).collect();
+    let report = rollstat::report(&sources, &opts).map_err(options::cli_error)?;
+    Ok(report)
+}
+
+/// `rollstat power`: from parameters, or from a report.json read back as a
+/// typed report.
+fn power(a: &args::PowerArgs) -> Result<rollstat::PowerReport> {
+    let opts = options::power_options(a);
+    let report = match &a.report {
+        None => None,
+        Some(path) => Some((path.as_str(), read_report(path)?)),
+    };
+    rollstat::power(&opts, report.as_ref().map(|(p, r)| (*p, r))).map_err(options::cli_error)
+}
+
+fn read_report(path: &str) -> Result<rollstat::Report> {
+    let fix = "write one with `rollstat report FILES --format json -o report.json`";
+    let bad = |m: String| anyhow::Error::from(options::InputError(m));
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| bad(format!("{path}: {e}")))
+        .context("reading the report")?;
+    let v: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| bad(format!("{path}: not JSON ({e}); {fix}")))?;
+    if v["schema"].as_str() != Some(rollstat::REPORT_SCHEMA) {
+        return Err(bad(format!(
+            "{path}: not a rollstat report (schema {}); {fix}",
+            v["schema"]
+        )));
+    }
+    serde_json::from_value(v).map_err(|e| {
+        bad(format!(
+            "{path}: not a valid {} document ({e})",
+            rollstat::REPORT_SCHEMA
+        ))
+    })
 }
 
 fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<()> {
@@ -91,7 +157,7 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("rollstat: {e:#}");
             // Bad input, usage and output errors all exit 2; exit 1 is
-            // reserved for a failed compare verdict (SPEC §8).
+            // reserved for a failed compare verdict (docs/spec.md §8).
             ExitCode::from(2)
         }
     }

@@ -1,7 +1,7 @@
 //! `rollstat passk N C K`: the estimators for one problem.
 
 use crate::args::PasskArgs;
-use crate::pipeline::InputError;
+use crate::options::InputError;
 use anyhow::Result;
 use rollstat_core::estimators::{g_pass_at_k, mg_pass_at_k, pass_at_k, pass_pow_k};
 

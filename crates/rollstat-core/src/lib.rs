@@ -22,7 +22,7 @@ pub mod aggregate;
 pub mod batch;
 pub mod estimators;
 mod numeric;
-pub mod report;
+pub mod input;
 pub mod rollouts;
 pub mod summary;
 pub mod vote;

@@ -107,6 +107,9 @@ pub struct ProblemSummary {
     pub first_correct_rank: Option<Option<u64>>,
     /// The answer vote, when every rollout carries answer information.
     pub vote: Option<VoteOutcome>,
+    /// The denominator policy this summary was made under (what `n`
+    /// counts), so it travels with the numbers.
+    pub policy: DenominatorPolicy,
 }
 
 /// The data of one problem as read.
@@ -172,6 +175,7 @@ pub fn summarize_ref(
                 n_unextracted_marked_correct: 0,
                 first_correct_rank: None,
                 vote: None,
+                policy,
             }
         }
         ProblemData::Rollouts(r) => r,
@@ -186,6 +190,7 @@ pub fn summarize_ref(
         n_unextracted_marked_correct: 0,
         first_correct_rank: Some(None),
         vote: None,
+        policy,
     };
     // Rollouts in index order: tables from readers are stored so already;
     // others are ordered here (stable: arrival order among equal indices).
@@ -328,6 +333,7 @@ mod tests {
             n_unextracted_marked_correct: 0,
             first_correct_rank: Some(None),
             vote: None,
+            policy,
         };
         for r in all {
             s.n_truncated += r.truncated as u64;

@@ -40,7 +40,7 @@ impl fmt::Display for DetectError {
             write!(f, "{} ({})", r.format, r.reason)?;
         }
         f.write_str(
-            ". Fix: pass the format explicitly (--from NAME), or convert the \
+            ". Fix: name the format explicitly, or convert the \
              file to canonical JSONL rows (see rollstat-formats/README.md)",
         )
     }

@@ -34,10 +34,12 @@ mod eval;
 mod extract;
 pub mod limits;
 mod parse;
+mod policy;
 
 pub use cluster::{canonical_key, cluster_answers, is_junk_answer};
 pub use equiv::{Grader, PercentPolicy, Reason, Verdict};
 pub use extract::{extract_answer, ExtractMode, ExtractModeError};
+pub use policy::{gold_answer, GivenAnswer, GradingPolicy, Match};
 
 pub(crate) fn equiv_has_percent(e: &parse::Expr) -> bool {
     fn go(e: &parse::Expr) -> bool {
@@ -87,11 +89,15 @@ pub struct Graded {
 /// `response` with `mode`, then compare with `gold`. In `Mcq` mode the
 /// letters are compared (gold may be `C`, `(C)`, `C. text`); otherwise
 /// [`is_equivalent`] decides. A junk answer (`[invalid]`, `None`, empty) is
-/// treated as missing.
+/// treated as missing, and a GSM8K-style gold (`… #### 72`) is reduced to
+/// the text after its last `####` ([`gold_answer`]), as in every other
+/// entry point ([`GradingPolicy`]).
 ///
 /// ```
 /// use rollstat_grade::{grade, ExtractMode};
 /// let g = grade(Some("I think the answer is (B)."), None, "B", &ExtractMode::Mcq);
+/// assert!(g.correct);
+/// let g = grade(None, Some("72"), "2 + 70 = 72\n#### 72", &ExtractMode::Math);
 /// assert!(g.correct);
 /// let g = grade(None, Some("[invalid]"), "B", &ExtractMode::Mcq);
 /// assert_eq!(g.answer, None);
@@ -103,6 +109,7 @@ pub fn grade(
     gold: &str,
     mode: &ExtractMode,
 ) -> Graded {
+    let gold = gold_answer(gold);
     let ans = match answer {
         Some(a) => Some(a.trim().to_string()),
         None => response.and_then(|r| extract_answer(r, mode)),

@@ -38,7 +38,7 @@ use std::io::Read;
 
 use fold::{Context, Item, Shard};
 use record::Record;
-use rollstat_core::report::InputInfo;
+use rollstat_core::input::InputInfo;
 use rollstat_core::summary::{Answer, ProblemData, Verdict};
 use std::fmt;
 
@@ -65,13 +65,13 @@ impl std::str::FromStr for Dedupe {
 /// Reader options.
 #[derive(Clone, Debug, Default)]
 pub struct ReadOptions {
-    /// Breakdown field (`--by`).
+    /// Breakdown field.
     pub by: Option<String>,
     /// First bad row is an error.
     pub strict: bool,
     /// Keep one of duplicated rollouts instead of failing.
     pub dedupe: Option<Dedupe>,
-    /// Field whose value clusters problems (`--cluster-by`).
+    /// Field whose value clusters problems.
     pub cluster_by: Option<String>,
     /// Bytes read so far, for a progress display.
     pub bytes_read: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
@@ -126,14 +126,12 @@ pub enum ReadError {
         #[source]
         source: std::io::Error,
     },
-    /// A bad row under `--strict`.
-    #[error(
-        "{0} (strict mode stops at the first bad row; drop --strict to skip and count bad rows)"
-    )]
+    /// A bad row under strict mode.
+    #[error("{0} (strict mode stops at the first bad row)")]
     Strict(BadLine),
     /// Duplicated (problem, rollout) without a dedupe policy.
     #[error(
-        "{first}; {count} duplicated rollout(s) in all — fix the input or pass --dedupe first|last"
+        "{first}; {count} duplicated rollout(s) in all — fix the input or choose which to keep (first or last)"
     )]
     Duplicates { first: BadLine, count: u64 },
     #[error("{path}: no records (the file is empty)")]

@@ -595,7 +595,14 @@ pub(crate) fn sd_ddof1(v: &[f64]) -> f64 {
     (ss / (n as f64 - 1.0)).sqrt()
 }
 
-pub(crate) fn t_interval(estimate: f64, se: f64, df: f64, level: f64) -> Interval {
+/// A two-sided t interval `estimate ± t_{(1+level)/2, df} · se`; NaN bounds
+/// for df ≤ 0 or a NaN se.
+///
+/// ```
+/// let i = rollstat_stats::t_interval(0.5, 0.1, 1e9, 0.95);
+/// assert!((i.upper - 0.5 - 0.1 * 1.959963984540054).abs() < 1e-6);
+/// ```
+pub fn t_interval(estimate: f64, se: f64, df: f64, level: f64) -> Interval {
     if !(df > 0.0) || se.is_nan() {
         return Interval::NAN;
     }

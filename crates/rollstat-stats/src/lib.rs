@@ -94,6 +94,7 @@ pub mod dist;
 mod error;
 mod multinomial;
 mod paired;
+mod paired_row;
 mod power;
 pub mod rng;
 mod variance;
@@ -102,7 +103,8 @@ mod warnings;
 pub use binomial::{binomial_interval, BinomialMethod};
 pub use bootstrap::{
     bootstrap_means, cluster_bootstrap_means, distribution_interval, jackknife_acceleration,
-    quantile_sorted, BootstrapConfig, BootstrapReport, CiMethod, ColumnBootstrap, Interval,
+    quantile_sorted, t_interval, BootstrapConfig, BootstrapReport, CiMethod, ColumnBootstrap,
+    Interval,
 };
 pub use cluster::{clustered_se, ClusteredSe};
 pub use error::{Result, StatsError};
@@ -111,6 +113,7 @@ pub use paired::{
     paired_compare_clustered, pearson, sign_flip, sign_flip_test, McNemar, NonInferiority, PAdjust,
     PairedComparison, PairedConfig, SignFlip, Verdict, MAX_EXACT_SIGN_FLIP,
 };
+pub use paired_row::{paired_row, PairedRow};
 pub use power::{
     minimum_detectable_effect, paired_difference_variance, problems_needed, rollouts_vs_problems,
     z_alpha_beta, PowerVariance, RolloutTradeoff,

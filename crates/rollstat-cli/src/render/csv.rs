@@ -1,6 +1,6 @@
 //! One flat row per (group, metric), for spreadsheets and pandas.
 
-use rollstat_core::report::{MetricBlock, Report};
+use rollstat::{MetricBlock, Report};
 
 fn field(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
@@ -21,8 +21,8 @@ fn rows(group: &str, b: &MetricBlock, out: &mut String) {
             field(name),
             e.value.to_string(),
             opt(e.stderr),
-            opt(e.ci.map(|c| c[0])),
-            opt(e.ci.map(|c| c[1])),
+            opt(e.ci.as_ref().map(|c| c.lower)),
+            opt(e.ci.as_ref().map(|c| c.upper)),
             e.method.clone(),
             opt(e.level),
             e.n_problems.to_string(),

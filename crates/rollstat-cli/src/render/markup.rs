@@ -1,7 +1,8 @@
 //! The terminal table and Markdown: the same rows, two styles.
 
 use super::layout;
-use rollstat_core::report::{Health, MetricBlock, Report};
+use crate::options::finding_text;
+use rollstat::{Health, MetricBlock, Report};
 use std::fmt::Write;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -113,7 +114,7 @@ fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut Strin
         );
     }
     for w in &h.warnings {
-        let _ = writeln!(out, "{bullet}warning: {w}");
+        let _ = writeln!(out, "{bullet}warning: {}", finding_text(w));
     }
     let _ = writeln!(out);
 }

@@ -4,26 +4,46 @@
 //! of rows with already formatted cells, so the two can never disagree.
 //! NB: a new field in `MetricEntry` needs a column here and in `csv.rs`.
 
+pub mod compare;
 mod csv;
 mod markup;
+pub mod power;
 
 pub(crate) use markup::{table, Style};
 
 use crate::args::OutputFormat;
-use rollstat_core::report::{MetricBlock, MetricEntry, Report};
+use crate::options::finding_text;
+use rollstat::{Health, MetricBlock, MetricEntry, Report};
+use serde_json::Value;
 
 /// Renders `report` in `format`.
 pub fn render(report: &Report, format: OutputFormat) -> String {
     match format {
-        OutputFormat::Json => {
-            let mut s = serde_json::to_string_pretty(report).expect("report serializes");
-            s.push('\n');
-            s
-        }
+        OutputFormat::Json => json(report),
         OutputFormat::Table => markup::render(report, markup::Style::Terminal),
         OutputFormat::Markdown => markup::render(report, markup::Style::Markdown),
         OutputFormat::Csv => csv::render(report),
     }
+}
+
+/// report.json with the findings in the CLI's words (naming flags).
+fn json(report: &Report) -> String {
+    let mut v = serde_json::to_value(report).expect("report serializes");
+    reword(&mut v["health"], &report.health);
+    for (name, g) in report.groups.iter() {
+        reword(&mut v["groups"][name.as_str()]["health"], &g.health);
+    }
+    let mut s = serde_json::to_string_pretty(&v).expect("report serializes");
+    s.push('\n');
+    s
+}
+
+fn reword(v: &mut Value, h: &Health) {
+    v["warnings"] = h
+        .warnings
+        .iter()
+        .map(|f| Value::String(finding_text(f)))
+        .collect();
 }
 
 /// Formats a metric value for people: percent for fractions.
@@ -46,11 +66,11 @@ pub fn human_stderr(e: &MetricEntry) -> String {
 
 /// Formats a metric's interval for people.
 pub fn human_ci(e: &MetricEntry) -> String {
-    match e.ci {
-        Some([lo, hi]) if e.unit == "fraction" => {
-            format!("[{:.2}, {:.2}]%", lo * 100.0, hi * 100.0)
+    match &e.ci {
+        Some(i) if e.unit == "fraction" => {
+            format!("[{:.2}, {:.2}]%", i.lower * 100.0, i.upper * 100.0)
         }
-        Some([lo, hi]) => format!("[{lo:.2}, {hi:.2}]"),
+        Some(i) => format!("[{:.2}, {:.2}]", i.lower, i.upper),
         None => "–".into(),
     }
 }

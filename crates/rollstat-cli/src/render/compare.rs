@@ -1,0 +1,199 @@
+//! `rollstat compare` output: table, Markdown and JSON (`rollstat.compare/1`)
+//! over the engine's [`Comparison`].
+
+use crate::options::finding_text;
+use rollstat::{trim_float, CompareRow as Row, Comparison};
+use serde_json::Value;
+use std::fmt::Write as _;
+
+/// The comparison as JSON, findings in the CLI's words.
+pub fn json(c: &Comparison) -> String {
+    let mut v = serde_json::to_value(c).expect("compare serializes");
+    v["warnings"] = c
+        .warnings
+        .iter()
+        .map(|f| Value::String(finding_text(f)))
+        .collect();
+    let mut s = serde_json::to_string_pretty(&v).expect("compare serializes");
+    s.push('\n');
+    s
+}
+
+fn table(rows: &[Vec<String>], markdown: bool, out: &mut String) {
+    let style = if markdown {
+        crate::render::Style::Markdown
+    } else {
+        crate::render::Style::Terminal
+    };
+    crate::render::table(rows, style, out);
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.2}%", 100.0 * x)
+}
+
+fn p_fmt(p: Option<f64>) -> String {
+    match p {
+        None => "–".into(),
+        Some(p) if p < 1e-4 => format!("{p:.1e}"),
+        Some(p) => format!("{p:.4}"),
+    }
+}
+
+fn row_cells(r: &Row, with_verdict: bool) -> Vec<String> {
+    let mut cells = vec![
+        r.metric.clone(),
+        pct(r.a),
+        pct(r.b),
+        format!("{:+.2}", 100.0 * r.delta),
+        r.stderr
+            .map_or("–".into(), |s| format!("±{:.2}", 100.0 * s)),
+        r.ci.map_or("–".into(), |[l, h]| {
+            format!("[{:+.2}, {:+.2}]", 100.0 * l, 100.0 * h)
+        }),
+        r.correlation.map_or("–".into(), |c| format!("{c:.2}")),
+        p_fmt(r.p_value),
+        p_fmt(r.p_holm),
+        p_fmt(r.p_bh),
+        p_fmt(r.mcnemar_p),
+        r.n_problems.to_string(),
+    ];
+    if with_verdict {
+        cells.push(r.verdict.as_deref().unwrap_or("–").to_string());
+    }
+    cells
+}
+
+/// The comparison as a terminal table or Markdown.
+pub fn render_text(c: &Comparison, markdown: bool) -> String {
+    let mut out = String::new();
+    let with_verdict = c.margin.is_some();
+    let lvl = trim_float(100.0 * c.level);
+    let head = |out: &mut String, title: &str| {
+        if markdown {
+            let _ = writeln!(out, "## {title}\n");
+        } else {
+            let _ = writeln!(out, "{title}");
+        }
+    };
+    let para = |out: &mut String, line: String| {
+        if markdown {
+            let _ = writeln!(out, "{line}  ");
+        } else {
+            let _ = writeln!(out, "{line}");
+        }
+    };
+    head(&mut out, "rollstat compare");
+    para(
+        &mut out,
+        format!("A: {} ({} problems)", c.a.name, c.a.n_problems),
+    );
+    para(
+        &mut out,
+        format!("B: {} ({} problems)", c.b.name, c.b.n_problems),
+    );
+    para(
+        &mut out,
+        format!(
+            "pairs: {} matched, {} only in A, {} only in B",
+            c.pairs.matched, c.pairs.only_a, c.pairs.only_b
+        ),
+    );
+    para(
+        &mut out,
+        format!(
+            "B − A in points; {lvl}% CI: {}{}; p: sign-flip permutation ({}), Holm and BH over {} rows; McNemar exact where each problem has one 0/1 outcome per side",
+            c.config.method,
+            c.config
+                .resamples
+                .map_or(String::new(), |r| format!(", {r} resamples, seed {}", c.config.seed)),
+            if c.rows.iter().all(|r| r.p_exact != Some(false)) {
+                "exact".to_string()
+            } else {
+                format!("{} random flips or exact when fewer patterns", c.config.permutations)
+            },
+            c.rows.iter().filter(|r| r.p_value.is_some()).count()
+        ),
+    );
+    out.push('\n');
+    let mut header: Vec<String> = [
+        "metric", "A", "B", "B − A", "±SE", "CI", "corr", "p", "p_holm", "p_bh", "McNemar",
+        "problems",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    if with_verdict {
+        header.push("verdict".into());
+    }
+    let mut groups: Vec<Option<String>> = Vec::new();
+    for r in &c.rows {
+        if !groups.contains(&r.group) {
+            groups.push(r.group.clone());
+        }
+    }
+    for g in &groups {
+        if let Some(name) = g {
+            let title = format!(
+                "{} = {name}",
+                c.config.group_by.as_deref().unwrap_or("group")
+            );
+            head(&mut out, &title);
+        }
+        let mut t = vec![header.clone()];
+        t.extend(
+            c.rows
+                .iter()
+                .filter(|r| &r.group == g)
+                .map(|r| row_cells(r, with_verdict)),
+        );
+        table(&t, markdown, &mut out);
+        out.push('\n');
+    }
+    if let Some(m) = c.margin {
+        head(
+            &mut out,
+            &format!(
+                "verdicts (margin {:.2} pts; one-sided {lvl}% bounds = the two-sided {}% {} interval)",
+                100.0 * m,
+                trim_float(100.0 * (2.0 * c.level - 1.0)),
+                c.config.method
+            ),
+        );
+        for r in c.rows.iter().filter(|r| r.group.is_none()) {
+            match &r.decision {
+                Some(d) => para(&mut out, format!("  {}: {d}", r.metric)),
+                None => para(
+                    &mut out,
+                    format!("  {}: not a correctness score, no verdict", r.metric),
+                ),
+            }
+        }
+        out.push('\n');
+    }
+    if let Some(f) = &c.fail {
+        let scope = match &f.metrics {
+            Some(ms) => ms.join(", "),
+            None => "every overall row".into(),
+        };
+        let line = if f.failed {
+            format!(
+                "--fail-on {}: FAILED ({} checked; hit by {}) → exit code 1",
+                f.on,
+                scope,
+                f.rows.join(", ")
+            )
+        } else {
+            format!("--fail-on {}: passed ({scope} checked)", f.on)
+        };
+        para(&mut out, line);
+        out.push('\n');
+    }
+    if !c.warnings.is_empty() {
+        head(&mut out, "warnings");
+        for w in &c.warnings {
+            para(&mut out, format!("  - {}", finding_text(w)));
+        }
+    }
+    out
+}

@@ -1,0 +1,1062 @@
+//! [`compare()`]: paired comparison of two systems on the same problems
+//! (docs/spec.md §7, schema `rollstat.compare/1`).
+//!
+//! read both sides through the report's population path (the same grading,
+//! junk rule and clustering) → pair problems by id → the report's metric
+//! columns on the matched problems → per-problem differences `d = b − a` →
+//! one bootstrap over all difference columns (the same resampled problems,
+//! or clusters, for every metric and both sides) → paired SE, correlation,
+//! sign-flip p, McNemar where each problem has one 0/1 outcome per side →
+//! Holm and BH over every row of the call → non-inferiority verdicts from
+//! one-sided bounds. The conventions are written up in `docs/compare.md`.
+
+use crate::document::InputInfo;
+use crate::error::{Error, Result};
+use crate::findings::Finding;
+use crate::intervals::{cluster_ids, distinct_count, main_reason};
+use crate::options::{CompareOptions, FailOn, IntervalMethod};
+use crate::population::{group_indices, read_population, requested_n, Summarized};
+use crate::read::Source;
+use crate::report::check_short;
+use rayon::prelude::*;
+use rollstat_core::aggregate::{default_ks, metric_set, ColumnBuilder, Metric, MetricColumn};
+use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
+use rollstat_core::vote::TiePolicy;
+use rollstat_io::{CollectedProblem, ReadOptions};
+use rollstat_stats::{
+    adjust_p_values, bootstrap_means, cluster_bootstrap_means, method_warnings,
+    non_inferiority_verdict, paired_row, rng, sign_flip, BootstrapConfig, BootstrapReport,
+    CiMethod, Interval, MethodContext, PAdjust, Verdict,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+/// JSON schema name of the compare output.
+pub const COMPARE_SCHEMA: &str = "rollstat.compare/1";
+
+/// The `rollstat.compare/1` document.
+///
+/// Keys: `schema`, `version`, `margin`, `level`, `pairs` {`matched`,
+/// `only_a`, `only_b`}, `rows` (one per metric overall, then per group; see
+/// [`Row`]), `a` / `b` {`name`, `inputs`, `n_problems`}, `config` (see
+/// [`CompareConfig`]), `not_computable` [{`metric`, `group`, `reason`}],
+/// `fail` (the verdict check, or null), `warnings` (findings in words).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Comparison {
+    pub schema: String,
+    pub version: String,
+    pub margin: Option<f64>,
+    pub level: f64,
+    pub pairs: Pairs,
+    pub rows: Vec<Row>,
+    pub a: Side,
+    pub b: Side,
+    pub config: CompareConfig,
+    /// Metrics (per group) for which no row could be computed.
+    pub not_computable: Vec<NotComputable>,
+    pub fail: Option<FailCheck>,
+    pub warnings: Vec<Finding>,
+}
+
+/// How the problems of A and B paired up.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Pairs {
+    pub matched: u64,
+    pub only_a: u64,
+    pub only_b: u64,
+}
+
+/// One compared system.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Side {
+    pub name: String,
+    pub inputs: Vec<InputInfo>,
+    /// Problems read for this side (matched or not).
+    pub n_problems: u64,
+}
+
+/// A metric without a row.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NotComputable {
+    pub metric: String,
+    pub group: Option<String>,
+    pub reason: String,
+}
+
+/// Settings behind the numbers.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CompareConfig {
+    pub method: String,
+    pub level: f64,
+    pub resamples: Option<u64>,
+    pub seed: u64,
+    pub rng: String,
+    pub permutations: u64,
+    pub cluster_by: Option<String>,
+    pub n: u64,
+    pub n_source: String,
+    pub k: Vec<u64>,
+    pub tau: Vec<f64>,
+    pub tie_policy: TiePolicy,
+    pub denominator_policy: DenominatorPolicy,
+    pub by: Option<String>,
+    pub group_by: Option<String>,
+    /// Level of the one-sided bounds the verdicts use.
+    pub verdict_level: Option<f64>,
+    pub p_adjust: String,
+}
+
+/// The verdict check.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FailCheck {
+    /// `inferior` or `inconclusive`.
+    pub on: String,
+    pub metrics: Option<Vec<String>>,
+    pub failed: bool,
+    /// Checked rows that hit the condition.
+    pub rows: Vec<String>,
+}
+
+/// Discordant pairs of a 0/1 metric.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Discordant {
+    pub a_only: u64,
+    pub b_only: u64,
+}
+
+/// One metric (overall, or within one group).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Row {
+    pub metric: String,
+    pub group: Option<String>,
+    pub a: f64,
+    pub b: f64,
+    /// B − A.
+    pub delta: f64,
+    /// Paired SE of delta (CR1 with clusters).
+    pub stderr: Option<f64>,
+    pub ci: Option<[f64; 2]>,
+    pub correlation: Option<f64>,
+    /// Two-sided sign-flip permutation p.
+    pub p_value: Option<f64>,
+    pub p_holm: Option<f64>,
+    pub p_bh: Option<f64>,
+    pub mcnemar_p: Option<f64>,
+    /// `non-inferior`, `inferior` or `inconclusive` (with a margin).
+    pub verdict: Option<String>,
+    /// Problems in this row (both sides defined).
+    pub n_problems: u64,
+    /// sqrt(SE_a² + SE_b²): what the SE would be ignoring the pairing.
+    pub stderr_unpaired: Option<f64>,
+    /// Whether `p_value` enumerated every sign pattern.
+    pub p_exact: Option<bool>,
+    pub mcnemar: Option<Discordant>,
+    /// One-sided lower and upper bounds of delta at `config.verdict_level`.
+    pub bounds: Option<[f64; 2]>,
+    /// The verdict in words.
+    pub decision: Option<String>,
+}
+
+// ---------------------------------------------------------------- reading
+
+/// One side's problems and their summaries (index-aligned).
+struct SideData {
+    name: String,
+    inputs: Vec<InputInfo>,
+    problems: Vec<CollectedProblem>,
+    summaries: Vec<ProblemSummary>,
+    n_bad_lines: usize,
+}
+
+fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOptions {
+    ReadOptions {
+        by,
+        strict: o.metrics.strict,
+        dedupe: o.metrics.dedupe,
+        cluster_by: o.intervals.cluster_by.clone(),
+        bytes_read: None,
+    }
+}
+
+fn read(sources: &[Source], read: &ReadOptions, o: &CompareOptions) -> Result<Summarized> {
+    read_population(
+        sources,
+        read,
+        o.source_format,
+        &o.grading,
+        o.metrics.denominator,
+        o.messages.as_ref(),
+    )
+}
+
+/// Two sources, one system each.
+fn read_two(a: &Source, b: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
+    let ro = read_options(o, o.group_by.clone());
+    let mut out = Vec::new();
+    for (label, src) in [("A", a), ("B", b)] {
+        let s = read(std::slice::from_ref(src), &ro, o).map_err(|e| side_error(label, src, e))?;
+        let c = s.inputs.collected;
+        let path = src.name();
+        if c.systems.len() > 1 {
+            return Err(Error::input(format!(
+                "{label} ({path}) holds {} systems ({}); give one system per input, or one input with the systems told apart by a field",
+                c.systems.len(),
+                c.systems.join(", ")
+            )));
+        }
+        out.push(SideData {
+            name: match c.systems.first() {
+                Some(sys) => format!("{path} ({sys})"),
+                None => path,
+            },
+            inputs: c.inputs,
+            problems: c.problems,
+            summaries: s.summaries,
+            n_bad_lines: c.bad_lines.len(),
+        });
+    }
+    let b = out.pop().expect("two sides");
+    let a = out.pop().expect("two sides");
+    Ok((a, b))
+}
+
+fn side_error(label: &str, src: &Source, e: Error) -> Error {
+    match e {
+        Error::InvalidOption { .. } => e,
+        other => Error::input(format!("reading {label} ({}): {other}", src.name())),
+    }
+}
+
+/// The values of `field` seen, in order.
+fn values_seen(problems: &[CollectedProblem]) -> Vec<String> {
+    let mut values: Vec<String> = Vec::new();
+    for p in problems {
+        if let Some(v) = &p.by_value {
+            if !values.contains(v) {
+                values.push(v.clone());
+            }
+        }
+    }
+    values
+}
+
+/// System `idx` (0 = A) of one input: the given name, or the one left.
+fn pick_system(
+    values: &[String],
+    field: &str,
+    given: Option<&String>,
+    idx: usize,
+    other: Option<&String>,
+) -> Result<String> {
+    let option = if idx == 0 { "a" } else { "b" };
+    if let Some(g) = given {
+        if !values.contains(g) {
+            return Err(Error::invalid(
+                option,
+                format!(
+                    "no rows have {field} = '{g}' (values seen: {})",
+                    values.join(", ")
+                ),
+            ));
+        }
+        return Ok(g.clone());
+    }
+    if values.len() == 2 {
+        return Ok(values[idx].clone());
+    }
+    let rest: Vec<&String> = values.iter().filter(|v| Some(*v) != other).collect();
+    match (values.len(), rest.len()) {
+        (n, 1) if n == 2 || other.is_some() => Ok(rest[0].clone()),
+        _ => Err(Error::invalid(
+            option,
+            format!(
+                "the input holds {} values of {field} ({}); name the two systems",
+                values.len(),
+                values.join(", ")
+            ),
+        )),
+    }
+}
+
+/// One source holding both systems, told apart by `o.by`.
+fn read_one(src: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
+    let field = o.by.clone().expect("checked by caller");
+    let s = read(
+        std::slice::from_ref(src),
+        &read_options(o, Some(field.clone())),
+        o,
+    )?;
+    let c = s.inputs.collected;
+    let values = values_seen(&c.problems);
+    let an = pick_system(&values, &field, o.a.as_ref(), 0, o.b.as_ref())?;
+    let bn = pick_system(&values, &field, o.b.as_ref(), 1, Some(&an))?;
+    if an == bn {
+        return Err(Error::invalid("b", format!("A and B both name '{an}'")));
+    }
+    let side = |name: &str, n_bad_lines: usize| {
+        let keep: Vec<usize> = (0..c.problems.len())
+            .filter(|&i| c.problems[i].by_value.as_deref() == Some(name))
+            .collect();
+        SideData {
+            name: format!("{field} = {name}"),
+            inputs: c.inputs.clone(),
+            problems: keep.iter().map(|&i| c.problems[i].clone()).collect(),
+            summaries: keep.iter().map(|&i| s.summaries[i].clone()).collect(),
+            n_bad_lines,
+        }
+    };
+    // Bad rows of the one input are counted once, on A.
+    Ok((side(&an, c.bad_lines.len()), side(&bn, 0)))
+}
+
+/// Index of each problem id on one side; a repeated id is an error.
+fn index(side: &SideData, label: &str) -> Result<HashMap<String, usize>> {
+    let mut map = HashMap::new();
+    for (i, p) in side.problems.iter().enumerate() {
+        if let Some(j) = map.insert(p.problem.clone(), i) {
+            let first = &side.problems[j];
+            return Err(Error::input(format!(
+                "{label}: problem '{}' appears twice (at {} as system {:?}, at {} as system {:?}); one side must hold one system — tell the runs apart by a field, or split the input",
+                p.problem, first.origin, first.system, p.origin, p.system
+            )));
+        }
+    }
+    Ok(map)
+}
+
+// ---------------------------------------------------------------- statistics
+
+/// What the intervals and verdicts are computed with.
+#[derive(Clone, Copy)]
+struct Plan {
+    method: Option<CiMethod>,
+    level: f64,
+    margin: Option<f64>,
+    boot: BootstrapConfig,
+    permutations: usize,
+}
+
+fn finite_pair(i: Interval) -> Option<[f64; 2]> {
+    (i.lower.is_finite() && i.upper.is_finite()).then_some([i.lower, i.upper])
+}
+
+struct Population<'a> {
+    group: Option<String>,
+    a: Vec<&'a ProblemSummary>,
+    b: Vec<&'a ProblemSummary>,
+    clusters: Option<Vec<u64>>,
+}
+
+/// Both sides' columns of every metric and their differences.
+struct Columns {
+    cols: Vec<(MetricColumn, MetricColumn)>,
+    diffs: Vec<Vec<f64>>,
+}
+
+fn columns(pop: &Population, metrics: &[Metric], tie: TiePolicy) -> Columns {
+    let sa: Vec<ProblemSummary> = pop.a.iter().map(|p| (*p).clone()).collect();
+    let sb: Vec<ProblemSummary> = pop.b.iter().map(|p| (*p).clone()).collect();
+    let (ba, bb) = (ColumnBuilder::new(&sa, tie), ColumnBuilder::new(&sb, tie));
+    let cols: Vec<(MetricColumn, MetricColumn)> = metrics
+        .par_iter()
+        .map(|m| (ba.build(m.clone()), bb.build(m.clone())))
+        .collect();
+    let diffs = cols
+        .iter()
+        .map(|(ca, cb)| {
+            ca.values
+                .iter()
+                .zip(&cb.values)
+                .map(|(x, y)| y - x)
+                .collect()
+        })
+        .collect();
+    Columns { cols, diffs }
+}
+
+/// One bootstrap for every difference column with ≥ 2 values: the same
+/// resampled problems (or clusters) for all metrics and both sides.
+fn bootstrap(
+    c: &Columns,
+    clusters: Option<&[u64]>,
+    plan: &Plan,
+) -> (Vec<usize>, Option<BootstrapReport>) {
+    let usable: Vec<usize> = (0..c.diffs.len())
+        .filter(|&m| c.diffs[m].iter().filter(|v| !v.is_nan()).count() >= 2)
+        .collect();
+    let boot = match plan.method {
+        Some(m) if m != CiMethod::T && !usable.is_empty() => {
+            let slices: Vec<&[f64]> = usable.iter().map(|&m| c.diffs[m].as_slice()).collect();
+            match clusters {
+                Some(cl) => cluster_bootstrap_means(&slices, cl, &plan.boot).ok(),
+                None => bootstrap_means(&slices, &plan.boot).ok(),
+            }
+        }
+        _ => None,
+    };
+    (usable, boot)
+}
+
+fn rows_for(
+    pop: &Population,
+    metrics: &[Metric],
+    tie: TiePolicy,
+    plan: &Plan,
+) -> (Vec<Row>, Vec<NotComputable>) {
+    let c = columns(pop, metrics, tie);
+    let (usable, boot) = bootstrap(&c, pop.clusters.as_deref(), plan);
+    let mut rows = Vec::new();
+    let mut missing = Vec::new();
+    for (mi, metric) in metrics.iter().enumerate() {
+        let (ca, cb) = &c.cols[mi];
+        let keep: Vec<usize> = (0..c.diffs[mi].len())
+            .filter(|&i| !c.diffs[mi][i].is_nan())
+            .collect();
+        if keep.is_empty() {
+            let (col, side) = if ca.values.iter().all(|v| v.is_nan()) {
+                (ca, "A")
+            } else {
+                (cb, "B")
+            };
+            missing.push(NotComputable {
+                metric: metric.to_string(),
+                group: pop.group.clone(),
+                reason: format!(
+                    "no problem has a value on both sides ({side}: {})",
+                    main_reason(col)
+                ),
+            });
+            continue;
+        }
+        let boot_col = usable
+            .iter()
+            .position(|&u| u == mi)
+            .and_then(|j| boot.as_ref().map(|b| &b.columns[j]));
+        rows.push(row(pop, metric, (ca, cb), &keep, boot_col, plan));
+    }
+    (rows, missing)
+}
+
+fn row(
+    pop: &Population,
+    metric: &Metric,
+    (ca, cb): (&MetricColumn, &MetricColumn),
+    keep: &[usize],
+    boot: Option<&rollstat_stats::ColumnBootstrap>,
+    plan: &Plan,
+) -> Row {
+    let va: Vec<f64> = keep.iter().map(|&i| ca.values[i]).collect();
+    let vb: Vec<f64> = keep.iter().map(|&i| cb.values[i]).collect();
+    let cl: Option<Vec<u64>> = pop
+        .clusters
+        .as_ref()
+        .map(|c| keep.iter().map(|&i| c[i]).collect());
+    let s = paired_row(&va, &vb, cl.as_deref());
+    let n = keep.len();
+    let flip = (n >= 2)
+        .then(|| sign_flip(&s.units, plan.permutations, plan.boot.seed).ok())
+        .flatten();
+    let (ci, bounds) = match plan.method {
+        None => (None, None),
+        Some(CiMethod::T) => (
+            s.t_interval(plan.level).and_then(finite_pair),
+            s.t_interval(2.0 * plan.level - 1.0).and_then(finite_pair),
+        ),
+        Some(m) => match boot {
+            Some(c) => (
+                finite_pair(c.interval(m)),
+                c.one_sided_bounds(m, plan.level).ok().and_then(finite_pair),
+            ),
+            None => (None, None),
+        },
+    };
+    Row {
+        metric: metric.to_string(),
+        group: pop.group.clone(),
+        a: s.mean_a,
+        b: s.mean_b,
+        delta: s.delta,
+        stderr: s.se,
+        ci,
+        correlation: s.correlation,
+        p_value: flip.map(|f| f.p),
+        p_holm: None,
+        p_bh: None,
+        mcnemar_p: s.mcnemar.map(|m| m.p_exact),
+        verdict: None,
+        n_problems: n as u64,
+        stderr_unpaired: s.se_unpaired,
+        p_exact: flip.map(|f| f.exact),
+        mcnemar: s.mcnemar.map(|m| Discordant {
+            a_only: m.a_only,
+            b_only: m.b_only,
+        }),
+        bounds: plan.margin.and(bounds),
+        decision: None,
+    }
+}
+
+/// Whether a metric is a correctness score that can be non-inferior.
+fn has_verdict(metric: &str) -> bool {
+    metric != "self_consistency"
+}
+
+fn pts(x: f64) -> String {
+    format!("{:+.2} pts", 100.0 * x)
+}
+
+/// A number with at most 4 decimals and no trailing zeros.
+pub fn trim_float(x: f64) -> String {
+    let s = format!("{x:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+fn decide(row: &mut Row, margin: f64, level: f64) {
+    if !has_verdict(&row.metric) {
+        return;
+    }
+    let lvl = format!("{}%", trim_float(100.0 * level));
+    let m = format!("{:.2}", -100.0 * margin);
+    let Some([lo, hi]) = row.bounds else {
+        row.verdict = Some(Verdict::Inconclusive.name().into());
+        row.decision = Some(format!(
+            "B − A = {}, no {lvl} one-sided bounds (too few problems or a degenerate resampling distribution) → inconclusive",
+            pts(row.delta)
+        ));
+        return;
+    };
+    let v = non_inferiority_verdict(
+        Interval {
+            lower: lo,
+            upper: hi,
+        },
+        margin,
+    )
+    .unwrap_or(Verdict::Inconclusive);
+    let yes = |b: bool| if b { "yes" } else { "no" };
+    let mut text = format!(
+        "B − A = {}, {lvl} one-sided lower bound {} > {m}? {}",
+        pts(row.delta),
+        pts(lo),
+        yes(lo > -margin)
+    );
+    if lo <= -margin {
+        let _ = write!(
+            text,
+            "; upper bound {} < {m}? {}",
+            pts(hi),
+            yes(hi < -margin)
+        );
+    }
+    let _ = write!(text, " → {}", v.name());
+    row.verdict = Some(v.name().into());
+    row.decision = Some(text);
+}
+
+// ---------------------------------------------------------------- the entry point
+
+/// Checks the source count against the options.
+fn check_sources(sources: &[Source], o: &CompareOptions) -> Result<()> {
+    match sources.len() {
+        1 => {
+            match o.by.as_deref() {
+                Some("model" | "run") => {}
+                Some(other) => return Err(Error::invalid("by", format!(
+                    "{other}: systems in one input are told apart by `model` or `run` (rows that differ only in another field would merge into one problem)"
+                ))),
+                None => return Err(Error::invalid("by",
+                    "one input: name the field that holds the two systems (model or run), or give two inputs A B")),
+            }
+            if o.group_by.is_some() {
+                return Err(Error::invalid(
+                    "group_by",
+                    "needs two inputs (with one input, `by` already reads the system field)",
+                ));
+            }
+        }
+        2 => {
+            if o.by.is_some() {
+                return Err(Error::invalid("by",
+                    "picks two systems out of one input; with two inputs use group_by for per-group rows"));
+            }
+            if o.a.is_some() || o.b.is_some() {
+                return Err(Error::invalid(
+                    "a",
+                    "a/b name the systems of one input (with by = model)",
+                ));
+            }
+        }
+        n => {
+            return Err(Error::input(format!(
+                "compare takes one or two inputs, got {n}"
+            )))
+        }
+    }
+    Ok(())
+}
+
+/// The matched problems of A and B: index pairs, and the ids on one side only.
+struct Matched {
+    pairs: Vec<(usize, usize)>,
+    only_a: Vec<String>,
+    only_b: Vec<String>,
+}
+
+fn match_problems(a: &SideData, b: &SideData) -> Result<Matched> {
+    let ia = index(a, "A")?;
+    let ib = index(b, "B")?;
+    let pairs: Vec<(usize, usize)> = a
+        .problems
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| ib.get(&p.problem).map(|&j| (i, j)))
+        .collect();
+    let only = |s: &SideData, other: &HashMap<String, usize>| -> Vec<String> {
+        s.problems
+            .iter()
+            .filter(|p| !other.contains_key(&p.problem))
+            .map(|p| p.problem.clone())
+            .collect()
+    };
+    if pairs.is_empty() {
+        return Err(Error::input(format!(
+            "no problem appears in both A ({}) and B ({}); compare pairs problems by their `problem` id",
+            a.name, b.name
+        )));
+    }
+    Ok(Matched {
+        only_a: only(a, &ib),
+        only_b: only(b, &ia),
+        pairs,
+    })
+}
+
+/// Paired comparison of A (baseline) and B (candidate): two sources, or one
+/// source holding both systems told apart by `opts.by`.
+///
+/// ```
+/// use rollstat::rows::{CountRow, Row};
+/// use rollstat::{compare, CompareOptions, Source};
+/// let side = |name: &str, cs: &[u64]| Source::Rows {
+///     name: name.into(),
+///     rows: cs.iter().enumerate()
+///         .map(|(i, &c)| Row::from(CountRow { problem: format!("p{i}"), n: 4, c, ..Default::default() }))
+///         .collect(),
+/// };
+/// let a = side("A", &[1, 2, 3, 0]);
+/// let b = side("B", &[2, 2, 4, 1]);
+/// let mut opts = CompareOptions::default();
+/// opts.metrics.k = Some(vec![1]);
+/// let c = compare(&[a, b], &opts).unwrap();
+/// let row = c.rows.iter().find(|r| r.metric == "pass@1").unwrap();
+/// assert_eq!(row.delta, 0.1875); // (1 + 0 + 1 + 1) / 4 / 4
+/// ```
+pub fn compare(sources: &[Source], opts: &CompareOptions) -> Result<Comparison> {
+    opts.validate()?;
+    check_sources(sources, opts)?;
+    let (side_a, side_b) = match sources {
+        [one] => read_one(one, opts)?,
+        [a, b] => read_two(a, b, opts)?,
+        _ => unreachable!("checked"),
+    };
+    let m = match_problems(&side_a, &side_b)?;
+    finish(side_a, side_b, m, opts)
+}
+
+/// The matched summaries of both sides.
+fn matched_summaries(
+    a: &SideData,
+    b: &SideData,
+    m: &Matched,
+) -> (Vec<ProblemSummary>, Vec<ProblemSummary>) {
+    (
+        m.pairs
+            .iter()
+            .map(|&(i, _)| a.summaries[i].clone())
+            .collect(),
+        m.pairs
+            .iter()
+            .map(|&(_, j)| b.summaries[j].clone())
+            .collect(),
+    )
+}
+
+fn check_strict(a: &SideData, b: &SideData, m: &Matched, n_req: u64) -> Result<()> {
+    for (label, side, pick) in [("A", a, 0usize), ("B", b, 1usize)] {
+        for &(i, j) in &m.pairs {
+            let k = if pick == 0 { i } else { j };
+            let p = &side.problems[k];
+            check_short(&p.origin, &p.problem, &side.summaries[k], n_req)
+                .map_err(|e| Error::input(format!("{label}: {e}")))?;
+        }
+    }
+    Ok(())
+}
+
+/// Cluster ids of the matched problems (A's value, else B's), and how
+/// many matched problems carry different values.
+fn matched_clusters(a: &SideData, b: &SideData, m: &Matched) -> (Vec<u64>, u64) {
+    let vals: Vec<Option<&str>> = m
+        .pairs
+        .iter()
+        .map(|&(i, j)| {
+            a.problems[i]
+                .cluster_value
+                .as_deref()
+                .or(b.problems[j].cluster_value.as_deref())
+        })
+        .collect();
+    let differ = m
+        .pairs
+        .iter()
+        .filter(|&&(i, j)| {
+            let (x, y) = (&a.problems[i].cluster_value, &b.problems[j].cluster_value);
+            x.is_some() && y.is_some() && x != y
+        })
+        .count() as u64;
+    (cluster_ids(&vals), differ)
+}
+
+fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Comparison> {
+    let (sum_a, sum_b) = matched_summaries(&a, &b, &m);
+    let max_a = sum_a.iter().map(|p| p.n_arrived).max().unwrap_or(0);
+    let max_b = sum_b.iter().map(|p| p.n_arrived).max().unwrap_or(0);
+    let (n_req, n_source) = requested_n(o.metrics.n, max_a.max(max_b));
+    if o.metrics.strict {
+        check_strict(&a, &b, &m, n_req)?;
+    }
+    let ks = o.metrics.k.clone().unwrap_or_else(|| default_ks(n_req));
+    let metrics: Vec<Metric> = metric_set(&ks, &o.metrics.taus(), n_req)
+        .into_iter()
+        .filter(|m| *m != Metric::DistinctAnswers)
+        .collect();
+    check_metric_names(o, &metrics)?;
+    let method = match o.intervals.method {
+        IntervalMethod::Resampled(m) => Some(m),
+        _ => None,
+    };
+    let mut warnings = Vec::new();
+    let clusters = o.intervals.cluster_by.as_ref().map(|field| {
+        let (ids, differ) = matched_clusters(&a, &b, &m);
+        if differ > 0 {
+            warnings.push(Finding::FieldDiffers {
+                n: differ,
+                field: field.clone(),
+            });
+        }
+        ids
+    });
+    let plan = Plan {
+        method,
+        level: o.intervals.level,
+        margin: o.margin,
+        boot: BootstrapConfig {
+            resamples: o.intervals.resamples,
+            level: o.intervals.level,
+            seed: o.intervals.seed,
+        },
+        permutations: o.permutations,
+    };
+    let tie = o.metrics.tie_policy;
+    let overall = Population {
+        group: None,
+        a: sum_a.iter().collect(),
+        b: sum_b.iter().collect(),
+        clusters: clusters.clone(),
+    };
+    let (mut rows, mut not_computable) = rows_for(&overall, &metrics, tie, &plan);
+    if let Some(field) = &o.group_by {
+        let groups = group_rows(
+            &a,
+            &b,
+            &m,
+            (&sum_a, &sum_b),
+            clusters.as_deref(),
+            (&metrics, tie, &plan),
+        );
+        rows.extend(groups.0);
+        not_computable.extend(groups.1);
+        if groups.2 > 0 {
+            warnings.push(Finding::FieldDiffers {
+                n: groups.2,
+                field: field.clone(),
+            });
+        }
+    }
+    adjust(&mut rows);
+    if let Some(margin) = o.margin {
+        for r in &mut rows {
+            decide(r, margin, o.intervals.level);
+        }
+    }
+    let fail = o.fail_on.map(|on| fail_check(on, &rows, o.metric.as_ref()));
+    for name in o.metric.iter().flatten() {
+        if !rows.iter().any(|r| r.group.is_none() && &r.metric == name) {
+            warnings.push(Finding::UncheckedMetric {
+                metric: name.clone(),
+            });
+        }
+    }
+    let ctx = Warn {
+        a: &a,
+        b: &b,
+        m: &m,
+        sums: (&sum_a, &sum_b),
+        n_req,
+        max: (max_a, max_b),
+    };
+    // The unpaired finding leads.
+    let mut all: Vec<Finding> = ctx.unpaired().into_iter().collect();
+    all.extend(warnings);
+    all.extend(ctx.rest(&not_computable));
+    if let Some(mth) = method {
+        all.extend(method_findings(mth, &rows, clusters.as_deref(), o));
+    }
+    let config = config(o, method, n_req, n_source, ks);
+    Ok(Comparison {
+        schema: COMPARE_SCHEMA.into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        margin: o.margin,
+        level: o.intervals.level,
+        pairs: Pairs {
+            matched: m.pairs.len() as u64,
+            only_a: m.only_a.len() as u64,
+            only_b: m.only_b.len() as u64,
+        },
+        rows,
+        a: Side {
+            name: a.name.clone(),
+            inputs: a.inputs.clone(),
+            n_problems: a.problems.len() as u64,
+        },
+        b: Side {
+            name: b.name.clone(),
+            inputs: b.inputs.clone(),
+            n_problems: b.problems.len() as u64,
+        },
+        config,
+        not_computable,
+        fail,
+        warnings: all,
+    })
+}
+
+fn check_metric_names(o: &CompareOptions, metrics: &[Metric]) -> Result<()> {
+    if let Some(names) = &o.metric {
+        let known: Vec<String> = metrics.iter().map(|m| m.to_string()).collect();
+        for n in names {
+            if !known.contains(n) {
+                return Err(Error::invalid(
+                    "metric",
+                    format!("no row named '{n}' (rows: {})", known.join(", ")),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+type GroupRows = (Vec<Row>, Vec<NotComputable>, u64);
+
+/// Rows per value of the group field (A's value), grouped in one pass; the
+/// count of matched problems whose value differs between A and B.
+fn group_rows(
+    a: &SideData,
+    b: &SideData,
+    m: &Matched,
+    (sum_a, sum_b): (&[ProblemSummary], &[ProblemSummary]),
+    clusters: Option<&[u64]>,
+    (metrics, tie, plan): (&[Metric], TiePolicy, &Plan),
+) -> GroupRows {
+    let keys = m
+        .pairs
+        .iter()
+        .map(|&(i, _)| a.problems[i].by_value.as_deref().unwrap_or("(none)"));
+    let differ = m
+        .pairs
+        .iter()
+        .filter(|&&(i, j)| a.problems[i].by_value != b.problems[j].by_value)
+        .count() as u64;
+    let mut rows = Vec::new();
+    let mut missing = Vec::new();
+    for (g, members) in group_indices(keys) {
+        let pop = Population {
+            group: Some(g),
+            a: members.iter().map(|&k| &sum_a[k]).collect(),
+            b: members.iter().map(|&k| &sum_b[k]).collect(),
+            clusters: clusters.map(|c| members.iter().map(|&k| c[k]).collect()),
+        };
+        let (r, nc) = rows_for(&pop, metrics, tie, plan);
+        rows.extend(r);
+        missing.extend(nc);
+    }
+    (rows, missing, differ)
+}
+
+/// Holm and BH over every row of this call that has a p-value.
+fn adjust(rows: &mut [Row]) {
+    let with_p: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].p_value.is_some())
+        .collect();
+    let ps: Vec<f64> = with_p
+        .iter()
+        .map(|&i| rows[i].p_value.expect("filtered"))
+        .collect();
+    let holm = adjust_p_values(&ps, PAdjust::Holm).expect("p in [0, 1]");
+    let bh = adjust_p_values(&ps, PAdjust::BenjaminiHochberg).expect("p in [0, 1]");
+    for (k, &i) in with_p.iter().enumerate() {
+        rows[i].p_holm = Some(holm[k]);
+        rows[i].p_bh = Some(bh[k]);
+    }
+}
+
+fn fail_check(on: FailOn, rows: &[Row], metrics: Option<&Vec<String>>) -> FailCheck {
+    let hit: Vec<String> = rows
+        .iter()
+        .filter(|r| r.group.is_none() && r.verdict.is_some())
+        .filter(|r| metrics.is_none_or(|ms| ms.contains(&r.metric)))
+        .filter(|r| match on {
+            FailOn::Inferior => r.verdict.as_deref() == Some(Verdict::Inferior.name()),
+            FailOn::Inconclusive => r.verdict.as_deref() != Some(Verdict::NonInferior.name()),
+        })
+        .map(|r| r.metric.clone())
+        .collect();
+    FailCheck {
+        on: on.name().into(),
+        metrics: metrics.cloned(),
+        failed: !hit.is_empty(),
+        rows: hit,
+    }
+}
+
+/// What the findings of a comparison read.
+struct Warn<'a> {
+    a: &'a SideData,
+    b: &'a SideData,
+    m: &'a Matched,
+    sums: (&'a [ProblemSummary], &'a [ProblemSummary]),
+    n_req: u64,
+    max: (u64, u64),
+}
+
+impl Warn<'_> {
+    /// Problems on one side only.
+    fn unpaired(&self) -> Option<Finding> {
+        (!self.m.only_a.is_empty() || !self.m.only_b.is_empty()).then(|| Finding::Unpaired {
+            only_a: self.m.only_a.clone(),
+            only_b: self.m.only_b.clone(),
+            matched: self.m.pairs.len() as u64,
+        })
+    }
+
+    /// Unequal n, short sides, bad rows and metrics without rows.
+    fn rest(&self, not_computable: &[NotComputable]) -> Vec<Finding> {
+        let mut w = Vec::new();
+        if self.max.0 != self.max.1 {
+            w.push(Finding::UnequalRollouts {
+                max_a: self.max.0,
+                max_b: self.max.1,
+            });
+        }
+        for (side, sums) in [("A", self.sums.0), ("B", self.sums.1)] {
+            let short = sums.iter().filter(|p| p.n_arrived < self.n_req).count() as u64;
+            if short > 0 {
+                w.push(Finding::ShortSide {
+                    side,
+                    n_short: short,
+                    n_requested: self.n_req,
+                });
+            }
+        }
+        let bad = self.a.n_bad_lines + self.b.n_bad_lines;
+        if bad > 0 {
+            w.push(Finding::BadRows { n: bad as u64 });
+        }
+        for nc in not_computable.iter().filter(|n| n.group.is_none()) {
+            w.push(Finding::NotCompared {
+                metric: nc.metric.clone(),
+                reason: nc.reason.clone(),
+            });
+        }
+        w
+    }
+}
+
+fn method_findings(
+    method: CiMethod,
+    rows: &[Row],
+    clusters: Option<&[u64]>,
+    o: &CompareOptions,
+) -> Vec<Finding> {
+    let first = rows.iter().find(|r| r.group.is_none());
+    let ctx = MethodContext {
+        method,
+        n: first.map_or(0, |r| r.n_problems as usize),
+        clusters: clusters.map(distinct_count),
+        binary: first.is_some_and(|r| r.mcnemar.is_some()),
+        resamples: o.intervals.resamples,
+    };
+    method_warnings(&ctx)
+        .into_iter()
+        .map(|w| Finding::IntervalMethod {
+            message: w.message,
+            suggestion: w.suggestion.map(str::to_string),
+        })
+        .collect()
+}
+
+fn config(
+    o: &CompareOptions,
+    method: Option<CiMethod>,
+    n: u64,
+    n_source: String,
+    k: Vec<u64>,
+) -> CompareConfig {
+    let u = &o.intervals;
+    let method_name = match (method, &u.cluster_by) {
+        (None, _) => "none".to_string(),
+        (Some(CiMethod::T), Some(_)) => "t (CR1, C−1 df)".into(),
+        (Some(CiMethod::T), None) => "t".into(),
+        (Some(m), cl) => {
+            let base = if m == CiMethod::Percentile {
+                "bootstrap"
+            } else {
+                m.name()
+            };
+            if cl.is_some() {
+                format!("cluster-{base}")
+            } else {
+                base.to_string()
+            }
+        }
+    };
+    let resampled = matches!(method, Some(m) if m != CiMethod::T);
+    CompareConfig {
+        method: method_name,
+        level: u.level,
+        resamples: resampled.then_some(u.resamples as u64),
+        seed: u.seed,
+        rng: rng::RNG_SCHEME.into(),
+        permutations: o.permutations as u64,
+        cluster_by: u.cluster_by.clone(),
+        n,
+        n_source,
+        k,
+        tau: o.metrics.tau.clone(),
+        tie_policy: o.metrics.tie_policy,
+        denominator_policy: o.metrics.denominator,
+        by: o.by.clone(),
+        group_by: o.group_by.clone(),
+        verdict_level: o.margin.map(|_| u.level),
+        p_adjust: "holm and bh over every row with a p-value".into(),
+    }
+}

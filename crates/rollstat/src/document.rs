@@ -1,0 +1,494 @@
+//! The [`Report`] document: what every renderer (table, JSON, Markdown,
+//! CSV) and binding reads. Its serde form *is* report.json, schema
+//! `rollstat.report/1` (docs/spec.md §6); it reads back with
+//! `serde_json::from_str::<Report>`, rejecting unknown fields.
+//!
+//! ## Wire format
+//!
+//! One JSON object with these keys, in this order:
+//!
+//! - `schema` — `"rollstat.report/1"`; `version` — the rollstat version.
+//! - `inputs` — one object per input: `path`, `format` (`canonical-jsonl`,
+//!   `canonical-csv`, `lm-eval`, …, `rows` for in-memory rows), `sha256` of
+//!   the bytes as stored (empty for rows), `records` read including bad ones.
+//! - `config` — what produced the numbers: `k` (draw sizes), `tau` (G-Pass
+//!   thresholds), `n` (requested rollouts per problem) and `n_source`
+//!   (`--n` when given, else `largest n seen`), `ci` {`method` (`none`,
+//!   `bootstrap`, `bca`, `basic`, `t`, `wilson`, `jeffreys`,
+//!   `clopper-pearson`, `cluster-…` when clustered), `level`, and when
+//!   resampling `resamples`, `seed`, `rng` (the stream scheme); `cluster_by`
+//!   when clustered}, `tie_policy` (`first` | `none` | `fractional`),
+//!   `denominator_policy` (`requested` | `judged`), `answer_clustering`
+//!   (`equivalence, extract=math` or `exact-string, extract=…`), `strict`,
+//!   and when set `dedupe` (`first` | `last`) and `by`.
+//! - `health` — the accounting of docs/spec.md §4: `n_problems`,
+//!   `n_rollouts` {`min`, `median`, `max`, `histogram` (rollouts → problems,
+//!   ascending)}, `n_rollouts_total`, `n_requested`, `n_short`,
+//!   `n_unextracted`, `n_unextracted_marked_correct`, `n_truncated`,
+//!   `n_failed`, `n_duplicate_rollouts`, `n_inconsistent_clusters`,
+//!   `n_bad_lines`, `denominator_policy`, `warnings` (findings in words).
+//! - `metrics` — metric name (`pass@4`, `pass^2`, `g-pass@4_0.5`,
+//!   `mg-pass@4`, `prefix@4`, `maj@8`, `self_consistency`,
+//!   `distinct_answers`) → entry: `value` (mean over `n_problems`), `stderr`
+//!   (sd/√N, CR1 when clustered; null below 2 problems), `ci` (`[lower,
+//!   upper]` at `level`, or null), `method` (the interval method; `none`
+//!   when none was asked), `level` and `seed` (present when an interval was
+//!   asked / resampled), `n_problems`, `n_excluded`, `excluded` (reason →
+//!   count, only when some were: `too_few_rollouts`, `no_rollout_detail`,
+//!   `no_answers`), `k` (absent for metrics without one), `n` (requested),
+//!   `denominator`, `unit` (`fraction` or `count`), and for pass@k where
+//!   estimable `variance` {`between`, `within`, `dominant`, `advice`,
+//!   `n_problems`}.
+//! - `not_computable` — metric name → why no problem had a value.
+//! - `groups` — with a breakdown field, group value (`(none)` for rows
+//!   without it) → {`health`, `metrics`, `not_computable`} as above.
+//! - `harness` (native inputs only) — numbers the harness stored, each with
+//!   `source`, `harness_metric`, `harness_value`, `rollstat_metric`,
+//!   `rollstat_value`, `agrees`, `note`.
+//! - `per_problem` (when asked) — per problem: `problem`, `group` (when
+//!   grouped), `n`, `c`, `values` (metric → value; excluded ones absent).
+//!
+//! ```
+//! let text = r#"{"metric": 1}"#;
+//! assert!(serde_json::from_str::<rollstat::Report>(text).is_err());
+//! ```
+
+use crate::findings::Finding;
+use rollstat_core::summary::DenominatorPolicy;
+use rollstat_core::vote::TiePolicy;
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde::{Deserialize as DeriveDeserialize, Serialize as DeriveSerialize};
+use std::fmt;
+
+pub use rollstat_core::input::InputInfo;
+
+/// The schema tag of report.json.
+pub const REPORT_SCHEMA: &str = "rollstat.report/1";
+
+/// A map that keeps insertion order (metrics keep their pass@k → pass^k →
+/// … order in JSON and in every table).
+///
+/// ```
+/// let mut m = rollstat::Ordered::default();
+/// m.insert("b", 1);
+/// m.insert("a", 2);
+/// assert_eq!(serde_json::to_string(&m).unwrap(), r#"{"b":1,"a":2}"#);
+/// assert_eq!(m.get("a"), Some(&2));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ordered<V>(pub Vec<(String, V)>);
+
+impl<V> Default for Ordered<V> {
+    fn default() -> Self {
+        Ordered(Vec::new())
+    }
+}
+
+impl<V> Ordered<V> {
+    /// The value under `key` (a linear scan: these maps are short).
+    pub fn get(&self, key: &str) -> Option<&V> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+    /// Appends an entry.
+    pub fn insert(&mut self, key: impl Into<String>, value: V) {
+        self.0.push((key.into(), value));
+    }
+    /// Whether there are no entries.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    /// Entries in order.
+    pub fn iter(&self) -> impl Iterator<Item = (&String, &V)> {
+        self.0.iter().map(|(k, v)| (k, v))
+    }
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+impl<V: Serialize> Serialize for Ordered<V> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V2<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for V2<V> {
+            type Value = Ordered<V>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Ordered<V>, A::Error> {
+                let mut out = Vec::new();
+                while let Some((k, v)) = a.next_entry::<String, V>()? {
+                    out.push((k, v));
+                }
+                Ok(Ordered(out))
+            }
+        }
+        d.deserialize_map(V2(std::marker::PhantomData))
+    }
+}
+
+/// Interval settings as recorded in `config.ci`.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CiConfig {
+    /// `none`, or the method's name (`cluster-` prefixed when clustered).
+    pub method: String,
+    pub level: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resamples: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Random-stream scheme of the resampling, e.g. `xoshiro256++/splitmix64`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rng: Option<String>,
+    /// Field whose values cluster problems.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster_by: Option<String>,
+}
+
+/// The configuration that produced the numbers.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub k: Vec<u64>,
+    pub tau: Vec<f64>,
+    /// Requested rollouts per problem.
+    pub n: u64,
+    /// Where the requested n came from: `--n` or `largest n seen`.
+    pub n_source: String,
+    pub ci: CiConfig,
+    pub tie_policy: TiePolicy,
+    pub denominator_policy: DenominatorPolicy,
+    pub answer_clustering: String,
+    pub strict: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedupe: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+/// Distribution of rollouts per problem (as arrived).
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RolloutDistribution {
+    pub min: u64,
+    pub median: f64,
+    pub max: u64,
+    /// Rollout count → number of problems, ascending.
+    pub histogram: Ordered<u64>,
+}
+
+/// The accounting block (docs/spec.md §4).
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Health {
+    pub n_problems: u64,
+    pub n_rollouts: RolloutDistribution,
+    pub n_rollouts_total: u64,
+    pub n_requested: u64,
+    /// Problems with fewer rollouts than requested.
+    pub n_short: u64,
+    pub n_unextracted: u64,
+    /// Unextracted rollouts the input marked correct; counted as wrong.
+    pub n_unextracted_marked_correct: u64,
+    pub n_truncated: u64,
+    pub n_failed: u64,
+    pub n_duplicate_rollouts: u64,
+    pub n_inconsistent_clusters: u64,
+    pub n_bad_lines: u64,
+    pub denominator_policy: DenominatorPolicy,
+    /// Findings, in words on the wire.
+    pub warnings: Vec<Finding>,
+}
+
+/// A confidence interval for one metric.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Interval {
+    pub lower: f64,
+    pub upper: f64,
+    /// Two-sided level.
+    pub level: f64,
+    /// The method that produced it (`bootstrap` for a binomial fallback).
+    pub method: String,
+}
+
+/// One metric's number with everything needed to defend it.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(into = "EntryWire", from = "EntryWire")]
+pub struct MetricEntry {
+    /// Mean over `n_problems` problems (a fraction in [0, 1], or a count
+    /// for `distinct_answers`).
+    pub value: f64,
+    /// sd/√N over per-problem values (CR1 when clustered); `None` with
+    /// fewer than 2 problems.
+    pub stderr: Option<f64>,
+    /// The interval, when one could be computed.
+    pub ci: Option<Interval>,
+    /// The interval method asked for this metric (`none`: no interval).
+    pub method: String,
+    /// The level, when an interval was asked.
+    pub level: Option<f64>,
+    /// The resampling seed, when the interval resamples.
+    pub seed: Option<u64>,
+    pub n_problems: u64,
+    pub n_excluded: u64,
+    /// Exclusions by reason (only when some problems were excluded).
+    pub excluded: Ordered<u64>,
+    pub k: Option<u64>,
+    /// Requested rollouts per problem.
+    pub n: u64,
+    pub denominator: DenominatorPolicy,
+    /// `fraction` or `count`.
+    pub unit: String,
+    /// Between- vs within-problem variance (pass@k, where estimable).
+    pub variance: Option<VarianceEntry>,
+}
+
+#[derive(Clone, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+struct EntryWire {
+    value: f64,
+    stderr: Option<f64>,
+    ci: Option<[f64; 2]>,
+    method: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    level: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    n_problems: u64,
+    n_excluded: u64,
+    #[serde(default, skip_serializing_if = "Ordered::is_empty")]
+    excluded: Ordered<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    k: Option<u64>,
+    n: u64,
+    denominator: DenominatorPolicy,
+    unit: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    variance: Option<VarianceEntry>,
+}
+
+impl From<MetricEntry> for EntryWire {
+    fn from(e: MetricEntry) -> EntryWire {
+        EntryWire {
+            value: e.value,
+            stderr: e.stderr,
+            ci: e.ci.map(|i| [i.lower, i.upper]),
+            method: e.method,
+            level: e.level,
+            seed: e.seed,
+            n_problems: e.n_problems,
+            n_excluded: e.n_excluded,
+            excluded: e.excluded,
+            k: e.k,
+            n: e.n,
+            denominator: e.denominator,
+            unit: e.unit,
+            variance: e.variance,
+        }
+    }
+}
+
+impl From<EntryWire> for MetricEntry {
+    fn from(w: EntryWire) -> MetricEntry {
+        let ci = w.ci.map(|[lower, upper]| Interval {
+            lower,
+            upper,
+            level: w.level.unwrap_or(f64::NAN),
+            method: w.method.clone(),
+        });
+        MetricEntry {
+            value: w.value,
+            stderr: w.stderr,
+            ci,
+            method: w.method,
+            level: w.level,
+            seed: w.seed,
+            n_problems: w.n_problems,
+            n_excluded: w.n_excluded,
+            excluded: w.excluded,
+            k: w.k,
+            n: w.n,
+            denominator: w.denominator,
+            unit: w.unit,
+            variance: w.variance,
+        }
+    }
+}
+
+/// Split of a metric's variance over problems into the part due to which
+/// problems were drawn (between) and the part due to sampling rollouts
+/// (within), so a reader knows whether more rollouts or more problems would
+/// narrow the interval.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VarianceEntry {
+    pub between: f64,
+    pub within: f64,
+    /// `between` or `within`.
+    pub dominant: String,
+    /// What would narrow the interval most.
+    pub advice: String,
+    /// Problems with an estimable within-problem variance.
+    pub n_problems: u64,
+}
+
+/// Metrics (and the ones that could not be computed) for one population.
+#[derive(Clone, Debug, Default, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricBlock {
+    pub metrics: Ordered<MetricEntry>,
+    pub not_computable: Ordered<String>,
+}
+
+/// A breakdown by a field's value.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(from = "GroupWire")]
+pub struct GroupReport {
+    pub health: Health,
+    #[serde(flatten)]
+    pub block: MetricBlock,
+}
+
+#[derive(DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+struct GroupWire {
+    health: Health,
+    metrics: Ordered<MetricEntry>,
+    not_computable: Ordered<String>,
+}
+
+impl From<GroupWire> for GroupReport {
+    fn from(w: GroupWire) -> GroupReport {
+        GroupReport {
+            health: w.health,
+            block: MetricBlock {
+                metrics: w.metrics,
+                not_computable: w.not_computable,
+            },
+        }
+    }
+}
+
+/// A number the harness stored itself, beside rollstat's own.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarnessComparison {
+    /// The file the harness number came from.
+    pub source: String,
+    /// The harness's metric name, as stored.
+    pub harness_metric: String,
+    /// The harness's value, as stored (a percentage stays a percentage).
+    pub harness_value: f64,
+    /// The rollstat metric it corresponds to, when one does.
+    pub rollstat_metric: Option<String>,
+    /// rollstat's value of that metric, on the same scale as `harness_value`.
+    pub rollstat_value: Option<f64>,
+    /// Whether the two agree within rounding; null when not comparable.
+    pub agrees: Option<bool>,
+    /// Scope, caveats, and the likely reason for a disagreement.
+    pub note: String,
+}
+
+/// One problem's values (when asked).
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerProblem {
+    pub problem: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    pub n: u64,
+    pub c: u64,
+    /// Metric → value; excluded metrics are absent.
+    pub values: Ordered<f64>,
+}
+
+/// What the reading said that is not part of the document: the malformed
+/// rows skipped (each `path:line: reason`) and messages for people
+/// (unreadable files, empty inputs). Front ends show them; report.json
+/// does not hold them.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Diagnostics {
+    pub bad_rows: Vec<rollstat_io::BadLine>,
+    pub messages: Vec<String>,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(from = "ReportWire")]
+pub struct Report {
+    pub schema: String,
+    pub version: String,
+    pub inputs: Vec<InputInfo>,
+    pub config: Config,
+    pub health: Health,
+    #[serde(flatten)]
+    pub block: MetricBlock,
+    pub groups: Ordered<GroupReport>,
+    /// Aggregates stored by the harness that wrote the input, compared with
+    /// rollstat's numbers (native inputs only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub harness: Vec<HarnessComparison>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_problem: Option<Vec<PerProblem>>,
+    /// Not serialized: see [`Diagnostics`].
+    #[serde(skip)]
+    pub diagnostics: Diagnostics,
+}
+
+#[derive(DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+struct ReportWire {
+    schema: String,
+    version: String,
+    inputs: Vec<InputInfo>,
+    config: Config,
+    health: Health,
+    metrics: Ordered<MetricEntry>,
+    not_computable: Ordered<String>,
+    groups: Ordered<GroupReport>,
+    #[serde(default)]
+    harness: Vec<HarnessComparison>,
+    #[serde(default)]
+    per_problem: Option<Vec<PerProblem>>,
+}
+
+impl From<ReportWire> for Report {
+    fn from(w: ReportWire) -> Report {
+        Report {
+            schema: w.schema,
+            version: w.version,
+            inputs: w.inputs,
+            config: w.config,
+            health: w.health,
+            block: MetricBlock {
+                metrics: w.metrics,
+                not_computable: w.not_computable,
+            },
+            groups: w.groups,
+            harness: w.harness,
+            per_problem: w.per_problem,
+            diagnostics: Diagnostics::default(),
+        }
+    }
+}
+
+impl Report {
+    /// The report.json text (pretty, with a final newline).
+    pub fn to_json(&self) -> String {
+        let mut s = serde_json::to_string_pretty(self).expect("a report serializes");
+        s.push('\n');
+        s
+    }
+}

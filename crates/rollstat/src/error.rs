@@ -1,0 +1,62 @@
+//! Errors of the engine. They say what is wrong with an option or an input
+//! in the library's own terms (option names are the fields of the option
+//! structs); each front end words its own advice (the CLI names flags).
+
+use std::fmt;
+
+/// An option of [`crate::ReportOptions`], [`crate::CompareOptions`] or
+/// [`crate::PowerOptions`], by its field name (`tau`, `tie_policy`, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OptionName(pub &'static str);
+
+impl fmt::Display for OptionName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// Why the engine could not produce its document.
+///
+/// ```
+/// let e = rollstat::Error::invalid("level", "1.5 is not in (0, 1)");
+/// assert_eq!(e.to_string(), "level: 1.5 is not in (0, 1)");
+/// ```
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An option value is unknown or out of range.
+    #[error("{option}: {message}")]
+    InvalidOption {
+        /// The option's field name.
+        option: OptionName,
+        /// What is wrong with its value.
+        message: String,
+    },
+    /// An input cannot be used: unreadable, unrecognised, or malformed
+    /// under strict mode (the message names `path:line` where it can).
+    #[error("{0}")]
+    Input(String),
+    /// The reader stopped (strict mode, duplicated rollouts, I/O).
+    #[error(transparent)]
+    Read(#[from] rollstat_io::ReadError),
+    /// Nothing to report: every input was empty, malformed or aggregates only.
+    #[error("no problems to report: {0}")]
+    NoProblems(String),
+}
+
+impl Error {
+    /// An [`Error::InvalidOption`].
+    pub fn invalid(option: &'static str, message: impl Into<String>) -> Error {
+        Error::InvalidOption {
+            option: OptionName(option),
+            message: message.into(),
+        }
+    }
+
+    /// An [`Error::Input`].
+    pub fn input(message: impl Into<String>) -> Error {
+        Error::Input(message.into())
+    }
+}
+
+/// The engine's result type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,225 @@
+//! Grading JSON Lines rows in place: adds `answer` (extracted, as written;
+//! `null` when nothing was extracted) and `correct` to every row that has a
+//! `gold` and something to grade, keeping every other field, the field
+//! order and the row order — through the same [`GradingPolicy`] as report
+//! and compare.
+//!
+//! - rollout rows with `gold` + `response` (no `answer`) get `answer` and
+//!   `correct`; rows with `gold` + `answer` (no `correct`) get `correct`;
+//! - problem rows with `gold` + `responses` (or `answers`) arrays get an
+//!   `answers` array (when absent) and a `correct` array;
+//! - rows that already have `correct`, rows without `gold`, count rows and
+//!   malformed lines are kept unchanged.
+//!
+//! The new keys are appended to the row's own text, so numbers, escapes and
+//! unknown fields are byte-for-byte what they were.
+
+use rollstat_core::summary::Answer;
+use rollstat_grade::{GivenAnswer, GradingPolicy};
+use serde_json::{Map, Value};
+
+/// What happened to one line.
+#[derive(Debug, PartialEq)]
+pub enum LineOutcome {
+    /// The row with the new keys; (rollouts graded, correct, unextracted).
+    Graded(String, u64, u64, u64),
+    /// Written through unchanged, and why.
+    Kept(&'static str),
+    /// Not a JSON object (written through unchanged).
+    Bad(String),
+}
+
+fn golds(v: Option<&Value>) -> Option<Vec<String>> {
+    let scalar = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    };
+    match v? {
+        Value::Array(a) => {
+            let g: Vec<String> = a.iter().filter_map(scalar).collect();
+            (!g.is_empty()).then_some(g)
+        }
+        v => scalar(v).map(|s| vec![s]),
+    }
+}
+
+fn answer_value(v: &Value, what: &str) -> Result<Answer, String> {
+    match v {
+        Value::Null => Ok(Answer::Unextracted),
+        Value::String(s) => Ok(Answer::Text(s.clone())),
+        Value::Number(n) => Ok(Answer::Text(n.to_string())),
+        other => Err(format!(
+            "`{what}` must be a string, a number or null, found {other}"
+        )),
+    }
+}
+
+fn response_of(v: Option<&Value>) -> Option<&str> {
+    v.and_then(Value::as_str)
+}
+
+/// Grades one answer against any of `golds`: (answer to write, correct).
+fn grade_one(
+    g: &GradingPolicy,
+    golds: &[String],
+    answer: &Answer,
+    response: Option<&str>,
+) -> (Option<String>, bool) {
+    let given = match answer {
+        Answer::Text(a) => GivenAnswer::Text(a),
+        Answer::Unextracted => GivenAnswer::Unextracted,
+        Answer::Unknown => GivenAnswer::Absent,
+    };
+    match g.answer_of(given, response) {
+        None => (None, false),
+        Some(a) => {
+            let ok = g.matches_any(golds, &a);
+            (Some(a), ok)
+        }
+    }
+}
+
+/// Appends `"key": value` pairs to a JSON object's text.
+fn append(line: &str, pairs: &[(&str, Value)]) -> String {
+    let t = line.trim_end();
+    let close = t.rfind('}').expect("a JSON object ends with }");
+    let mut out = String::with_capacity(t.len() + 64);
+    out.push_str(t[..close].trim_end());
+    for (k, v) in pairs {
+        out.push_str(", ");
+        out.push_str(&Value::String((*k).to_string()).to_string());
+        out.push_str(": ");
+        out.push_str(&v.to_string());
+    }
+    out.push('}');
+    out
+}
+
+/// Grades one JSON Lines row (see the module docs): the row's own text
+/// with `answer` / `correct` appended, or why it is kept as it was.
+///
+/// ```
+/// use rollstat::grade::{grade_line, LineOutcome};
+/// let p = rollstat::GradingPolicy::default();
+/// let o = grade_line(r#"{"problem": "p", "gold": "1/2", "response": "so \\boxed{0.5}"}"#, &p);
+/// assert!(matches!(o, LineOutcome::Graded(ref s, 1, 1, 0) if s.ends_with(r#""answer": "0.5", "correct": true}"#)));
+/// ```
+pub fn grade_line(line: &str, g: &GradingPolicy) -> LineOutcome {
+    let m: Map<String, Value> = match serde_json::from_str::<Value>(line.trim()) {
+        Ok(Value::Object(m)) => m,
+        Ok(other) => return LineOutcome::Bad(format!("not a JSON object ({other})")),
+        Err(e) => return LineOutcome::Bad(format!("not JSON: {e}")),
+    };
+    if m.contains_key("correct") {
+        return LineOutcome::Kept("already graded");
+    }
+    let Some(golds) = golds(m.get("gold")) else {
+        return LineOutcome::Kept("no gold");
+    };
+    let arrays = m.get("responses").and_then(Value::as_array);
+    let given = m.get("answers").and_then(Value::as_array);
+    if arrays.is_some() || given.is_some() {
+        let n = given.or(arrays).map_or(0, |a| a.len());
+        let mut answers = Vec::with_capacity(n);
+        let mut correct = Vec::with_capacity(n);
+        let (mut c, mut u) = (0, 0);
+        for i in 0..n {
+            let answer = match given {
+                Some(a) => match answer_value(&a[i], &format!("answers[{i}]")) {
+                    Ok(x) => x,
+                    Err(e) => return LineOutcome::Bad(e),
+                },
+                None => Answer::Unknown,
+            };
+            let response = arrays.and_then(|r| response_of(r.get(i)));
+            let (a, ok) = grade_one(g, &golds, &answer, response);
+            c += ok as u64;
+            u += a.is_none() as u64;
+            answers.push(a.map_or(Value::Null, Value::String));
+            correct.push(Value::Bool(ok));
+        }
+        let mut pairs = Vec::new();
+        if given.is_none() {
+            pairs.push(("answers", Value::Array(answers)));
+        }
+        pairs.push(("correct", Value::Array(correct)));
+        return LineOutcome::Graded(append(line, &pairs), n as u64, c, u);
+    }
+    let response = response_of(m.get("response"));
+    let (answer, has_answer) = match m.get("answer") {
+        Some(v) => match answer_value(v, "answer") {
+            Ok(a) => (a, true),
+            Err(e) => return LineOutcome::Bad(e),
+        },
+        None if response.is_some() => (Answer::Unknown, false),
+        None => return LineOutcome::Kept("no answer or response"),
+    };
+    let (a, ok) = grade_one(g, &golds, &answer, response);
+    let mut pairs = Vec::new();
+    let unextracted = a.is_none() as u64;
+    if !has_answer {
+        pairs.push(("answer", a.map_or(Value::Null, Value::String)));
+    }
+    pairs.push(("correct", Value::Bool(ok)));
+    LineOutcome::Graded(append(line, &pairs), 1, ok as u64, unextracted)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grader() -> GradingPolicy {
+        GradingPolicy::default()
+    }
+
+    #[test]
+    fn rows_get_answer_and_correct_appended() {
+        let g = &grader();
+        let o = grade_line(
+            r#"{"problem": "p", "gold": "1/2", "x": 1.50, "response": "so \\boxed{0.5}"}"#,
+            g,
+        );
+        assert_eq!(
+            o,
+            LineOutcome::Graded(
+                r#"{"problem": "p", "gold": "1/2", "x": 1.50, "response": "so \\boxed{0.5}", "answer": "0.5", "correct": true}"#.into(),
+                1,
+                1,
+                0
+            )
+        );
+        let o = grade_line(r#"{"problem":"p","gold":"3","answer":"[invalid]"}"#, g);
+        assert_eq!(
+            o,
+            LineOutcome::Graded(
+                r#"{"problem":"p","gold":"3","answer":"[invalid]", "correct": false}"#.into(),
+                1,
+                0,
+                1
+            )
+        );
+        assert_eq!(
+            grade_line(r#"{"problem":"p","gold":"3","correct":true}"#, g),
+            LineOutcome::Kept("already graded")
+        );
+        assert_eq!(
+            grade_line(r#"{"problem":"p","response":"3"}"#, g),
+            LineOutcome::Kept("no gold")
+        );
+        assert!(matches!(grade_line("[1]", g), LineOutcome::Bad(_)));
+        let o = grade_line(
+            r#"{"problem":"p","gold":["4","four"],"responses":["\\boxed{4}","no idea",null]}"#,
+            g,
+        );
+        assert_eq!(
+            o,
+            LineOutcome::Graded(
+                r#"{"problem":"p","gold":["4","four"],"responses":["\\boxed{4}","no idea",null], "answers": ["4",null,null], "correct": [true,false,false]}"#.into(),
+                3,
+                1,
+                2
+            )
+        );
+    }
+}

@@ -1,0 +1,373 @@
+//! The metric block of one population: every metric entry built in one
+//! step from its column — value, standard error (CR1 when clustered),
+//! interval, variance split. All metrics of one population are resampled
+//! with the same problem (or cluster) indices, so their intervals are
+//! consistent.
+
+use crate::document::{CiConfig, Interval, MetricBlock, MetricEntry, Ordered, VarianceEntry};
+use crate::findings::Finding;
+use crate::options::{IntervalMethod, IntervalOptions};
+use rayon::prelude::*;
+use rollstat_core::aggregate::{Exclusion, Metric, MetricColumn, PointSummary};
+use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
+use rollstat_stats::{
+    binomial_interval, bootstrap_means, cluster_bootstrap_means, clustered_se, dist,
+    method_warnings, pass1_sampling_variance, pass_at_k_sampling_variance, rng,
+    variance_decomposition, BootstrapConfig, BootstrapReport, CiMethod, ClusteredSe, MethodContext,
+};
+
+/// What `config.ci` records for these options.
+pub(crate) fn ci_config(o: &IntervalOptions) -> CiConfig {
+    let resampled = o.method.resamples();
+    CiConfig {
+        method: match (o.method, &o.cluster_by) {
+            (IntervalMethod::None, _) => "none".into(),
+            (m, Some(_)) if resampled => format!("cluster-{}", m.name()),
+            (m, _) => m.name().into(),
+        },
+        level: o.level,
+        resamples: resampled.then_some(o.resamples as u64),
+        seed: resampled.then_some(o.seed),
+        rng: resampled.then(|| rng::RNG_SCHEME.to_string()),
+        cluster_by: o.cluster_by.clone(),
+    }
+}
+
+/// The population a block is computed over.
+pub(crate) struct Population<'a> {
+    pub columns: &'a [MetricColumn],
+    pub summaries: &'a [ProblemSummary],
+    pub clusters: Option<&'a [u64]>,
+    pub n_requested: u64,
+    pub policy: DenominatorPolicy,
+}
+
+/// Builds every entry of the population's block; returns the findings
+/// about intervals (fallbacks, method advice).
+pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBlock, Vec<Finding>) {
+    let points: Vec<Option<PointSummary>> = pop.columns.iter().map(MetricColumn::summary).collect();
+    let defined: Vec<&MetricColumn> = pop
+        .columns
+        .iter()
+        .zip(&points)
+        .filter_map(|(c, p)| p.map(|_| c))
+        .collect();
+    let boot = (o.method.resamples() && !defined.is_empty())
+        .then(|| bootstrap(&defined, pop.clusters, o))
+        .flatten();
+    // What each column needs from its values, for all columns in parallel.
+    let stats: Vec<ColumnStats> = defined
+        .par_iter()
+        .map(|col| ColumnStats::of(col, pop.clusters, pop.summaries))
+        .collect();
+    let mut block = MetricBlock::default();
+    let mut fell_back = Vec::new();
+    let mut next = 0;
+    for (col, point) in pop.columns.iter().zip(points) {
+        let name = col.metric.to_string();
+        let Some(point) = point else {
+            block.not_computable.insert(name, main_reason(col));
+            continue;
+        };
+        let idx = next;
+        next += 1;
+        let built = Entry {
+            col,
+            point,
+            stats: &stats[idx],
+            boot: boot.as_ref().map(|b| (b, idx)),
+            clustered: pop.clusters.is_some(),
+        }
+        .build(o, pop);
+        if built.fell_back {
+            fell_back.push(name.clone());
+        }
+        block.metrics.insert(name, built.entry);
+    }
+    let mut findings = Vec::new();
+    if !fell_back.is_empty() {
+        findings.push(Finding::BinomialFallback {
+            method: o.method.name().to_string(),
+            metrics: fell_back,
+        });
+    }
+    if let Some(first) = defined.first() {
+        findings.extend(method_findings(first, pop.clusters, o));
+    }
+    (block, findings)
+}
+
+/// The most common exclusion reason of a column with no value.
+pub(crate) fn main_reason(col: &MetricColumn) -> String {
+    col.excluded
+        .iter()
+        .max_by_key(|(_, c)| *c)
+        .map(|(r, _)| r.to_string())
+        .unwrap_or_else(|| "no problems".into())
+}
+
+fn exclusion_key(e: Exclusion) -> &'static str {
+    match e {
+        Exclusion::TooFewRollouts => "too_few_rollouts",
+        Exclusion::NoRolloutDetail => "no_rollout_detail",
+        Exclusion::NoAnswers => "no_answers",
+    }
+}
+
+/// One defined column and what its entry is built from.
+struct Entry<'a> {
+    col: &'a MetricColumn,
+    point: PointSummary,
+    stats: &'a ColumnStats,
+    /// The population's bootstrap and this column's index in it.
+    boot: Option<(&'a BootstrapReport, usize)>,
+    clustered: bool,
+}
+
+struct Built {
+    entry: MetricEntry,
+    /// A binomial method was asked but this column got the bootstrap.
+    fell_back: bool,
+}
+
+impl Entry<'_> {
+    fn build(self, o: &IntervalOptions, pop: &Population) -> Built {
+        let st = self.stats;
+        let (stderr, df) = match &st.clustered {
+            Some(c) => (Some(c.se_cr1), c.clusters as f64 - 1.0),
+            None => (self.point.stderr, st.n as f64 - 1.0),
+        };
+        let value = self.point.mean;
+        let interval = |m: CiMethod| {
+            self.boot.map(|(b, i)| {
+                let iv = b.columns[i].interval(m);
+                [iv.lower, iv.upper]
+            })
+        };
+        let mut fell_back = false;
+        let bounds = match o.method {
+            IntervalMethod::None => None,
+            IntervalMethod::Resampled(CiMethod::T) => stderr.filter(|_| df >= 1.0).map(|se| {
+                let q = dist::t_quantile(1.0 - (1.0 - o.level) / 2.0, df);
+                [value - q * se, value + q * se]
+            }),
+            IntervalMethod::Binomial(m) if st.binary && !self.clustered => {
+                binomial_interval(st.ones, st.n as u64, o.level, m)
+                    .ok()
+                    .map(|i| [i.lower, i.upper])
+            }
+            IntervalMethod::Binomial(_) => {
+                fell_back = true;
+                interval(CiMethod::Percentile)
+            }
+            IntervalMethod::Resampled(m) => interval(m),
+        };
+        let asked = o.method != IntervalMethod::None;
+        let method = match () {
+            _ if fell_back => "bootstrap".to_string(),
+            _ => ci_config(o).method,
+        };
+        let ci = bounds
+            .filter(|c| c[0].is_finite() && c[1].is_finite())
+            .map(|[lower, upper]| Interval {
+                lower,
+                upper,
+                level: o.level,
+                method: method.clone(),
+            });
+        let mut excluded = Ordered::default();
+        for (reason, count) in &self.col.excluded {
+            excluded.insert(exclusion_key(*reason), *count);
+        }
+        let metric = &self.col.metric;
+        let entry = MetricEntry {
+            value,
+            stderr,
+            ci,
+            method,
+            level: asked.then_some(o.level),
+            seed: (asked && o.method.resamples()).then_some(o.seed),
+            n_problems: self.point.n_problems,
+            n_excluded: self.col.n_excluded(),
+            excluded,
+            k: metric.k(),
+            n: pop.n_requested,
+            denominator: pop.policy,
+            unit: if metric.is_fraction() {
+                "fraction"
+            } else {
+                "count"
+            }
+            .into(),
+            variance: st.variance.clone(),
+        };
+        Built { entry, fell_back }
+    }
+}
+
+/// Advice about the method for this population (small N, 0/1 metrics, …).
+fn method_findings(
+    first: &MetricColumn,
+    clusters: Option<&[u64]>,
+    o: &IntervalOptions,
+) -> Vec<Finding> {
+    let IntervalMethod::Resampled(method) = o.method else {
+        return Vec::new();
+    };
+    let defined = first.values.iter().filter(|v| !v.is_nan());
+    let n = defined.clone().count();
+    let binary = defined.clone().all(|&v| v == 0.0 || v == 1.0);
+    let ctx = MethodContext {
+        method,
+        n,
+        clusters: clusters.map(distinct_count),
+        binary,
+        resamples: o.resamples,
+    };
+    method_warnings(&ctx)
+        .into_iter()
+        .map(|w| Finding::IntervalMethod {
+            message: w.message,
+            suggestion: w.suggestion.map(str::to_string),
+        })
+        .collect()
+}
+
+/// Number of distinct cluster ids.
+pub(crate) fn distinct_count(ids: &[u64]) -> usize {
+    let mut ids = ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.len()
+}
+
+fn bootstrap(
+    cols: &[&MetricColumn],
+    clusters: Option<&[u64]>,
+    o: &IntervalOptions,
+) -> Option<BootstrapReport> {
+    let slices: Vec<&[f64]> = cols.iter().map(|c| c.values.as_slice()).collect();
+    let cfg = BootstrapConfig {
+        resamples: o.resamples,
+        level: o.level,
+        seed: o.seed,
+    };
+    match clusters {
+        Some(cl) => cluster_bootstrap_means(&slices, cl, &cfg).ok(),
+        None => bootstrap_means(&slices, &cfg).ok(),
+    }
+}
+
+/// Per column: what the interval code reads from its values.
+struct ColumnStats {
+    clustered: Option<ClusteredSe>,
+    variance: Option<VarianceEntry>,
+    /// Defined values.
+    n: usize,
+    /// Values equal to 1.
+    ones: u64,
+    /// Every defined value is 0 or 1.
+    binary: bool,
+}
+
+impl ColumnStats {
+    fn of(col: &MetricColumn, clusters: Option<&[u64]>, summaries: &[ProblemSummary]) -> Self {
+        let (mut n, mut ones, mut binary) = (0usize, 0u64, true);
+        for &v in col.values.iter().filter(|v| !v.is_nan()) {
+            n += 1;
+            ones += (v == 1.0) as u64;
+            binary &= v == 0.0 || v == 1.0;
+        }
+        ColumnStats {
+            clustered: clusters.and_then(|cl| clustered_se(&col.values, cl).ok()),
+            variance: variance_split(&col.metric, &col.values, summaries),
+            n,
+            ones,
+            binary,
+        }
+    }
+}
+
+/// Between/within split for pass@k, from the unbiased per-problem sampling
+/// variance (defined where n ≥ 2k).
+fn variance_split(
+    metric: &Metric,
+    values: &[f64],
+    summaries: &[ProblemSummary],
+) -> Option<VarianceEntry> {
+    let Metric::PassAtK(k) = *metric else {
+        return None;
+    };
+    let v = sampling_variances(k, summaries);
+    let d = variance_decomposition(values, &v).ok()?;
+    if d.n < 2 {
+        return None;
+    }
+    Some(VarianceEntry {
+        between: d.between,
+        within: d.within,
+        dominant: format!("{:?}", d.dominant).to_lowercase(),
+        advice: d.dominant.advice().to_string(),
+        n_problems: d.n as u64,
+    })
+}
+
+/// Per problem, the unbiased sampling variance of its pass@k estimate. It
+/// depends on (n, c) only, which repeat across problems: a dense row per n
+/// (up to 4096), a map beyond.
+fn sampling_variances(k: u64, summaries: &[ProblemSummary]) -> Vec<f64> {
+    let compute = |n: u64, c: u64| {
+        let est = if k == 1 {
+            pass1_sampling_variance(n, c)
+        } else {
+            pass_at_k_sampling_variance(n, c, k)
+        };
+        est.unwrap_or(f64::NAN)
+    };
+    let mut rows: Vec<Vec<Option<f64>>> = Vec::new();
+    let mut big: std::collections::HashMap<(u64, u64), f64> = std::collections::HashMap::new();
+    summaries
+        .iter()
+        .map(|p| {
+            if p.n <= 4096 && p.c <= p.n {
+                let n = p.n as usize;
+                if rows.len() <= n {
+                    rows.resize(n + 1, Vec::new());
+                }
+                if rows[n].is_empty() {
+                    rows[n] = vec![None; n + 1];
+                }
+                *rows[n][p.c as usize].get_or_insert_with(|| compute(p.n, p.c))
+            } else {
+                *big.entry((p.n, p.c)).or_insert_with(|| compute(p.n, p.c))
+            }
+        })
+        .collect()
+}
+
+/// Dense cluster ids in order of first appearance; a problem without a
+/// value is its own cluster (treated as independent).
+pub(crate) fn cluster_ids(values: &[Option<&str>]) -> Vec<u64> {
+    let mut map: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+    let mut next = 0u64;
+    values
+        .iter()
+        .map(|v| {
+            let fresh = |next: &mut u64| {
+                *next += 1;
+                *next - 1
+            };
+            match v {
+                Some(s) => match map.get(s) {
+                    Some(&id) => id,
+                    None => {
+                        let id = fresh(&mut next);
+                        map.insert(s, id);
+                        id
+                    }
+                },
+                None => fresh(&mut next),
+            }
+        })
+        .collect()
+}

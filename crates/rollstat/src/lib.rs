@@ -1,0 +1,77 @@
+//! # rollstat
+//!
+//! The engine behind every rollstat front end (the `rollstat` command, the
+//! Python package): typed options in, a finished document out.
+//!
+//! - [`report()`] — sources ([`Source`]: paths, directories, stdin, bytes,
+//!   or in-memory [`rows::Row`]s) → canonical rollouts → per-problem
+//!   summaries → every metric with its interval → a [`Report`] (health
+//!   accounting, findings, per-group breakdown, harness reconciliation).
+//! - [`compare()`] — two systems on the same problems → a [`Comparison`]
+//!   (paired differences, intervals, sign-flip and McNemar p-values, Holm/BH,
+//!   non-inferiority verdicts).
+//! - [`power()`] — minimum detectable effect and problems needed, from
+//!   parameters or from a [`Report`] → a [`PowerReport`].
+//!
+//! Report and compare read through one population path: the same reading,
+//! grading policy ([`rollstat_grade::GradingPolicy`]: gold rules, junk rule,
+//! answer clustering), summaries and intervals. Findings are data
+//! ([`Finding`]); errors ([`Error`]) name options by their field names, never
+//! by command-line flags.
+//!
+//! ```
+//! use rollstat::rows::{RolloutRow, Row};
+//! use rollstat::{report, ReportOptions, Source};
+//! // Two problems, 4 rollouts each.
+//! let rows: Vec<Row> = [("p1", [true, false, false, true]), ("p2", [false, false, false, true])]
+//!     .iter()
+//!     .flat_map(|(p, cs)| cs.iter().enumerate().map(move |(i, &c)| RolloutRow::new(*p, c).rollout(i as u64).into()))
+//!     .collect();
+//! let mut opts = ReportOptions::default();
+//! opts.intervals.resamples = 1000;
+//! let r = report(&[Source::Rows { name: "memory".into(), rows }], &opts).unwrap();
+//! let p1 = r.block.metrics.get("pass@1").unwrap();
+//! assert_eq!(p1.value, 0.375); // (2/4 + 1/4) / 2
+//! assert_eq!(r.health.n_problems, 2);
+//! assert!(p1.ci.is_some());
+//! ```
+
+mod compare;
+mod document;
+mod error;
+mod findings;
+pub mod grade;
+mod grading;
+mod harness;
+mod intervals;
+mod options;
+mod population;
+mod power;
+mod read;
+mod report;
+pub mod rows;
+
+pub use compare::{
+    compare, trim_float, CompareConfig, Comparison, Discordant, FailCheck, NotComputable, Pairs,
+    Row as CompareRow, Side, COMPARE_SCHEMA,
+};
+pub use document::{
+    CiConfig, Config, Diagnostics, GroupReport, HarnessComparison, Health, InputInfo, Interval,
+    MetricBlock, MetricEntry, Ordered, PerProblem, Report, RolloutDistribution, VarianceEntry,
+    REPORT_SCHEMA,
+};
+pub use error::{Error, OptionName, Result};
+pub use findings::Finding;
+pub use options::{
+    CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink, MetricOptions,
+    ReportOptions, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
+};
+pub use power::{power, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
+pub use read::{canonical_rows, gather, Gathered, Loaded, Source};
+pub use report::report;
+
+pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
+pub use rollstat_core::vote::TiePolicy;
+pub use rollstat_formats::Format;
+pub use rollstat_grade::{GradingPolicy, Match};
+pub use rollstat_io::{BadLine, Dedupe, ReadOptions};

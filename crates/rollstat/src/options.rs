@@ -1,0 +1,403 @@
+//! Typed options of [`crate::report`], [`crate::compare`] and
+//! [`crate::power`]. Every field has a documented default
+//! ([`Default`]); [`ReportOptions::validate`] and its siblings check ranges
+//! and name the offending field in [`Error::InvalidOption`].
+
+use crate::error::{Error, Result};
+use rollstat_core::summary::DenominatorPolicy;
+use rollstat_core::vote::TiePolicy;
+use rollstat_formats::Format;
+use rollstat_grade::GradingPolicy;
+use rollstat_io::Dedupe;
+use rollstat_stats::{BinomialMethod, CiMethod};
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
+
+/// Receives messages for people while sources are read — unreadable files
+/// (`error: …`), empty inputs (`warning: …`) and malformed rows
+/// (`path:line: reason`, the first 20, then a count) — as they happen, so a
+/// front end can show them even when reading then fails.
+///
+/// ```
+/// let sink = rollstat::MessageSink::new(|m| eprintln!("{m}"));
+/// sink.send("hello");
+/// ```
+#[derive(Clone)]
+pub struct MessageSink(Arc<dyn Fn(&str) + Send + Sync>);
+
+impl MessageSink {
+    /// A sink calling `f` with each message.
+    pub fn new(f: impl Fn(&str) + Send + Sync + 'static) -> MessageSink {
+        MessageSink(Arc::new(f))
+    }
+    /// Sends one message.
+    pub fn send(&self, message: &str) {
+        (self.0)(message)
+    }
+}
+
+impl std::fmt::Debug for MessageSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MessageSink")
+    }
+}
+
+/// The interval a report or comparison computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntervalMethod {
+    /// No interval (standard errors only).
+    None,
+    /// A resampling or t interval over problems (or clusters).
+    Resampled(CiMethod),
+    /// A binomial interval where each problem contributes one 0/1 value
+    /// (others fall back to the percentile bootstrap, and say so).
+    Binomial(BinomialMethod),
+}
+
+impl IntervalMethod {
+    /// The name recorded in reports: `none`, `bootstrap` (percentile),
+    /// `bca`, `basic`, `t`, `wilson`, `jeffreys`, `clopper-pearson`.
+    pub fn name(self) -> &'static str {
+        match self {
+            IntervalMethod::None => "none",
+            IntervalMethod::Resampled(CiMethod::Percentile) => "bootstrap",
+            IntervalMethod::Resampled(m) => m.name(),
+            IntervalMethod::Binomial(m) => m.name(),
+        }
+    }
+
+    /// Whether the method draws bootstrap resamples (binomial methods do,
+    /// for the metrics that fall back).
+    pub fn resamples(self) -> bool {
+        matches!(
+            self,
+            IntervalMethod::Resampled(CiMethod::Percentile | CiMethod::Basic | CiMethod::Bca)
+                | IntervalMethod::Binomial(_)
+        )
+    }
+}
+
+impl std::str::FromStr for IntervalMethod {
+    type Err = String;
+    /// ```
+    /// use rollstat::IntervalMethod;
+    /// assert_eq!("none".parse::<IntervalMethod>().unwrap(), IntervalMethod::None);
+    /// assert_eq!("bootstrap".parse::<IntervalMethod>().unwrap().name(), "bootstrap");
+    /// assert!("magic".parse::<IntervalMethod>().is_err());
+    /// ```
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Ok(match s {
+            "none" => IntervalMethod::None,
+            "bootstrap" | "percentile" => IntervalMethod::Resampled(CiMethod::Percentile),
+            "bca" => IntervalMethod::Resampled(CiMethod::Bca),
+            "basic" => IntervalMethod::Resampled(CiMethod::Basic),
+            "t" => IntervalMethod::Resampled(CiMethod::T),
+            "wilson" => IntervalMethod::Binomial(BinomialMethod::Wilson),
+            "jeffreys" => IntervalMethod::Binomial(BinomialMethod::Jeffreys),
+            "clopper-pearson" => IntervalMethod::Binomial(BinomialMethod::ClopperPearson),
+            other => {
+                return Err(format!(
+                    "unknown method '{other}'; expected bootstrap, bca, basic, t, wilson, jeffreys, clopper-pearson or none"
+                ))
+            }
+        })
+    }
+}
+
+/// Largest number of bootstrap resamples accepted (memory grows with
+/// resamples × metrics).
+pub const MAX_RESAMPLES: usize = 10_000_000;
+
+/// How intervals are computed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct IntervalOptions {
+    /// Default: percentile bootstrap.
+    pub method: IntervalMethod,
+    /// Two-sided level; default 0.95.
+    pub level: f64,
+    /// Bootstrap resamples; default 10,000.
+    pub resamples: usize,
+    /// Seed of the resampling streams (output is identical for any thread
+    /// count); default 20260729.
+    pub seed: u64,
+    /// Field whose values cluster problems: CR1 standard errors and a
+    /// bootstrap over whole clusters. Default: none.
+    pub cluster_by: Option<String>,
+}
+
+impl Default for IntervalOptions {
+    fn default() -> Self {
+        IntervalOptions {
+            method: IntervalMethod::Resampled(CiMethod::Percentile),
+            level: 0.95,
+            resamples: 10_000,
+            seed: 20_260_729,
+            cluster_by: None,
+        }
+    }
+}
+
+impl IntervalOptions {
+    /// Checks `level` and `resamples`.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.level > 0.0 && self.level < 1.0) {
+            return Err(Error::invalid(
+                "level",
+                format!("{} is not in (0, 1)", self.level),
+            ));
+        }
+        if self.resamples < 2 {
+            return Err(Error::invalid("resamples", "need at least 2"));
+        }
+        if self.resamples > MAX_RESAMPLES {
+            return Err(Error::invalid(
+                "resamples",
+                format!("{} exceeds the maximum of {MAX_RESAMPLES}", self.resamples),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A G-Pass threshold τ in [0, 1].
+pub(crate) fn tau_text(t: f64) -> String {
+    // `{:?}` keeps one decimal for whole numbers: 1.0 → "1.0", 0.5 → "0.5".
+    format!("{t:?}")
+}
+
+/// What to compute, shared by report and compare.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricOptions {
+    /// Draw sizes k; default: 1, 2, 4, … up to n, and n.
+    pub k: Option<Vec<u64>>,
+    /// G-Pass thresholds τ; default 0.25, 0.5, 0.75, 1.0.
+    pub tau: Vec<f64>,
+    /// Requested rollouts per problem; default: the largest n seen.
+    pub n: Option<u64>,
+    /// Failed rollouts count as wrong (`Requested`, default) or are dropped.
+    pub denominator: DenominatorPolicy,
+    /// maj@n tie policy; default `First`.
+    pub tie_policy: TiePolicy,
+    /// The first bad row or short problem is an error; default false.
+    pub strict: bool,
+    /// Keep the first or last of duplicated rollouts instead of failing.
+    pub dedupe: Option<Dedupe>,
+}
+
+impl Default for MetricOptions {
+    fn default() -> Self {
+        MetricOptions {
+            k: None,
+            tau: vec![0.25, 0.5, 0.75, 1.0],
+            n: None,
+            denominator: DenominatorPolicy::Requested,
+            tie_policy: TiePolicy::First,
+            strict: false,
+            dedupe: None,
+        }
+    }
+}
+
+/// Largest k or n accepted (2⁶²: doubling k stays in range).
+pub const MAX_DRAW: u64 = 1 << 62;
+
+impl MetricOptions {
+    /// Checks `k`, `tau` and `n`.
+    pub fn validate(&self) -> Result<()> {
+        for &t in &self.tau {
+            if !(0.0..=1.0).contains(&t) {
+                return Err(Error::invalid("tau", format!("{t} is outside [0, 1]")));
+            }
+        }
+        if let Some(ks) = &self.k {
+            if ks.contains(&0) {
+                return Err(Error::invalid("k", "k must be at least 1"));
+            }
+            if let Some(k) = ks.iter().find(|&&k| k > MAX_DRAW) {
+                return Err(Error::invalid(
+                    "k",
+                    format!("{k} exceeds the maximum of 2^62"),
+                ));
+            }
+        }
+        match self.n {
+            Some(0) => Err(Error::invalid(
+                "n",
+                "the requested rollouts must be at least 1",
+            )),
+            Some(n) if n > MAX_DRAW => Err(Error::invalid(
+                "n",
+                format!("{n} exceeds the maximum of 2^62"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// The thresholds with the text used in metric names (`g-pass@4_0.5`).
+    pub(crate) fn taus(&self) -> Vec<(f64, String)> {
+        self.tau.iter().map(|&t| (t, tau_text(t))).collect()
+    }
+}
+
+/// Options of [`crate::report()`].
+///
+/// ```
+/// let opts = rollstat::ReportOptions::default();
+/// assert_eq!(opts.intervals.level, 0.95);
+/// assert!(opts.validate().is_ok());
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ReportOptions {
+    /// What to compute.
+    pub metrics: MetricOptions,
+    /// How intervals are computed.
+    pub intervals: IntervalOptions,
+    /// How answers are extracted, graded and clustered; default: extract
+    /// `math`, match `equivalent`.
+    pub grading: GradingPolicy,
+    /// Break metrics down by this field (subset, model, any column).
+    pub by: Option<String>,
+    /// Include every problem's per-metric values.
+    pub per_problem: bool,
+    /// The input format, overriding detection (paths and bytes only).
+    pub source_format: Option<Format>,
+    /// Bytes read so far, updated while reading (for a progress display).
+    pub bytes_read: Option<Arc<AtomicU64>>,
+    /// Where messages about the reading go as they happen; without one they
+    /// are kept in [`crate::Report::diagnostics`].
+    pub messages: Option<MessageSink>,
+}
+
+impl ReportOptions {
+    /// Checks every range.
+    pub fn validate(&self) -> Result<()> {
+        self.metrics.validate()?;
+        self.intervals.validate()
+    }
+}
+
+/// Which verdict makes [`crate::Comparison::fail`] fail.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FailOn {
+    /// Fail when a checked row is `inferior`.
+    Inferior,
+    /// Fail unless every checked row is `non-inferior`.
+    Inconclusive,
+}
+
+impl FailOn {
+    /// `inferior` or `inconclusive`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FailOn::Inferior => "inferior",
+            FailOn::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// Options of [`crate::compare()`].
+#[derive(Clone, Debug)]
+pub struct CompareOptions {
+    /// What to compute (as for a report).
+    pub metrics: MetricOptions,
+    /// How intervals are computed; binomial methods are refused.
+    pub intervals: IntervalOptions,
+    /// How answers are extracted, graded and clustered (as for a report).
+    pub grading: GradingPolicy,
+    /// One input: the field that names the systems (`model` or `run`).
+    pub by: Option<String>,
+    /// One input: the value of `by` that is system A (default: the first seen).
+    pub a: Option<String>,
+    /// One input: the value of `by` that is system B (default: the second seen).
+    pub b: Option<String>,
+    /// Two inputs: also compare per value of this field.
+    pub group_by: Option<String>,
+    /// Non-inferiority margin (a fraction: 0.02 = 2 points).
+    pub margin: Option<f64>,
+    /// Which verdict fails the check; needs `margin`.
+    pub fail_on: Option<FailOn>,
+    /// Metrics the check covers (default: every overall row with a verdict).
+    pub metric: Option<Vec<String>>,
+    /// Random sign-flip permutations (exact enumeration when 2^m ≤ this);
+    /// default 10,000.
+    pub permutations: usize,
+    /// The input format, overriding detection (paths and bytes only).
+    pub source_format: Option<Format>,
+    /// Where messages about the reading go as they happen (see
+    /// [`MessageSink`]); without one they are dropped.
+    pub messages: Option<MessageSink>,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            metrics: MetricOptions::default(),
+            intervals: IntervalOptions::default(),
+            grading: GradingPolicy::default(),
+            by: None,
+            a: None,
+            b: None,
+            group_by: None,
+            margin: None,
+            fail_on: None,
+            metric: None,
+            permutations: 10_000,
+            source_format: None,
+            messages: None,
+        }
+    }
+}
+
+/// Largest number of sign-flip permutations accepted.
+pub const MAX_PERMUTATIONS: usize = 100_000_000;
+
+impl CompareOptions {
+    /// Checks every range and the combinations (`fail_on` needs `margin`,
+    /// a margin needs an interval, …).
+    pub fn validate(&self) -> Result<()> {
+        self.metrics.validate()?;
+        self.intervals.validate()?;
+        if let Some(m) = self.margin {
+            if !(m > 0.0 && m < 1.0) {
+                return Err(Error::invalid(
+                    "margin",
+                    format!("{m} is not in (0, 1) (a fraction: 0.02 = 2 points)"),
+                ));
+            }
+            if self.intervals.method == IntervalMethod::None {
+                return Err(Error::invalid(
+                    "margin",
+                    "a margin needs an interval (the interval method is none)",
+                ));
+            }
+            if self.intervals.level <= 0.5 {
+                return Err(Error::invalid(
+                    "level",
+                    "the verdict uses one-sided bounds at this level, which must exceed 0.5",
+                ));
+            }
+        }
+        if self.fail_on.is_some() && self.margin.is_none() {
+            return Err(Error::invalid("fail_on", "needs a margin"));
+        }
+        if self.permutations == 0 {
+            return Err(Error::invalid("permutations", "need at least 1"));
+        }
+        if self.permutations > MAX_PERMUTATIONS {
+            return Err(Error::invalid(
+                "permutations",
+                format!(
+                    "{} exceeds the maximum of {MAX_PERMUTATIONS}",
+                    self.permutations
+                ),
+            ));
+        }
+        if let IntervalMethod::Binomial(b) = self.intervals.method {
+            return Err(Error::invalid(
+                "method",
+                format!("{}: binomial intervals are for one proportion; a paired difference needs bootstrap, bca, basic or t", b.name()),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,440 @@
+//! `rollstat power`: minimum detectable effect, problems needed, and what
+//! more rollouts buy compared with more problems, for a paired comparison
+//! of two systems (Miller 2024 §5, Eq. 9–10, with the errata of
+//! statistics.md §1.6: ω² is computed from the correlation, not copied from
+//! the paper's inconsistent 1/9, and every number follows the formula, not
+//! the paper's rounding).
+//!
+//! All variances are **per problem** (n·Var(μ̂)): `V = ω² + σ_A²/K_A +
+//! σ_B²/K_B`, where ω² = Var(x_A) + Var(x_B) − 2·Cov(x_A, x_B) is the
+//! between-problem variance of the difference of the conditional means and
+//! σ² is the mean within-problem variance of one rollout's score.
+
+use crate::document::Report;
+use crate::error::{Error, Result};
+use rollstat_stats::{minimum_detectable_effect, problems_needed, z_alpha_beta, PowerVariance};
+use serde::{Deserialize, Serialize};
+
+/// JSON schema name of the power output.
+pub const POWER_SCHEMA: &str = "rollstat.power/1";
+
+/// Options of [`power()`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct PowerOptions {
+    /// Problems N (default with a report: its n_problems).
+    pub problems: Option<f64>,
+    /// Rollouts per problem K for both systems (default 1; with a report: its n).
+    pub rollouts: Option<f64>,
+    /// Effect to detect (a fraction: 0.03 = 3 points) → problems needed.
+    pub delta: Option<f64>,
+    /// Two-sided significance level; default 0.05.
+    pub alpha: f64,
+    /// Target power 1 − β; default 0.8.
+    pub power: f64,
+    /// Correlation ρ of the two systems' per-problem conditional means.
+    /// Default 0: no pairing benefit.
+    pub correlation: Option<f64>,
+    /// ω² directly: between-problem variance of the difference of the two
+    /// systems' conditional means (overrides var_between/baseline/correlation).
+    pub omega2: Option<f64>,
+    /// Var(x): between-problem variance of one system's conditional mean.
+    pub var_between: Option<f64>,
+    /// Baseline accuracy p of a 0/1 score: Var(x) = p(1 − p) − σ².
+    pub baseline: Option<f64>,
+    /// σ²: mean within-problem variance of one rollout's score (default 0).
+    pub sigma2: Option<f64>,
+    /// Multipliers for the rollouts-vs-problems table; default 2, 4, 10.
+    pub factors: Vec<f64>,
+    /// With a report: only these metrics (default: every metric with a stderr).
+    pub metric: Option<Vec<String>>,
+}
+
+impl Default for PowerOptions {
+    fn default() -> Self {
+        PowerOptions {
+            problems: None,
+            rollouts: None,
+            delta: None,
+            alpha: 0.05,
+            power: 0.8,
+            correlation: None,
+            omega2: None,
+            var_between: None,
+            baseline: None,
+            sigma2: None,
+            factors: vec![2.0, 4.0, 10.0],
+            metric: None,
+        }
+    }
+}
+
+fn usage(option: &'static str, msg: impl Into<String>) -> Error {
+    Error::invalid(option, msg)
+}
+
+/// The `rollstat.power/1` document.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PowerReport {
+    pub schema: String,
+    pub version: String,
+    /// `parameters`, or the report.json path.
+    pub source: String,
+    pub alpha: f64,
+    pub power: f64,
+    /// (z_{α/2} + z_β)².
+    pub z2: f64,
+    pub rows: Vec<PowerRow>,
+    /// What was assumed, in words.
+    pub assumptions: Vec<String>,
+}
+
+/// One scenario (one metric of a report, or the given parameters).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PowerRow {
+    pub metric: Option<String>,
+    pub omega2: f64,
+    pub sigma2_a: f64,
+    pub sigma2_b: f64,
+    pub rollouts: f64,
+    /// Per-problem variance of the paired difference, ω² + σ_A²/K + σ_B²/K.
+    pub variance: f64,
+    /// Whether more rollouts shrink the variance as 1/K here (a split is known).
+    pub rollouts_scale: bool,
+    pub problems: Option<f64>,
+    /// Minimum detectable effect at `problems` (Eq. 10).
+    pub mde: Option<f64>,
+    pub delta: Option<f64>,
+    /// ⌈Eq. 9⌉ for `delta`.
+    pub problems_needed: Option<u64>,
+    /// Eq. 9 unrounded.
+    pub problems_needed_exact: Option<f64>,
+    /// MDE at `problems` with K → ∞ (only ω² remains).
+    pub mde_infinite_rollouts: Option<f64>,
+    pub problems_needed_infinite_rollouts: Option<u64>,
+    pub tradeoff: Vec<Tradeoff>,
+}
+
+/// The same cost multiplier spent on rollouts or on problems.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Tradeoff {
+    pub factor: f64,
+    /// MDE with factor × K rollouts at N problems.
+    pub mde_more_rollouts: Option<f64>,
+    /// MDE with factor × N problems at K rollouts.
+    pub mde_more_problems: Option<f64>,
+    /// Problems needed for `delta` with factor × K rollouts.
+    pub problems_needed_more_rollouts: Option<u64>,
+}
+
+fn check(a: &PowerOptions) -> Result<()> {
+    if !(a.alpha > 0.0 && a.alpha < 1.0) {
+        return Err(usage("alpha", format!("{} is not in (0, 1)", a.alpha)));
+    }
+    if !(a.power > 0.0 && a.power < 1.0) {
+        return Err(usage("power", format!("{} is not in (0, 1)", a.power)));
+    }
+    if let Some(r) = a.correlation {
+        if !(-1.0..=1.0).contains(&r) {
+            return Err(usage("correlation", format!("{r} is not in [−1, 1]")));
+        }
+    }
+    if let Some(d) = a.delta {
+        if d == 0.0 {
+            return Err(usage("delta", "the effect must be nonzero"));
+        }
+    }
+    for (name, v) in [
+        ("omega2", a.omega2),
+        ("var_between", a.var_between),
+        ("sigma2", a.sigma2),
+    ] {
+        if let Some(v) = v {
+            if v < 0.0 {
+                return Err(usage(name, format!("a variance cannot be negative ({v})")));
+            }
+        }
+    }
+    if let Some(p) = a.baseline {
+        if !(0.0..=1.0).contains(&p) {
+            return Err(usage("baseline", format!("{p} is not in [0, 1]")));
+        }
+    }
+    if a.factors.iter().any(|f| *f <= 0.0) {
+        return Err(usage("factors", "multipliers must be > 0"));
+    }
+    Ok(())
+}
+
+/// Minimum detectable effect, problems needed and the rollouts-vs-problems
+/// trade-off, from parameters or from a report (`source` names it).
+///
+/// ```
+/// let mut o = rollstat::PowerOptions::default();
+/// o.baseline = Some(0.5);
+/// o.problems = Some(500.0);
+/// let p = rollstat::power(&o, None).unwrap();
+/// // ω² = 2·0.25 = 0.5; MDE = (z_.975 + z_.8)·sqrt(0.5/500)
+/// assert!((p.rows[0].mde.unwrap() - 2.801585218 * (0.5f64 / 500.0).sqrt()).abs() < 1e-6);
+/// ```
+pub fn power(a: &PowerOptions, report: Option<(&str, &Report)>) -> Result<PowerReport> {
+    check(a)?;
+    let z = z_alpha_beta(a.alpha, a.power).map_err(|e| usage("alpha", e.to_string()))?;
+    let mut assumptions = Vec::new();
+    let (source, rows) = match report {
+        Some((path, r)) => (path.to_string(), from_report(a, path, r, &mut assumptions)?),
+        None => (
+            "parameters".to_string(),
+            vec![from_parameters(a, &mut assumptions)?],
+        ),
+    };
+    Ok(PowerReport {
+        schema: POWER_SCHEMA.into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        source,
+        alpha: a.alpha,
+        power: a.power,
+        z2: z * z,
+        rows,
+        assumptions,
+    })
+}
+
+fn from_parameters(a: &PowerOptions, notes: &mut Vec<String>) -> Result<PowerRow> {
+    if a.metric.is_some() {
+        return Err(usage(
+            "metric",
+            "selects metrics of a report; there is none",
+        ));
+    }
+    let sigma2 = a.sigma2.unwrap_or(0.0);
+    let k = a.rollouts.unwrap_or(1.0);
+    let rho = a.correlation.unwrap_or(0.0);
+    let omega2 = match (a.omega2, a.var_between, a.baseline) {
+        (Some(w), _, _) => {
+            notes.push(format!("ω² = {} as given", short(w)));
+            w
+        }
+        (None, Some(v), _) => {
+            notes.push(format!(
+                "ω² = 2·Var(x)·(1 − ρ) = 2·{}·(1 − {}) = {} (both systems have the between-problem variance Var(x))",
+                short(v),
+                short(rho),
+                short(2.0 * v * (1.0 - rho))
+            ));
+            2.0 * v * (1.0 - rho)
+        }
+        (None, None, Some(p)) => {
+            let v = p * (1.0 - p) - sigma2;
+            if v < 0.0 {
+                return Err(usage("sigma2", format!(
+                    "{sigma2} exceeds the total variance p(1 − p) = {} of a 0/1 score at baseline {p}",
+                    short(p * (1.0 - p))
+                )));
+            }
+            notes.push(format!(
+                "0/1 scores at baseline {}: Var(x) = p(1 − p) − σ² = {}; ω² = 2·Var(x)·(1 − ρ) with ρ = {} → {}",
+                short(p),
+                short(v),
+                short(rho),
+                short(2.0 * v * (1.0 - rho))
+            ));
+            2.0 * v * (1.0 - rho)
+        }
+        (None, None, None) => {
+            return Err(usage(
+                "omega2",
+                "power needs a variance: omega2, var_between (with correlation), or baseline — or a report",
+            ))
+        }
+    };
+    if a.problems.is_none() && a.delta.is_none() {
+        return Err(usage(
+            "problems",
+            "give problems (→ minimum detectable effect) and/or delta (→ problems needed)",
+        ));
+    }
+    if a.sigma2.is_none() && a.baseline.is_some() && a.omega2.is_none() && a.var_between.is_none() {
+        notes.push(
+            "σ² = 0 (σ² not given): all of p(1 − p) is taken as between-problem variance, as if each problem were always right or always wrong — the conservative case, in which more rollouts change nothing"
+                .into(),
+        );
+    } else if a.sigma2.is_none() && a.rollouts.is_some_and(|k| k != 1.0) {
+        notes.push(
+            "σ² = 0 (σ² not given): rollouts are assumed noiseless, so more rollouts change nothing"
+                .into(),
+        );
+    }
+    let v = PowerVariance {
+        omega2,
+        sigma2_a: sigma2,
+        sigma2_b: sigma2,
+        k_a: k,
+        k_b: k,
+    };
+    row(a, None, v, true, a.problems)
+}
+
+fn row(
+    a: &PowerOptions,
+    metric: Option<String>,
+    v: PowerVariance,
+    scales: bool,
+    n: Option<f64>,
+) -> Result<PowerRow> {
+    let err = |e: rollstat_stats::StatsError| usage("problems", e.to_string());
+    let mde = |var: f64, n: f64| minimum_detectable_effect(var, n, a.alpha, a.power).map_err(err);
+    let need = |var: f64| -> Result<Option<(u64, f64)>> {
+        match a.delta {
+            Some(d) => {
+                let x = problems_needed(var, d, a.alpha, a.power).map_err(err)?;
+                // 1e-9 guards a ceiling over rounding noise in exact cases.
+                Ok(Some(((x - 1e-9).ceil().max(1.0) as u64, x)))
+            }
+            None => Ok(None),
+        }
+    };
+    let total = v.total();
+    let needed = need(total)?;
+    let mut tradeoff = Vec::new();
+    for &f in &a.factors {
+        let more_k = v.with_rollouts(v.k_a * f, v.k_b * f).total();
+        tradeoff.push(Tradeoff {
+            factor: f,
+            mde_more_rollouts: match (scales, n) {
+                (true, Some(n)) => Some(mde(more_k, n)?),
+                _ => None,
+            },
+            mde_more_problems: n.map(|n| mde(total, n * f)).transpose()?,
+            problems_needed_more_rollouts: if scales {
+                need(more_k)?.map(|x| x.0)
+            } else {
+                None
+            },
+        });
+    }
+    Ok(PowerRow {
+        metric,
+        omega2: v.omega2,
+        sigma2_a: v.sigma2_a,
+        sigma2_b: v.sigma2_b,
+        rollouts: v.k_a,
+        variance: total,
+        rollouts_scale: scales,
+        problems: n,
+        mde: n.map(|n| mde(total, n)).transpose()?,
+        delta: a.delta,
+        problems_needed: needed.map(|x| x.0),
+        problems_needed_exact: needed.map(|x| x.1),
+        mde_infinite_rollouts: match (scales, n) {
+            (true, Some(n)) => Some(mde(v.omega2, n)?),
+            _ => None,
+        },
+        problems_needed_infinite_rollouts: if scales && v.omega2 > 0.0 {
+            need(v.omega2)?.map(|x| x.0)
+        } else {
+            None
+        },
+        tradeoff,
+    })
+}
+
+fn from_report(
+    a: &PowerOptions,
+    path: &str,
+    r: &Report,
+    notes: &mut Vec<String>,
+) -> Result<Vec<PowerRow>> {
+    if a.omega2.is_some() || a.var_between.is_some() || a.baseline.is_some() || a.sigma2.is_some() {
+        return Err(usage(
+            "omega2",
+            "with a report the variances come from the report; drop omega2, var_between, baseline and sigma2",
+        ));
+    }
+    let k_report = r.config.n as f64;
+    let k = a.rollouts.unwrap_or(k_report);
+    let rho = a.correlation.unwrap_or(0.0);
+    let metrics = &r.block.metrics;
+    if let Some(ms) = &a.metric {
+        for m in ms {
+            if metrics.get(m).is_none() {
+                return Err(usage("metric", format!("{path} has no metric '{m}'")));
+            }
+        }
+    }
+    notes.push(format!(
+        "system B is assumed to have A's per-problem variance; ρ = {} is the correlation of their conditional means{}",
+        short(rho),
+        if a.correlation.is_none() {
+            " (default: no pairing benefit; give the correlation a comparison reports)"
+        } else {
+            ""
+        }
+    ));
+    let mut rows = Vec::new();
+    for (name, m) in metrics.iter() {
+        if a.metric.as_ref().is_some_and(|ms| !ms.contains(name)) {
+            continue;
+        }
+        if m.unit == "count" {
+            continue;
+        }
+        let Some(se) = m.stderr else {
+            continue;
+        };
+        let np = m.n_problems as f64;
+        let n = a.problems.unwrap_or(np);
+        let var_total = np * se * se;
+        let split = m
+            .variance
+            .as_ref()
+            .filter(|_| name == "pass@1")
+            .map(|v| (v.between, v.within));
+        let v = match split {
+            // within = mean sampling variance of c/n at K_report rollouts = σ²/K_report.
+            Some((between, within)) => PowerVariance {
+                omega2: 2.0 * between * (1.0 - rho),
+                sigma2_a: within * k_report,
+                sigma2_b: within * k_report,
+                k_a: k,
+                k_b: k,
+            },
+            None => PowerVariance {
+                omega2: 2.0 * var_total * (1.0 - rho),
+                sigma2_a: 0.0,
+                sigma2_b: 0.0,
+                k_a: k_report,
+                k_b: k_report,
+            },
+        };
+        rows.push(row(a, Some(name.clone()), v, split.is_some(), Some(n))?);
+    }
+    if rows.is_empty() {
+        return Err(Error::input(format!(
+            "{path}: no metric with a stderr (need at least 2 problems)"
+        )));
+    }
+    notes.push(format!(
+        "pass@1 uses the report's between/within split (within-problem variance shrinks as 1/K, K = {} in the report); other metrics use their total per-problem variance N·stderr² at the report's n and have no rollouts column (their estimators do not scale as 1/K)",
+        short(k_report)
+    ));
+    if r.config.ci.cluster_by.is_some() {
+        notes.push(
+            "the report's stderr is clustered (CR1); its variance includes the design effect"
+                .into(),
+        );
+    }
+    Ok(rows)
+}
+
+fn short(x: f64) -> String {
+    let s = format!("{x:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}

@@ -1,0 +1,423 @@
+//! [`report()`]: sources → canonical rollouts → per-problem summaries →
+//! metric columns → the finished [`Report`].
+
+use crate::document::{
+    Config, Diagnostics, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report,
+    RolloutDistribution, REPORT_SCHEMA,
+};
+use crate::error::{Error, Result};
+use crate::findings::Finding;
+use crate::grading::Grading;
+use crate::harness::{compare_aggregates, Context};
+use crate::intervals::{ci_config, cluster_ids, metric_block, Population};
+use crate::options::ReportOptions;
+use crate::population::{group_indices, read_population, requested_n, Summarized};
+use crate::read::Source;
+use rayon::prelude::*;
+use rollstat_core::aggregate::{default_ks, metric_set, ColumnBuilder, Metric, MetricColumn};
+use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
+use rollstat_io::{Dedupe, ReadOptions};
+
+/// Every metric of the sources, with intervals, health and findings.
+///
+/// ```
+/// use rollstat::rows::{CountRow, Row};
+/// use rollstat::{report, ReportOptions, Source};
+/// let rows = vec![
+///     Row::from(CountRow { problem: "p1".into(), n: 4, c: 1, ..Default::default() }),
+///     Row::from(CountRow { problem: "p2".into(), n: 4, c: 3, ..Default::default() }),
+/// ];
+/// let r = report(&[Source::Rows { name: "rows".into(), rows }], &ReportOptions::default()).unwrap();
+/// assert_eq!(r.block.metrics.get("pass@1").unwrap().value, 0.5);
+/// ```
+pub fn report(sources: &[Source], opts: &ReportOptions) -> Result<Report> {
+    opts.validate()?;
+    let read = read_options(opts);
+    let s = read_population(
+        sources,
+        &read,
+        opts.source_format,
+        &opts.grading,
+        opts.metrics.denominator,
+        opts.messages.as_ref(),
+    )?;
+    build(s, opts)
+}
+
+/// The reader's options for a report.
+pub(crate) fn read_options(opts: &ReportOptions) -> ReadOptions {
+    ReadOptions {
+        by: opts.by.clone(),
+        strict: opts.metrics.strict,
+        dedupe: opts.metrics.dedupe,
+        cluster_by: opts.intervals.cluster_by.clone(),
+        bytes_read: opts.bytes_read.clone(),
+    }
+}
+
+pub(crate) fn dedupe_name(d: Dedupe) -> &'static str {
+    match d {
+        Dedupe::First => "first",
+        Dedupe::Last => "last",
+    }
+}
+
+/// Strict mode rejects a short problem.
+pub(crate) fn check_short(
+    origin: &str,
+    problem: &str,
+    sm: &ProblemSummary,
+    n_requested: u64,
+) -> Result<()> {
+    if sm.n_arrived < n_requested {
+        return Err(Error::input(format!(
+            "{origin}: problem '{problem}' has {} rollouts, {n_requested} requested (strict mode rejects short problems)",
+            sm.n_arrived
+        )));
+    }
+    Ok(())
+}
+
+/// The metrics and clusters shared by every population of one report.
+struct Plan<'a> {
+    metrics: Vec<Metric>,
+    n_requested: u64,
+    opts: &'a ReportOptions,
+}
+
+impl Plan<'_> {
+    /// Health (without findings), block and the interval findings of one
+    /// population.
+    fn population(
+        &self,
+        summaries: &[ProblemSummary],
+        clusters: Option<&[u64]>,
+    ) -> (Health, MetricBlock, Vec<Finding>) {
+        let builder = ColumnBuilder::new(summaries, self.opts.metrics.tie_policy);
+        let columns: Vec<MetricColumn> = self
+            .metrics
+            .par_iter()
+            .map(|m| builder.build(m.clone()))
+            .collect();
+        let policy = self.opts.metrics.denominator;
+        let pop = Population {
+            columns: &columns,
+            summaries,
+            clusters,
+            n_requested: self.n_requested,
+            policy,
+        };
+        let (block, interval_findings) = metric_block(&pop, &self.opts.intervals);
+        (
+            health_of(summaries, self.n_requested, policy),
+            block,
+            interval_findings,
+        )
+    }
+
+    /// A population's health with its findings, and its block.
+    fn group(&self, summaries: &[ProblemSummary], clusters: Option<&[u64]>) -> GroupReport {
+        let (mut health, block, interval_findings) = self.population(summaries, clusters);
+        health.warnings = findings(&health, &block, &self.metrics, summaries, self.n_requested);
+        health.warnings.extend(interval_findings);
+        GroupReport { health, block }
+    }
+}
+
+fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
+    let Summarized { inputs, summaries } = s;
+    let collected = &inputs.collected;
+    let problems = &collected.problems;
+    let max_n = summaries.iter().map(|p| p.n_arrived).max().unwrap_or(0);
+    let (n_requested, n_source) = requested_n(opts.metrics.n, max_n);
+    if opts.metrics.strict {
+        for (p, sm) in problems.iter().zip(&summaries) {
+            check_short(&p.origin, &p.problem, sm, n_requested)?;
+        }
+    }
+    let ks = opts
+        .metrics
+        .k
+        .clone()
+        .unwrap_or_else(|| default_ks(n_requested));
+    let plan = Plan {
+        metrics: metric_set(&ks, &opts.metrics.taus(), n_requested),
+        n_requested,
+        opts,
+    };
+    let clusters = opts.intervals.cluster_by.as_ref().map(|_| {
+        let values: Vec<Option<&str>> = problems
+            .iter()
+            .map(|p| p.cluster_value.as_deref())
+            .collect();
+        cluster_ids(&values)
+    });
+    let (mut health, block, interval_findings) = plan.population(&summaries, clusters.as_deref());
+    // Reader counts enter the findings that read them.
+    health.n_bad_lines = collected.bad_lines.len() as u64;
+    health.n_duplicate_rollouts = collected.n_duplicate_rollouts;
+    let mut warnings = findings(&health, &block, &plan.metrics, &summaries, n_requested);
+    warnings.extend(interval_findings);
+    warnings.extend(inputs.findings.iter().cloned());
+    let by = opts.by.as_deref();
+    if collected.systems.len() > 1 && by != Some("model") && by != Some("run") {
+        warnings.push(Finding::PooledSystems {
+            systems: collected.systems.clone(),
+        });
+    }
+    health.warnings = warnings;
+    let groups = match by {
+        Some(_) => groups(&plan, &inputs, &summaries, clusters.as_deref()),
+        None => Ordered::default(),
+    };
+    let per_problem = opts
+        .per_problem
+        .then(|| per_problem(&plan, &inputs, &summaries));
+    let clusterer = Grading(&opts.grading);
+    let harness = compare_aggregates(
+        &inputs.aggregates,
+        &inputs.scopes,
+        &Context {
+            n: n_requested,
+            tie: opts.metrics.tie_policy,
+            policy: opts.metrics.denominator,
+            grouped: by.is_some(),
+            block: &block,
+            health: &health,
+            clusterer: &clusterer,
+        },
+    );
+    let config = Config {
+        k: ks,
+        tau: opts.metrics.tau.clone(),
+        n: n_requested,
+        n_source,
+        ci: ci_config(&opts.intervals),
+        tie_policy: opts.metrics.tie_policy,
+        denominator_policy: opts.metrics.denominator,
+        answer_clustering: opts.grading.describe(),
+        strict: opts.metrics.strict,
+        dedupe: opts.metrics.dedupe.map(|d| dedupe_name(d).to_string()),
+        by: opts.by.clone(),
+    };
+    let collected = inputs.collected;
+    Ok(Report {
+        schema: REPORT_SCHEMA.into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        inputs: collected.inputs,
+        config,
+        health,
+        block,
+        groups,
+        harness,
+        per_problem,
+        diagnostics: Diagnostics {
+            bad_rows: collected.bad_lines,
+            messages: inputs.messages,
+        },
+    })
+}
+
+/// One population per value of the breakdown field, grouped in one pass.
+fn groups(
+    plan: &Plan,
+    inputs: &crate::read::Inputs,
+    summaries: &[ProblemSummary],
+    clusters: Option<&[u64]>,
+) -> Ordered<GroupReport> {
+    let problems = &inputs.collected.problems;
+    let keys = problems
+        .iter()
+        .map(|p| p.by_value.as_deref().unwrap_or("(none)"));
+    let mut out = Ordered::default();
+    for (name, members) in group_indices(keys) {
+        let subset: Vec<ProblemSummary> = members.iter().map(|&i| summaries[i].clone()).collect();
+        let sub_clusters: Option<Vec<u64>> =
+            clusters.map(|c| members.iter().map(|&i| c[i]).collect());
+        out.insert(name, plan.group(&subset, sub_clusters.as_deref()));
+    }
+    out
+}
+
+fn per_problem(
+    plan: &Plan,
+    inputs: &crate::read::Inputs,
+    summaries: &[ProblemSummary],
+) -> Vec<PerProblem> {
+    let tie = plan.opts.metrics.tie_policy;
+    inputs
+        .collected
+        .problems
+        .iter()
+        .zip(summaries)
+        .map(|(p, sm)| {
+            let mut values = Ordered::default();
+            for m in &plan.metrics {
+                if let Ok(v) = m.value(sm, tie) {
+                    values.insert(m.to_string(), v);
+                }
+            }
+            PerProblem {
+                problem: match &p.system {
+                    Some(sys) => format!("{sys}:{}", p.problem),
+                    None => p.problem.clone(),
+                },
+                group: p.by_value.clone(),
+                n: sm.n,
+                c: sm.c,
+                values,
+            }
+        })
+        .collect()
+}
+
+/// Accounting over problem summaries; reader counts (`n_bad_lines`,
+/// `n_duplicate_rollouts`) are added by the caller.
+pub(crate) fn health_of(
+    problems: &[ProblemSummary],
+    n_requested: u64,
+    policy: DenominatorPolicy,
+) -> Health {
+    let mut counts: Vec<u64> = problems.iter().map(|p| p.n_arrived).collect();
+    counts.sort_unstable();
+    let median = match counts.len() {
+        0 => 0.0,
+        l if l % 2 == 1 => counts[l / 2] as f64,
+        l => (counts[l / 2 - 1] + counts[l / 2]) as f64 / 2.0,
+    };
+    let mut histogram: Ordered<u64> = Ordered::default();
+    for &c in &counts {
+        match histogram.0.last_mut() {
+            Some((k, v)) if *k == c.to_string() => *v += 1,
+            _ => histogram.insert(c.to_string(), 1),
+        }
+    }
+    let sum = |f: fn(&ProblemSummary) -> u64| problems.iter().map(f).sum::<u64>();
+    Health {
+        n_problems: problems.len() as u64,
+        n_rollouts: RolloutDistribution {
+            min: counts.first().copied().unwrap_or(0),
+            median,
+            max: counts.last().copied().unwrap_or(0),
+            histogram,
+        },
+        n_rollouts_total: sum(|p| p.n_arrived),
+        n_requested,
+        n_short: problems
+            .iter()
+            .filter(|p| p.n_arrived < n_requested)
+            .count() as u64,
+        n_unextracted: sum(|p| p.n_unextracted),
+        n_unextracted_marked_correct: sum(|p| p.n_unextracted_marked_correct),
+        n_truncated: sum(|p| p.n_truncated),
+        n_failed: sum(|p| p.n_failed),
+        n_duplicate_rollouts: 0,
+        n_inconsistent_clusters: problems
+            .iter()
+            .filter_map(|p| p.vote.map(|v| v.n_inconsistent as u64))
+            .sum(),
+        n_bad_lines: 0,
+        denominator_policy: policy,
+        warnings: Vec::new(),
+    }
+}
+
+/// What the health block and the metrics say, as findings.
+fn findings(
+    h: &Health,
+    block: &MetricBlock,
+    metrics: &[Metric],
+    summaries: &[ProblemSummary],
+    n: u64,
+) -> Vec<Finding> {
+    let mut w = Vec::new();
+    if h.n_short > 0 {
+        let largest_k = metrics
+            .iter()
+            .filter_map(|m| match m {
+                Metric::PassAtK(k) => Some(*k),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(n);
+        let used = block
+            .metrics
+            .get(&Metric::PassAtK(largest_k).to_string())
+            .map(|e| e.n_problems)
+            .unwrap_or(0);
+        w.push(Finding::ShortProblems {
+            n_short: h.n_short,
+            n_requested: n,
+            largest_k,
+            used,
+            n_problems: h.n_problems,
+        });
+    }
+    let total = h.n_rollouts_total;
+    let counts = [
+        (
+            h.n_unextracted,
+            Finding::Unextracted {
+                n: h.n_unextracted,
+                total,
+            },
+        ),
+        (
+            h.n_unextracted_marked_correct,
+            Finding::UnextractedMarkedCorrect {
+                n: h.n_unextracted_marked_correct,
+            },
+        ),
+        (
+            h.n_truncated,
+            Finding::Truncated {
+                n: h.n_truncated,
+                total,
+            },
+        ),
+        (
+            h.n_failed,
+            Finding::Failed {
+                n: h.n_failed,
+                policy: h.denominator_policy,
+            },
+        ),
+        (h.n_bad_lines, Finding::BadRows { n: h.n_bad_lines }),
+        (
+            h.n_duplicate_rollouts,
+            Finding::DuplicatesDropped {
+                n: h.n_duplicate_rollouts,
+            },
+        ),
+        (
+            h.n_inconsistent_clusters,
+            Finding::InconsistentClusters {
+                n: h.n_inconsistent_clusters,
+            },
+        ),
+    ];
+    w.extend(counts.into_iter().filter(|(n, _)| *n > 0).map(|(_, f)| f));
+    let no_detail = summaries
+        .iter()
+        .filter(|p| p.first_correct_rank.is_none())
+        .count() as u64;
+    if no_detail > 0 {
+        w.push(Finding::CountRows { n: no_detail });
+    }
+    for (name, reason) in block.not_computable.iter() {
+        w.push(Finding::NotComputable {
+            metric: name.clone(),
+            reason: reason.clone(),
+        });
+    }
+    let partial: Vec<String> = block
+        .metrics
+        .iter()
+        .filter(|(_, e)| e.excluded.get("no_answers").is_some() && e.n_problems > 0)
+        .map(|(k, _)| k.clone())
+        .collect();
+    if !partial.is_empty() {
+        w.push(Finding::PartialAnswers { metrics: partial });
+    }
+    w
+}

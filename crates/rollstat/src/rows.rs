@@ -1,0 +1,195 @@
+//! In-memory typed rows: the canonical row forms of docs/spec.md §2 as Rust
+//! values, for callers that hold rollouts in memory (a training loop, a
+//! DataFrame, the Python package) instead of in a file.
+//!
+//! A row is turned into the canonical field map and parsed by the same
+//! function that parses file rows ([`rollstat_io::record::parse_record_with`]),
+//! so one row gets one verdict whichever way it arrives.
+
+use rollstat_core::summary::Verdict;
+use serde_json::{Map, Value};
+
+/// One rollout of one problem.
+///
+/// ```
+/// use rollstat::rows::RolloutRow;
+/// let r = RolloutRow::new("p1", true).rollout(0).answer("42").field("subset", "algebra");
+/// assert_eq!(r.problem, "p1");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RolloutRow {
+    pub problem: String,
+    /// Rollout index within the problem; default: order of arrival.
+    pub rollout: Option<u64>,
+    /// The verdict; `None` grades the row from `gold` (with `answer` or
+    /// `response`). `Verdict::Failed` is a rollout with no verdict.
+    pub correct: Option<Verdict>,
+    /// The extracted answer: `Some(Some(text))`, `Some(None)` for "no answer
+    /// was extracted" (`answer: null`), `None` when the row has none.
+    pub answer: Option<Option<String>>,
+    pub gold: Option<String>,
+    pub response: Option<String>,
+    /// `length`, `max_tokens`, … mark a truncated generation.
+    pub finish_reason: Option<String>,
+    /// Other text fields: `model`, `run`, `subset`, and any field named by
+    /// `by` or `cluster_by`.
+    pub fields: Vec<(String, String)>,
+}
+
+impl RolloutRow {
+    /// A judged rollout.
+    pub fn new(problem: impl Into<String>, correct: bool) -> RolloutRow {
+        RolloutRow {
+            problem: problem.into(),
+            correct: Some(if correct {
+                Verdict::Correct
+            } else {
+                Verdict::Wrong
+            }),
+            ..Default::default()
+        }
+    }
+
+    /// Sets the rollout index.
+    pub fn rollout(mut self, index: u64) -> RolloutRow {
+        self.rollout = Some(index);
+        self
+    }
+
+    /// Sets the extracted answer.
+    pub fn answer(mut self, answer: impl Into<String>) -> RolloutRow {
+        self.answer = Some(Some(answer.into()));
+        self
+    }
+
+    /// Adds a text field (`model`, `subset`, a `by` or `cluster_by` field).
+    pub fn field(mut self, name: impl Into<String>, value: impl Into<String>) -> RolloutRow {
+        self.fields.push((name.into(), value.into()));
+        self
+    }
+}
+
+/// All rollouts of one problem, by position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ProblemRow {
+    pub problem: String,
+    /// Verdicts by rollout (`Verdict::Failed`: no verdict). Empty with a
+    /// `gold`: every rollout is graded from `answers` / `responses`.
+    pub correct: Vec<Verdict>,
+    /// Answers by rollout (`None`: unextracted); empty when not known.
+    pub answers: Vec<Option<String>>,
+    pub responses: Vec<String>,
+    pub gold: Option<String>,
+    /// Other text fields, as for [`RolloutRow::fields`].
+    pub fields: Vec<(String, String)>,
+}
+
+/// Only the counts of one problem: n rollouts, c correct.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CountRow {
+    pub problem: String,
+    pub n: u64,
+    pub c: u64,
+    /// Other text fields, as for [`RolloutRow::fields`].
+    pub fields: Vec<(String, String)>,
+}
+
+/// One canonical row.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Row {
+    Rollout(RolloutRow),
+    Problem(ProblemRow),
+    Counts(CountRow),
+}
+
+impl From<RolloutRow> for Row {
+    fn from(r: RolloutRow) -> Row {
+        Row::Rollout(r)
+    }
+}
+impl From<ProblemRow> for Row {
+    fn from(r: ProblemRow) -> Row {
+        Row::Problem(r)
+    }
+}
+impl From<CountRow> for Row {
+    fn from(r: CountRow) -> Row {
+        Row::Counts(r)
+    }
+}
+
+fn verdict_value(v: Verdict) -> Value {
+    match v {
+        Verdict::Correct => Value::Bool(true),
+        Verdict::Wrong => Value::Bool(false),
+        Verdict::Failed => Value::Null,
+    }
+}
+
+fn text(s: &str) -> Value {
+    Value::String(s.to_string())
+}
+
+impl Row {
+    /// The canonical field map of this row (what a JSON Lines file holds).
+    pub fn to_map(&self) -> Map<String, Value> {
+        let mut m = Map::new();
+        let fields = match self {
+            Row::Rollout(r) => {
+                m.insert("problem".into(), text(&r.problem));
+                if let Some(i) = r.rollout {
+                    m.insert("rollout".into(), Value::from(i));
+                }
+                if let Some(v) = r.correct {
+                    m.insert("correct".into(), verdict_value(v));
+                }
+                if let Some(a) = &r.answer {
+                    m.insert("answer".into(), a.as_deref().map_or(Value::Null, text));
+                }
+                for (k, v) in [
+                    ("gold", &r.gold),
+                    ("response", &r.response),
+                    ("finish_reason", &r.finish_reason),
+                ] {
+                    if let Some(v) = v {
+                        m.insert(k.into(), text(v));
+                    }
+                }
+                &r.fields
+            }
+            Row::Problem(r) => {
+                m.insert("problem".into(), text(&r.problem));
+                if !r.correct.is_empty() || r.gold.is_none() {
+                    let v = r.correct.iter().map(|&v| verdict_value(v)).collect();
+                    m.insert("correct".into(), Value::Array(v));
+                }
+                if !r.answers.is_empty() {
+                    let v = r
+                        .answers
+                        .iter()
+                        .map(|a| a.as_deref().map_or(Value::Null, text))
+                        .collect();
+                    m.insert("answers".into(), Value::Array(v));
+                }
+                if !r.responses.is_empty() {
+                    let v = r.responses.iter().map(|s| text(s)).collect();
+                    m.insert("responses".into(), Value::Array(v));
+                }
+                if let Some(g) = &r.gold {
+                    m.insert("gold".into(), text(g));
+                }
+                &r.fields
+            }
+            Row::Counts(r) => {
+                m.insert("problem".into(), text(&r.problem));
+                m.insert("n".into(), Value::from(r.n));
+                m.insert("c".into(), Value::from(r.c));
+                &r.fields
+            }
+        };
+        for (k, v) in fields {
+            m.insert(k.clone(), text(v));
+        }
+        m
+    }
+}
