@@ -252,22 +252,36 @@ fn all_junk_problem_never_wins_a_vote() {
     assert_eq!(health(&r, "n_unextracted"), 7);
 }
 
+/// Faithful-CoT files: the excerpt and gold file in rollstat-formats'
+/// tests/data (in the repository), or the whole files in ../shared.
+fn formats_data(name: &str) -> PathBuf {
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../rollstat-formats/tests/data/real/"
+    ))
+    .join(name);
+    assert!(p.exists(), "{} is missing", p.display());
+    p
+}
+
 fn shared(name: &str) -> PathBuf {
-    PathBuf::from(concat!(
+    let p = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../../shared/data/real/"
     ))
-    .join(name)
+    .join(name);
+    assert!(
+        p.exists(),
+        "{} not found: this test needs ../shared/data/real beside the checkout",
+        p.display()
+    );
+    p
 }
 
-/// Writes canonical rows `{problem, rollout, gold, response}` for the
-/// Faithful-CoT date predictions (40 completions per problem).
-fn faithfulcot_rows(dir: &Path) -> Option<PathBuf> {
-    let preds = shared("faithfulcot_date_ltm_n40_predictions.jsonl");
-    let golds = shared("faithfulcot_date_gold.jsonl");
-    if !preds.exists() || !golds.exists() {
-        return None;
-    }
+/// Writes canonical rows `{problem, rollout, gold, response}` for
+/// Faithful-CoT date predictions (40 completions per problem) joined with
+/// the gold file.
+fn faithfulcot_rows(preds: &Path, golds: &Path, dir: &Path) -> PathBuf {
     let mut gold = std::collections::HashMap::new();
     for l in std::fs::read_to_string(golds).unwrap().lines() {
         let v: Value = serde_json::from_str(l).unwrap();
@@ -284,58 +298,57 @@ fn faithfulcot_rows(dir: &Path) -> Option<PathBuf> {
         }
     }
     w.flush().unwrap();
-    Some(out)
+    out
 }
 
-/// The real Faithful-CoT date file: 359 problems × 40 completions, gold
-/// `#### MM/DD/YYYY`. Expected values come from an independent Python
-/// script run once (json + re + collections, no rollstat code):
-///
-/// - strict (the jq recipe of crates/rollstat-formats/README.md): the date
-///   after the last `answer is` must be written `\d\d/\d\d/\d{4}`; compare
-///   strings; 579 of 14 360 completions have none (e.g. "6/11/2019");
-///   11 072 correct; pass@1 = 0.7710306406685237, maj@40 = 277/359 =
-///   0.7715877437325905, self-consistency = 0.9511142061281337.
-/// - lenient (rollstat's default `--extract math` with date equivalence):
-///   any `M/D/YYYY` after the last `answer is`, compared as (month, day,
-///   year) integers; all 14 360 extracted; 11 599 correct; pass@1 =
-///   0.8077298050139277, maj@40 = 290/359 = 0.807799442896936,
-///   self-consistency = 0.9913649025069637.
-///
-/// No problem has tied top clusters, so the tie policy does not matter.
-/// Skips (passes with a note) when ../shared is absent.
-#[test]
-fn faithfulcot_date_file_real_data() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(rows) = faithfulcot_rows(dir.path()) else {
-        eprintln!("SKIP faithfulcot_date_file_real_data: ../shared/data/real is absent");
-        return;
-    };
-    let rows = rows.to_str().unwrap();
+/// Expected values for a Faithful-CoT date file under one extraction
+/// (pass@1 = correct / completions: every problem has 40).
+struct DateExpect {
+    correct: u64,
+    unextracted: u64,
+    maj40: f64,
+    self_consistency: f64,
+}
 
-    // rollstat grade over all 14 360 completions (default: --extract math)
+/// `rollstat grade`, `rollstat report` (graded and raw rows) with the default
+/// lenient extraction, and `report` with the strict regex extraction, on
+/// the Faithful-CoT predictions `preds` (40 completions per problem).
+fn check_faithfulcot(
+    preds: &Path,
+    golds: &Path,
+    problems: u64,
+    lenient: DateExpect,
+    strict: DateExpect,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = faithfulcot_rows(preds, golds, dir.path());
+    let rows = rows.to_str().unwrap();
+    let n = problems * 40;
+    let pass1 = |e: &DateExpect| e.correct as f64 / n as f64;
+
+    // rollstat grade over all completions (default: --extract math)
     let graded = dir.path().join("graded.jsonl");
     let t = std::time::Instant::now();
     let out = run(&["grade", rows, "-o", graded.to_str().unwrap()]);
     ok(&out);
-    eprintln!("rollstat grade: 14360 completions in {:?}", t.elapsed());
+    eprintln!("rollstat grade: {n} completions in {:?}", t.elapsed());
     let text = std::fs::read_to_string(&graded).unwrap();
-    let (mut n, mut c, mut u) = (0, 0, 0);
+    let (mut rows_out, mut c, mut u) = (0, 0, 0);
     for l in text.lines() {
         let v: Value = serde_json::from_str(l).unwrap();
-        n += 1;
+        rows_out += 1;
         c += (v["correct"] == true) as u64;
         u += v["answer"].is_null() as u64;
     }
-    assert_eq!((n, c, u), (14360, 11599, 0));
+    assert_eq!((rows_out, c, u), (n, lenient.correct, lenient.unextracted));
 
     // report on the graded file and on the raw rows (report grades them itself)
     for input in [graded.to_str().unwrap(), rows] {
         let r = report(&[input, "--k", "1,40"]);
-        assert_eq!(health(&r, "n_problems"), 359);
-        close(metric(&r, "pass@1"), 0.8077298050139277);
-        close(metric(&r, "maj@40"), 290.0 / 359.0);
-        close(metric(&r, "self_consistency"), 0.9913649025069637);
+        assert_eq!(health(&r, "n_problems"), problems);
+        close(metric(&r, "pass@1"), pass1(&lenient));
+        close(metric(&r, "maj@40"), lenient.maj40);
+        close(metric(&r, "self_consistency"), lenient.self_consistency);
     }
 
     // strict MM/DD/YYYY extraction compared as strings reproduces the jq recipe
@@ -348,8 +361,81 @@ fn faithfulcot_date_file_real_data() {
         "--match",
         "exact",
     ]);
-    close(metric(&r, "pass@1"), 0.7710306406685237);
-    close(metric(&r, "maj@40"), 277.0 / 359.0);
-    close(metric(&r, "self_consistency"), 0.9511142061281337);
-    assert_eq!(health(&r, "n_unextracted"), 579);
+    close(metric(&r, "pass@1"), pass1(&strict));
+    close(metric(&r, "maj@40"), strict.maj40);
+    close(metric(&r, "self_consistency"), strict.self_consistency);
+    assert_eq!(health(&r, "n_unextracted"), strict.unextracted);
+}
+
+/// The Faithful-CoT date excerpt (lines 171-200 of the predictions: 30
+/// problems × 40 completions, gold `#### MM/DD/YYYY`), which holds 487 of
+/// the file's 579 completions whose date is not written MM/DD/YYYY.
+/// Expected values come from an independent Python script (json + re +
+/// collections, no rollstat code; it is in
+/// rollstat-formats/tests/data/README.md and reproduces every number of the
+/// whole-file test below):
+///
+/// - strict (the jq recipe of crates/rollstat-formats/README.md): the date
+///   after the last `answer is` must be written `\d\d/\d\d/\d{4}`; compare
+///   strings; 487 of 1 200 completions have none; 593 correct; pass@1 =
+///   593/1200, maj@40 = 15/30, self-consistency = 0.5941666666666666.
+/// - lenient (rollstat's default `--extract math` with date equivalence):
+///   any `M/D/YYYY` after the last `answer is`, compared as (month, day,
+///   year) integers; all 1 200 extracted; 1 080 correct; pass@1 = 0.9,
+///   maj@40 = 27/30, self-consistency = 1 (every problem's 40 answers agree).
+///
+/// No problem has tied top clusters, so the tie policy does not matter.
+#[test]
+fn faithfulcot_date_excerpt() {
+    check_faithfulcot(
+        &formats_data("faithfulcot_date_ltm_n40_predictions_lines171-200.jsonl"),
+        &formats_data("faithfulcot_date_gold.jsonl"),
+        30,
+        DateExpect {
+            correct: 1080,
+            unextracted: 0,
+            maj40: 27.0 / 30.0,
+            self_consistency: 1.0,
+        },
+        DateExpect {
+            correct: 593,
+            unextracted: 487,
+            maj40: 15.0 / 30.0,
+            self_consistency: 0.5941666666666666,
+        },
+    );
+}
+
+/// The whole Faithful-CoT date file: 359 problems × 40 completions, gold
+/// `#### MM/DD/YYYY`. Expected values come from the same independent
+/// Python script:
+///
+/// - strict: 579 of 14 360 completions have no `MM/DD/YYYY` date (e.g.
+///   "6/11/2019"); 11 072 correct; pass@1 = 0.7710306406685237, maj@40 =
+///   277/359 = 0.7715877437325905, self-consistency = 0.9511142061281337.
+/// - lenient: all 14 360 extracted; 11 599 correct; pass@1 =
+///   0.8077298050139277, maj@40 = 290/359 = 0.807799442896936,
+///   self-consistency = 0.9913649025069637.
+///
+/// No problem has tied top clusters, so the tie policy does not matter.
+#[test]
+#[ignore = "needs ../shared/data/real (not in the repository)"]
+fn faithfulcot_date_file_real_data() {
+    check_faithfulcot(
+        &shared("faithfulcot_date_ltm_n40_predictions.jsonl"),
+        &shared("faithfulcot_date_gold.jsonl"),
+        359,
+        DateExpect {
+            correct: 11599,
+            unextracted: 0,
+            maj40: 290.0 / 359.0,
+            self_consistency: 0.9913649025069637,
+        },
+        DateExpect {
+            correct: 11072,
+            unextracted: 579,
+            maj40: 277.0 / 359.0,
+            self_consistency: 0.9511142061281337,
+        },
+    );
 }

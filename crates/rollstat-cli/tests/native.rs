@@ -1,8 +1,12 @@
 //! `rollstat report` / `rollstat convert` on native harness outputs.
 //!
-//! The fixtures are rollstat-formats' (one per harness). Every expected
-//! number is derived by hand from the native file itself (the derivation is
-//! in the comment beside it), never from rollstat's output.
+//! The fixtures are rollstat-formats' (one per harness, `tests/fixtures/`),
+//! and its copies and excerpts of real files (`tests/data/`, see the README
+//! there). Every expected number is derived by hand from the native file
+//! itself (the derivation is in the comment beside it), never from
+//! rollstat's output. The tests of whole real files that are too large to
+//! copy read `../shared/data/real/` and are `#[ignore]`d; run with
+//! `--ignored`, they fail (never skip) when it is absent.
 
 use serde_json::Value;
 use std::io::Write;
@@ -13,20 +17,32 @@ const FIX: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../rollstat-formats/tests/fixtures"
 );
+const DATA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../rollstat-formats/tests/data"
+);
 const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
 
 fn fix(rel: &str) -> String {
     format!("{FIX}/{rel}")
 }
 
-fn shared(rel: &str) -> Option<PathBuf> {
+/// A file of rollstat-formats' `tests/data/` (in the repository).
+fn data(rel: &str) -> String {
+    let p = Path::new(DATA).join(rel);
+    assert!(p.exists(), "{} is missing", p.display());
+    p.to_str().unwrap().to_string()
+}
+
+/// A file of `../shared/data/`, for the ignored whole-file tests.
+fn shared(rel: &str) -> PathBuf {
     let p = Path::new(SHARED).join("data").join(rel);
-    if p.exists() {
-        Some(p)
-    } else {
-        eprintln!("SKIP: {} not found (shared data absent)", p.display());
-        None
-    }
+    assert!(
+        p.exists(),
+        "{} not found: this test needs ../shared/data beside the checkout",
+        p.display()
+    );
+    p
 }
 
 fn run(args: &[&str]) -> Output {
@@ -408,19 +424,39 @@ fn convert_round_trip_gives_the_same_metrics() {
     }
 }
 
-// ---- real files from shared/data ------------------------------------------
+// ---- real files (rollstat-formats/tests/data, ../shared/data) -------------
 
-/// tau-bench gpt-4o airline: 50 tasks × 4 trials. Per-task correct counts
-/// (jq: `[group_by(.task_id)[] | map(select(((.reward-1)|fabs) <= 1e-6)) |
-/// length]`, see rollstat-formats/tests/real_data.rs) give the histogram
-/// c = 0:14, 1:12, 2:10, 3:4, 4:10 tasks. pass^k = mean C(c,k)/C(4,k):
-/// pass^1 = 84/200; pass^2 = (10·1 + 4·3 + 10·6)/6/50 = 82/300;
-/// pass^3 = (4·1 + 10·4)/4/50 = 44/200; pass^4 = 10/50.
+/// tau-bench gpt-4o airline, the excerpt of tasks 40-44 × 4 trials. Correct
+/// trials per task (python3 and jq on the excerpt, see
+/// rollstat-formats/tests/data/README.md): c = 3, 2, 4, 1, 2. pass^k =
+/// mean C(c,k)/C(4,k): pass^1 = 12/20; pass^2 = (3 + 1 + 6 + 0 + 1)/6/5 =
+/// 11/30; pass^3 = (1 + 0 + 4 + 0 + 0)/4/5 = 5/20; pass^4 = 1/5.
 #[test]
+fn real_tau_bench_airline_excerpt_pass_pow_k() {
+    let r = report(&[
+        &data("real/taubench_gpt4o_airline_tasks40-44.json"),
+        "--k",
+        "1,2,3,4",
+    ]);
+    assert_eq!(formats(&r), ["tau-bench"]);
+    assert_eq!(r["health"]["n_problems"], 5);
+    assert_eq!(r["health"]["n_rollouts"]["histogram"]["4"], 5);
+    close(metric(&r, "pass@1"), 12.0 / 20.0);
+    close(metric(&r, "pass^2"), 11.0 / 30.0);
+    close(metric(&r, "pass^3"), 5.0 / 20.0);
+    close(metric(&r, "pass^4"), 1.0 / 5.0);
+}
+
+/// tau-bench gpt-4o airline, the whole file: 50 tasks × 4 trials. Per-task
+/// correct counts (jq: `[group_by(.task_id)[] | map(select(((.reward-1)|fabs)
+/// <= 1e-6)) | length]`, see rollstat-formats/tests/real_data.rs) give the
+/// histogram c = 0:14, 1:12, 2:10, 3:4, 4:10 tasks. pass^k = mean
+/// C(c,k)/C(4,k): pass^1 = 84/200; pass^2 = (10·1 + 4·3 + 10·6)/6/50 =
+/// 82/300; pass^3 = (4·1 + 10·4)/4/50 = 44/200; pass^4 = 10/50.
+#[test]
+#[ignore = "needs ../shared/data/real (not in the repository)"]
 fn real_tau_bench_airline_pass_pow_k() {
-    let Some(p) = shared("real/taubench_gpt4o_airline_4trials.json") else {
-        return;
-    };
+    let p = shared("real/taubench_gpt4o_airline_4trials.json");
     let r = report(&[p.to_str().unwrap(), "--k", "1,2,3,4"]);
     assert_eq!(formats(&r), ["tau-bench"]);
     assert_eq!(r["health"]["n_problems"], 50);
@@ -436,10 +472,7 @@ fn real_tau_bench_airline_pass_pow_k() {
 /// pass@1 = (1/2 + 1)/2 = 0.75 = the log's own match/accuracy.
 #[test]
 fn real_inspect_log_two_problems_two_epochs() {
-    let Some(p) = shared("formats/inspect_log_streaming_2epochs.eval") else {
-        return;
-    };
-    let r = report(&[p.to_str().unwrap()]);
+    let r = report(&[&data("formats/inspect_log_streaming_2epochs.eval")]);
     assert_eq!(formats(&r), ["inspect-eval"]);
     assert_eq!(r["health"]["n_problems"], 2);
     assert_eq!(r["health"]["n_rollouts"]["histogram"]["2"], 2);
@@ -452,56 +485,106 @@ fn real_inspect_log_two_problems_two_epochs() {
 /// The lm-eval excerpts: two docs with exact_match 0.0 → pass@1 = 0.
 #[test]
 fn real_lm_eval_excerpt() {
-    let Some(p) = shared("formats/lm_eval_samples_excerpt.jsonl") else {
-        return;
-    };
-    let r = report(&[p.to_str().unwrap()]);
+    let r = report(&[&data("formats/lm_eval_samples_excerpt.jsonl")]);
     assert_eq!(r["health"]["n_problems"], 2);
     close(metric(&r, "pass@1"), 0.0);
 }
 
-/// The tree-of-thought Game24 logs through the README's jq recipe, piped
-/// into `rollstat report -`: 100 problems × 100 rollouts; 403 and 734
-/// correct rollouts, 49 and 33 problems solved at least once (counted with
-/// jq in rollstat-formats/tests/real_data.rs; the ToT paper's 4.0%/49% and
-/// 7.3%/33%).
-#[test]
-fn real_tree_of_thought_via_jq_recipe() {
-    let Some(dir) = shared("real") else { return };
-    if Command::new("jq").arg("--version").output().is_err() {
-        eprintln!("SKIP: jq not installed");
-        return;
+/// Canonical rows for a tree-of-thought Game24 log, built here the way the
+/// jq recipe of rollstat-formats/README.md does: `correct` from `infos[j].r
+/// == 1` (CoT) or `accs[j]` (standard), `answer` = the text after the first
+/// `Answer:` (spaces skipped, to the end of the line), else the last
+/// non-blank line.
+fn tot_rows(path: &Path) -> String {
+    let log: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut out = String::new();
+    for p in log.as_array().unwrap() {
+        let ys = p["ys"].as_array().unwrap();
+        let labels: Vec<bool> = match (p.get("infos"), p.get("accs")) {
+            (Some(infos), _) => infos
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["r"] == 1)
+                .collect(),
+            (None, Some(accs)) => accs
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_bool().unwrap())
+                .collect(),
+            (None, None) => panic!("no infos or accs in {}", path.display()),
+        };
+        assert_eq!(labels.len(), ys.len());
+        for (j, (y, correct)) in ys.iter().zip(labels).enumerate() {
+            let y = y.as_str().unwrap();
+            let answer = match y.find("Answer:") {
+                Some(i) => y[i + "Answer:".len()..]
+                    .trim_start_matches(' ')
+                    .split('\n')
+                    .next()
+                    .unwrap(),
+                None => y.lines().rfind(|l| !l.trim().is_empty()).unwrap_or(""),
+            };
+            let row = serde_json::json!({
+                "problem": p["idx"], "rollout": j, "correct": correct,
+                "answer": answer, "response": y, "subset": "game24",
+            });
+            out.push_str(&format!("{row}\n"));
+        }
     }
-    let readme = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../rollstat-formats/README.md"
-    ))
-    .unwrap();
+    out
+}
+
+/// A tree-of-thought log's rows piped into `rollstat report -`: the number
+/// of problems, and pass@1 and pass@100 against `p1` and `p100`.
+fn check_tot(path: &Path, n_problems: u64, p1: f64, p100: f64) {
+    let rows = tot_rows(path);
+    let o = ok(run_stdin(
+        &["report", "-", "--format", "json", "--ci", "none"],
+        rows.as_bytes(),
+    ));
+    let r: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let name = path.display();
+    assert_eq!(r["health"]["n_problems"], n_problems, "{name}");
+    // Every rollout marked correct carries its answer (the recipe falls
+    // back to the last line when there is no "Answer:" line).
+    assert_eq!(r["health"]["n_unextracted_marked_correct"], 0, "{name}");
+    close(metric(&r, "pass@1"), p1);
+    close(metric(&r, "pass@100"), p100);
+}
+
+/// The tree-of-thought Game24 excerpts (first 10 problems × 100 rollouts).
+/// Counted with python3 on the excerpts (rollstat-formats/tests/data/
+/// README.md): CoT 45 correct rollouts, 7 problems solved at least once;
+/// standard 8 and 5.
+#[test]
+fn real_tree_of_thought_excerpts() {
+    check_tot(
+        Path::new(&data("real/tot_game24_gpt4_cot_n100_first10.json")),
+        10,
+        45.0 / 1000.0,
+        7.0 / 10.0,
+    );
+    check_tot(
+        Path::new(&data("real/tot_game24_gpt4_standard_n100_first10.json")),
+        10,
+        8.0 / 1000.0,
+        5.0 / 10.0,
+    );
+}
+
+/// The whole tree-of-thought Game24 logs: 100 problems × 100 rollouts; 403
+/// and 734 correct rollouts, 49 and 33 problems solved at least once
+/// (counted with jq in rollstat-formats/tests/real_data.rs; the ToT paper's
+/// 4.0%/49% and 7.3%/33%).
+#[test]
+#[ignore = "needs ../shared/data/real (not in the repository)"]
+fn real_tree_of_thought_whole_logs() {
     for (file, p1, p100) in [
         ("tot_game24_gpt4_cot_n100.json", 0.0403, 0.49),
         ("tot_game24_gpt4_standard_n100.json", 0.0734, 0.33),
     ] {
-        let recipe = readme
-            .lines()
-            .find(|l| l.starts_with("jq ") && l.contains(file))
-            .unwrap();
-        let jq = Command::new("sh")
-            .arg("-c")
-            .arg(recipe.split(" > ").next().unwrap())
-            .current_dir(&dir)
-            .output()
-            .unwrap();
-        assert!(jq.status.success());
-        let o = ok(run_stdin(
-            &["report", "-", "--format", "json", "--ci", "none"],
-            &jq.stdout,
-        ));
-        let r: Value = serde_json::from_slice(&o.stdout).unwrap();
-        assert_eq!(r["health"]["n_problems"], 100, "{file}");
-        // Every rollout marked correct carries its answer (the recipe
-        // falls back to the last line when there is no "Answer:" line).
-        assert_eq!(r["health"]["n_unextracted_marked_correct"], 0, "{file}");
-        close(metric(&r, "pass@1"), p1);
-        close(metric(&r, "pass@100"), p100);
+        check_tot(&shared(&format!("real/{file}")), 100, p1, p100);
     }
 }

@@ -1,25 +1,19 @@
 //! Time per answer pair: `cargo run --release -p rollstat-grade --example bench`.
 //!
-//! Runs every Math-Verify case (from `../shared/cases/`, else the shipped
-//! fixture subset) and a set of adversarial pairs, and prints the typical
-//! (median), p99 and worst time of `extract + is_equivalent` per pair.
+//! Runs every Math-Verify case (`tests/fixtures/math_verify_cases.jsonl`, a
+//! copy of `../shared/cases/`) and a set of adversarial pairs, and prints the
+//! typical (median), p99 and worst time of `extract + is_equivalent` per pair.
 
 use std::time::{Duration, Instant};
 
 use rollstat_grade::{cluster_answers, extract_answer, is_equivalent, ExtractMode};
 
 fn cases() -> Vec<(String, String)> {
-    let shared = concat!(
+    let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/cases/math_verify_cases.jsonl"
+        "/tests/fixtures/math_verify_cases.jsonl"
     );
-    let fixture = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/mv_subset.jsonl"
-    );
-    let text = std::fs::read_to_string(shared)
-        .or_else(|_| std::fs::read_to_string(fixture))
-        .unwrap_or_default();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     text.lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .map(|v| {

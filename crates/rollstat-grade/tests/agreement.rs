@@ -1,7 +1,7 @@
 //! Agreement with the Math-Verify and Hendrycks test-suite cases.
 //!
-//! Each case file lives in the workspace's sibling `shared/cases/` folder; a
-//! test is skipped (with a note) when the file is absent. Every
+//! The case files are copied into `tests/fixtures/` (sources and licenses in
+//! `tests/fixtures/README.md`), so every test here always runs. Every
 //! disagreement must be listed in `tests/known_disagreements.txt` with a
 //! reason, and agreement must be at least 95% (Math-Verify file).
 
@@ -13,11 +13,11 @@ use serde_json::Value;
 
 const MV: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/cases/math_verify_cases.jsonl"
+    "/tests/fixtures/math_verify_cases.jsonl"
 );
 const HE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/cases/hendrycks_is_equiv_cases.jsonl"
+    "/tests/fixtures/hendrycks_is_equiv_cases.jsonl"
 );
 const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -66,12 +66,14 @@ fn key(row: &Value) -> String {
     k
 }
 
-fn run_mv(path: &str, require_listed: bool, min_agreement: f64) {
-    if !Path::new(path).exists() {
-        eprintln!("SKIP: {path} not found");
-        return;
-    }
-    let text = std::fs::read_to_string(path).unwrap();
+/// The case file's text; a missing file is a failure (it is in the repository).
+fn read_cases(path: &str) -> String {
+    assert!(Path::new(path).exists(), "{path} is missing");
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn run_mv(path: &str, require_listed: bool, min_agreement: f64) -> usize {
+    let text = read_cases(path);
     let known = known();
     let mut per_cat: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut agree, mut total) = (0usize, 0usize);
@@ -119,27 +121,24 @@ fn run_mv(path: &str, require_listed: bool, min_agreement: f64) {
         rate >= min_agreement,
         "agreement {rate:.3} below {min_agreement}"
     );
+    total
 }
 
 #[test]
 fn math_verify_agreement() {
-    run_mv(MV, true, 0.95);
+    // All 268 rows (a copy of ../shared/cases/math_verify_cases.jsonl).
+    assert_eq!(run_mv(MV, true, 0.95), 268);
 }
 
 #[test]
 fn math_verify_fixture_subset_always_runs() {
-    // A small copy of representative cases shipped with the crate.
-    assert!(Path::new(FIXTURE).exists());
-    run_mv(FIXTURE, true, 0.95);
+    // 75 representative rows of the Math-Verify file.
+    assert_eq!(run_mv(FIXTURE, true, 0.95), 75);
 }
 
 #[test]
 fn hendrycks_agreement() {
-    if !Path::new(HE).exists() {
-        eprintln!("SKIP: {HE} not found");
-        return;
-    }
-    let text = std::fs::read_to_string(HE).unwrap();
+    let text = read_cases(HE);
     let known = known();
     let (mut agree, mut total) = (0usize, 0usize);
     let mut unlisted = Vec::new();
@@ -161,6 +160,7 @@ fn hendrycks_agreement() {
             }
         }
     }
+    assert_eq!(total, 16, "the 16 Hendrycks is_equiv cases");
     let rate = agree as f64 / total.max(1) as f64;
     println!("OVERALL hendrycks: {agree}/{total} ({:.1}%)", 100.0 * rate);
     assert!(unlisted.is_empty(), "unlisted disagreements: {unlisted:?}");
