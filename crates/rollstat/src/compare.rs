@@ -19,7 +19,9 @@ use crate::population::{group_indices, read_population, requested_n, Summarized}
 use crate::read::Source;
 use crate::report::check_short;
 use rayon::prelude::*;
-use rollstat_core::aggregate::{default_ks, metric_set, ColumnBuilder, Metric, MetricColumn};
+use rollstat_core::aggregate::{
+    default_ks, metric_set, ColumnBuilder, Metric, MetricColumn, PointSummary,
+};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_core::vote::TiePolicy;
 use rollstat_io::{CollectedProblem, ReadOptions};
@@ -479,11 +481,14 @@ fn row(
             None => (None, None),
         },
     };
+    // Each side's mean as the report computes it (compensated summation),
+    // so compare's A column is report(A) to the last bit.
+    let mean = |v: &[f64]| PointSummary::of(v.iter().copied()).map_or(f64::NAN, |p| p.mean);
     Row {
         metric: metric.to_string(),
         group: pop.group.clone(),
-        a: s.mean_a,
-        b: s.mean_b,
+        a: mean(&va),
+        b: mean(&vb),
         delta: s.delta,
         stderr: s.se,
         ci,
