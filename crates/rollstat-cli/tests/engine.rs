@@ -2,6 +2,9 @@
 //! same rows: report.json and compare.json read back into the typed
 //! documents equal what `rollstat::report` / `rollstat::compare` return.
 
+// Options are set field by field, as a caller would.
+#![allow(clippy::field_reassign_with_default)]
+
 use rollstat::{compare, report, CompareOptions, Comparison, Report, ReportOptions, Source};
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -199,9 +199,46 @@ impl fmt::Display for Finding {
     }
 }
 
+/// A front end's wording of a finding.
+pub type Wording = fn(&Finding) -> String;
+
+thread_local! {
+    /// The wording used while serializing on this thread (see
+    /// [`Finding::serialize_worded`]); `None`: the library's own.
+    static WORDING: std::cell::Cell<Option<Wording>> =
+        const { std::cell::Cell::new(None) };
+}
+
+impl Finding {
+    /// Runs `f` (which serializes a document) with findings worded by
+    /// `wording` instead of their `Display` — how a front end writes
+    /// report.json in its own words (the CLI names flags) without a second
+    /// renderer. Serialization inside `f` must stay on this thread.
+    ///
+    /// ```
+    /// use rollstat::Finding;
+    /// let f = vec![Finding::BadRows { n: 2 }];
+    /// let json = Finding::serialize_worded(|f| format!("[{f}]"), || serde_json::to_string(&f).unwrap());
+    /// assert_eq!(json, r#"["[2 malformed rows were skipped]"]"#);
+    /// ```
+    pub fn serialize_worded<T>(wording: Wording, f: impl FnOnce() -> T) -> T {
+        struct Reset(Option<Wording>);
+        impl Drop for Reset {
+            fn drop(&mut self) {
+                WORDING.with(|w| w.set(self.0));
+            }
+        }
+        let _reset = Reset(WORDING.with(|w| w.replace(Some(wording))));
+        f()
+    }
+}
+
 impl Serialize for Finding {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        match WORDING.with(|w| w.get()) {
+            Some(word) => s.serialize_str(&word(self)),
+            None => s.collect_str(self),
+        }
     }
 }
 

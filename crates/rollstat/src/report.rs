@@ -229,14 +229,19 @@ fn groups(
     let keys = problems
         .iter()
         .map(|p| p.by_value.as_deref().unwrap_or("(none)"));
-    let mut out = Ordered::default();
-    for (name, members) in group_indices(keys) {
-        let subset: Vec<ProblemSummary> = members.iter().map(|&i| summaries[i].clone()).collect();
-        let sub_clusters: Option<Vec<u64>> =
-            clusters.map(|c| members.iter().map(|&i| c[i]).collect());
-        out.insert(name, plan.group(&subset, sub_clusters.as_deref()));
-    }
-    out
+    let groups = group_indices(keys);
+    // Groups are independent populations: computed in parallel, kept in order.
+    let reports: Vec<GroupReport> = groups
+        .par_iter()
+        .map(|(_, members)| {
+            let subset: Vec<ProblemSummary> =
+                members.iter().map(|&i| summaries[i].clone()).collect();
+            let sub_clusters: Option<Vec<u64>> =
+                clusters.map(|c| members.iter().map(|&i| c[i]).collect());
+            plan.group(&subset, sub_clusters.as_deref())
+        })
+        .collect();
+    Ordered(groups.into_iter().map(|(n, _)| n).zip(reports).collect())
 }
 
 fn per_problem(

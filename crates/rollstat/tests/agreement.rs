@@ -3,6 +3,9 @@
 //! one input with a system field and two inputs. Expected values in the
 //! regression tests are derived by hand (exact fractions in the comments).
 
+// Options are set field by field, as a caller would.
+#![allow(clippy::field_reassign_with_default)]
+
 use rollstat::rows::{RolloutRow, Row};
 use rollstat::{compare, report, CompareOptions, IntervalMethod, ReportOptions, Source};
 use std::path::PathBuf;
@@ -61,7 +64,7 @@ fn mixed_rows() -> Vec<Row> {
             let mut r = RolloutRow {
                 problem: format!("q{p}"),
                 rollout: Some(i),
-                gold: Some(if p % 3 == 0 { "2".into() } else { "0.5".into() }),
+                gold: Some(if p.is_multiple_of(3) { "2".into() } else { "0.5".into() }),
                 answer: Some(Some(a.into())),
                 ..Default::default()
             };
@@ -159,7 +162,7 @@ fn one_input_by_model_equals_two_inputs() {
         (0..30u64)
             .flat_map(|p| {
                 (0..4u64).map(move |i| {
-                    RolloutRow::new(format!("p{p}"), (p + i + shift) % 3 == 0)
+                    RolloutRow::new(format!("p{p}"), (p + i + shift).is_multiple_of(3))
                         .rollout(i)
                         .field("model", model)
                         .into()

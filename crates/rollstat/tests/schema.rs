@@ -1,6 +1,9 @@
 //! The wire formats read back into the typed documents, rejecting unknown
 //! fields, and write out byte for byte as they were read.
 
+// Options are set field by field, as a caller would.
+#![allow(clippy::field_reassign_with_default)]
+
 use rollstat::{
     compare, power, report, CompareOptions, PowerOptions, Report, ReportOptions, Source,
 };

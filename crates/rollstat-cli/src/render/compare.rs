@@ -3,18 +3,13 @@
 
 use crate::options::finding_text;
 use rollstat::{trim_float, CompareRow as Row, Comparison};
-use serde_json::Value;
 use std::fmt::Write as _;
 
 /// The comparison as JSON, findings in the CLI's words.
 pub fn json(c: &Comparison) -> String {
-    let mut v = serde_json::to_value(c).expect("compare serializes");
-    v["warnings"] = c
-        .warnings
-        .iter()
-        .map(|f| Value::String(finding_text(f)))
-        .collect();
-    let mut s = serde_json::to_string_pretty(&v).expect("compare serializes");
+    let mut s = rollstat::Finding::serialize_worded(finding_text, || {
+        serde_json::to_string_pretty(c).expect("compare serializes")
+    });
     s.push('\n');
     s
 }

@@ -13,8 +13,7 @@ pub(crate) use markup::{table, Style};
 
 use crate::args::OutputFormat;
 use crate::options::finding_text;
-use rollstat::{Health, MetricBlock, MetricEntry, Report};
-use serde_json::Value;
+use rollstat::{MetricBlock, MetricEntry, Report};
 
 /// Renders `report` in `format`.
 pub fn render(report: &Report, format: OutputFormat) -> String {
@@ -28,22 +27,7 @@ pub fn render(report: &Report, format: OutputFormat) -> String {
 
 /// report.json with the findings in the CLI's words (naming flags).
 fn json(report: &Report) -> String {
-    let mut v = serde_json::to_value(report).expect("report serializes");
-    reword(&mut v["health"], &report.health);
-    for (name, g) in report.groups.iter() {
-        reword(&mut v["groups"][name.as_str()]["health"], &g.health);
-    }
-    let mut s = serde_json::to_string_pretty(&v).expect("report serializes");
-    s.push('\n');
-    s
-}
-
-fn reword(v: &mut Value, h: &Health) {
-    v["warnings"] = h
-        .warnings
-        .iter()
-        .map(|f| Value::String(finding_text(f)))
-        .collect();
+    rollstat::Finding::serialize_worded(finding_text, || report.to_json())
 }
 
 /// Formats a metric value for people: percent for fractions.
