@@ -64,7 +64,11 @@ fn mixed_rows() -> Vec<Row> {
             let mut r = RolloutRow {
                 problem: format!("q{p}"),
                 rollout: Some(i),
-                gold: Some(if p.is_multiple_of(3) { "2".into() } else { "0.5".into() }),
+                gold: Some(if p.is_multiple_of(3) {
+                    "2".into()
+                } else {
+                    "0.5".into()
+                }),
                 answer: Some(Some(a.into())),
                 ..Default::default()
             };
