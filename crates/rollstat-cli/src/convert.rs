@@ -1,4 +1,4 @@
-//! `rollstat convert IN… -o OUT.jsonl`: canonical rollout rows (SPEC §2)
+//! `rollstat convert IN… -o OUT.jsonl`: canonical rollout rows (docs/spec.md §2)
 //! from any supported input — native harness files, directories, `.gz` /
 //! `.zst`, canonical JSONL — one JSON object per line, for jq pipelines and
 //! for checking what an adapter read. No metric is computed and nothing is

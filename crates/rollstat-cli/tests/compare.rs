@@ -1,6 +1,6 @@
 //! End-to-end tests of `rollstat compare`. Expected values are derived by
 //! hand in the comments (exact fractions) or taken from published vectors
-//! (statistics.md §1.8), never from a run.
+//! (docs/statistics.md §1.8), never from a run.
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -208,7 +208,7 @@ fn one_input_by_model_equals_two_inputs() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--by model"));
 }
 
-/// statistics.md §1.8 paired vector: means 0.7 and 0.5, SE_paired 0.0917662935,
+/// docs/statistics.md §1.8 paired vector: means 0.7 and 0.5, SE_paired 0.0917662935,
 /// SE_unpaired 0.1555973210, corr 0.6546536707, discordant b = 4, c = 0 →
 /// McNemar exact 2·(½)⁴ = 0.125.
 #[test]
@@ -230,7 +230,7 @@ fn published_paired_vector() {
     assert!(f(&ci[1]) - f(&ci[0]) < 2.0 * 1.96 * 0.1555973210);
 }
 
-/// statistics.md §1.8 paired + clustered vector: five clusters of four,
+/// docs/statistics.md §1.8 paired + clustered vector: five clusters of four,
 /// CR1 SE of the differences 0.1274754878, d̄ = −0.15 (B − A).
 #[test]
 fn published_clustered_vector() {

@@ -1,5 +1,5 @@
 //! End-to-end tests of `rollstat power`: Miller (2024) §5 worked examples
-//! with the corrections of statistics.md §1.6, the §1.8 power table, and a
+//! with the corrections of docs/statistics.md §1.6, the §1.8 power table, and a
 //! report.json with a hand-computed variance split.
 
 use serde_json::Value;
@@ -32,11 +32,11 @@ fn close(a: f64, b: f64, tol: f64) {
     assert!((a - b).abs() <= tol, "{a} vs {b}");
 }
 
-const Z2: f64 = 7.8488797343; // (z_.025 + z_.2)², statistics.md §1.8
+const Z2: f64 = 7.8488797343; // (z_.025 + z_.2)², docs/statistics.md §1.8
 
 /// Miller §5: σ² = 0, ω² = 1/9, δ = 0.03 → n ≈ 969 (968.997). The paper's
 /// ω² = 1/9 does not follow from its own "uniform scores, corr 0.5"
-/// (statistics.md §1.6.1): 2·(1/12)·(1 − 0.5) = 1/12 → 726.75 → 727.
+/// (docs/statistics.md §1.6.1): 2·(1/12)·(1 − 0.5) = 1/12 → 726.75 → 727.
 #[test]
 fn miller_problems_needed_and_erratum() {
     let r = power_json(&["--omega2", "1/9", "--delta", "0.03"]);
@@ -127,7 +127,7 @@ fn miller_mde_more_rollouts() {
     assert!(text.contains("7.53 pts"), "{text}");
 }
 
-/// statistics.md §1.8 power table (Eq. 9/10).
+/// docs/statistics.md §1.8 power table (Eq. 9/10).
 #[test]
 fn power_table_vectors() {
     for (omega2, sigma2, k, n_needed, mde1000) in [
@@ -156,7 +156,7 @@ fn power_table_vectors() {
     }
 }
 
-/// From a report.json: statistics.md §1.8 resampling vector (K = 4):
+/// From a report.json: docs/statistics.md §1.8 resampling vector (K = 4):
 /// rows [[1,1,1,0],[0,0,0,0],[1,0,1,0],[1,1,1,1],[0,1,0,0]] → Var(x) =
 /// 0.1145833333, Ê[σ²] = 1/6 (within = 1/24 at K = 4). With ρ = 0 and B like
 /// A: V = 2·(0.1145833 + 1/24) = 0.3125 (= 2·var of the means, 2·0.15625);

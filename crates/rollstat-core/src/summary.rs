@@ -136,7 +136,7 @@ impl ProblemData {
 /// Folds one problem into its summary.
 ///
 /// Rollouts are ordered by index first. An unextracted rollout is wrong
-/// whatever the input's `correct` says (SPEC §1) and never votes.
+/// whatever the input's `correct` says (docs/spec.md §1) and never votes.
 ///
 /// ```
 /// use rollstat_core::summary::*;

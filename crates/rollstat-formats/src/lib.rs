@@ -1,5 +1,5 @@
 //! Adapters that map native LLM-evaluation harness outputs into rollstat's
-//! canonical rollout rows (product contract, SPEC §2).
+//! canonical rollout rows (product contract, docs/spec.md §2).
 //!
 //! # Brief overview
 //!
@@ -54,7 +54,7 @@ pub use detect::detect;
 pub use error::{DetectError, FormatError, Rejection};
 pub use format::{Format, UnknownFormat};
 
-/// One canonical row: a JSON object following SPEC §2.
+/// One canonical row: a JSON object following docs/spec.md §2.
 pub type Row = Map<String, Value>;
 
 /// An aggregate number the harness computed itself.

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use crate::error::FormatError;
 
-/// A canonical rollout row under construction. `into_map` writes the SPEC §2
+/// A canonical rollout row under construction. `into_map` writes the docs/spec.md §2
 /// keys first, in the documented order, then native extras.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Rollout {
@@ -46,7 +46,7 @@ impl Rollout {
     pub fn into_map(mut self) -> Map<String, Value> {
         let mut m = Map::new();
         m.insert("problem".into(), self.problem);
-        // SPEC §2 text fields are scalars. Several acceptable golds keep the
+        // docs/spec.md §2 text fields are scalars. Several acceptable golds keep the
         // first as `gold` and the list as `golds`; other structures become
         // their JSON text.
         let gold = match self.gold.take() {

@@ -1,7 +1,7 @@
 //! # rollstat-io
 //!
 //! Reads rollstat's canonical input — JSON Lines or CSV with the columns of
-//! SPEC §2, from files or stdin — and collects rows into problems.
+//! docs/spec.md §2, from files or stdin — and collects rows into problems.
 //!
 //! The flow is: bytes ([`Input`], read in blocks while the previous block
 //! is processed) → parsed rows (in parallel: a byte scanner for flat rollout

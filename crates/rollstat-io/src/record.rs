@@ -1,4 +1,4 @@
-//! One canonical input row (SPEC §2) → a typed [`Record`].
+//! One canonical input row (docs/spec.md §2) → a typed [`Record`].
 //!
 //! Three row forms exist and may be mixed: rollout rows (`correct` is a
 //! scalar, or absent with `gold` to grade), problem rows (`correct` is an

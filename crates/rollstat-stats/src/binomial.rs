@@ -47,7 +47,7 @@ impl BinomialMethod {
 ///
 /// ```
 /// use rollstat_stats::{binomial_interval, BinomialMethod};
-/// // statistics.md §5.2, 18/20 Wilson
+/// // docs/statistics.md §5.2, 18/20 Wilson
 /// let ci = binomial_interval(18, 20, 0.95, BinomialMethod::Wilson).unwrap();
 /// assert!((ci.lower - 0.6989663548).abs() < 1e-9 && (ci.upper - 0.9721335188).abs() < 1e-9);
 /// ```

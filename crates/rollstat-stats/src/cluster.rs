@@ -25,7 +25,7 @@ pub(crate) fn dense_cluster_ids(clusters: &[u64]) -> (Vec<usize>, usize) {
 /// With `u_i = s_i − s̄` and cluster sums `U_c = Σ_{i∈c} u_i`:
 /// * `se_cr0 = sqrt(Σ_c U_c²) / n` — Miller's Appendix A (no small-sample
 ///   correction; equals Eq. 4 when its SE_CLT² term uses divisor n, see
-///   statistics.md §1.6 item 4);
+///   docs/statistics.md §1.6 item 4);
 /// * `se_cr1 = se_cr0 · sqrt(C / (C − 1))` — inspect_ai / evaluatellm; NaN when
 ///   C < 2. Pair it with a t interval on C − 1 df ([`ClusteredSe::t_interval`]).
 ///
@@ -77,7 +77,7 @@ impl ClusteredSe {
 /// `clusters` (arbitrary labels, one per value).
 ///
 /// ```
-/// // statistics.md §1.8: four clusters of four
+/// // docs/statistics.md §1.8: four clusters of four
 /// let s = [1.,1.,0.,1., 0.,0.,0.,1., 1.,1.,1.,1., 0.,1.,0.,0.];
 /// let cl = [0,0,0,0, 1,1,1,1, 2,2,2,2, 3,3,3,3];
 /// let r = rollstat_stats::clustered_se(&s, &cl).unwrap();

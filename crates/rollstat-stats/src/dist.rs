@@ -407,7 +407,7 @@ mod tests {
         assert!(close(normal_quantile(1e-10), -6.361340902404056, 1e-12));
         assert!(close(normal_cdf(-3.0), 0.0013498980316300946, 1e-13));
         assert!(close(normal_cdf(1.0), 0.8413447460685429, 1e-14));
-        // (z_{.025}+z_{.2})² from statistics.md §1.8
+        // (z_{.025}+z_{.2})² from docs/statistics.md §1.8
         let z = normal_quantile(0.975) + normal_quantile(0.8);
         assert!(close(z * z, 7.8488797343, 1e-10));
     }
@@ -446,7 +446,7 @@ mod tests {
 
     #[test]
     fn chi2_sf_mcnemar() {
-        // statistics.md §4.3: χ² = 0.470588235294 → p = 0.492716677227
+        // docs/statistics.md §4.3: χ² = 0.470588235294 → p = 0.492716677227
         assert!(close(chi2_1_sf(0.470588235294), 0.492716677227, 1e-9));
     }
 }

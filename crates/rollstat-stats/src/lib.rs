@@ -72,11 +72,11 @@
 //!
 //! # Power analysis
 //! Power analysis for comparing two systems on N problems (Miller 2024 §5,
-//! Eq. 9–10; statistics.md §1.5, with the §1.6 errata).
+//! Eq. 9–10; docs/statistics.md §1.5, with the §1.6 errata).
 //!
 //! All functions work with the **per-problem** variance of the paired score
 //! difference (`ω² + σ_A²/K_A + σ_B²/K_B`, Eq. 9), i.e. n·Var(μ̂), not the
-//! variance of the mean (statistics.md §1.6 item 6). For a single system use
+//! variance of the mean (docs/statistics.md §1.6 item 6). For a single system use
 //! the per-problem variance of its score instead.
 //!
 //! # Reproducibility

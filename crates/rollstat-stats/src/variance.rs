@@ -37,7 +37,7 @@ fn ln_choose(n: u64, k: u64) -> f64 {
 }
 
 /// Unbiased estimate V̂ of the sampling variance of the per-problem unbiased
-/// pass@k estimator `1 − C(n−c,k)/C(n,k)` (statistics.md §6.2):
+/// pass@k estimator `1 − C(n−c,k)/C(n,k)` (docs/statistics.md §6.2):
 /// `V̂ = Σ_{j=0}^{k} h(j)·C(n−c,2k−j)/C(n,2k−j) − C(n−c,2k)/C(n,2k)` with
 /// `h(j) = C(k,j)·C(n−k,k−j)/C(n,k)`. Valid only for `n ≥ 2k`; returns `None`
 /// otherwise (or when `k = 0` or `c > n`). For `k = 1` it equals
@@ -137,7 +137,7 @@ impl VarianceDecomposition {
     /// # let y = [0.75, 0.0, 0.5, 1.0, 0.25];
     /// # let v = [0.0625, 0.0, 1.0 / 12.0, 0.0, 0.0625];
     /// let d = rollstat_stats::variance_decomposition(&y, &v).unwrap();
-    /// // K = 4 → 16 rollouts (statistics.md §1.8)
+    /// // K = 4 → 16 rollouts (docs/statistics.md §1.8)
     /// assert!((d.projected_se(5.0, 4.0) - 0.1581138830).abs() < 1e-9);
     /// ```
     pub fn projected_se(&self, n_problems: f64, rollout_multiplier: f64) -> f64 {

@@ -1,5 +1,5 @@
 //! Published / independently derived test vectors. Every expected number here
-//! comes from `/work/shared/research/statistics.md` (section given per test),
+//! comes from `docs/statistics.md` (section given per test),
 //! from the cited reference suites it quotes, or from an independent mpmath /
 //! exact-enumeration computation — never from this crate's own output.
 #![allow(clippy::excessive_precision)] // reference values are quoted verbatim
@@ -297,7 +297,7 @@ fn cluster_bootstrap_converges_to_exact_se() {
 #[test]
 fn binomial_interval_table() {
     use BinomialMethod::*;
-    // (x, n, method, lower, upper) from statistics.md §5.2 (R binom.confint /
+    // (x, n, method, lower, upper) from docs/statistics.md §5.2 (R binom.confint /
     // statsmodels reference values).
     #[rustfmt::skip]
     let table: &[(u64, u64, BinomialMethod, f64, f64)] = &[

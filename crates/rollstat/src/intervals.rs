@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use rollstat_core::aggregate::{Exclusion, Metric, MetricColumn, PointSummary};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_stats::{
-    binomial_interval, bootstrap_means, cluster_bootstrap_means, clustered_se, dist,
+    binomial_interval, bootstrap_means, cluster_bootstrap_means, clustered_se, t_interval,
     method_warnings, pass1_sampling_variance, pass_at_k_sampling_variance, rng,
     variance_decomposition, BootstrapConfig, BootstrapReport, CiMethod, ClusteredSe, MethodContext,
 };
@@ -148,8 +148,8 @@ impl Entry<'_> {
         let bounds = match o.method {
             IntervalMethod::None => None,
             IntervalMethod::Resampled(CiMethod::T) => stderr.filter(|_| df >= 1.0).map(|se| {
-                let q = dist::t_quantile(1.0 - (1.0 - o.level) / 2.0, df);
-                [value - q * se, value + q * se]
+                let i = t_interval(value, se, df, o.level);
+                [i.lower, i.upper]
             }),
             IntervalMethod::Binomial(m) if st.binary && !self.clustered => {
                 binomial_interval(st.ones, st.n as u64, o.level, m)

@@ -1,7 +1,7 @@
 //! `rollstat power`: minimum detectable effect, problems needed, and what
 //! more rollouts buy compared with more problems, for a paired comparison
 //! of two systems (Miller 2024 §5, Eq. 9–10, with the errata of
-//! statistics.md §1.6: ω² is computed from the correlation, not copied from
+//! docs/statistics.md §1.6: ω² is computed from the correlation, not copied from
 //! the paper's inconsistent 1/9, and every number follows the formula, not
 //! the paper's rounding).
 //!
