@@ -456,7 +456,7 @@ fn explain(
         let v = scope_value(&sums(p), m, tie, None);
         if fits(v) {
             return format!(
-                "a different denominator: with --denominator {} rollstat gives {} — {word}",
+                "a different denominator: with the {} denominator policy rollstat gives {} — {word}",
                 match p {
                     DenominatorPolicy::Judged => "judged",
                     DenominatorPolicy::Requested => "requested",
@@ -471,7 +471,7 @@ fn explain(
             let v = scope_value(ours, m, t, None);
             if t != tie && fits(v) {
                 return format!(
-                    "ties: with --tie-policy {} rollstat gives {}",
+                    "ties: with tie policy {} rollstat gives {}",
                     format!("{t:?}").to_lowercase(),
                     fmt_num(v.unwrap_or(0.0) * scale)
                 );

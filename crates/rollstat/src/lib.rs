@@ -36,6 +36,8 @@
 //! assert!(p1.ci.is_some());
 //! ```
 
+#![warn(missing_docs)]
+
 mod compare;
 mod document;
 mod error;
