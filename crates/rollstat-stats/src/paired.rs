@@ -151,7 +151,7 @@ pub fn paired_compare(a: &[f64], b: &[f64], config: &PairedConfig) -> Result<Pai
 /// let cl: Vec<u64> = (0..20).map(|i| i / 4).collect();
 /// let r = paired_compare_clustered(&a, &b, &cl, &PairedConfig::default()).unwrap();
 /// assert_eq!(r.clusters, Some(5));
-/// assert!((r.se_paired - 0.1274754878).abs() < 1e-9); // statistics.md §1.8, CR1
+/// assert!((r.se_paired - 0.1274754878).abs() < 1e-9); // docs/statistics.md §1.8, CR1
 /// ```
 pub fn paired_compare_clustered(
     a: &[f64],
@@ -271,10 +271,255 @@ pub fn pearson(x: &[f64], y: &[f64]) -> f64 {
 
 const PERMUTATION_DOMAIN: u64 = 0x5045_524D_5554_4553; // "PERMUTES"
 
+/// Multiplicities up to this many copies get their Binomial(m, ½) draw by
+/// counting ones in `m` random bits; larger ones use the crate's binomial
+/// sampler, whose cost does not grow with `m` (≈ 0.3 µs a draw; counting
+/// 2¹² bits — 64 words — costs about as much).
+const POPCOUNT_MAX_COPIES: u64 = 1 << 12;
+
+/// The nonzero differences grouped by magnitude, the sufficient statistic
+/// of a sign-flip test.
+///
+/// Flipping signs never changes a magnitude, and every copy of one magnitude
+/// `v` contributes `±v`, so a sign pattern's statistic depends only on how
+/// many of the `m_v` copies of each `v` are positive, `x_v`:
+/// `S = Σ_v v·(2·x_v − m_v)`. Under uniformly random signs the `x_v` are
+/// independent Binomial(m_v, ½) (the random test draws them directly), and
+/// exactly `Π_v C(m_v, x_v)` of the `2^m` patterns share one `(x_v)` (the
+/// exact test counts with these weights). Metric differences take few
+/// distinct values (pass@1 differences are multiples of 1/n), so this is
+/// far less work than one sign per difference.
+struct Magnitudes {
+    /// Distinct nonzero `|d_i|`, ascending (f64 total order), so that every
+    /// sum below is formed in the same order whatever the order of `d`.
+    values: Vec<f64>,
+    /// Number of copies `m_v` of each value.
+    counts: Vec<u64>,
+    /// `|Σ d_i|`, as `|Σ_v v·(#positive − #negative)|`.
+    observed: f64,
+    /// Rounding tolerance `1e-12 · Σ|d_i|` of the `|S| ≥ observed` test.
+    tol: f64,
+}
+
+impl Magnitudes {
+    /// Groups the nonzero entries of `d` (finite, checked by the caller) by
+    /// `|d_i|` (equal as f64); zeros are dropped, a flip leaves them alone.
+    fn new(d: &[f64]) -> Self {
+        // For non-negative finite floats the bit pattern orders like the
+        // value (and like `f64::total_cmp`); the sign rides in the low bit.
+        let mut keys: Vec<u64> = d
+            .iter()
+            .filter(|&&v| v != 0.0)
+            .map(|&v| v.abs().to_bits() << 1 | u64::from(v > 0.0))
+            .collect();
+        keys.sort_unstable();
+        let (mut values, mut counts, mut net) = (Vec::new(), Vec::<u64>::new(), Vec::new());
+        for key in keys {
+            let v = f64::from_bits(key >> 1);
+            if values.last() != Some(&v) {
+                values.push(v);
+                counts.push(0);
+                net.push(0i64);
+            }
+            *counts.last_mut().expect("pushed") += 1;
+            *net.last_mut().expect("pushed") += if key & 1 == 1 { 1 } else { -1 };
+        }
+        let mut observed = 0.0;
+        let mut total = 0.0;
+        for ((&v, &m), &k) in values.iter().zip(&counts).zip(&net) {
+            observed += v * k as f64;
+            total += v * m as f64;
+        }
+        Self {
+            values,
+            counts,
+            observed: observed.abs(),
+            tol: 1e-12 * total,
+        }
+    }
+
+    /// Number m of nonzero differences.
+    fn nonzero(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// A pattern counts as at least as extreme when `|S|` reaches this.
+    fn threshold(&self) -> f64 {
+        self.observed - self.tol
+    }
+}
+
+/// Random bits taken a few at a time from one generator, so a magnitude with
+/// `m` copies costs `m` bits (not a 64-bit word per copy).
+struct Bits<'a> {
+    g: &'a mut rng::Xoshiro256PlusPlus,
+    word: u64,
+    left: u32,
+}
+
+impl<'a> Bits<'a> {
+    fn new(g: &'a mut rng::Xoshiro256PlusPlus) -> Self {
+        Self {
+            g,
+            word: 0,
+            left: 0,
+        }
+    }
+
+    /// Number of ones among the next `m` random bits: an exact
+    /// Binomial(m, ½) draw.
+    fn ones(&mut self, mut m: u64) -> u64 {
+        let mut ones = 0;
+        while m > 0 {
+            if self.left == 0 {
+                self.word = self.g.next_u64();
+                self.left = 64;
+            }
+            let k = m.min(u64::from(self.left)) as u32;
+            let mask = u64::MAX >> (64 - k); // 1 ≤ k ≤ 64
+            ones += u64::from((self.word & mask).count_ones());
+            self.word = self.word.checked_shr(k).unwrap_or(0);
+            self.left -= k;
+            m -= u64::from(k);
+        }
+        ones
+    }
+
+    /// `±v` with a random sign (one bit): the one-copy case of
+    /// `v·(2·Binomial(1, ½) − 1)`, which is the common case for cluster
+    /// sums, kept as cheap as one sign per difference.
+    #[inline]
+    fn signed(&mut self, v: f64) -> f64 {
+        if self.left == 0 {
+            self.word = self.g.next_u64();
+            self.left = 64;
+        }
+        let minus = !self.word & 1;
+        self.word >>= 1;
+        self.left -= 1;
+        f64::from_bits(v.to_bits() ^ minus << 63)
+    }
+
+    /// A Binomial(m, ½) draw: counted bits for up to
+    /// [`POPCOUNT_MAX_COPIES`] copies, else the crate's exact sampler.
+    fn binomial_half(&mut self, m: u64) -> u64 {
+        if m <= POPCOUNT_MAX_COPIES {
+            self.ones(m)
+        } else {
+            crate::multinomial::binomial(self.g, m, 0.5)
+        }
+    }
+}
+
+/// `|S|` of one random sign pattern drawn from `g`: one Binomial(m_v, ½)
+/// count of plus signs per distinct magnitude.
+fn random_flip_statistic(mags: &Magnitudes, g: &mut rng::Xoshiro256PlusPlus) -> f64 {
+    let mut bits = Bits::new(g);
+    let mut s = 0.0;
+    for (&v, &m) in mags.values.iter().zip(&mags.counts) {
+        s += if m == 1 {
+            bits.signed(v)
+        } else {
+            v * (2 * bits.binomial_half(m) as i64 - m as i64) as f64
+        };
+    }
+    s.abs()
+}
+
+/// `(hits + 1)/(R + 1)` over `R = permutations` random patterns; pattern
+/// `r` is drawn from its own stream, so the count does not depend on how
+/// rayon splits the work.
+fn random_sign_flip_p(mags: &Magnitudes, permutations: usize, seed: u64) -> f64 {
+    const CHUNK: usize = 256;
+    let seed = seed ^ PERMUTATION_DOMAIN;
+    let threshold = mags.threshold();
+    let hits: u64 = (0..permutations.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|ci| {
+            let (start, end) = (ci * CHUNK, ((ci + 1) * CHUNK).min(permutations));
+            (start..end)
+                .filter(|&r| {
+                    let mut g = rng::stream(seed, r as u64);
+                    random_flip_statistic(mags, &mut g) >= threshold
+                })
+                .count() as u64
+        })
+        .sum();
+    (hits as f64 + 1.0) / (permutations as f64 + 1.0)
+}
+
+/// Number of the `2^m` sign patterns with `|S| ≥ threshold`, as an exact
+/// integer: the sum over all `(x_v)` of `Π_v C(m_v, x_v)`.
+fn exact_sign_flip_hits(mags: &Magnitudes) -> u64 {
+    let rows: Vec<Vec<u64>> = mags.counts.iter().map(|&m| binomial_row(m)).collect();
+    exact_hits_from(mags, &rows, 0, 0.0)
+}
+
+/// Patterns counted from magnitude `i` on, given the partial sum `s` of the
+/// magnitudes before it (the sum is formed in the same order as
+/// [`random_flip_statistic`] forms it).
+fn exact_hits_from(mags: &Magnitudes, rows: &[Vec<u64>], i: usize, s: f64) -> u64 {
+    let Some(&v) = mags.values.get(i) else {
+        return u64::from(s.abs() >= mags.threshold());
+    };
+    let m = mags.counts[i] as i64;
+    (0..=m)
+        .map(|x| {
+            let hits = exact_hits_from(mags, rows, i + 1, s + v * (2 * x - m) as f64);
+            rows[i][x as usize] * hits
+        })
+        .sum()
+}
+
+/// `C(m, 0..=m)` by Pascal's rule (m ≤ [`MAX_EXACT_SIGN_FLIP`], so u64 is
+/// ample).
+fn binomial_row(m: u64) -> Vec<u64> {
+    let mut row = vec![1u64];
+    for _ in 0..m {
+        let mut next = vec![1u64; row.len() + 1];
+        for j in 1..row.len() {
+            next[j] = row[j - 1] + row[j];
+        }
+        row = next;
+    }
+    row
+}
+
+/// Errors shared by [`sign_flip`] and [`sign_flip_test`].
+fn check_differences(d: &[f64]) -> Result<()> {
+    if d.is_empty() {
+        return Err(StatsError::Empty("no differences"));
+    }
+    if d.iter().any(|v| !v.is_finite()) {
+        return Err(StatsError::InvalidArgument("non-finite difference".into()));
+    }
+    Ok(())
+}
+
+fn check_permutations(permutations: usize) -> Result<()> {
+    if permutations == 0 {
+        return Err(StatsError::InvalidArgument(
+            "permutations must be > 0".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Two-sided paired sign-flip permutation p-value for differences `d`
 /// (H0: the distribution of each d_i is symmetric about 0), with `R =
-/// permutations` seeded random flips: `p = (#{|Σ s_i d_i| ≥ |Σ d_i|} + 1)/(R + 1)`.
-/// Deterministic for a given seed, independent of thread count.
+/// permutations` seeded random flips: `p = (#{|Σ s_i d_i| ≥ |Σ d_i|} + 1)/(R + 1)`
+/// (`≥` up to a tolerance of 1e-12·Σ|d_i| for rounding).
+/// Deterministic for a given seed, independent of thread count and of the
+/// order of `d`.
+///
+/// A random pattern is drawn per distinct magnitude, not per difference:
+/// the `m_v` copies of a magnitude `v` contribute `v·(2·X_v − m_v)` with
+/// `X_v ~ Binomial(m_v, ½)` plus signs, drawn exactly: the ones in `m_v`
+/// random bits up to 4096 copies, above that the crate's binomial sampler
+/// (exact in distribution, up to floating point; cost independent of
+/// `m_v`). The cost is O(R · distinct |d_i|) (at most 64 words of bits per
+/// magnitude) rather than O(R · len(d)). The magnitudes are summed in
+/// ascending order, so the p-value does not depend on the order of `d`.
 ///
 /// ```
 /// let d = [0.5, 0.4, 0.6, 0.3, 0.7, 0.5, 0.4, 0.6, 0.5, 0.45];
@@ -286,51 +531,9 @@ pub fn sign_flip_test(d: &[f64], permutations: usize, seed: u64) -> Result<f64> 
     if d.is_empty() {
         return Err(StatsError::Empty("no differences"));
     }
-    if permutations == 0 {
-        return Err(StatsError::InvalidArgument(
-            "permutations must be > 0".into(),
-        ));
-    }
-    if d.iter().any(|v| !v.is_finite()) {
-        return Err(StatsError::InvalidArgument("non-finite difference".into()));
-    }
-    let observed: f64 = d.iter().sum::<f64>().abs();
-    let tol = 1e-12 * d.iter().map(|v| v.abs()).sum::<f64>();
-    const CHUNK: usize = 256;
-    let chunks = permutations.div_ceil(CHUNK);
-    let seed = seed ^ PERMUTATION_DOMAIN;
-    let count: u64 = (0..chunks)
-        .into_par_iter()
-        .map(|ci| {
-            let start = ci * CHUNK;
-            let end = (start + CHUNK).min(permutations);
-            let mut hits = 0u64;
-            for r in start..end {
-                let mut g = rng::stream(seed, r as u64);
-                let mut bits = 0u64;
-                let mut left = 0u32;
-                let mut s = 0.0;
-                for &v in d {
-                    if left == 0 {
-                        bits = g.next_u64();
-                        left = 64;
-                    }
-                    if bits & 1 == 1 {
-                        s += v;
-                    } else {
-                        s -= v;
-                    }
-                    bits >>= 1;
-                    left -= 1;
-                }
-                if s.abs() >= observed - tol {
-                    hits += 1;
-                }
-            }
-            hits
-        })
-        .sum();
-    Ok((count as f64 + 1.0) / (permutations as f64 + 1.0))
+    check_permutations(permutations)?;
+    check_differences(d)?;
+    Ok(random_sign_flip_p(&Magnitudes::new(d), permutations, seed))
 }
 
 /// Result of [`sign_flip`].
@@ -356,12 +559,17 @@ pub const MAX_EXACT_SIGN_FLIP: u32 = 20;
 
 /// Two-sided paired sign-flip test that is **exact** when it can be: with
 /// `m` nonzero differences (zeros do not change under a flip) and
-/// `2^m ≤ permutations` (and `m ≤ 20`), every sign pattern is enumerated and
+/// `2^m ≤ permutations` (and `m ≤ 20`), every sign pattern is counted and
 /// `p = #{|Σ s_i d_i| ≥ |Σ d_i|} / 2^m` — the exact permutation p-value, as
 /// `scipy.stats.permutation_test` gives when `n_resamples` covers all
 /// patterns. Otherwise it is [`sign_flip_test`] with R = `permutations`
 /// random patterns. On 0/±1 differences the exact value equals McNemar's
 /// exact p.
+///
+/// The exact count groups the differences by magnitude: patterns with the
+/// same number `x_v` of plus signs on each magnitude `v` share one sum, and
+/// there are `Π_v C(m_v, x_v)` of them, so only `Π_v (m_v + 1)` sums are
+/// formed and the count is exact integer arithmetic.
 ///
 /// ```
 /// use rollstat_stats::{sign_flip, mcnemar};
@@ -373,40 +581,20 @@ pub const MAX_EXACT_SIGN_FLIP: u32 = 20;
 /// assert_eq!(r.patterns, 32);
 /// ```
 pub fn sign_flip(d: &[f64], permutations: usize, seed: u64) -> Result<SignFlip> {
-    if d.is_empty() {
-        return Err(StatsError::Empty("no differences"));
-    }
-    if d.iter().any(|v| !v.is_finite()) {
-        return Err(StatsError::InvalidArgument("non-finite difference".into()));
-    }
-    let nonzero: Vec<f64> = d.iter().copied().filter(|&v| v != 0.0).collect();
-    let m = nonzero.len() as u32;
-    if m <= MAX_EXACT_SIGN_FLIP && (1u64 << m) <= permutations as u64 {
-        let observed: f64 = nonzero.iter().sum::<f64>().abs();
-        let tol = 1e-12 * nonzero.iter().map(|v| v.abs()).sum::<f64>();
+    check_differences(d)?;
+    let mags = Magnitudes::new(d);
+    let m = mags.nonzero();
+    if m <= u64::from(MAX_EXACT_SIGN_FLIP) && (1u64 << m) <= permutations as u64 {
         let total = 1u64 << m;
-        let mut hits = 0u64;
-        for mask in 0..total {
-            let mut s = 0.0;
-            for (i, &v) in nonzero.iter().enumerate() {
-                if mask >> i & 1 == 1 {
-                    s -= v;
-                } else {
-                    s += v;
-                }
-            }
-            if s.abs() >= observed - tol {
-                hits += 1;
-            }
-        }
         return Ok(SignFlip {
-            p: hits as f64 / total as f64,
+            p: exact_sign_flip_hits(&mags) as f64 / total as f64,
             exact: true,
             patterns: total,
         });
     }
+    check_permutations(permutations)?;
     Ok(SignFlip {
-        p: sign_flip_test(d, permutations, seed)?,
+        p: random_sign_flip_p(&mags, permutations, seed),
         exact: false,
         patterns: permutations as u64,
     })
