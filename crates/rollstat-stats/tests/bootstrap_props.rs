@@ -492,3 +492,40 @@ fn typed_multinomial_path_matches_theory() {
     assert!((ci.lower - (mean - 1.96 * se)).abs() < 0.1 * se, "{ci:?}");
     assert!((ci.upper - (mean + 1.96 * se)).abs() < 0.1 * se, "{ci:?}");
 }
+
+/// A column repeated among the inputs is resampled once: every column's
+/// result is what it is without the duplicates (same draws, same statistic).
+#[test]
+fn duplicate_columns_do_not_change_any_result() {
+    use rollstat_stats::{bootstrap_means, cluster_bootstrap_means, BootstrapConfig};
+    let a: Vec<f64> = (0..200).map(|i| ((i * 7) % 5) as f64 / 4.0).collect();
+    let b: Vec<f64> = (0..200)
+        .map(|i| {
+            if i % 9 == 0 {
+                f64::NAN
+            } else {
+                ((i * 3) % 4) as f64
+            }
+        })
+        .collect();
+    let cfg = BootstrapConfig {
+        resamples: 999,
+        ..Default::default()
+    };
+    let plain = bootstrap_means(&[&a, &b], &cfg).unwrap();
+    let dup = bootstrap_means(&[&a, &b, &a, &b], &cfg).unwrap();
+    assert_eq!(dup.columns.len(), 4);
+    for k in 0..4 {
+        assert_eq!(dup.columns[k], plain.columns[k % 2]);
+        assert_eq!(
+            dup.columns[k].distribution(),
+            plain.columns[k % 2].distribution()
+        );
+    }
+    let cl: Vec<u64> = (0..200).map(|i| i / 10).collect();
+    let plain = cluster_bootstrap_means(&[&a, &b], &cl, &cfg).unwrap();
+    let dup = cluster_bootstrap_means(&[&b, &a, &b], &cl, &cfg).unwrap();
+    assert_eq!(dup.columns[1], plain.columns[0]);
+    assert_eq!(dup.columns[0], plain.columns[1]);
+    assert_eq!(dup.columns[2], plain.columns[1]);
+}
