@@ -47,18 +47,33 @@ pub const COMPARE_SCHEMA: &str = "rollstat.compare/1";
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Comparison {
+    /// `rollstat.compare/1` ([`COMPARE_SCHEMA`]).
     pub schema: String,
+    /// The rollstat version that wrote the document.
     pub version: String,
+    /// The non-inferiority margin (the `margin` option, a fraction: 0.02 =
+    /// 2 points); null without one, and then no row has a verdict.
     pub margin: Option<f64>,
+    /// Two-sided level of every row's `ci`, and the one-sided level of its
+    /// `bounds`.
     pub level: f64,
+    /// How the problems of A and B paired up.
     pub pairs: Pairs,
+    /// One row per metric overall (every metric of a report except
+    /// `distinct_answers`), then, with a group field, one per group and
+    /// metric.
     pub rows: Vec<Row>,
+    /// System A, the baseline (not the rows' numeric `a`).
     pub a: Side,
+    /// System B, the candidate (not the rows' numeric `b`).
     pub b: Side,
+    /// Settings behind the numbers.
     pub config: CompareConfig,
     /// Metrics (per group) for which no row could be computed.
     pub not_computable: Vec<NotComputable>,
+    /// The verdict check when the `fail_on` option is set; null otherwise.
     pub fail: Option<FailCheck>,
+    /// Findings; each is its text on the wire.
     pub warnings: Vec<Finding>,
 }
 
@@ -66,8 +81,12 @@ pub struct Comparison {
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Pairs {
+    /// Problems (by `problem` id) that both sides have; every row is over
+    /// these or a subset of them.
     pub matched: u64,
+    /// Problems only A has; left out of every number.
     pub only_a: u64,
+    /// Problems only B has; left out of every number.
     pub only_b: u64,
 }
 
@@ -75,7 +94,11 @@ pub struct Pairs {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Side {
+    /// The input's name (with its system, when its rows name one), or
+    /// `field = value` for a system picked out of one input.
     pub name: String,
+    /// The inputs read for this side (one input holding both systems is
+    /// listed on both).
     pub inputs: Vec<InputInfo>,
     /// Problems read for this side (matched or not).
     pub n_problems: u64,
@@ -85,8 +108,12 @@ pub struct Side {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct NotComputable {
+    /// The metric's name.
     pub metric: String,
+    /// The group value; null for the overall rows.
     pub group: Option<String>,
+    /// Why, in words: no problem has a value on both sides; names a side
+    /// without values and its most frequent exclusion reason.
     pub reason: String,
 }
 
@@ -94,23 +121,46 @@ pub struct NotComputable {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CompareConfig {
+    /// The interval method of `ci`: `none`, `bootstrap`, `bca`, `basic`
+    /// (`cluster-` prefixed when clustered), `t`, or `t (CR1, C−1 df)` when
+    /// clustered.
     pub method: String,
+    /// Two-sided level of `ci`.
     pub level: f64,
+    /// Bootstrap resamples; null when nothing is resampled (`t`, `none`).
     pub resamples: Option<u64>,
+    /// Seed of the bootstrap streams and of the random sign flips.
     pub seed: u64,
+    /// Random-stream scheme (`xoshiro256++/splitmix64-stream-v1`).
     pub rng: String,
+    /// Random sign-flip permutations R (every pattern is enumerated when
+    /// 2^m ≤ R for m nonzero differences, m ≤ 20).
     pub permutations: u64,
+    /// Field whose values cluster problems (a matched problem takes A's
+    /// value, else B's); null without clustering.
     pub cluster_by: Option<String>,
+    /// Requested rollouts per problem: the `n` option, else the largest n
+    /// among the matched problems of either side.
     pub n: u64,
+    /// Where `n` came from: `--n` or `largest n seen`.
     pub n_source: String,
+    /// Draw sizes k (as for a report).
     pub k: Vec<u64>,
+    /// G-Pass thresholds τ, as given.
     pub tau: Vec<f64>,
+    /// maj@n tie policy: `first`, `none` or `fractional`.
     pub tie_policy: TiePolicy,
+    /// `requested` or `judged` (as for a report).
     pub denominator_policy: DenominatorPolicy,
+    /// One input: the field that tells the two systems apart; null with
+    /// two inputs.
     pub by: Option<String>,
+    /// Two inputs: the field of the per-group rows; null without groups.
     pub group_by: Option<String>,
-    /// Level of the one-sided bounds the verdicts use.
+    /// Level of the one-sided bounds the verdicts use (equal to `level`);
+    /// null without a margin.
     pub verdict_level: Option<f64>,
+    /// How `p_holm` and `p_bh` were adjusted, in words.
     pub p_adjust: String,
 }
 
@@ -120,7 +170,10 @@ pub struct CompareConfig {
 pub struct FailCheck {
     /// `inferior` or `inconclusive`.
     pub on: String,
+    /// The metrics the check covers (the `metric` option); null: every
+    /// overall row with a verdict.
     pub metrics: Option<Vec<String>>,
+    /// Whether any checked row hit the condition (`rows` is not empty).
     pub failed: bool,
     /// Checked rows that hit the condition.
     pub rows: Vec<String>,
@@ -130,7 +183,9 @@ pub struct FailCheck {
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Discordant {
+    /// Problems where A scored 1 and B 0.
     pub a_only: u64,
+    /// Problems where B scored 1 and A 0.
     pub b_only: u64,
 }
 
@@ -138,20 +193,37 @@ pub struct Discordant {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Row {
+    /// The metric's name, as in a report (`pass@1`, `maj@8`, …).
     pub metric: String,
+    /// Null for an overall row; else A's value of the group field
+    /// (`(none)` for problems without one).
     pub group: Option<String>,
+    /// A's mean over the row's `n_problems` problems.
     pub a: f64,
+    /// B's mean over the row's `n_problems` problems.
     pub b: f64,
     /// B − A.
     pub delta: f64,
     /// Paired SE of delta (CR1 with clusters).
     pub stderr: Option<f64>,
+    /// Two-sided interval of delta at `level` (paired bootstrap over
+    /// problems or clusters, or t); null with method `none`, too few
+    /// problems, or a non-finite bound.
     pub ci: Option<[f64; 2]>,
+    /// Pearson correlation of A's and B's per-problem values; null when a
+    /// side is constant.
     pub correlation: Option<f64>,
-    /// Two-sided sign-flip permutation p.
+    /// Two-sided sign-flip permutation p (whole clusters flip when
+    /// clustered); null below 2 problems.
     pub p_value: Option<f64>,
+    /// `p_value` Holm-adjusted over every row of the call with a p-value,
+    /// groups included.
     pub p_holm: Option<f64>,
+    /// `p_value` Benjamini–Hochberg-adjusted over the same rows as
+    /// `p_holm`.
     pub p_bh: Option<f64>,
+    /// McNemar's exact p; null unless every per-problem value on both sides
+    /// is 0 or 1.
     pub mcnemar_p: Option<f64>,
     /// `non-inferior`, `inferior` or `inconclusive` (with a margin).
     pub verdict: Option<String>,
@@ -161,6 +233,7 @@ pub struct Row {
     pub stderr_unpaired: Option<f64>,
     /// Whether `p_value` enumerated every sign pattern.
     pub p_exact: Option<bool>,
+    /// The discordant counts behind `mcnemar_p` (null when it is).
     pub mcnemar: Option<Discordant>,
     /// One-sided lower and upper bounds of delta at `config.verdict_level`.
     pub bounds: Option<[f64; 2]>,

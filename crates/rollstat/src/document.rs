@@ -144,15 +144,22 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for Ordered<V> {
 pub struct CiConfig {
     /// `none`, or the method's name (`cluster-` prefixed when clustered).
     pub method: String,
+    /// Two-sided level of every interval (recorded with `none` too).
     pub level: f64,
+    /// Bootstrap resamples; absent when nothing is resampled (`t`, `none`).
+    /// Binomial methods record it: metrics that fall back resample.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resamples: Option<u64>,
+    /// Seed of the resampling streams (the `seed` option); absent when
+    /// nothing is resampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
-    /// Random-stream scheme of the resampling, e.g. `xoshiro256++/splitmix64`.
+    /// Random-stream scheme of the resampling
+    /// (`xoshiro256++/splitmix64-stream-v1`); absent when nothing is
+    /// resampled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rng: Option<String>,
-    /// Field whose values cluster problems.
+    /// Field whose values cluster problems; absent without clustering.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster_by: Option<String>,
 }
@@ -161,19 +168,33 @@ pub struct CiConfig {
 #[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// Draw sizes k (the `k` option, else 1, 2, 4, … up to n, plus n).
     pub k: Vec<u64>,
+    /// G-Pass thresholds τ in [0, 1], as given (the `tau` option).
     pub tau: Vec<f64>,
     /// Requested rollouts per problem.
     pub n: u64,
     /// Where the requested n came from: `--n` or `largest n seen`.
     pub n_source: String,
+    /// Interval settings (wire name `ci`).
     pub ci: CiConfig,
+    /// maj@n tie policy: `first`, `none` or `fractional`.
     pub tie_policy: TiePolicy,
+    /// `requested` (failed rollouts stay in n as wrong) or `judged`
+    /// (failed rollouts are dropped).
     pub denominator_policy: DenominatorPolicy,
+    /// How answers were clustered for maj@n, `self_consistency` and
+    /// `distinct_answers`, and how they were extracted, e.g.
+    /// `equivalence, extract=math` or `exact-string, extract=…`.
     pub answer_clustering: String,
+    /// Whether strict mode was on (bad rows, short problems and unreadable
+    /// files are errors).
     pub strict: bool,
+    /// `first` or `last`: which of duplicated rollouts was kept; absent
+    /// when duplicates are an error.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedupe: Option<String>,
+    /// The breakdown field behind `groups`; absent without a breakdown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
 }
@@ -182,8 +203,12 @@ pub struct Config {
 #[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RolloutDistribution {
+    /// Fewest rollouts of any problem.
     pub min: u64,
+    /// Median rollouts per problem; the mean of the middle two for an even
+    /// count, so it may be fractional.
     pub median: f64,
+    /// Most rollouts of any problem.
     pub max: u64,
     /// Rollout count → number of problems, ascending.
     pub histogram: Ordered<u64>,
@@ -193,20 +218,42 @@ pub struct RolloutDistribution {
 #[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Health {
+    /// Problems in this population (a problem is a `problem` id within one
+    /// system and subset).
     pub n_problems: u64,
+    /// Rollouts per problem as they arrived, before the denominator policy.
     pub n_rollouts: RolloutDistribution,
+    /// Rollouts that arrived, over all problems (before the denominator
+    /// policy).
     pub n_rollouts_total: u64,
+    /// The requested n every problem is measured against (`config.n`).
     pub n_requested: u64,
     /// Problems with fewer rollouts than requested.
     pub n_short: u64,
+    /// Rollouts without an extracted answer (null, a junk answer, or none
+    /// extractable from `response`); they count as wrong and never vote.
     pub n_unextracted: u64,
     /// Unextracted rollouts the input marked correct; counted as wrong.
     pub n_unextracted_marked_correct: u64,
+    /// Rollouts whose `finish_reason` is `length`, `max_tokens`,
+    /// `content_filter` or `max_length`, or marked `truncated: true`.
     pub n_truncated: u64,
+    /// Rollouts without a verdict (`correct: null` or a failure status);
+    /// wrong or dropped as `denominator_policy` says.
     pub n_failed: u64,
+    /// Duplicated (problem, rollout index) rows dropped by the `dedupe`
+    /// policy (without one a duplicate is an error). Counted for the whole
+    /// input: 0 in a group's health.
     pub n_duplicate_rollouts: u64,
+    /// Answer clusters whose members were judged differently (a cluster
+    /// takes its first judged member's verdict).
     pub n_inconsistent_clusters: u64,
+    /// Malformed rows skipped in lenient mode, including rows rejected for
+    /// a conflict within a problem. Counted for the whole input: 0 in a
+    /// group's health.
     pub n_bad_lines: u64,
+    /// The denominator policy these counts and the metrics' n were made
+    /// under.
     pub denominator_policy: DenominatorPolicy,
     /// Findings, in words on the wire.
     pub warnings: Vec<Finding>,
@@ -215,7 +262,9 @@ pub struct Health {
 /// A confidence interval for one metric.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Interval {
+    /// Lower bound, in the metric's unit.
     pub lower: f64,
+    /// Upper bound, in the metric's unit.
     pub upper: f64,
     /// Two-sided level.
     pub level: f64,
@@ -241,13 +290,18 @@ pub struct MetricEntry {
     pub level: Option<f64>,
     /// The resampling seed, when the interval resamples.
     pub seed: Option<u64>,
+    /// Problems with a value for this metric: the N of `value` and `stderr`.
     pub n_problems: u64,
+    /// Problems of the population without a value (see `excluded`).
     pub n_excluded: u64,
     /// Exclusions by reason (only when some problems were excluded).
     pub excluded: Ordered<u64>,
+    /// The metric's k (maj@n has k = n); absent for `self_consistency`
+    /// and `distinct_answers`.
     pub k: Option<u64>,
     /// Requested rollouts per problem.
     pub n: u64,
+    /// The denominator policy the per-problem n was counted under.
     pub denominator: DenominatorPolicy,
     /// `fraction` or `count`.
     pub unit: String,
@@ -334,7 +388,12 @@ impl From<EntryWire> for MetricEntry {
 #[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
 #[serde(deny_unknown_fields)]
 pub struct VarianceEntry {
+    /// Between-problem variance: the variance of the per-problem values
+    /// (N − 1 divisor) minus `within`, floored at 0.
     pub between: f64,
+    /// Mean of the unbiased sampling variance of each problem's pass@k
+    /// estimate, over the `n_problems` problems where it is defined
+    /// (n ≥ 2k).
     pub within: f64,
     /// `between` or `within`.
     pub dominant: String,
@@ -348,7 +407,11 @@ pub struct VarianceEntry {
 #[derive(Clone, Debug, Default, PartialEq, DeriveSerialize, DeriveDeserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MetricBlock {
+    /// Metric name → entry, for every metric with a value on at least one
+    /// problem.
     pub metrics: Ordered<MetricEntry>,
+    /// Metric name → why no problem had a value (the most frequent
+    /// exclusion reason, in words).
     pub not_computable: Ordered<String>,
 }
 
@@ -356,7 +419,11 @@ pub struct MetricBlock {
 #[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
 #[serde(from = "GroupWire")]
 pub struct GroupReport {
+    /// The group's own accounting and findings (`n_bad_lines` and
+    /// `n_duplicate_rollouts` are 0: they are counted for the whole input).
     pub health: Health,
+    /// The group's `metrics` and `not_computable`, over its problems only
+    /// (flattened into the group's object).
     #[serde(flatten)]
     pub block: MetricBlock,
 }
@@ -405,10 +472,15 @@ pub struct HarnessComparison {
 #[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PerProblem {
+    /// The problem id, prefixed `system:` when the row has `model`/`run`.
     pub problem: String,
+    /// The problem's value of the breakdown field; absent without a
+    /// breakdown or when the problem has no value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
+    /// Rollouts in the denominator (after the denominator policy).
     pub n: u64,
+    /// Correct rollouts.
     pub c: u64,
     /// Metric → value; excluded metrics are absent.
     pub values: Ordered<f64>,
@@ -420,7 +492,10 @@ pub struct PerProblem {
 /// does not hold them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Diagnostics {
+    /// Every malformed row skipped (each displays as `path:line: reason`).
     pub bad_rows: Vec<rollstat_io::BadLine>,
+    /// Messages for people, in order; kept only when the options gave no
+    /// [`crate::MessageSink`] (a sink receives them as they happen).
     pub messages: Vec<String>,
 }
 
@@ -428,18 +503,30 @@ pub struct Diagnostics {
 #[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
 #[serde(from = "ReportWire")]
 pub struct Report {
+    /// `rollstat.report/1` ([`REPORT_SCHEMA`]).
     pub schema: String,
+    /// The rollstat version that wrote the report.
     pub version: String,
+    /// One entry per input read, in reading order.
     pub inputs: Vec<InputInfo>,
+    /// What produced the numbers.
     pub config: Config,
+    /// Accounting of the whole input; its `warnings` hold the findings
+    /// about the whole input.
     pub health: Health,
+    /// `metrics` and `not_computable` of the whole input (flattened into
+    /// the top level).
     #[serde(flatten)]
     pub block: MetricBlock,
+    /// With a breakdown field, group value → group (in order of first
+    /// appearance; `(none)` for problems without a value); else empty.
     pub groups: Ordered<GroupReport>,
     /// Aggregates stored by the harness that wrote the input, compared with
     /// rollstat's numbers (native inputs only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub harness: Vec<HarnessComparison>,
+    /// Every problem's values (in order of first appearance) when the
+    /// `per_problem` option is set; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_problem: Option<Vec<PerProblem>>,
     /// Not serialized: see [`Diagnostics`].

@@ -23,70 +23,155 @@ pub enum Finding {
     /// Problems with fewer rollouts than requested; `used` of `n_problems`
     /// problems enter pass@`largest_k`.
     ShortProblems {
+        /// Problems with fewer rollouts than requested.
         n_short: u64,
+        /// The requested n.
         n_requested: u64,
+        /// The largest k of the pass@k metrics.
         largest_k: u64,
+        /// Problems with a value for pass@`largest_k`.
         used: u64,
+        /// Problems in the population.
         n_problems: u64,
     },
     /// Rollouts without an extracted answer.
-    Unextracted { n: u64, total: u64 },
+    Unextracted {
+        /// Unextracted rollouts.
+        n: u64,
+        /// Rollouts that arrived.
+        total: u64,
+    },
     /// Unextracted rollouts that the input marked correct.
-    UnextractedMarkedCorrect { n: u64 },
+    UnextractedMarkedCorrect {
+        /// Such rollouts (each counted as wrong).
+        n: u64,
+    },
     /// Truncated generations.
-    Truncated { n: u64, total: u64 },
+    Truncated {
+        /// Truncated rollouts.
+        n: u64,
+        /// Rollouts that arrived.
+        total: u64,
+    },
     /// Rollouts without a verdict, under the given denominator policy.
-    Failed { n: u64, policy: DenominatorPolicy },
+    Failed {
+        /// Failed rollouts.
+        n: u64,
+        /// Whether they count as wrong (`Requested`) or were dropped
+        /// (`Judged`).
+        policy: DenominatorPolicy,
+    },
     /// Malformed rows skipped (lenient mode).
-    BadRows { n: u64 },
+    BadRows {
+        /// Rows skipped (in a comparison, over both sides).
+        n: u64,
+    },
     /// Duplicated rollouts dropped by the dedupe policy.
-    DuplicatesDropped { n: u64 },
+    DuplicatesDropped {
+        /// Rollouts dropped.
+        n: u64,
+    },
     /// Answer clusters whose members were judged differently.
-    InconsistentClusters { n: u64 },
+    InconsistentClusters {
+        /// Such clusters.
+        n: u64,
+    },
     /// Problems given as counts only.
-    CountRows { n: u64 },
+    CountRows {
+        /// Problems without per-rollout detail.
+        n: u64,
+    },
     /// A metric with no value on any problem.
-    NotComputable { metric: String, reason: String },
+    NotComputable {
+        /// The metric's name.
+        metric: String,
+        /// The most frequent exclusion reason, in words.
+        reason: String,
+    },
     /// Metrics computed only on problems whose rollouts all carry answers.
-    PartialAnswers { metrics: Vec<String> },
+    PartialAnswers {
+        /// Metrics with a value on some problems that excluded others for
+        /// missing answers (`no_answers`).
+        metrics: Vec<String>,
+    },
     /// A binomial interval method that some metrics could not use.
     BinomialFallback {
+        /// The binomial method asked for (`wilson`, `jeffreys`,
+        /// `clopper-pearson`).
         method: String,
+        /// Metrics that got a percentile bootstrap instead.
         metrics: Vec<String>,
     },
     /// Advice about the interval method; `suggestion` names a better one.
     IntervalMethod {
+        /// The advice, in words.
         message: String,
+        /// A better method by name (`bca`, `wilson`, `t`), for a front end
+        /// to word as its own option; `None` when there is none to name.
         suggestion: Option<String>,
     },
     /// A note from a native-format adapter.
     AdapterNote(String),
     /// Files of a directory walk that could not be read.
-    UnreadableFiles { files: Vec<String> },
+    UnreadableFiles {
+        /// Their paths.
+        files: Vec<String>,
+    },
     /// Files of a directory walk passed over: (path, why).
-    SkippedFiles { files: Vec<(String, String)> },
+    SkippedFiles {
+        /// (path, why) of each file passed over.
+        files: Vec<(String, String)>,
+    },
     /// Several systems (model/run values) pooled as separate problems.
-    PooledSystems { systems: Vec<String> },
+    PooledSystems {
+        /// The systems, in order of first appearance (`model`, `run`, or
+        /// `model/run` when a row has both).
+        systems: Vec<String>,
+    },
     /// compare: problems present on one side only.
     Unpaired {
+        /// Problem ids only A has.
         only_a: Vec<String>,
+        /// Problem ids only B has.
         only_b: Vec<String>,
+        /// Problems both sides have (every row is over these).
         matched: u64,
     },
     /// compare: matched problems whose `field` differs between A and B.
-    FieldDiffers { n: u64, field: String },
+    FieldDiffers {
+        /// Matched problems with two different values (A's is used).
+        n: u64,
+        /// The cluster or group field.
+        field: String,
+    },
     /// compare: the sides have different largest n.
-    UnequalRollouts { max_a: u64, max_b: u64 },
+    UnequalRollouts {
+        /// Most rollouts of a matched problem on A.
+        max_a: u64,
+        /// Most rollouts of a matched problem on B.
+        max_b: u64,
+    },
     /// compare: short matched problems on one side.
     ShortSide {
+        /// `A` or `B`.
         side: &'static str,
+        /// Matched problems of that side with fewer rollouts than requested.
         n_short: u64,
+        /// The requested n.
         n_requested: u64,
     },
     /// compare: a metric with no row.
-    NotCompared { metric: String, reason: String },
+    NotCompared {
+        /// The metric's name.
+        metric: String,
+        /// Why, in words (as in the comparison's `not_computable`).
+        reason: String,
+    },
     /// compare: a metric named for the verdict check has no row.
-    UncheckedMetric { metric: String },
+    UncheckedMetric {
+        /// The metric, as named in the `metric` option.
+        metric: String,
+    },
     /// A finding read back from a report.json (its text only).
     Text(String),
 }

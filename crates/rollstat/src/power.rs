@@ -76,14 +76,19 @@ fn usage(option: &'static str, msg: impl Into<String>) -> Error {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PowerReport {
+    /// `rollstat.power/1` ([`POWER_SCHEMA`]).
     pub schema: String,
+    /// The rollstat version that wrote the document.
     pub version: String,
     /// `parameters`, or the report.json path.
     pub source: String,
+    /// Two-sided significance level α (the `alpha` option).
     pub alpha: f64,
+    /// Target power 1 − β (the `power` option).
     pub power: f64,
     /// (z_{α/2} + z_β)².
     pub z2: f64,
+    /// One row for the given parameters, or one per metric of the report.
     pub rows: Vec<PowerRow>,
     /// What was assumed, in words.
     pub assumptions: Vec<String>,
@@ -93,18 +98,31 @@ pub struct PowerReport {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct PowerRow {
+    /// The report metric; null for the given parameters.
     pub metric: Option<String>,
+    /// ω²: between-problem variance of the difference of the two systems'
+    /// conditional means (per problem).
     pub omega2: f64,
+    /// σ_A²: mean within-problem variance of one rollout's score for A
+    /// (the `sigma2` option, or pass@1's split in a report; else 0).
     pub sigma2_a: f64,
+    /// σ_B², as `sigma2_a` for B.
     pub sigma2_b: f64,
+    /// Rollouts per problem K of both systems (the `rollouts` option, else
+    /// 1 or the report's n; a report metric without a split always uses
+    /// the report's n).
     pub rollouts: f64,
     /// Per-problem variance of the paired difference, ω² + σ_A²/K + σ_B²/K.
     pub variance: f64,
     /// Whether more rollouts shrink the variance as 1/K here (a split is known).
     pub rollouts_scale: bool,
+    /// Problems N the MDE is computed at (the `problems` option, else the
+    /// metric's `n_problems`); null when only `delta` was given.
     pub problems: Option<f64>,
     /// Minimum detectable effect at `problems` (Eq. 10).
     pub mde: Option<f64>,
+    /// The effect to detect (the `delta` option, a fraction); null when not
+    /// given.
     pub delta: Option<f64>,
     /// ⌈Eq. 9⌉ for `delta`.
     pub problems_needed: Option<u64>,
@@ -112,7 +130,10 @@ pub struct PowerRow {
     pub problems_needed_exact: Option<f64>,
     /// MDE at `problems` with K → ∞ (only ω² remains).
     pub mde_infinite_rollouts: Option<f64>,
+    /// ⌈Eq. 9⌉ for `delta` with K → ∞; null when rollouts do not scale,
+    /// ω² = 0, or there is no `delta`.
     pub problems_needed_infinite_rollouts: Option<u64>,
+    /// One entry per multiplier of the `factors` option.
     pub tradeoff: Vec<Tradeoff>,
 }
 
@@ -120,6 +141,7 @@ pub struct PowerRow {
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Tradeoff {
+    /// The multiplier, applied to K or to N.
     pub factor: f64,
     /// MDE with factor × K rollouts at N problems.
     pub mde_more_rollouts: Option<f64>,

@@ -38,10 +38,22 @@ pub enum Source {
     Stdin,
     /// The bytes of a file; `name` picks CSV vs JSONL by its extension and
     /// names the rows in messages (`name:line`).
-    Bytes { name: String, bytes: Vec<u8> },
+    Bytes {
+        /// The bytes' name: in messages, in `inputs`, and (by its extension)
+        /// CSV vs JSONL.
+        name: String,
+        /// The content as stored; gzip and zstd content (recognised by its
+        /// magic bytes) is decompressed.
+        bytes: Vec<u8>,
+    },
     /// Typed rows held in memory; `name` names them in messages (`name:N`
     /// for the N-th row, from 1).
-    Rows { name: String, rows: Vec<Row> },
+    Rows {
+        /// The rows' name: in messages and in `inputs` (format `rows`).
+        name: String,
+        /// The rows, in order.
+        rows: Vec<Row>,
+    },
 }
 
 impl From<&str> for Source {
@@ -84,21 +96,33 @@ pub enum Loaded {
     Native(NativeFile),
     /// Canonical JSONL/CSV bytes (decompressed) for rollstat-io's reader.
     Canonical {
+        /// The input's name: its path, `<stdin>`, or the bytes' name.
         path: String,
         /// sha256 of the bytes as stored (before decompression).
         sha256: String,
+        /// The decompressed content.
         content: Vec<u8>,
     },
     /// An uncompressed canonical file, streamed by rollstat-io in blocks
     /// (memory grows with problems, not with the file).
-    CanonicalFile { path: String },
+    CanonicalFile {
+        /// The file's path.
+        path: String,
+    },
     /// Typed rows from memory.
-    Rows { name: String, rows: Vec<Row> },
+    Rows {
+        /// The rows' name, as in [`Source::Rows`].
+        name: String,
+        /// The rows, in order.
+        rows: Vec<Row>,
+    },
 }
 
 /// What the sources held.
 #[derive(Default)]
 pub struct Gathered {
+    /// Every input loaded, source by source (a directory contributes each
+    /// of its files that loaded).
     pub loaded: Vec<Loaded>,
     /// Files of a directory walk that could not be read: (path, why).
     pub failed: Vec<(String, String)>,

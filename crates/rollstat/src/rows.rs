@@ -18,6 +18,8 @@ use serde_json::{Map, Value};
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RolloutRow {
+    /// The problem id (non-empty). With `model`/`run` and `subset` from
+    /// `fields` it identifies the problem.
     pub problem: String,
     /// Rollout index within the problem; default: order of arrival.
     pub rollout: Option<u64>,
@@ -27,7 +29,10 @@ pub struct RolloutRow {
     /// The extracted answer: `Some(Some(text))`, `Some(None)` for "no answer
     /// was extracted" (`answer: null`), `None` when the row has none.
     pub answer: Option<Option<String>>,
+    /// The reference answer; a row without `correct` is graded against it.
     pub gold: Option<String>,
+    /// The generated text; read only to extract an answer for grading when
+    /// `answer` is absent.
     pub response: Option<String>,
     /// `length`, `max_tokens`, … mark a truncated generation.
     pub finish_reason: Option<String>,
@@ -72,13 +77,18 @@ impl RolloutRow {
 /// All rollouts of one problem, by position.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ProblemRow {
+    /// The problem id, as for [`RolloutRow::problem`].
     pub problem: String,
     /// Verdicts by rollout (`Verdict::Failed`: no verdict). Empty with a
     /// `gold`: every rollout is graded from `answers` / `responses`.
     pub correct: Vec<Verdict>,
     /// Answers by rollout (`None`: unextracted); empty when not known.
     pub answers: Vec<Option<String>>,
+    /// Generated texts by rollout, for grading from `gold`; empty when not
+    /// known.
     pub responses: Vec<String>,
+    /// The reference answer; with `correct` empty, every rollout is graded
+    /// against it.
     pub gold: Option<String>,
     /// Other text fields, as for [`RolloutRow::fields`].
     pub fields: Vec<(String, String)>,
@@ -87,8 +97,11 @@ pub struct ProblemRow {
 /// Only the counts of one problem: n rollouts, c correct.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CountRow {
+    /// The problem id, as for [`RolloutRow::problem`].
     pub problem: String,
+    /// Rollouts of the problem.
     pub n: u64,
+    /// Correct rollouts, at most `n` (`c > n` is a bad row).
     pub c: u64,
     /// Other text fields, as for [`RolloutRow::fields`].
     pub fields: Vec<(String, String)>,
@@ -97,8 +110,12 @@ pub struct CountRow {
 /// One canonical row.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Row {
+    /// A rollout row: one rollout of one problem.
     Rollout(RolloutRow),
+    /// A problem row: all rollouts of one problem, as arrays.
     Problem(ProblemRow),
+    /// A count row: no per-rollout detail, so prefix@k, maj@n,
+    /// `self_consistency` and `distinct_answers` exclude the problem.
     Counts(CountRow),
 }
 
