@@ -11,9 +11,9 @@ use rayon::prelude::*;
 use rollstat_core::aggregate::{Exclusion, Metric, MetricColumn, PointSummary};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_stats::{
-    binomial_interval, bootstrap_means, cluster_bootstrap_means, clustered_se, t_interval,
-    method_warnings, pass1_sampling_variance, pass_at_k_sampling_variance, rng,
-    variance_decomposition, BootstrapConfig, BootstrapReport, CiMethod, ClusteredSe, MethodContext,
+    binomial_interval, bootstrap_means, cluster_bootstrap_means, clustered_se, method_warnings,
+    pass1_sampling_variance, pass_at_k_sampling_variance, rng, t_interval, variance_decomposition,
+    BootstrapConfig, BootstrapReport, CiMethod, ClusteredSe, MethodContext,
 };
 
 /// What `config.ci` records for these options.
