@@ -491,6 +491,9 @@ fn rows_for(
     let (usable, boot) = bootstrap(&c, pop.clusters.as_deref(), plan);
     let mut rows = Vec::new();
     let mut missing = Vec::new();
+    // Identical difference columns (G-Pass at τ ≤ 1/k is pass@k, …) get
+    // the identical sign-flip test: computed once.
+    let mut flips: FlipMemo = HashMap::new();
     for (mi, metric) in metrics.iter().enumerate() {
         let (ca, cb) = &c.cols[mi];
         let keep: Vec<usize> = (0..c.diffs[mi].len())
@@ -516,10 +519,21 @@ fn rows_for(
             .iter()
             .position(|&u| u == mi)
             .and_then(|j| boot.as_ref().map(|b| &b.columns[j]));
-        rows.push(row(pop, metric, (ca, cb), &keep, boot_col, plan));
+        rows.push(row(
+            pop,
+            metric,
+            (ca, cb),
+            &keep,
+            boot_col,
+            plan,
+            &mut flips,
+        ));
     }
     (rows, missing)
 }
+
+/// Sign-flip results by the bits of their units.
+type FlipMemo = HashMap<Vec<u64>, Option<rollstat_stats::SignFlip>>;
 
 fn row(
     pop: &Population,
@@ -528,6 +542,7 @@ fn row(
     keep: &[usize],
     boot: Option<&rollstat_stats::ColumnBootstrap>,
     plan: &Plan,
+    flips: &mut FlipMemo,
 ) -> Row {
     let va: Vec<f64> = keep.iter().map(|&i| ca.values[i]).collect();
     let vb: Vec<f64> = keep.iter().map(|&i| cb.values[i]).collect();
@@ -538,7 +553,12 @@ fn row(
     let s = paired_row(&va, &vb, cl.as_deref());
     let n = keep.len();
     let flip = (n >= 2)
-        .then(|| sign_flip(&s.units, plan.permutations, plan.boot.seed).ok())
+        .then(|| {
+            let key: Vec<u64> = s.units.iter().map(|v| v.to_bits()).collect();
+            *flips
+                .entry(key)
+                .or_insert_with(|| sign_flip(&s.units, plan.permutations, plan.boot.seed).ok())
+        })
         .flatten();
     let (ci, bounds) = match plan.method {
         None => (None, None),
