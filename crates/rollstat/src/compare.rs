@@ -824,24 +824,102 @@ fn matched_clusters(a: &SideData, b: &SideData, m: &Matched) -> (Vec<u64>, u64) 
     (cluster_ids(&vals), differ)
 }
 
-fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Comparison> {
-    let (sum_a, sum_b) = matched_summaries(&a, &b, &m);
-    let max_a = sum_a.iter().map(|p| p.n_arrived).max().unwrap_or(0);
-    let max_b = sum_b.iter().map(|p| p.n_arrived).max().unwrap_or(0);
-    let (n_req, n_source) = requested_n(o.metrics.n, max_a.max(max_b));
-    if o.metrics.strict {
-        check_strict(&a, &b, &m, n_req)?;
-    }
+/// What every population of one comparison is computed with.
+struct Setup {
+    metrics: Vec<Metric>,
+    plan: Plan,
+    n_req: u64,
+    n_source: String,
+    ks: Vec<u64>,
+    max: (u64, u64),
+}
+
+fn setup(sums: (&[ProblemSummary], &[ProblemSummary]), o: &CompareOptions) -> Result<Setup> {
+    let max_of = |s: &[ProblemSummary]| s.iter().map(|p| p.n_arrived).max().unwrap_or(0);
+    let max = (max_of(sums.0), max_of(sums.1));
+    let (n_req, n_source) = requested_n(o.metrics.n, max.0.max(max.1));
     let ks = o.metrics.k.clone().unwrap_or_else(|| default_ks(n_req));
     let metrics: Vec<Metric> = metric_set(&ks, &o.metrics.taus(), n_req)
         .into_iter()
         .filter(|m| *m != Metric::DistinctAnswers)
         .collect();
     check_metric_names(o, &metrics)?;
-    let method = match o.intervals.method {
-        IntervalMethod::Resampled(m) => Some(m),
-        _ => None,
+    let plan = Plan {
+        method: match o.intervals.method {
+            IntervalMethod::Resampled(m) => Some(m),
+            _ => None,
+        },
+        level: o.intervals.level,
+        margin: o.margin,
+        boot: BootstrapConfig {
+            resamples: o.intervals.resamples,
+            level: o.intervals.level,
+            seed: o.intervals.seed,
+        },
+        permutations: o.permutations,
     };
+    Ok(Setup {
+        metrics,
+        plan,
+        n_req,
+        n_source,
+        ks,
+        max,
+    })
+}
+
+/// Rows overall and per group, p-values adjusted and verdicts decided;
+/// the findings about differing fields.
+fn all_rows(
+    (a, b, m): (&SideData, &SideData, &Matched),
+    sums: (&[ProblemSummary], &[ProblemSummary]),
+    clusters: Option<&[u64]>,
+    st: &Setup,
+    o: &CompareOptions,
+) -> (Vec<Row>, Vec<NotComputable>, Vec<Finding>) {
+    let tie = o.metrics.tie_policy;
+    let overall = Population {
+        group: None,
+        a: sums.0.iter().collect(),
+        b: sums.1.iter().collect(),
+        clusters: clusters.map(<[u64]>::to_vec),
+    };
+    let (mut rows, mut not_computable) = rows_for(&overall, &st.metrics, tie, &st.plan);
+    let mut found = Vec::new();
+    if let Some(field) = &o.group_by {
+        let (r, nc, differ) = group_rows(a, b, m, sums, clusters, (&st.metrics, tie, &st.plan));
+        rows.extend(r);
+        not_computable.extend(nc);
+        if differ > 0 {
+            found.push(Finding::FieldDiffers {
+                n: differ,
+                field: field.clone(),
+            });
+        }
+    }
+    adjust(&mut rows);
+    if let Some(margin) = o.margin {
+        for r in &mut rows {
+            decide(r, margin, o.intervals.level);
+        }
+    }
+    (rows, not_computable, found)
+}
+
+fn side(s: &SideData) -> Side {
+    Side {
+        name: s.name.clone(),
+        inputs: s.inputs.clone(),
+        n_problems: s.problems.len() as u64,
+    }
+}
+
+fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Comparison> {
+    let (sum_a, sum_b) = matched_summaries(&a, &b, &m);
+    let st = setup((&sum_a, &sum_b), o)?;
+    if o.metrics.strict {
+        check_strict(&a, &b, &m, st.n_req)?;
+    }
     let mut warnings = Vec::new();
     let clusters = o.intervals.cluster_by.as_ref().map(|field| {
         let (ids, differ) = matched_clusters(&a, &b, &m);
@@ -853,49 +931,9 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         }
         ids
     });
-    let plan = Plan {
-        method,
-        level: o.intervals.level,
-        margin: o.margin,
-        boot: BootstrapConfig {
-            resamples: o.intervals.resamples,
-            level: o.intervals.level,
-            seed: o.intervals.seed,
-        },
-        permutations: o.permutations,
-    };
-    let tie = o.metrics.tie_policy;
-    let overall = Population {
-        group: None,
-        a: sum_a.iter().collect(),
-        b: sum_b.iter().collect(),
-        clusters: clusters.clone(),
-    };
-    let (mut rows, mut not_computable) = rows_for(&overall, &metrics, tie, &plan);
-    if let Some(field) = &o.group_by {
-        let groups = group_rows(
-            &a,
-            &b,
-            &m,
-            (&sum_a, &sum_b),
-            clusters.as_deref(),
-            (&metrics, tie, &plan),
-        );
-        rows.extend(groups.0);
-        not_computable.extend(groups.1);
-        if groups.2 > 0 {
-            warnings.push(Finding::FieldDiffers {
-                n: groups.2,
-                field: field.clone(),
-            });
-        }
-    }
-    adjust(&mut rows);
-    if let Some(margin) = o.margin {
-        for r in &mut rows {
-            decide(r, margin, o.intervals.level);
-        }
-    }
+    let (rows, not_computable, found) =
+        all_rows((&a, &b, &m), (&sum_a, &sum_b), clusters.as_deref(), &st, o);
+    warnings.extend(found);
     let fail = o.fail_on.map(|on| fail_check(on, &rows, o.metric.as_ref()));
     for name in o.metric.iter().flatten() {
         if !rows.iter().any(|r| r.group.is_none() && &r.metric == name) {
@@ -909,17 +947,16 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         b: &b,
         m: &m,
         sums: (&sum_a, &sum_b),
-        n_req,
-        max: (max_a, max_b),
+        n_req: st.n_req,
+        max: st.max,
     };
     // The unpaired finding leads.
     let mut all: Vec<Finding> = ctx.unpaired().into_iter().collect();
     all.extend(warnings);
     all.extend(ctx.rest(&not_computable));
-    if let Some(mth) = method {
+    if let Some(mth) = st.plan.method {
         all.extend(method_findings(mth, &rows, clusters.as_deref(), o));
     }
-    let config = config(o, method, n_req, n_source, ks);
     Ok(Comparison {
         schema: COMPARE_SCHEMA.into(),
         version: env!("CARGO_PKG_VERSION").into(),
@@ -931,17 +968,9 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
             only_b: m.only_b.len() as u64,
         },
         rows,
-        a: Side {
-            name: a.name.clone(),
-            inputs: a.inputs.clone(),
-            n_problems: a.problems.len() as u64,
-        },
-        b: Side {
-            name: b.name.clone(),
-            inputs: b.inputs.clone(),
-            n_problems: b.problems.len() as u64,
-        },
-        config,
+        a: side(&a),
+        b: side(&b),
+        config: config(o, st.plan.method, st.n_req, st.n_source, st.ks),
         not_computable,
         fail,
         warnings: all,
