@@ -152,20 +152,8 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
             .collect();
         cluster_ids(&values)
     });
-    let (mut health, block, interval_findings) = plan.population(&summaries, clusters.as_deref());
-    // Reader counts enter the findings that read them.
-    health.n_bad_lines = collected.bad_lines.len() as u64;
-    health.n_duplicate_rollouts = collected.n_duplicate_rollouts;
-    let mut warnings = findings(&health, &block, &plan.metrics, &summaries, n_requested);
-    warnings.extend(interval_findings);
-    warnings.extend(inputs.findings.iter().cloned());
+    let (health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
     let by = opts.by.as_deref();
-    if collected.systems.len() > 1 && by != Some("model") && by != Some("run") {
-        warnings.push(Finding::PooledSystems {
-            systems: collected.systems.clone(),
-        });
-    }
-    health.warnings = warnings;
     let groups = match by {
         Some(_) => groups(&plan, &inputs, &summaries, clusters.as_deref()),
         None => Ordered::default(),
@@ -187,19 +175,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
             clusterer: &clusterer,
         },
     );
-    let config = Config {
-        k: ks,
-        tau: opts.metrics.tau.clone(),
-        n: n_requested,
-        n_source,
-        ci: ci_config(&opts.intervals),
-        tie_policy: opts.metrics.tie_policy,
-        denominator_policy: opts.metrics.denominator,
-        answer_clustering: opts.grading.describe(),
-        strict: opts.metrics.strict,
-        dedupe: opts.metrics.dedupe.map(|d| dedupe_name(d).to_string()),
-        by: opts.by.clone(),
-    };
+    let config = config(opts, ks, n_requested, n_source);
     let collected = inputs.collected;
     Ok(Report {
         schema: REPORT_SCHEMA.into(),
@@ -216,6 +192,49 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
             messages: inputs.messages,
         },
     })
+}
+
+/// The overall population: health with the reader's counts and every
+/// finding (metrics, intervals, adapters, pooled systems), and its block.
+fn overall(
+    plan: &Plan,
+    inputs: &crate::read::Inputs,
+    summaries: &[ProblemSummary],
+    clusters: Option<&[u64]>,
+) -> (Health, MetricBlock) {
+    let collected = &inputs.collected;
+    let (mut health, block, interval_findings) = plan.population(summaries, clusters);
+    // Reader counts enter the findings that read them.
+    health.n_bad_lines = collected.bad_lines.len() as u64;
+    health.n_duplicate_rollouts = collected.n_duplicate_rollouts;
+    let mut warnings = findings(&health, &block, &plan.metrics, summaries, plan.n_requested);
+    warnings.extend(interval_findings);
+    warnings.extend(inputs.findings.iter().cloned());
+    let by = plan.opts.by.as_deref();
+    if collected.systems.len() > 1 && by != Some("model") && by != Some("run") {
+        warnings.push(Finding::PooledSystems {
+            systems: collected.systems.clone(),
+        });
+    }
+    health.warnings = warnings;
+    (health, block)
+}
+
+/// What `config` records.
+fn config(opts: &ReportOptions, ks: Vec<u64>, n: u64, n_source: String) -> Config {
+    Config {
+        k: ks,
+        tau: opts.metrics.tau.clone(),
+        n,
+        n_source,
+        ci: ci_config(&opts.intervals),
+        tie_policy: opts.metrics.tie_policy,
+        denominator_policy: opts.metrics.denominator,
+        answer_clustering: opts.grading.describe(),
+        strict: opts.metrics.strict,
+        dedupe: opts.metrics.dedupe.map(|d| dedupe_name(d).to_string()),
+        by: opts.by.clone(),
+    }
 }
 
 /// One population per value of the breakdown field, grouped in one pass.
