@@ -13,7 +13,7 @@
 use crate::document::InputInfo;
 use crate::error::{Error, Result};
 use crate::findings::Finding;
-use crate::intervals::{cluster_ids, distinct_count, main_reason};
+use crate::intervals::{cluster_ids, distinct_count, main_reason, method_advice};
 use crate::options::{CompareOptions, FailOn, IntervalMethod};
 use crate::population::{group_indices, read_population, requested_n, Summarized};
 use crate::read::Source;
@@ -26,9 +26,9 @@ use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_core::vote::TiePolicy;
 use rollstat_io::{CollectedProblem, ReadOptions};
 use rollstat_stats::{
-    adjust_p_values, bootstrap_means, cluster_bootstrap_means, method_warnings,
-    non_inferiority_verdict, paired_row, rng, sign_flip, BootstrapConfig, BootstrapReport,
-    CiMethod, Interval, MethodContext, PAdjust, Verdict,
+    adjust_p_values, bootstrap_means, cluster_bootstrap_means, non_inferiority_verdict, paired_row,
+    rng, sign_flip, BootstrapConfig, BootstrapReport, CiMethod, Interval, MethodContext, PAdjust,
+    Verdict,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -1125,20 +1125,13 @@ fn method_findings(
     o: &CompareOptions,
 ) -> Vec<Finding> {
     let first = rows.iter().find(|r| r.group.is_none());
-    let ctx = MethodContext {
+    method_advice(&MethodContext {
         method,
         n: first.map_or(0, |r| r.n_problems as usize),
         clusters: clusters.map(distinct_count),
         binary: first.is_some_and(|r| r.mcnemar.is_some()),
         resamples: o.intervals.resamples,
-    };
-    method_warnings(&ctx)
-        .into_iter()
-        .map(|w| Finding::IntervalMethod {
-            message: w.message,
-            suggestion: w.suggestion.map(str::to_string),
-        })
-        .collect()
+    })
 }
 
 fn config(

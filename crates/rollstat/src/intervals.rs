@@ -217,14 +217,18 @@ fn method_findings(
     let defined = first.values.iter().filter(|v| !v.is_nan());
     let n = defined.clone().count();
     let binary = defined.clone().all(|&v| v == 0.0 || v == 1.0);
-    let ctx = MethodContext {
+    method_advice(&MethodContext {
         method,
         n,
         clusters: clusters.map(distinct_count),
         binary,
         resamples: o.resamples,
-    };
-    method_warnings(&ctx)
+    })
+}
+
+/// The interval-method warnings of `rollstat-stats` as findings.
+pub(crate) fn method_advice(ctx: &MethodContext) -> Vec<Finding> {
+    method_warnings(ctx)
         .into_iter()
         .map(|w| Finding::IntervalMethod {
             message: w.message,

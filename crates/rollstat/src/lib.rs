@@ -68,7 +68,7 @@ pub use options::{
     CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink, MetricOptions,
     ReportOptions, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
 };
-pub use power::{power, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
+pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
 pub use read::{canonical_rows, gather, Gathered, Loaded, Source};
 pub use report::report;
 

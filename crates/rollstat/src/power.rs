@@ -236,15 +236,15 @@ fn from_parameters(a: &PowerOptions, notes: &mut Vec<String>) -> Result<PowerRow
     let rho = a.correlation.unwrap_or(0.0);
     let omega2 = match (a.omega2, a.var_between, a.baseline) {
         (Some(w), _, _) => {
-            notes.push(format!("ω² = {} as given", short(w)));
+            notes.push(format!("ω² = {} as given", short_number(w)));
             w
         }
         (None, Some(v), _) => {
             notes.push(format!(
                 "ω² = 2·Var(x)·(1 − ρ) = 2·{}·(1 − {}) = {} (both systems have the between-problem variance Var(x))",
-                short(v),
-                short(rho),
-                short(2.0 * v * (1.0 - rho))
+                short_number(v),
+                short_number(rho),
+                short_number(2.0 * v * (1.0 - rho))
             ));
             2.0 * v * (1.0 - rho)
         }
@@ -253,15 +253,15 @@ fn from_parameters(a: &PowerOptions, notes: &mut Vec<String>) -> Result<PowerRow
             if v < 0.0 {
                 return Err(usage("sigma2", format!(
                     "{sigma2} exceeds the total variance p(1 − p) = {} of a 0/1 score at baseline {p}",
-                    short(p * (1.0 - p))
+                    short_number(p * (1.0 - p))
                 )));
             }
             notes.push(format!(
                 "0/1 scores at baseline {}: Var(x) = p(1 − p) − σ² = {}; ω² = 2·Var(x)·(1 − ρ) with ρ = {} → {}",
-                short(p),
-                short(v),
-                short(rho),
-                short(2.0 * v * (1.0 - rho))
+                short_number(p),
+                short_number(v),
+                short_number(rho),
+                short_number(2.0 * v * (1.0 - rho))
             ));
             2.0 * v * (1.0 - rho)
         }
@@ -388,7 +388,7 @@ fn from_report(
     }
     notes.push(format!(
         "system B is assumed to have A's per-problem variance; ρ = {} is the correlation of their conditional means{}",
-        short(rho),
+        short_number(rho),
         if a.correlation.is_none() {
             " (default: no pairing benefit; give the correlation a comparison reports)"
         } else {
@@ -440,7 +440,7 @@ fn from_report(
     }
     notes.push(format!(
         "pass@1 uses the report's between/within split (within-problem variance shrinks as 1/K, K = {} in the report); other metrics use their total per-problem variance N·stderr² at the report's n and have no rollouts column (their estimators do not scale as 1/K)",
-        short(k_report)
+        short_number(k_report)
     ));
     if r.config.ci.cluster_by.is_some() {
         notes.push(
@@ -451,7 +451,13 @@ fn from_report(
     Ok(rows)
 }
 
-fn short(x: f64) -> String {
+/// A number in at most 6 decimals, trailing zeros dropped (`0.05`, `1`).
+///
+/// ```
+/// assert_eq!(rollstat::short_number(0.0500), "0.05");
+/// assert_eq!(rollstat::short_number(-0.0000001), "0");
+/// ```
+pub fn short_number(x: f64) -> String {
     let s = format!("{x:.6}");
     let s = s.trim_end_matches('0').trim_end_matches('.');
     if s == "-0" {

@@ -1,17 +1,7 @@
 //! `rollstat power` output: table over the engine's [`PowerReport`].
 
-use rollstat::PowerReport;
+use rollstat::{short_number as short, PowerReport};
 use std::fmt::Write as _;
-
-fn short(x: f64) -> String {
-    let s = format!("{x:.6}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" {
-        "0".into()
-    } else {
-        s.to_string()
-    }
-}
 
 fn pts(x: Option<f64>) -> String {
     x.map_or("–".into(), |x| format!("{:.2} pts", 100.0 * x))
