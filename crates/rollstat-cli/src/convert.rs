@@ -10,7 +10,6 @@ use anyhow::{bail, Result};
 use clap::Args;
 use rollstat::{canonical_rows, gather, Loaded, Source};
 use rollstat_io::ReadOptions;
-use std::io::Write;
 use std::path::PathBuf;
 
 /// Flags of `rollstat convert`.
@@ -32,6 +31,7 @@ pub struct ConvertArgs {
 }
 
 pub fn run(a: &ConvertArgs) -> Result<()> {
+    crate::output::check_not_an_input(a.output.as_deref(), &a.inputs)?;
     let from = a
         .from
         .as_deref()
@@ -111,16 +111,5 @@ pub fn run(a: &ConvertArgs) -> Result<()> {
             g.failed.len()
         );
     }
-    match &a.output {
-        Some(p) => std::fs::write(p, &out)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?,
-        None => {
-            let mut o = std::io::stdout().lock();
-            match o.write_all(&out) {
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-                r => r?,
-            }
-        }
-    }
-    Ok(())
+    crate::output::write_text(a.output.as_deref(), &String::from_utf8_lossy(&out))
 }

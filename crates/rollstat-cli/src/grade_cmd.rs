@@ -51,11 +51,16 @@ fn read_input(path: &str) -> Result<String> {
 
 pub fn run(a: &GradeArgs) -> Result<()> {
     let g = &grading_policy(&a.grading)?;
-    let mut out: Box<dyn Write> = match &a.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("{}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    crate::output::check_not_an_input(a.output.as_deref(), &a.inputs)?;
+    // A file output is written beside its destination and renamed into
+    // place at the end, so a failure never leaves a truncated file.
+    let mut file = crate::output::destination(a.output.as_deref())
+        .map(crate::output::AtomicFile::create)
+        .transpose()?;
+    let mut stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    let out: &mut dyn Write = match &mut file {
+        Some(f) => f,
+        None => &mut stdout,
     };
     let (mut rows, mut rollouts, mut correct, mut unextracted) = (0u64, 0u64, 0u64, 0u64);
     let mut kept: Vec<(&'static str, u64)> = Vec::new();
@@ -109,6 +114,9 @@ pub fn run(a: &GradeArgs) -> Result<()> {
         }
     }
     out.flush()?;
+    if let Some(f) = file {
+        f.commit()?;
+    }
     for b in bad.iter().take(20) {
         eprintln!("rollstat: {b} (written through unchanged)");
     }

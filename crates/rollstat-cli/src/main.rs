@@ -4,6 +4,7 @@ mod args;
 mod convert;
 mod grade_cmd;
 mod options;
+mod output;
 mod passk;
 mod progress;
 mod render;
@@ -12,7 +13,6 @@ use anyhow::{Context, Result};
 use args::{Cli, Command, CompareFormat, PowerFormat};
 use clap::Parser;
 use rollstat::Source;
-use std::io::Write;
 use std::process::ExitCode;
 
 // Rows are parsed on worker threads and folded (and freed) on the main one;
@@ -23,12 +23,14 @@ static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Report(a) => {
+            output::check_not_an_input(a.output.as_deref(), &a.inputs)?;
             let report = report(&a)?;
             let text = render::render(&report, a.format);
             write_output(a.output.as_deref(), &text)
         }
         Command::Passk(a) => write_output(None, &passk::run(&a)?),
         Command::Compare(a) => {
+            output::check_not_an_input(a.output.as_deref(), &a.inputs)?;
             let opts = options::compare_options(&a)?;
             let sources: Vec<Source> = a.inputs.iter().map(Source::from).collect();
             let cmp = rollstat::compare(&sources, &opts).map_err(options::cli_error)?;
@@ -45,6 +47,8 @@ fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Power(a) => {
+            let inputs: Vec<String> = a.report.iter().cloned().collect();
+            output::check_not_an_input(a.output.as_deref(), &inputs)?;
             let p = power(&a)?;
             let text = match a.format {
                 PowerFormat::Json => {
@@ -114,18 +118,7 @@ fn read_report(path: &str) -> Result<rollstat::Report> {
 }
 
 fn write_output(path: Option<&std::path::Path>, text: &str) -> Result<()> {
-    match path {
-        Some(p) => std::fs::write(p, text)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display())),
-        None => {
-            let mut out = std::io::stdout().lock();
-            match out.write_all(text.as_bytes()) {
-                // A closed pipe (`rollstat … | head`) is not an error.
-                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-                r => r.map_err(Into::into),
-            }
-        }
-    }
+    output::write_text(path, text)
 }
 
 /// Opts this process out of transparent huge pages (Linux).

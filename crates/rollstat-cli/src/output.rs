@@ -1,0 +1,130 @@
+//! Where output goes: stdout (no `-o`, or `-o -`), or a file written
+//! through a temporary file in the same directory and renamed into place,
+//! so a failure halfway never leaves a truncated file. An output that is one
+//! of the inputs (the same file, by identity: through `./X`, a symlink or a
+//! hard link) is refused before anything is read or written.
+
+use crate::options::InputError;
+use anyhow::Result;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The output path, `None` for stdout (`-o -` means stdout).
+pub fn destination(path: Option<&Path>) -> Option<&Path> {
+    path.filter(|p| p.as_os_str() != "-")
+}
+
+/// The identity of an existing file: (device, inode) on Unix, the
+/// canonical path elsewhere.
+fn identity(p: &Path) -> Option<(u64, u64, PathBuf)> {
+    let meta = std::fs::metadata(p).ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino(), PathBuf::new()))
+    }
+    #[cfg(not(unix))]
+    {
+        Some((0, 0, std::fs::canonicalize(p).ok()?))
+    }
+}
+
+/// Refuses an output file that is one of the inputs.
+pub fn check_not_an_input(output: Option<&Path>, inputs: &[String]) -> Result<()> {
+    let Some(out) = destination(output) else {
+        return Ok(());
+    };
+    let Some(id) = identity(out) else {
+        return Ok(());
+    };
+    for input in inputs.iter().filter(|i| *i != "-") {
+        if identity(Path::new(input)).as_ref() == Some(&id) {
+            return Err(InputError(format!(
+                "-o {}: the output is the input {input}; writing it would destroy the input (choose another file)",
+                out.display()
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// A file being written: bytes go to a temporary file beside the
+/// destination, renamed over it by [`AtomicFile::commit`]; dropped
+/// without a commit, the temporary file is removed and the destination is
+/// untouched.
+pub struct AtomicFile {
+    tmp: PathBuf,
+    dest: PathBuf,
+    file: Option<std::io::BufWriter<File>>,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file next to `dest`.
+    pub fn create(dest: &Path) -> Result<AtomicFile> {
+        let name = dest
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "output".into());
+        let tmp = dest.with_file_name(format!(".{name}.rollstat-{}.tmp", std::process::id()));
+        let file = File::create(&tmp)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", dest.display()))?;
+        Ok(AtomicFile {
+            tmp,
+            dest: dest.to_path_buf(),
+            file: Some(std::io::BufWriter::new(file)),
+        })
+    }
+
+    /// Flushes, syncs and renames the file into place.
+    pub fn commit(mut self) -> Result<()> {
+        let file = self.file.take().expect("not yet committed");
+        let file = file
+            .into_inner()
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", self.dest.display()))?;
+        file.sync_all()
+            .and_then(|()| std::fs::rename(&self.tmp, &self.dest))
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", self.dest.display()))
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.file.as_mut().expect("open").write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.file.as_mut().expect("open").flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Writes `text` to the destination atomically, or to stdout.
+pub fn write_text(path: Option<&Path>, text: &str) -> Result<()> {
+    match destination(path) {
+        Some(p) => {
+            let mut f = AtomicFile::create(p)?;
+            f.write_all(text.as_bytes())
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            f.commit()
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(text.as_bytes()) {
+                // A closed pipe (`rollstat … | head`) is not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                r => r.map_err(Into::into),
+            }
+        }
+    }
+}

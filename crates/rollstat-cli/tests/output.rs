@@ -1,0 +1,85 @@
+//! Outputs never destroy inputs: `-o` naming an input (directly, through
+//! `./`, a symlink or a hard link) is refused before anything is written;
+//! `-o -` is stdout; files are replaced whole, never left truncated.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rollstat"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("runs")
+}
+
+const ROWS: &str = "{\"problem\": \"p1\", \"gold\": \"0.5\", \"answer\": \"1/2\"}\n{\"problem\": \"p1\", \"gold\": \"0.5\", \"answer\": \"3\"}\n";
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("x.jsonl"), ROWS).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("x.jsonl", dir.path().join("link.jsonl")).unwrap();
+    std::fs::hard_link(dir.path().join("x.jsonl"), dir.path().join("hard.jsonl")).unwrap();
+    dir
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let dir = setup();
+    let d = dir.path();
+    let mut targets = vec!["x.jsonl", "./x.jsonl", "hard.jsonl"];
+    if cfg!(unix) {
+        targets.push("link.jsonl");
+    }
+    for cmd in ["grade", "report", "convert"] {
+        for out in &targets {
+            let o = run(d, &[cmd, "x.jsonl", "-o", out]);
+            assert_eq!(o.status.code(), Some(2), "{cmd} -o {out}");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert!(err.contains("the output is the input"), "{cmd}: {err}");
+            assert_eq!(std::fs::read_to_string(d.join("x.jsonl")).unwrap(), ROWS);
+        }
+    }
+    let o = run(d, &["compare", "x.jsonl", "x.jsonl", "-o", "hard.jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(d.join("x.jsonl")).unwrap(), ROWS);
+}
+
+#[test]
+fn dash_is_stdout_and_files_are_written_whole() {
+    let dir = setup();
+    let d = dir.path();
+    let o = run(d, &["grade", "x.jsonl", "-o", "-"]);
+    assert!(o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("\"correct\": true"));
+    assert!(!d.join("-").exists());
+    let o = run(
+        d,
+        &[
+            "report", "x.jsonl", "--ci", "none", "--format", "json", "-o", "-",
+        ],
+    );
+    assert!(o.status.success());
+    assert!(o.stdout.starts_with(b"{"));
+    assert!(!d.join("-").exists());
+    // A file output replaces the destination; no temporary file stays behind.
+    std::fs::write(d.join("out.jsonl"), "old").unwrap();
+    let o = run(d, &["grade", "x.jsonl", "-o", "out.jsonl"]);
+    assert!(o.status.success());
+    let graded = std::fs::read_to_string(d.join("out.jsonl")).unwrap();
+    assert_eq!(graded.lines().count(), 2);
+    let leftovers: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty());
+    // A run that fails leaves an existing output untouched.
+    let o = run(d, &["report", "missing.jsonl", "-o", "out.jsonl"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(
+        std::fs::read_to_string(d.join("out.jsonl")).unwrap(),
+        graded
+    );
+}
