@@ -192,13 +192,18 @@ pub fn metric_set(ks: &[u64], taus: &[(f64, String)], n_requested: u64) -> Vec<M
 /// assert_eq!(default_ks(8), vec![1, 2, 4, 8]);
 /// assert_eq!(default_ks(10), vec![1, 2, 4, 8, 10]);
 /// assert_eq!(default_ks(1), vec![1]);
+/// // Doubling stops before it could overflow: 64 powers of two, then n.
+/// assert_eq!(default_ks(u64::MAX).len(), 65);
 /// ```
 pub fn default_ks(n: u64) -> Vec<u64> {
     let mut ks = Vec::new();
-    let mut k = 1;
+    let mut k: u64 = 1;
     while k <= n {
         ks.push(k);
-        k *= 2;
+        match k.checked_mul(2) {
+            Some(next) => k = next,
+            None => break,
+        }
     }
     if n >= 1 && ks.last() != Some(&n) {
         ks.push(n);
