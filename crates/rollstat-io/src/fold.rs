@@ -585,6 +585,12 @@ fn grade(
 
 /// Splits a block into non-blank lines numbered from `first_line`.
 pub(crate) fn split_lines(bytes: &[u8], first_line: u64) -> Vec<(u64, &[u8])> {
+    // Line 1 starts the input: a UTF-8 byte-order mark there is not part of
+    // the first row (editors on Windows write one). The digest still covers it.
+    let bytes = match (first_line, bytes.strip_prefix(b"\xEF\xBB\xBF")) {
+        (1, Some(rest)) => rest,
+        _ => bytes,
+    };
     let mut lines: Vec<(u64, &[u8])> = Vec::with_capacity(bytes.len() / 64);
     let mut start = 0;
     let mut no = first_line - 1;

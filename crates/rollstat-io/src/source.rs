@@ -137,6 +137,7 @@ fn sniff(path: &str, bytes: &[u8]) -> InputFormat {
     if lower.ends_with(".jsonl") || lower.ends_with(".ndjson") || lower.ends_with(".json") {
         return InputFormat::Jsonl;
     }
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
         Some(b'{') | None => InputFormat::Jsonl,
         _ => InputFormat::Csv,
