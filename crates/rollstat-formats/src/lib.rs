@@ -150,7 +150,7 @@ pub fn read_path_lenient(path: &Path, from: Option<Format>) -> Result<ReadReport
     })?;
     let mut report = ReadReport::default();
     if meta.is_dir() {
-        walk(path, from, 0, &mut report)?;
+        walk(path, from, 0, &mut Visited::default(), &mut report)?;
     } else {
         match read_file(path, from) {
             Ok(Read::Native(f)) => report.files.push(f),
@@ -180,12 +180,50 @@ const READ_EXTS: &[&str] = &["json", "jsonl", "ndjson", "eval", "parquet", "csv"
 /// Directory nesting beyond this is refused (guards against symlink loops).
 const MAX_DEPTH: usize = 32;
 
+/// Directories and files a walk has met, by identity, so that a symlink
+/// back up the tree (`a/up -> ..`) or a second link to a file never reads
+/// anything twice.
+#[derive(Default)]
+struct Visited(std::collections::HashSet<(u64, u64, PathBuf)>);
+
+impl Visited {
+    /// Records `p`; false when it was met before.
+    fn first_visit(&mut self, p: &Path) -> bool {
+        match identity(p) {
+            Some(id) => self.0.insert(id),
+            None => true,
+        }
+    }
+}
+
+/// (device, inode) on Unix; the canonical path elsewhere.
+fn identity(p: &Path) -> Option<(u64, u64, PathBuf)> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(p).ok()?;
+        Some((m.dev(), m.ino(), PathBuf::new()))
+    }
+    #[cfg(not(unix))]
+    {
+        Some((0, 0, std::fs::canonicalize(p).ok()?))
+    }
+}
+
 fn walk(
     dir: &Path,
     from: Option<Format>,
     depth: usize,
+    visited: &mut Visited,
     report: &mut ReadReport,
 ) -> Result<(), FormatError> {
+    if !visited.first_visit(dir) {
+        report.skipped.push((
+            dir.to_path_buf(),
+            "directory already walked through another path (a symlink)".into(),
+        ));
+        return Ok(());
+    }
     if depth > MAX_DEPTH {
         report.errors.push(FormatError::parse(
             dir,
@@ -220,7 +258,13 @@ fn walk(
             continue;
         }
         if p.is_dir() {
-            walk(&p, from, depth + 1, report)?;
+            walk(&p, from, depth + 1, visited, report)?;
+            continue;
+        }
+        if !visited.first_visit(&p) {
+            report
+                .skipped
+                .push((p, "file already read through another path (a link)".into()));
             continue;
         }
         let inner = util::inner_name(&p).to_ascii_lowercase();
