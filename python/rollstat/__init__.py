@@ -1,0 +1,571 @@
+"""rollstat: sampled-answer metrics for LLM evaluations with several
+rollouts per problem — pass@k, pass^k, G-Pass@k, mG-Pass@k, maj@n,
+bootstrap intervals, paired comparisons and power — computed by the same
+Rust engine as the ``rollstat`` command, so Python and the CLI give
+identical numbers on the same rows.
+
+>>> import rollstat
+>>> rollstat.pass_at_k(10, 3, 2)
+0.5333333333333333
+>>> r = rollstat.report("examples/demo.jsonl")          # doctest: +SKIP
+>>> r.metrics["pass@1"]["value"], r.metrics["pass@1"]["ci"]  # doctest: +SKIP
+
+Estimators take scalars or numpy arrays (broadcast) and release the GIL;
+``report`` / ``compare`` read paths, directories, pandas / polars
+DataFrames, Arrow tables and lists of row dicts.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import operator
+import os
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _rollstat
+from ._data import sources as _sources
+from ._documents import BadRow, Comparison, Metrics, PowerReport, Report
+from ._errors import (
+    RollstatWarning,
+    rename_rows,
+    reraise,
+    split_bad_row_messages,
+    warn_bad_rows,
+    warn_messages,
+)
+from ._estimators import estimate as _estimate
+from ._rollstat import InputError
+
+__version__ = _rollstat.__version__
+
+__all__ = [
+    "BadRow",
+    "Comparison",
+    "InputError",
+    "Metrics",
+    "PowerReport",
+    "Report",
+    "RollstatWarning",
+    "compare",
+    "extract_answer",
+    "g_pass_at_k",
+    "grade",
+    "is_equivalent",
+    "mg_pass_at_k",
+    "pass_at_k",
+    "pass_pow_k",
+    "power",
+    "report",
+]
+
+DEFAULT_TAU = (0.25, 0.5, 0.75, 1.0)
+DEFAULT_SEED = 20260729
+
+
+# --------------------------------------------------------------- estimators
+
+
+def pass_at_k(n: Any, c: Any, k: Any) -> Any:
+    """Unbiased pass@k (Chen et al. 2021): ``1 − C(n−c, k) / C(n, k)``, the
+    chance that at least one of k rollouts drawn without replacement from a
+    problem's n (c of them correct) is correct.
+
+    ``n``, ``c``, ``k`` are non-negative integers or integer arrays and
+    broadcast like numpy arguments. Returns a float for scalar arguments,
+    else a float64 array of the broadcast shape. Values are exact to a few
+    ulp for any n < 2⁶³ (double-double products), identical to the engine's.
+
+    Undefined values are NaN, never 0 or 1: k > n (too few rollouts to draw
+    k). Invalid input raises :class:`InputError`: c > n, negative or
+    fractional counts, k < 1. The GIL is released while arrays are computed.
+
+    >>> pass_at_k(6, 3, 2)
+    0.8
+    >>> pass_at_k([4, 2], [1, 0], 3).tolist()
+    [1.0, nan]
+    """
+    return _estimate("pass_at_k", n, c, k)
+
+
+def pass_pow_k(n: Any, c: Any, k: Any) -> Any:
+    """pass^k (τ-bench, Yao et al. 2024): ``C(c, k) / C(n, k)``, the chance
+    that all k rollouts drawn without replacement are correct.
+
+    Broadcasting, NaN for k > n and errors as :func:`pass_at_k`.
+
+    >>> pass_pow_k(6, 3, 2)
+    0.2
+    """
+    return _estimate("pass_pow_k", n, c, k)
+
+
+def g_pass_at_k(n: Any, c: Any, k: Any, tau: Any) -> Any:
+    """G-Pass@k_τ (Liu et al. 2024): the chance that at least ``max(⌈τ·k⌉, 1)``
+    of k rollouts drawn without replacement are correct (a hypergeometric
+    upper tail). ``tau`` in [0, 1] broadcasts with n, c, k.
+
+    Broadcasting, NaN for k > n and errors as :func:`pass_at_k`; a tau
+    outside [0, 1] raises :class:`InputError`.
+
+    >>> g_pass_at_k(8, 4, 4, 0.5)
+    0.7571428571428571
+    """
+    return _estimate("g_pass_at_k", n, c, k, tau)
+
+
+def mg_pass_at_k(n: Any, c: Any, k: Any) -> Any:
+    """mG-Pass@k (Liu et al. 2024): G-Pass@k_τ averaged over τ in (0.5, 1],
+    ``(2/k) Σ_{i=⌈k/2⌉+1..k} G-Pass@k_{i/k}``.
+
+    Broadcasting, NaN for k > n and errors as :func:`pass_at_k`.
+    """
+    return _estimate("mg_pass_at_k", n, c, k)
+
+
+# ----------------------------------------------------------------- options
+
+
+def _int(value: Any, name: str, minimum: int = 0) -> int:
+    if isinstance(value, bool):
+        raise TypeError(f"{name}: expected an integer, found a bool")
+    try:
+        v = operator.index(value)
+    except TypeError:
+        if isinstance(value, float) and value.is_integer():
+            v = int(value)
+        else:
+            raise TypeError(f"{name}: expected an integer, found {value!r}") from None
+    if v < minimum:
+        raise InputError(f"{name}: must be at least {minimum}, found {v}")
+    if v > 2**64 - 1:
+        raise InputError(f"{name}: {v} is too large")
+    return v
+
+
+def _opt_int(value: Any, name: str, minimum: int = 0) -> Optional[int]:
+    return None if value is None else _int(value, name, minimum)
+
+
+def _float(value: Any, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a number, found {value!r}")
+    return float(value)
+
+
+def _opt_float(value: Any, name: str) -> Optional[float]:
+    return None if value is None else _float(value, name)
+
+
+def _ints(value: Any, name: str) -> Optional[List[int]]:
+    if value is None:
+        return None
+    if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool):
+        return [_int(value, name, 1)]
+    return [_int(v, name, 1) for v in value]
+
+
+def _floats(value: Any, name: str) -> List[float]:
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return [float(value)]
+    return [_float(v, name) for v in value]
+
+
+def _strs(value: Any, name: str) -> Optional[List[str]]:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [value]
+    out = list(value)
+    if not all(isinstance(v, str) for v in out):
+        raise TypeError(f"{name}: expected a string or a list of strings")
+    return out
+
+
+def _opt_str(value: Any, name: str) -> Optional[str]:
+    if value is None or isinstance(value, str):
+        return value
+    raise TypeError(f"{name}: expected a string, found {value!r}")
+
+
+def _common(
+    *,
+    k: Any,
+    tau: Any,
+    n: Any,
+    denominator: Any,
+    tie_policy: Any,
+    strict: Any,
+    dedupe: Any,
+    ci: Any,
+    level: Any,
+    resamples: Any,
+    seed: Any,
+    cluster_by: Any,
+    extract: Any,
+    match: Any,
+    source_format: Any,
+) -> Dict[str, Any]:
+    """The metric, interval and grading keywords shared by report and compare."""
+    return dict(
+        k=_ints(k, "k"),
+        tau=_floats(tau, "tau"),
+        n=_opt_int(n, "n", 1),
+        denominator=_opt_str(denominator, "denominator") or "requested",
+        tie_policy=_opt_str(tie_policy, "tie_policy") or "first",
+        strict=bool(strict),
+        dedupe=_opt_str(dedupe, "dedupe"),
+        ci="none" if ci is None else _opt_str(ci, "ci"),
+        level=_float(level, "level"),
+        resamples=_int(resamples, "resamples"),
+        seed=_int(seed, "seed"),
+        cluster_by=_opt_str(cluster_by, "cluster_by"),
+        extract=_opt_str(extract, "extract") or "math",
+        matching=_opt_str(match, "match") or "equivalent",
+        source_format=_opt_str(source_format, "source_format"),
+    )
+
+
+def _bad_rows(raw: Sequence[Tuple[str, int, str]], names: Dict[str, str]) -> List[BadRow]:
+    out = []
+    for path, line, reason in raw:
+        label = names.get(path)
+        where = f"{label}[{line - 1}]" if label is not None else f"{path}:{line}"
+        out.append(BadRow(where, rename_rows(reason, names)))
+    return out
+
+
+# ------------------------------------------------------------------ report
+
+Data = Any
+"""A path (str or PathLike: a file or a directory), a list of paths, a
+pandas or polars DataFrame, a pyarrow Table / RecordBatch /
+RecordBatchReader (or any object with ``__arrow_c_stream__``), or a list of
+row dicts."""
+
+
+def report(
+    data: Data,
+    *,
+    k: Union[int, Sequence[int], None] = None,
+    tau: Union[float, Sequence[float]] = DEFAULT_TAU,
+    ci: Optional[str] = "bootstrap",
+    level: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = DEFAULT_SEED,
+    cluster_by: Optional[str] = None,
+    by: Optional[str] = None,
+    tie_policy: str = "first",
+    denominator: str = "requested",
+    extract: str = "math",
+    match: str = "equivalent",
+    source_format: Optional[str] = None,
+    strict: bool = False,
+    per_problem: bool = False,
+    n: Optional[int] = None,
+    dedupe: Optional[str] = None,
+) -> Report:
+    """Every metric of the rollouts in ``data`` with its interval, the health
+    accounting and findings: the numbers of ``rollstat report``.
+
+    ``data``: a path (a file in any supported format, or a directory, walked),
+    a list of paths, a pandas or polars DataFrame, a pyarrow Table /
+    RecordBatchReader, or a list of dicts. Rows are the canonical rows:
+    rollout rows (``problem``, ``correct`` or ``gold`` + ``response`` /
+    ``answer``, optional ``rollout``, ``answer``, ``finish_reason``,
+    ``model``, ``subset``, …), problem rows (``problem`` with list columns
+    ``correct`` / ``answers`` / ``responses``) and count rows (``problem``,
+    ``n``, ``c``). A DataFrame or list of dicts is read exactly as its JSON
+    Lines export would be (``None`` / NaN → null); in this release DataFrames
+    and Arrow tables are converted through Python rows, not zero-copy Arrow.
+
+    Keywords: ``k`` (draw sizes; default 1, 2, 4, … up to n, and n), ``tau``
+    (G-Pass thresholds), ``ci`` (``bootstrap``, ``bca``, ``basic``, ``t``,
+    ``wilson``, ``jeffreys``, ``clopper-pearson`` or ``none``/None),
+    ``level``, ``resamples``, ``seed``, ``cluster_by`` (a field whose values
+    cluster problems), ``by`` (break metrics down by a field), ``tie_policy``
+    (maj@n: ``first``, ``none``, ``fractional``), ``denominator``
+    (``requested``: failed rollouts count as wrong; ``judged``: dropped),
+    ``extract`` (``math``, ``mcq``, ``number``, ``regex:PATTERN``), ``match``
+    (``equivalent`` or ``exact``), ``source_format`` (override format
+    detection for files), ``strict`` (the first bad row, short problem or
+    unreadable file is an error), ``per_problem`` (include every problem's
+    values), ``n`` (requested rollouts per problem; default the largest n
+    seen), ``dedupe`` (``first``/``last``: keep one of duplicated rollouts
+    instead of failing).
+
+    Raises :class:`InputError` (a ValueError) for bad options — naming the
+    keyword — and for bad input, naming the row (``path:line``, or
+    ``data[i]`` / ``data.iloc[i]`` for in-memory rows);
+    ``FileNotFoundError`` for a missing path. In lenient mode
+    (``strict=False``) malformed rows are skipped, counted in
+    ``health['n_bad_lines']``, listed in ``Report.bad_rows`` and announced
+    with a :class:`RollstatWarning`.
+    """
+    srcs, names = _sources(data, "<data>", "data")
+    opts = _common(
+        k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, strict=strict,
+        dedupe=dedupe, ci=ci, level=level, resamples=resamples, seed=seed,
+        cluster_by=cluster_by, extract=extract, match=match, source_format=source_format,
+    )
+    try:
+        text, bad, messages = _rollstat.report(
+            srcs, by=_opt_str(by, "by"), per_problem=bool(per_problem), **opts
+        )
+    except InputError as e:
+        raise reraise(e, names) from None
+    bad_rows = _bad_rows(bad, names)
+    warn_messages(messages, names)
+    warn_bad_rows([(b.location, b.reason) for b in bad_rows])
+    return Report(text, bad_rows)
+
+
+# ----------------------------------------------------------------- compare
+
+
+def compare(
+    a: Data,
+    b: Optional[Data] = None,
+    *,
+    by: Optional[str] = None,
+    a_name: Optional[str] = None,
+    b_name: Optional[str] = None,
+    group_by: Optional[str] = None,
+    margin: Optional[float] = None,
+    fail_on: Optional[str] = None,
+    metric: Union[str, Sequence[str], None] = None,
+    permutations: int = 10_000,
+    k: Union[int, Sequence[int], None] = None,
+    tau: Union[float, Sequence[float]] = DEFAULT_TAU,
+    n: Optional[int] = None,
+    ci: Optional[str] = "bootstrap",
+    level: float = 0.95,
+    resamples: int = 10_000,
+    seed: int = DEFAULT_SEED,
+    cluster_by: Optional[str] = None,
+    tie_policy: str = "first",
+    denominator: str = "requested",
+    extract: str = "math",
+    match: str = "equivalent",
+    source_format: Optional[str] = None,
+    strict: bool = False,
+    dedupe: Optional[str] = None,
+) -> Comparison:
+    """Paired comparison of system A (baseline, ``a``) and B (candidate,
+    ``b``) on the problems both have: the numbers of ``rollstat compare``.
+
+    ``a`` and ``b`` are each one input (a path, a directory, a DataFrame, an
+    Arrow table or a list of row dicts). With ``b`` None, ``a`` holds both
+    systems, told apart by the field ``by`` (``model`` or ``run``);
+    ``a_name`` / ``b_name`` pick its values (default: the first two seen).
+
+    Every row has a, b, delta = b − a, a paired stderr and interval, the
+    sign-flip p value (Holm and BH adjusted over all rows), McNemar's p where
+    each problem has one 0/1 outcome per side. With ``margin`` (a fraction:
+    0.02 = 2 points) rows get a non-inferiority verdict; ``fail_on``
+    (``inferior`` or ``inconclusive``) checks the verdicts of ``metric``
+    (default: every overall row with one) — see ``Comparison.failed``.
+    ``group_by`` also compares per value of a field. The metric, interval
+    and grading keywords are those of :func:`report` (binomial intervals
+    are refused: a paired difference needs bootstrap, bca, basic or t).
+
+    Raises :class:`InputError` for bad options or input.
+    """
+    srcs, names = _sources(a, "<a>", "a")
+    if b is not None:
+        more, more_names = _sources(b, "<b>", "b")
+        if len(srcs) != 1 or len(more) != 1:
+            raise InputError("compare takes one input per side (a path, a directory, a DataFrame or rows)")
+        srcs += more
+        names.update(more_names)
+    elif len(srcs) != 1:
+        raise InputError("compare takes one input per side; pass b=, or one input holding both systems with by=")
+    opts = _common(
+        k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, strict=strict,
+        dedupe=dedupe, ci=ci, level=level, resamples=resamples, seed=seed,
+        cluster_by=cluster_by, extract=extract, match=match, source_format=source_format,
+    )
+    try:
+        text, messages = _rollstat.compare(
+            srcs,
+            by=_opt_str(by, "by"),
+            a_name=_opt_str(a_name, "a_name"),
+            b_name=_opt_str(b_name, "b_name"),
+            group_by=_opt_str(group_by, "group_by"),
+            margin=_opt_float(margin, "margin"),
+            fail_on=_opt_str(fail_on, "fail_on"),
+            metric=_strs(metric, "metric"),
+            permutations=_int(permutations, "permutations"),
+            **opts,
+        )
+    except InputError as e:
+        raise reraise(e, names) from None
+    rows, rest = split_bad_row_messages(messages)
+    warn_messages(rest, names)
+    located = []
+    for m in rows:
+        where, _, why = rename_rows(m, names).partition(": ")
+        located.append((where, why))
+    warn_bad_rows(located)
+    return Comparison(text)
+
+
+# ------------------------------------------------------------------- power
+
+
+def power(
+    report: Union[Report, str, os.PathLike, Dict[str, Any], None] = None,
+    *,
+    problems: Optional[float] = None,
+    rollouts: Optional[float] = None,
+    delta: Optional[float] = None,
+    alpha: float = 0.05,
+    power: float = 0.8,
+    correlation: Optional[float] = None,
+    omega2: Optional[float] = None,
+    var_between: Optional[float] = None,
+    baseline: Optional[float] = None,
+    sigma2: Optional[float] = None,
+    factors: Sequence[float] = (2, 4, 10),
+    metric: Union[str, Sequence[str], None] = None,
+) -> PowerReport:
+    """Minimum detectable effect and problems needed for a paired comparison
+    of two systems (Miller 2024 §5): the numbers of ``rollstat power``.
+
+    From parameters (``report`` None): ``problems`` N, ``rollouts`` K,
+    ``delta`` (effect to detect, a fraction → problems needed), ``alpha``,
+    ``power``, and the variance as ``omega2`` directly, or ``var_between``
+    / ``baseline`` with ``correlation`` (and ``sigma2``, the within-problem
+    variance of one rollout's score). From a report (a :class:`Report`, a
+    report.json path or its dict): one row per metric with a stderr, or per
+    ``metric``. ``factors``: cost multipliers for the rollouts-vs-problems
+    trade-off table.
+
+    Raises :class:`InputError` for inconsistent or out-of-range parameters.
+    """
+    text: Optional[str] = None
+    source = "parameters"
+    if isinstance(report, Report):
+        text, source = report.to_json(), "<Report>"
+    elif isinstance(report, dict):
+        text, source = json.dumps(report), "<dict>"
+    elif isinstance(report, (str, os.PathLike)):
+        source = os.fspath(report)
+        with open(source, encoding="utf-8") as f:
+            text = f.read()
+    elif report is not None:
+        raise TypeError(f"report: expected a Report, a report.json path or dict, found {type(report).__name__}")
+    out = _rollstat.power(
+        text,
+        source,
+        problems=_opt_float(problems, "problems"),
+        rollouts=_opt_float(rollouts, "rollouts"),
+        delta=_opt_float(delta, "delta"),
+        alpha=_float(alpha, "alpha"),
+        power=_float(power, "power"),
+        correlation=_opt_float(correlation, "correlation"),
+        omega2=_opt_float(omega2, "omega2"),
+        var_between=_opt_float(var_between, "var_between"),
+        baseline=_opt_float(baseline, "baseline"),
+        sigma2=_opt_float(sigma2, "sigma2"),
+        factors=_floats(factors, "factors"),
+        metric=_strs(metric, "metric"),
+    )
+    return PowerReport(out)
+
+
+# ----------------------------------------------------------------- grading
+
+
+def _texts(values: Any, name: str) -> List[Optional[str]]:
+    if isinstance(values, str):
+        raise TypeError(f"{name}: expected a list of strings, found one string")
+    if hasattr(values, "tolist"):
+        values = values.tolist()
+    out: List[Optional[str]] = []
+    for i, v in enumerate(values):
+        if v is None or isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, float) and v != v:  # NaN: missing
+            out.append(None)
+        else:
+            raise TypeError(f"{name}[{i}]: expected a string or None, found {type(v).__name__}")
+    return out
+
+
+def _gold(v: Any, i: int) -> List[str]:
+    if isinstance(v, str):
+        return [v]
+    if isinstance(v, numbers.Number) and not isinstance(v, bool):
+        return [str(v)]
+    if isinstance(v, (list, tuple)) and all(isinstance(g, str) for g in v):
+        return list(v)
+    raise TypeError(f"golds[{i}]: expected a string, a number or a list of strings, found {type(v).__name__}")
+
+
+def grade(
+    responses: Sequence[Optional[str]],
+    golds: Union[str, Sequence[Any]],
+    *,
+    extract: str = "math",
+    match: str = "equivalent",
+) -> Tuple[List[Optional[str]], np.ndarray]:
+    """Grade responses against gold answers with the engine's grading policy
+    (the one report and compare use for rows with ``gold``).
+
+    ``responses``: a list or array of generated texts (None: no response).
+    ``golds``: one gold per response (a string, a number, or a list of
+    accepted answers), or a single string for all. A gold holding a
+    GSM8K-style solution is reduced to the text after its last ``####``.
+
+    Returns ``(answers, correct)``: the extracted answer of each response
+    (None where nothing was extracted; junk answers count as unextracted)
+    and a bool numpy array. ``extract``: ``math``, ``mcq``, ``number`` or
+    ``regex:PATTERN``; ``match``: ``equivalent`` (``0.5`` = ``\\frac12``) or
+    ``exact`` (trimmed strings). The GIL is released while grading.
+
+    >>> grade(["so $\\\\boxed{0.5}$"], ["\\\\frac12"])
+    (['0.5'], array([ True]))
+    """
+    texts = _texts(responses, "responses")
+    if isinstance(golds, str):
+        gold_lists = [[golds]] * len(texts)
+    else:
+        if hasattr(golds, "tolist"):
+            golds = golds.tolist()
+        gold_lists = [_gold(g, i) for i, g in enumerate(golds)]
+    answers, correct = _rollstat.grade(texts, gold_lists, extract, match)
+    return answers, np.array(correct, dtype=bool)
+
+
+def extract_answer(text: str, mode: str = "math") -> Optional[str]:
+    """The final answer of a response (``\\boxed{}``, "the answer is", the last
+    number, …) under ``mode``: ``math``, ``mcq`` (a letter A–J), ``number``,
+    or ``regex:PATTERN`` (first group of the last match). None when nothing
+    — or only a junk answer such as ``[invalid]`` — is found.
+
+    >>> extract_answer("so the answer is $\\\\boxed{\\\\frac{1}{2}}$.")
+    '\\\\frac{1}{2}'
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"text: expected a string, found {type(text).__name__}")
+    return _rollstat.extract_answer(text, mode)
+
+
+def is_equivalent(gold: str, answer: str, *, reason: bool = False) -> Union[bool, Tuple[bool, str]]:
+    """Whether ``answer`` is mathematically equivalent to ``gold``: LaTeX and
+    plain math are parsed and compared exactly (big rationals, radicals),
+    numerically, or by evaluation at sample points for expressions with
+    variables. With ``reason=True`` returns ``(equal, why)``, why being one of
+    String, Structural, ExactRational, ExactRadical, Rounding,
+    NumericTolerance, Identity, Different, Unparseable, LimitExceeded.
+
+    >>> is_equivalent("0.5", "\\\\frac12")
+    True
+    """
+    if not isinstance(gold, str) or not isinstance(answer, str):
+        raise TypeError("is_equivalent: gold and answer must be strings")
+    equal, why = _rollstat.is_equivalent(gold, answer)
+    return (equal, why) if reason else equal

@@ -1,0 +1,438 @@
+"""The documents rollstat returns: Report (report.json), Comparison
+(compare.json) and PowerReport (power.json), each a thin, read-only view
+over the engine's JSON with tables for pandas, polars and Arrow."""
+
+from __future__ import annotations
+
+import copy
+import html
+import json
+from collections.abc import Mapping
+from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence
+
+METRIC_COLUMNS = (
+    "metric",
+    "group",
+    "value",
+    "stderr",
+    "ci_low",
+    "ci_high",
+    "method",
+    "level",
+    "n_problems",
+    "n_excluded",
+    "k",
+    "unit",
+)
+
+COMPARE_COLUMNS = (
+    "metric",
+    "group",
+    "a",
+    "b",
+    "delta",
+    "stderr",
+    "ci_low",
+    "ci_high",
+    "correlation",
+    "p_value",
+    "p_holm",
+    "p_bh",
+    "mcnemar_p",
+    "verdict",
+    "n_problems",
+)
+
+
+class BadRow(NamedTuple):
+    """A malformed row skipped in lenient mode: where (``path:line``, or
+    ``data[i]`` for in-memory rows) and why."""
+
+    location: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.reason}"
+
+
+def _frame(rows: List[Dict[str, Any]], columns: Sequence[str], kind: str) -> Any:
+    if kind == "pandas":
+        import pandas as pd
+
+        return pd.DataFrame.from_records(rows, columns=list(columns))
+    if kind == "polars":
+        import polars as pl
+
+        return pl.DataFrame({c: [r[c] for r in rows] for c in columns}, strict=False)
+    import pyarrow as pa
+
+    return pa.Table.from_pylist(rows) if rows else pa.table({c: pa.array([], pa.null()) for c in columns})
+
+
+def _num(v: Any, digits: int = 4) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    line = lambda cells: "  ".join(  # noqa: E731
+        c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+    ).rstrip()
+    return "\n".join([line(header)] + [line(r) for r in rows])
+
+
+def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows
+    )
+    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _interval(ci: Optional[Sequence[float]]) -> str:
+    return "—" if not ci else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
+
+
+class Metrics(Mapping):
+    """The metrics of a report: a read-only mapping of metric name → entry
+    (the ``metrics`` object of report.json, overall), and tables with one row
+    per metric and group (overall rows have ``group`` None)."""
+
+    def __init__(self, doc: Dict[str, Any]):
+        self._doc = doc
+
+    def __getitem__(self, name: str) -> Dict[str, Any]:
+        return self._doc["metrics"][name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._doc["metrics"])
+
+    def __len__(self) -> int:
+        return len(self._doc["metrics"])
+
+    def __repr__(self) -> str:
+        return f"Metrics({list(self)})"
+
+    def rows(self) -> List[Dict[str, Any]]:
+        """One flat dict per metric (overall, then each group's): metric,
+        group, value, stderr, ci_low, ci_high, method, level, n_problems,
+        n_excluded, k, unit."""
+        out: List[Dict[str, Any]] = []
+        blocks = [(None, self._doc["metrics"])] + [
+            (g, b["metrics"]) for g, b in self._doc.get("groups", {}).items()
+        ]
+        for group, metrics in blocks:
+            for name, e in metrics.items():
+                ci = e.get("ci")
+                out.append(
+                    {
+                        "metric": name,
+                        "group": group,
+                        "value": e["value"],
+                        "stderr": e.get("stderr"),
+                        "ci_low": ci[0] if ci else None,
+                        "ci_high": ci[1] if ci else None,
+                        "method": e.get("method"),
+                        "level": e.get("level"),
+                        "n_problems": e["n_problems"],
+                        "n_excluded": e["n_excluded"],
+                        "k": e.get("k"),
+                        "unit": e.get("unit"),
+                    }
+                )
+        return out
+
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame (needs pandas)."""
+        return _frame(self.rows(), METRIC_COLUMNS, "pandas")
+
+    def to_polars(self) -> Any:
+        """The rows as a polars DataFrame (needs polars)."""
+        return _frame(self.rows(), METRIC_COLUMNS, "polars")
+
+    def to_arrow(self) -> Any:
+        """The rows as a pyarrow Table (needs pyarrow)."""
+        return _frame(self.rows(), METRIC_COLUMNS, "arrow")
+
+
+class _Document:
+    """A JSON document with ``to_dict()`` / ``to_json()``."""
+
+    def __init__(self, json_text: str):
+        self._json = json_text
+        self._doc: Dict[str, Any] = json.loads(json_text)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The document as a dict: exactly the keys of its JSON (a copy)."""
+        return copy.deepcopy(self._doc)
+
+    def to_json(self) -> str:
+        """The JSON text, as the engine wrote it (pretty, final newline)."""
+        return self._json
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._doc == self._doc  # type: ignore[attr-defined]
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+class Report(_Document):
+    """A rollstat report: every metric with its interval, the health
+    accounting and findings, per-group breakdowns (report.json,
+    schema ``rollstat.report/1``)."""
+
+    def __init__(self, json_text: str, bad_rows: Sequence[BadRow] = ()):
+        super().__init__(json_text)
+        self.bad_rows: List[BadRow] = list(bad_rows)
+        """Malformed rows skipped in lenient mode (not part of report.json)."""
+        self.metrics = Metrics(self._doc)
+        """Metric name → entry; ``.rows()``, ``.to_pandas()``, ``.to_polars()``, ``.to_arrow()``."""
+
+    @property
+    def health(self) -> Dict[str, Any]:
+        """The accounting of the whole input (problems, rollouts, short,
+        unextracted, truncated, failed, bad rows, …) and its ``warnings``."""
+        return self._doc["health"]
+
+    @property
+    def warnings(self) -> List[str]:
+        """Findings about the whole input, in words (``health['warnings']``)."""
+        return self._doc["health"]["warnings"]
+
+    @property
+    def not_computable(self) -> Dict[str, str]:
+        """Metric name → why no problem had a value."""
+        return self._doc["not_computable"]
+
+    @property
+    def groups(self) -> Dict[str, Any]:
+        """With ``by=``: group value → {health, metrics, not_computable}."""
+        return self._doc["groups"]
+
+    @property
+    def config(self) -> Dict[str, Any]:
+        """What produced the numbers (k, tau, n, ci, policies)."""
+        return self._doc["config"]
+
+    @property
+    def inputs(self) -> List[Dict[str, Any]]:
+        """One entry per input read: path, format, sha256, records."""
+        return self._doc["inputs"]
+
+    @property
+    def per_problem(self) -> Optional[List[Dict[str, Any]]]:
+        """Every problem's values (with ``per_problem=True``), else None."""
+        return self._doc.get("per_problem")
+
+    def metrics_frame(self) -> Any:
+        """One row per metric and group as a pandas DataFrame (value,
+        stderr, ci_low, ci_high, method, n_problems, n_excluded, …)."""
+        return self.metrics.to_pandas()
+
+    to_pandas = metrics_frame
+
+    def _cells(self) -> List[List[str]]:
+        return [
+            [
+                r["metric"],
+                _num(r["value"]),
+                _num(r["stderr"]),
+                _interval([r["ci_low"], r["ci_high"]] if r["ci_low"] is not None else None),
+                str(r["n_problems"]),
+                str(r["n_excluded"]),
+            ]
+            for r in self.metrics.rows()
+            if r["group"] is None
+        ]
+
+    def _header(self) -> List[str]:
+        ci = self.config["ci"]
+        level = f"{ci['level'] * 100:g}% CI"
+        return ["metric", "value", "stderr", level, "problems", "excluded"]
+
+    def _title(self) -> str:
+        h = self.health
+        r = h["n_rollouts"]
+        rollouts = f"{r['min']}" if r["min"] == r["max"] else f"{r['min']}–{r['max']}"
+        return (
+            f"rollstat report: {h['n_problems']} problems, {rollouts} rollouts each "
+            f"(n = {self.config['n']}), ci = {self.config['ci']['method']}"
+        )
+
+    def __repr__(self) -> str:
+        parts = [self._title(), "", _text_table(self._header(), self._cells())]
+        if self.not_computable:
+            parts += ["", "not computable:"] + [f"  {m}: {why}" for m, why in self.not_computable.items()]
+        if self.groups:
+            parts += ["", f"groups ({self.config.get('by')}): " + ", ".join(self.groups)]
+        if self.warnings:
+            parts += ["", "warnings:"] + [f"  - {w}" for w in self.warnings]
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        parts = [f"<p><b>{html.escape(self._title())}</b></p>", _html_table(self._header(), self._cells())]
+        if self.warnings:
+            items = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
+            parts.append(f"<p>warnings:</p><ul>{items}</ul>")
+        return "<div class='rollstat-report'>" + "".join(parts) + "</div>"
+
+
+class Comparison(_Document):
+    """A paired comparison of system A (baseline) and B (candidate) on the
+    problems both have (compare.json, schema ``rollstat.compare/1``)."""
+
+    @property
+    def rows(self) -> List[Dict[str, Any]]:
+        """One dict per metric overall (``group`` None), then per group and
+        metric: a, b, delta = b − a, stderr, ci, p values, verdict, …"""
+        return self._doc["rows"]
+
+    @property
+    def verdicts(self) -> Dict[str, Optional[str]]:
+        """Metric → non-inferiority verdict of its overall row
+        (``non-inferior``, ``inferior``, ``inconclusive``; None without a
+        ``margin``). Group rows carry theirs in ``rows``."""
+        return {r["metric"]: r.get("verdict") for r in self.rows if r.get("group") is None}
+
+    @property
+    def fail(self) -> Optional[Dict[str, Any]]:
+        """The verdict check asked for with ``fail_on``, or None."""
+        return self._doc.get("fail")
+
+    @property
+    def failed(self) -> bool:
+        """Whether the ``fail_on`` check failed (False without one)."""
+        return bool(self.fail and self.fail.get("failed"))
+
+    @property
+    def pairs(self) -> Dict[str, int]:
+        """How problems paired up: matched, only_a, only_b."""
+        return self._doc["pairs"]
+
+    @property
+    def warnings(self) -> List[str]:
+        """Findings, in words."""
+        return self._doc["warnings"]
+
+    @property
+    def not_computable(self) -> List[Dict[str, Any]]:
+        """Metrics (per group) without a row, and why."""
+        return self._doc["not_computable"]
+
+    @property
+    def config(self) -> Dict[str, Any]:
+        """Settings behind the numbers."""
+        return self._doc["config"]
+
+    @property
+    def a(self) -> Dict[str, Any]:
+        """System A: name, inputs, n_problems."""
+        return self._doc["a"]
+
+    @property
+    def b(self) -> Dict[str, Any]:
+        """System B: name, inputs, n_problems."""
+        return self._doc["b"]
+
+    def table(self) -> List[Dict[str, Any]]:
+        """The rows flattened (``ci`` → ci_low, ci_high) to COMPARE_COLUMNS."""
+        out = []
+        for r in self.rows:
+            ci = r.get("ci")
+            flat = {c: r.get(c) for c in COMPARE_COLUMNS}
+            flat["ci_low"], flat["ci_high"] = (ci[0], ci[1]) if ci else (None, None)
+            out.append(flat)
+        return out
+
+    def to_pandas(self) -> Any:
+        """The rows as a pandas DataFrame (needs pandas)."""
+        return _frame(self.table(), COMPARE_COLUMNS, "pandas")
+
+    def to_polars(self) -> Any:
+        """The rows as a polars DataFrame (needs polars)."""
+        return _frame(self.table(), COMPARE_COLUMNS, "polars")
+
+    def to_arrow(self) -> Any:
+        """The rows as a pyarrow Table (needs pyarrow)."""
+        return _frame(self.table(), COMPARE_COLUMNS, "arrow")
+
+    def _cells(self) -> List[List[str]]:
+        return [
+            [
+                r["metric"] if r.get("group") is None else f"{r['group']}: {r['metric']}",
+                _num(r["a"]),
+                _num(r["b"]),
+                _num(r["delta"]),
+                _interval(r.get("ci")),
+                _num(r.get("p_value")),
+                r.get("verdict") or "",
+            ]
+            for r in self.rows
+        ]
+
+    def _header(self) -> List[str]:
+        return ["metric", "a", "b", "delta", f"{self._doc['level'] * 100:g}% CI", "p", "verdict"]
+
+    def _title(self) -> str:
+        p = self.pairs
+        return (
+            f"rollstat compare: B = {self.b['name']} vs A = {self.a['name']} on {p['matched']} paired problems"
+            + (f", margin {self._doc['margin']}" if self._doc.get("margin") is not None else "")
+        )
+
+    def __repr__(self) -> str:
+        parts = [self._title(), "", _text_table(self._header(), self._cells())]
+        if self.fail:
+            parts += ["", f"fail_on={self.fail.get('on')!r}: {'FAILED' if self.failed else 'passed'}"]
+        if self.warnings:
+            parts += ["", "warnings:"] + [f"  - {w}" for w in self.warnings]
+        return "\n".join(parts)
+
+    def _repr_html_(self) -> str:
+        parts = [f"<p><b>{html.escape(self._title())}</b></p>", _html_table(self._header(), self._cells())]
+        if self.warnings:
+            items = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
+            parts.append(f"<p>warnings:</p><ul>{items}</ul>")
+        return "<div class='rollstat-compare'>" + "".join(parts) + "</div>"
+
+
+class PowerReport(_Document):
+    """Minimum detectable effect and problems needed for a paired comparison
+    (power.json, schema ``rollstat.power/1``)."""
+
+    @property
+    def rows(self) -> List[Dict[str, Any]]:
+        """One dict for the given parameters, or one per report metric."""
+        return self._doc["rows"]
+
+    @property
+    def assumptions(self) -> List[str]:
+        """What was assumed, in words."""
+        return self._doc["assumptions"]
+
+    def to_pandas(self) -> Any:
+        """The rows (without the trade-off tables) as a pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame.from_records([{k: v for k, v in r.items() if k != "tradeoff"} for r in self.rows])
+
+    def __repr__(self) -> str:
+        header = ["metric", "variance", "problems", "MDE", "delta", "problems needed"]
+        cells = [
+            [
+                r.get("metric") or "(parameters)",
+                _num(r.get("variance")),
+                _num(r.get("problems"), 0),
+                _num(r.get("mde")),
+                _num(r.get("delta")),
+                _num(r.get("problems_needed")),
+            ]
+            for r in self.rows
+        ]
+        d = self._doc
+        title = f"rollstat power: alpha = {d['alpha']}, power = {d['power']} ({d['source']})"
+        return "\n".join([title, "", _text_table(header, cells), "", *(f"  - {a}" for a in self.assumptions)])

@@ -1,0 +1,278 @@
+//! report, compare and power: keyword arguments → the engine's typed
+//! options → the finished document as JSON text (findings worded with the
+//! keyword arguments). The engine runs with the GIL released.
+
+use crate::convert::rows_to_jsonl;
+use crate::wording::{engine_error, finding_text};
+use crate::InputError;
+use pyo3::prelude::*;
+use pyo3::types::{PyString, PyTuple};
+use rollstat::{
+    CompareOptions, FailOn, Finding, Format, GradingPolicy, IntervalMethod, IntervalOptions, Match,
+    MessageSink, MetricOptions, PowerOptions, ReportOptions, Source,
+};
+use std::sync::{Arc, Mutex};
+
+fn bad(keyword: &str, e: impl std::fmt::Display) -> PyErr {
+    InputError::new_err(format!("{keyword}: {e}"))
+}
+
+/// Sources from the Python layer: a path (`str`), or rows as a tuple
+/// `(name, rows, label, default)` — `rows` an iterable of dicts, `label`
+/// how rows are named in conversion errors (`data` → `data[3]`), `default`
+/// the converter of values JSON has no type for.
+fn sources(items: &Bound<'_, PyAny>) -> PyResult<Vec<Source>> {
+    let mut out = Vec::new();
+    for item in items.try_iter()? {
+        let item = item?;
+        if let Ok(s) = item.cast::<PyString>() {
+            out.push(Source::Path(s.to_cow()?.into_owned().into()));
+            continue;
+        }
+        let t = item.cast::<PyTuple>()?;
+        let name: String = t.get_item(0)?.extract()?;
+        let rows = t.get_item(1)?;
+        let label: String = t.get_item(2)?.extract()?;
+        let default = t.get_item(3)?;
+        let default = (!default.is_none()).then_some(default);
+        let bytes = rows_to_jsonl(&rows, &label, default.as_ref())?;
+        out.push(Source::Bytes { name, bytes });
+    }
+    Ok(out)
+}
+
+/// Whether any source is in-memory rows (always canonical JSON Lines).
+fn has_rows(sources: &[Source]) -> bool {
+    sources.iter().any(|s| matches!(s, Source::Bytes { .. }))
+}
+
+fn source_format(name: Option<&str>, sources: &[Source]) -> PyResult<Option<Format>> {
+    let f: Option<Format> = name.map(str::parse).transpose().map_err(|e| bad("source_format", e))?;
+    if has_rows(sources) {
+        return match f {
+            Some(f) if !f.is_canonical() => Err(bad(
+                "source_format",
+                "in-memory rows are canonical rows; source_format names the format of files only",
+            )),
+            _ => Ok(Some(Format::CanonicalJsonl)),
+        };
+    }
+    Ok(f)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn metric_options(
+    k: Option<Vec<u64>>,
+    tau: Vec<f64>,
+    n: Option<u64>,
+    denominator: &str,
+    tie_policy: &str,
+    strict: bool,
+    dedupe: Option<&str>,
+) -> PyResult<MetricOptions> {
+    Ok(MetricOptions {
+        k,
+        tau,
+        n,
+        denominator: denominator.parse().map_err(|e| bad("denominator", e))?,
+        tie_policy: tie_policy.parse().map_err(|e| bad("tie_policy", e))?,
+        strict,
+        dedupe: dedupe.map(str::parse).transpose().map_err(|e| bad("dedupe", e))?,
+    })
+}
+
+fn interval_options(
+    ci: &str,
+    level: f64,
+    resamples: usize,
+    seed: u64,
+    cluster_by: Option<String>,
+) -> PyResult<IntervalOptions> {
+    Ok(IntervalOptions {
+        method: ci.parse::<IntervalMethod>().map_err(|e| bad("ci", e))?,
+        level,
+        resamples,
+        seed,
+        cluster_by,
+    })
+}
+
+fn grading_policy(extract: &str, matching: &str) -> PyResult<GradingPolicy> {
+    let m: Match = matching.parse().map_err(|e| bad("match", e))?;
+    GradingPolicy::new(extract, m).map_err(|e| bad("extract", e))
+}
+
+/// `(path, line, reason)` of each malformed row skipped.
+type BadRows = Vec<(String, u64, String)>;
+
+/// `report(sources, **options) -> (report_json, bad_rows, messages)`.
+#[pyfunction]
+#[pyo3(signature = (sources, *, k, tau, ci, level, resamples, seed, cluster_by, by, tie_policy,
+    denominator, extract, matching, source_format, strict, per_problem, n, dedupe))]
+#[allow(clippy::too_many_arguments)]
+pub fn report(
+    py: Python<'_>,
+    sources: &Bound<'_, PyAny>,
+    k: Option<Vec<u64>>,
+    tau: Vec<f64>,
+    ci: &str,
+    level: f64,
+    resamples: usize,
+    seed: u64,
+    cluster_by: Option<String>,
+    by: Option<String>,
+    tie_policy: &str,
+    denominator: &str,
+    extract: &str,
+    matching: &str,
+    source_format: Option<&str>,
+    strict: bool,
+    per_problem: bool,
+    n: Option<u64>,
+    dedupe: Option<&str>,
+) -> PyResult<(String, BadRows, Vec<String>)> {
+    let srcs = self::sources(sources)?;
+    let opts = ReportOptions {
+        metrics: metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?,
+        intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
+        grading: grading_policy(extract, matching)?,
+        by,
+        per_problem,
+        source_format: self::source_format(source_format, &srcs)?,
+        bytes_read: None,
+        messages: None,
+    };
+    opts.validate().map_err(engine_error)?;
+    let r = py
+        .detach(|| rollstat::report(&srcs, &opts))
+        .map_err(engine_error)?;
+    let json = Finding::serialize_worded(finding_text, || r.to_json());
+    let bad_rows = r
+        .diagnostics
+        .bad_rows
+        .iter()
+        .map(|b| (b.path.clone(), b.line, b.reason.clone()))
+        .collect();
+    Ok((json, bad_rows, r.diagnostics.messages.clone()))
+}
+
+/// `compare(sources, **options) -> (compare_json, messages)`; one source
+/// holding both systems (told apart by `by`), or two.
+#[pyfunction]
+#[pyo3(signature = (sources, *, by, a_name, b_name, group_by, margin, fail_on, metric, permutations,
+    k, tau, n, denominator, tie_policy, strict, dedupe, ci, level, resamples, seed, cluster_by,
+    extract, matching, source_format))]
+#[allow(clippy::too_many_arguments)]
+pub fn compare(
+    py: Python<'_>,
+    sources: &Bound<'_, PyAny>,
+    by: Option<String>,
+    a_name: Option<String>,
+    b_name: Option<String>,
+    group_by: Option<String>,
+    margin: Option<f64>,
+    fail_on: Option<&str>,
+    metric: Option<Vec<String>>,
+    permutations: usize,
+    k: Option<Vec<u64>>,
+    tau: Vec<f64>,
+    n: Option<u64>,
+    denominator: &str,
+    tie_policy: &str,
+    strict: bool,
+    dedupe: Option<&str>,
+    ci: &str,
+    level: f64,
+    resamples: usize,
+    seed: u64,
+    cluster_by: Option<String>,
+    extract: &str,
+    matching: &str,
+    source_format: Option<&str>,
+) -> PyResult<(String, Vec<String>)> {
+    let srcs = self::sources(sources)?;
+    let fail_on = match fail_on {
+        None => None,
+        Some("inferior") => Some(FailOn::Inferior),
+        Some("inconclusive") => Some(FailOn::Inconclusive),
+        Some(other) => {
+            return Err(bad(
+                "fail_on",
+                format!("unknown verdict '{other}'; expected 'inferior' or 'inconclusive'"),
+            ))
+        }
+    };
+    let said = Arc::new(Mutex::new(Vec::<String>::new()));
+    let sink = {
+        let said = Arc::clone(&said);
+        MessageSink::new(move |m| said.lock().expect("messages").push(m.to_string()))
+    };
+    let opts = CompareOptions {
+        metrics: metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?,
+        intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
+        grading: grading_policy(extract, matching)?,
+        by,
+        a: a_name,
+        b: b_name,
+        group_by,
+        margin,
+        fail_on,
+        metric,
+        permutations,
+        source_format: self::source_format(source_format, &srcs)?,
+        messages: Some(sink),
+    };
+    opts.validate().map_err(engine_error)?;
+    let c = py
+        .detach(|| rollstat::compare(&srcs, &opts))
+        .map_err(engine_error)?;
+    let json = Finding::serialize_worded(finding_text, || {
+        serde_json::to_string_pretty(&c).expect("a comparison serializes")
+    });
+    let messages = said.lock().expect("messages").clone();
+    Ok((json + "\n", messages))
+}
+
+/// `power(report_json, source, **options) -> power_json`: from parameters
+/// (`report_json` None) or from a report.json's text (`source` names it).
+#[pyfunction]
+#[pyo3(signature = (report_json, source, *, problems, rollouts, delta, alpha, power, correlation,
+    omega2, var_between, baseline, sigma2, factors, metric))]
+#[allow(clippy::too_many_arguments)]
+pub fn power(
+    report_json: Option<&str>,
+    source: &str,
+    problems: Option<f64>,
+    rollouts: Option<f64>,
+    delta: Option<f64>,
+    alpha: f64,
+    power: f64,
+    correlation: Option<f64>,
+    omega2: Option<f64>,
+    var_between: Option<f64>,
+    baseline: Option<f64>,
+    sigma2: Option<f64>,
+    factors: Vec<f64>,
+    metric: Option<Vec<String>>,
+) -> PyResult<String> {
+    let opts = PowerOptions {
+        problems,
+        rollouts,
+        delta,
+        alpha,
+        power,
+        correlation,
+        omega2,
+        var_between,
+        baseline,
+        sigma2,
+        factors,
+        metric,
+    };
+    let report: Option<rollstat::Report> = report_json
+        .map(serde_json::from_str)
+        .transpose()
+        .map_err(|e| bad("report", format!("{source} is not a rollstat report.json: {e}")))?;
+    let p = rollstat::power(&opts, report.as_ref().map(|r| (source, r))).map_err(engine_error)?;
+    Ok(serde_json::to_string_pretty(&p).expect("a power report serializes") + "\n")
+}

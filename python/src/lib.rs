@@ -1,0 +1,42 @@
+//! `rollstat._rollstat`: the compiled half of the `rollstat` Python package.
+//!
+//! A thin layer over the engine crate (`rollstat`): the pure-Python package
+//! (`python/rollstat/__init__.py`) turns keyword arguments and data into the
+//! plain values these functions take, and wraps what they return (JSON
+//! documents, numpy arrays) in Python objects. Every heavy call releases the
+//! GIL.
+//!
+//! - [`estimators`]: pass@k, pass^k, G-Pass@k, mG-Pass@k over flat arrays.
+//! - [`engine`]: report, compare and power, with errors and findings worded
+//!   with the Python keyword arguments.
+//! - [`convert`]: Python rows (dicts) → canonical JSON Lines bytes.
+//! - [`grading`]: answer extraction and equivalence.
+
+use pyo3::prelude::*;
+
+mod convert;
+mod engine;
+mod estimators;
+mod grading;
+mod wording;
+
+pyo3::create_exception!(
+    rollstat,
+    InputError,
+    pyo3::exceptions::PyValueError,
+    "Bad input or options: names the keyword argument, or the row (`path:line`, `data[i]`), and the reason."
+);
+
+#[pymodule]
+fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(estimators::estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::report, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::compare, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::power, m)?)?;
+    m.add_function(wrap_pyfunction!(grading::grade, m)?)?;
+    m.add_function(wrap_pyfunction!(grading::extract_answer, m)?)?;
+    m.add_function(wrap_pyfunction!(grading::is_equivalent, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,87 @@
+//! The engine's errors and findings in the Python package's words: options
+//! are named by their keyword arguments (`ci=`, `match=`, `strict=True`),
+//! never by command-line flags.
+
+use crate::InputError;
+use pyo3::PyErr;
+use rollstat::{DenominatorPolicy as D, Error, Finding};
+
+/// The keyword argument of an engine option field.
+pub fn keyword(option: &str) -> &str {
+    match option {
+        "method" => "ci",
+        "matching" => "match",
+        "a" => "a_name",
+        "b" => "b_name",
+        other => other,
+    }
+}
+
+/// Library text with the keyword that acts on it named.
+pub fn python_text(m: &str) -> String {
+    m.replace(
+        "Fix: name the format explicitly,",
+        "Fix: pass the format explicitly (source_format='NAME'),",
+    )
+    .replace(
+        "(strict mode stops at the first bad row)",
+        "(strict mode stops at the first bad row; pass strict=False to skip and count bad rows)",
+    )
+    .replace(
+        "choose which to keep (first or last)",
+        "pass dedupe='first' or dedupe='last'",
+    )
+}
+
+/// The engine's error as a `rollstat.InputError`.
+pub fn engine_error(e: Error) -> PyErr {
+    let text = match e {
+        Error::InvalidOption { option, message }
+            if option.0 == "by" && message.starts_with("one input:") =>
+        {
+            "one input: pass by='model' (or by='run') to say which field holds the two systems, or give two inputs a and b".to_string()
+        }
+        Error::InvalidOption { option, message } => format!("{}: {message}", keyword(option.0)),
+        Error::Input(m) if m.contains("strict mode rejects short problems") => {
+            format!("{m}; pass strict=False to report them as n_short")
+        }
+        Error::Input(m) if m.contains("strict mode rejects unreadable files") => {
+            format!("{m}; pass strict=False to read the rest")
+        }
+        other => python_text(&other.to_string()),
+    };
+    InputError::new_err(text)
+}
+
+/// A finding in the package's words: the library's text, with the keyword
+/// argument that acts on it where there is one.
+pub fn finding_text(f: &Finding) -> String {
+    match f {
+        Finding::Failed { n, policy: D::Requested } => format!(
+            "{n} rollouts have no verdict (failed call or judge); they count as wrong — pass denominator='judged' to drop them"
+        ),
+        Finding::Failed { n, policy: D::Judged } => format!(
+            "{n} rollouts have no verdict (failed call or judge); they were dropped from n (denominator='judged')"
+        ),
+        Finding::BadRows { n } => format!(
+            "{n} malformed rows were skipped (named in a RollstatWarning and in Report.bad_rows); strict=True makes them an error"
+        ),
+        Finding::DuplicatesDropped { n } => {
+            format!("{n} duplicated rollouts were dropped by the dedupe= policy")
+        }
+        Finding::IntervalMethod { message, suggestion: Some(s) } => {
+            format!("{message} (consider ci='{s}')")
+        }
+        Finding::UnreadableFiles { files } => format!(
+            "{} input file(s) could not be read and were left out (named in a RollstatWarning): {}; strict=True makes this an error",
+            files.len(),
+            files.join(", ")
+        ),
+        Finding::PooledSystems { .. } => format!("{f} — pass by='model'"),
+        Finding::UnequalRollouts { .. } => format!("{f} (compare at equal n with k=)"),
+        Finding::UncheckedMetric { metric } => format!(
+            "metric='{metric}': no row could be computed, so fail_on does not check it"
+        ),
+        other => other.to_string(),
+    }
+}
