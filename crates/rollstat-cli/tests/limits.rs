@@ -1,0 +1,49 @@
+//! Option values that would overflow, panic or ask for unbounded memory are
+//! refused with a message naming the flag (#10 item 9).
+
+use std::process::Command;
+
+fn fails(args: &[&str], needle: &str) {
+    let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
+        .args(args)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+        .output()
+        .expect("runs");
+    assert_eq!(o.status.code(), Some(2), "{args:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains(needle), "{args:?}: {err}");
+}
+
+#[test]
+fn out_of_range_options_are_usage_errors() {
+    let demo = "examples/demo.jsonl";
+    fails(
+        &["report", demo, "--resamples", "18446744073709551615"],
+        "--resamples: 18446744073709551615 exceeds the maximum",
+    );
+    fails(
+        &["report", demo, "--n", "18446744073709551615"],
+        "--n: 18446744073709551615 exceeds the maximum of 2^62",
+    );
+    fails(
+        &["report", demo, "--k", "1,9223372036854775808"],
+        "--k: 9223372036854775808 exceeds the maximum of 2^62",
+    );
+    fails(
+        &["compare", demo, demo, "--permutations", "1000000000000"],
+        "--permutations: 1000000000000 exceeds the maximum",
+    );
+}
+
+/// A count row with n ≥ 2^63 used to loop forever building the default k list.
+#[test]
+fn default_k_list_stops_for_huge_n() {
+    let ks = rollstat_core_default_ks(u64::MAX);
+    assert_eq!(ks.len(), 65);
+    assert_eq!(ks[63], 1 << 63);
+    assert_eq!(ks[64], u64::MAX);
+}
+
+fn rollstat_core_default_ks(n: u64) -> Vec<u64> {
+    rollstat_core::aggregate::default_ks(n)
+}
