@@ -208,14 +208,13 @@ const TEXT_COLUMNS: [&str; 9] = [
     "run",
 ];
 
-fn csv_cell(column: &str, cell: &str) -> Option<Value> {
+/// One CSV cell as a JSON value. Text columns, and the breakdown and
+/// cluster fields (labels: `01` and `1` are different groups), stay text.
+fn csv_cell(column: &str, cell: &str, labels: [Option<&str>; 2]) -> Option<Value> {
     if cell.is_empty() {
         return Some(Value::Null);
     }
-    if column == "problem" {
-        return Some(Value::String(cell.to_string()));
-    }
-    if TEXT_COLUMNS.contains(&column) {
+    if TEXT_COLUMNS.contains(&column) || labels.contains(&Some(column)) {
         return Some(Value::String(cell.to_string()));
     }
     let t = cell.trim();
@@ -258,7 +257,7 @@ pub(crate) fn parse_csv(
                 let line = rec.position().map(|p| p.line()).unwrap_or(0);
                 let mut m = Map::new();
                 for (h, cell) in headers.iter().zip(rec.iter()) {
-                    if let Some(v) = csv_cell(h, cell) {
+                    if let Some(v) = csv_cell(h, cell, [by, cluster_by]) {
                         if !(v.is_null() && h != "correct" && h != "answer") {
                             m.insert(h.to_string(), v);
                         }
