@@ -85,7 +85,7 @@ def pass_at_k(n: Any, c: Any, k: Any) -> Any:
     >>> pass_at_k(6, 3, 2)
     0.8
     >>> pass_at_k([4, 2], [1, 0], 3).tolist()
-    [1.0, nan]
+    [0.75, nan]
     """
     return _estimate("pass_at_k", n, c, k)
 

@@ -1,0 +1,98 @@
+"""Type stubs of the compiled extension ``rollstat._rollstat`` (internal:
+use the functions of :mod:`rollstat`)."""
+
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import numpy.typing as npt
+
+__version__: str
+
+class InputError(ValueError):
+    """Bad input or options: names the keyword argument or the row."""
+
+def estimate(
+    kind: str,
+    n: npt.NDArray[np.uint64],
+    c: npt.NDArray[np.uint64],
+    k: npt.NDArray[np.uint64],
+    tau: npt.NDArray[np.float64],
+) -> Tuple[npt.NDArray[np.float64], int]: ...
+
+Source = Union[str, Tuple[str, Sequence[Any], str, Any]]
+
+def report(
+    sources: Sequence[Source],
+    *,
+    k: Optional[List[int]],
+    tau: List[float],
+    ci: str,
+    level: float,
+    resamples: int,
+    seed: int,
+    cluster_by: Optional[str],
+    by: Optional[str],
+    tie_policy: str,
+    denominator: str,
+    extract: str,
+    matching: str,
+    source_format: Optional[str],
+    strict: bool,
+    per_problem: bool,
+    n: Optional[int],
+    dedupe: Optional[str],
+) -> Tuple[str, List[Tuple[str, int, str]], List[str]]: ...
+
+def compare(
+    sources: Sequence[Source],
+    *,
+    by: Optional[str],
+    a_name: Optional[str],
+    b_name: Optional[str],
+    group_by: Optional[str],
+    margin: Optional[float],
+    fail_on: Optional[str],
+    metric: Optional[List[str]],
+    permutations: int,
+    k: Optional[List[int]],
+    tau: List[float],
+    n: Optional[int],
+    denominator: str,
+    tie_policy: str,
+    strict: bool,
+    dedupe: Optional[str],
+    ci: str,
+    level: float,
+    resamples: int,
+    seed: int,
+    cluster_by: Optional[str],
+    extract: str,
+    matching: str,
+    source_format: Optional[str],
+) -> Tuple[str, List[str]]: ...
+
+def power(
+    report_json: Optional[str],
+    source: str,
+    *,
+    problems: Optional[float],
+    rollouts: Optional[float],
+    delta: Optional[float],
+    alpha: float,
+    power: float,
+    correlation: Optional[float],
+    omega2: Optional[float],
+    var_between: Optional[float],
+    baseline: Optional[float],
+    sigma2: Optional[float],
+    factors: List[float],
+    metric: Optional[List[str]],
+) -> str: ...
+
+def grade(
+    responses: List[Optional[str]], golds: List[List[str]], extract: str, matching: str
+) -> Tuple[List[Optional[str]], List[bool]]: ...
+
+def extract_answer(text: str, mode: str) -> Optional[str]: ...
+
+def is_equivalent(gold: str, answer: str) -> Tuple[bool, str]: ...

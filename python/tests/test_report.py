@@ -1,0 +1,320 @@
+"""report(): every input kind against the CLI's report.json on the same rows."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import warnings
+
+import numpy as np
+import pytest
+
+import rollstat
+from conftest import without_warnings, write_jsonl
+
+REPORT_KEYS = ["schema", "version", "inputs", "config", "health", "metrics", "not_computable", "groups"]
+
+
+def cli_report(cli, *inputs, **flags):
+    args = ["report", *map(str, inputs)]
+    for name, value in flags.items():
+        flag = "--" + name.replace("_", "-")
+        if value is True:
+            args.append(flag)
+        elif isinstance(value, (list, tuple)):
+            args += [flag, ",".join(map(str, value))]
+        else:
+            args += [flag, str(value)]
+    return cli.json(*args)
+
+
+def without_inputs(doc):
+    doc = without_warnings(doc)
+    doc.pop("inputs")
+    return doc
+
+
+# --------------------------------------------------------- path vs CLI
+
+OPTION_SETS = [
+    ({}, {}),
+    ({"ci": "bca", "k": [1, 4], "by": "group", "per_problem": True}, {"ci": "bca", "k": [1, 4], "by": "group", "per_problem": True}),
+    ({"ci": "wilson", "level": 0.9, "seed": 7, "resamples": 2000}, {"ci": "wilson", "level": 0.9, "seed": 7, "resamples": 2000}),
+    ({"ci": "t", "tau": [0.5], "n": 10}, {"ci": "t", "tau": [0.5], "n": 10}),
+    ({"ci": None, "tie_policy": "fractional", "match": "exact"}, {"ci": "none", "tie_policy": "fractional", "match": "exact"}),
+    ({"ci": "basic", "cluster_by": "group", "denominator": "judged"}, {"ci": "basic", "cluster_by": "group", "denominator": "judged"}),
+]
+
+
+@pytest.mark.parametrize("py_opts,cli_opts", OPTION_SETS)
+def test_path_report_equals_cli(cli, demo, py_opts, cli_opts):
+    r = rollstat.report(str(demo), **py_opts)
+    expect = cli_report(cli, demo, **cli_opts)
+    assert list(r.to_dict()) == list(expect)
+    assert without_warnings(r.to_dict()) == without_warnings(expect)
+    # Same number of findings; only the advice wording differs.
+    assert len(r.warnings) == len(expect["health"]["warnings"])
+
+
+def test_to_dict_keys_and_json(demo):
+    r = rollstat.report(demo)  # a PathLike
+    d = r.to_dict()
+    assert list(d) == REPORT_KEYS
+    assert json.loads(r.to_json()) == d
+    assert r.to_json().endswith("\n")
+    d["metrics"].clear()  # a copy
+    assert "pass@1" in r.metrics
+    assert r.config["ci"]["method"] == "bootstrap" and r.health["n_problems"] == 6
+    assert r.inputs[0]["format"] == "canonical-jsonl"
+    assert r.not_computable == {} and r.groups == {} and r.per_problem is None
+
+
+def test_findings_are_worded_with_keyword_arguments(demo):
+    r = rollstat.report(demo)
+    text = " ".join(r.warnings)
+    assert "ci='bca'" in text
+    assert "--" not in text
+
+
+NATIVE = [
+    "formats/lm_eval_samples_excerpt.jsonl",
+    "formats/inspect_log_streaming_2epochs.eval",
+    "real/taubench_gpt4o_airline_tasks40-44.json",
+]
+
+
+@pytest.mark.parametrize("name", NATIVE)
+def test_native_harness_files_equal_cli(cli, name):
+    from conftest import ROOT
+
+    path = ROOT / "crates/rollstat-formats/tests/data" / name
+    assert path.exists(), path
+    p = cli.run("report", path, "--format", "json", "--resamples", "2000", ok=False)
+    if p.returncode != 0:  # a file the engine refuses: the same refusal, in Python's words
+        with pytest.raises(rollstat.InputError):
+            rollstat.report(path, resamples=2000)
+        return
+    expect = json.loads(p.stdout)
+    got = rollstat.report(path, resamples=2000).to_dict()
+    assert list(got) == list(expect)
+    assert without_warnings(got) == without_warnings(expect)
+
+
+def test_unrecognised_file_names_source_format(tmp_path):
+    from conftest import ROOT
+
+    path = ROOT / "crates/rollstat-formats/tests/data/real/faithfulcot_date_ltm_n40_predictions_lines171-200.jsonl"
+    with pytest.raises(rollstat.InputError, match=r"unrecognised input format") as e:
+        rollstat.report(path)
+    assert "source_format='NAME'" in str(e.value) and "--from" not in str(e.value)
+
+
+# ------------------------------------------------------ in-memory rows
+
+
+def test_list_of_dicts_equals_path(demo, demo_rows):
+    a = rollstat.report(demo, by="group")
+    b = rollstat.report(demo_rows, by="group")
+    assert without_inputs(a.to_dict()) == without_inputs(b.to_dict())
+    assert b.inputs[0]["path"] == "<data>" and b.inputs[0]["records"] == len(demo_rows)
+    assert a.warnings == b.warnings
+
+
+def test_list_of_dicts_equals_cli_on_its_jsonl(cli, tmp_path, demo_rows):
+    path = write_jsonl(tmp_path / "rows.jsonl", demo_rows)
+    assert without_inputs(rollstat.report(demo_rows, ci="bca").to_dict()) == without_inputs(
+        cli_report(cli, path, ci="bca")
+    )
+
+
+def test_pandas_dataframe(demo, demo_rows):
+    import pandas as pd
+
+    df = pd.DataFrame(demo_rows)
+    r = rollstat.report(df, by="group")
+    assert without_inputs(r.to_dict()) == without_inputs(rollstat.report(demo, by="group").to_dict())
+
+
+def test_polars_dataframe_and_lazyframe(demo, demo_rows):
+    import polars as pl
+
+    df = pl.DataFrame(demo_rows)
+    expect = without_inputs(rollstat.report(demo).to_dict())
+    assert without_inputs(rollstat.report(df).to_dict()) == expect
+    assert without_inputs(rollstat.report(df.lazy()).to_dict()) == expect
+
+
+def test_pyarrow_table_batch_and_reader(demo, demo_rows):
+    import pyarrow as pa
+
+    table = pa.Table.from_pylist(demo_rows)
+    expect = without_inputs(rollstat.report(demo).to_dict())
+    assert without_inputs(rollstat.report(table).to_dict()) == expect
+    assert without_inputs(rollstat.report(table.to_batches()[0]).to_dict()) == expect
+    reader = pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
+    assert without_inputs(rollstat.report(reader).to_dict()) == expect
+
+
+class ArrowStream:
+    """Anything exposing the Arrow PyCapsule stream interface."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def __arrow_c_stream__(self, requested_schema=None):
+        return self.table.__arrow_c_stream__(requested_schema)
+
+
+def test_arrow_pycapsule_stream(demo, demo_rows):
+    import pyarrow as pa
+
+    r = rollstat.report(ArrowStream(pa.Table.from_pylist(demo_rows)))
+    assert without_inputs(r.to_dict()) == without_inputs(rollstat.report(demo).to_dict())
+
+
+def problem_rows():
+    return [
+        {"problem": "p1", "correct": [True, False, False, True], "answers": ["1", "2", "2", "1"], "subset": "a"},
+        {"problem": "p2", "correct": [False, False, False, True], "answers": ["3", "4", "4", "5"], "subset": "b"},
+        {"problem": "p3", "correct": [True, True, True, True], "answers": ["7", "7", "7", "7"], "subset": "a"},
+    ]
+
+
+def test_problem_rows_with_list_columns_in_every_frame(cli, tmp_path):
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    rows = problem_rows()
+    expect = without_inputs(cli_report(cli, write_jsonl(tmp_path / "p.jsonl", rows), by="subset"))
+    for data in (rows, pd.DataFrame(rows), pl.DataFrame(rows), pa.Table.from_pylist(rows)):
+        assert without_inputs(rollstat.report(data, by="subset").to_dict()) == expect, type(data)
+
+
+def test_count_rows_and_numpy_values(cli, tmp_path):
+    rows = [{"problem": f"p{i}", "n": 8, "c": c} for i, c in enumerate([0, 3, 8, 5, 1])]
+    expect = without_inputs(cli_report(cli, write_jsonl(tmp_path / "c.jsonl", rows)))
+    assert without_inputs(rollstat.report(rows).to_dict()) == expect
+    np_rows = [{"problem": r["problem"], "n": np.int64(r["n"]), "c": np.uint8(r["c"])} for r in rows]
+    assert without_inputs(rollstat.report(np_rows).to_dict()) == expect
+    assert rollstat.report(rows).metrics["pass@1"]["value"] == (0 + 3 + 8 + 5 + 1) / 40
+
+
+def test_missing_values_are_null(cli, tmp_path):
+    import pandas as pd
+
+    rows = [
+        {"problem": "p1", "rollout": 0, "correct": True},
+        {"problem": "p1", "rollout": 1, "correct": None},
+        {"problem": "p2", "rollout": 0, "correct": False},
+        {"problem": "p2", "rollout": 1, "correct": True},
+    ]
+    expect = without_inputs(cli_report(cli, write_jsonl(tmp_path / "m.jsonl", rows)))
+    df = pd.DataFrame(rows)  # correct: object column with None
+    assert without_inputs(rollstat.report(df).to_dict()) == expect
+    assert rollstat.report(rows).health["n_failed"] == 1
+
+
+def test_directory_and_list_of_paths(tmp_path, demo, demo_rows):
+    problems = sorted({r["problem"] for r in demo_rows})
+    half = set(problems[: len(problems) // 2])
+    a = write_jsonl(tmp_path / "a.jsonl", [r for r in demo_rows if r["problem"] in half])
+    b = write_jsonl(tmp_path / "b.jsonl", [r for r in demo_rows if r["problem"] not in half])
+    expect = without_inputs(rollstat.report(demo).to_dict())
+    both = rollstat.report([a, b])
+    assert len(both.inputs) == 2
+    # Same problems in a different file order: compare the metrics only.
+    got = without_inputs(both.to_dict())
+    assert got["metrics"] == expect["metrics"] or all(
+        got["metrics"][m]["value"] == pytest.approx(expect["metrics"][m]["value"], abs=1e-15) for m in expect["metrics"]
+    )
+    d = tmp_path / "dir"
+    d.mkdir()
+    shutil.copy(demo, d / "demo.jsonl")
+    assert without_inputs(rollstat.report(d).to_dict()) == expect
+    assert without_inputs(rollstat.report(str(d)).to_dict()) == expect
+
+
+# ----------------------------------------------------------- the object
+
+
+def test_metrics_tables(demo):
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    r = rollstat.report(demo, by="group")
+    rows = r.metrics.rows()
+    overall = [x for x in rows if x["group"] is None]
+    assert [x["metric"] for x in overall] == list(r.metrics)
+    assert len(rows) == len(r.metrics) * (1 + len(r.groups))
+    p1 = r.metrics["pass@1"]
+    first = overall[0]
+    assert first["metric"] == "pass@1" and first["value"] == p1["value"] and first["stderr"] == p1["stderr"]
+    assert [first["ci_low"], first["ci_high"]] == p1["ci"]
+    df = r.metrics.to_pandas()
+    assert isinstance(df, pd.DataFrame) and len(df) == len(rows)
+    assert list(df.columns[:10]) == ["metric", "group", "value", "stderr", "ci_low", "ci_high", "method", "level", "n_problems", "n_excluded"]
+    assert df.loc[0, "value"] == p1["value"]
+    assert r.metrics_frame().equals(df) and r.to_pandas().equals(df)
+    assert isinstance(r.metrics.to_polars(), pl.DataFrame) and r.metrics.to_polars().height == len(rows)
+    assert isinstance(r.metrics.to_arrow(), pa.Table) and r.metrics.to_arrow().num_rows == len(rows)
+
+
+def test_repr_and_html(demo):
+    r = rollstat.report(demo, by="group")
+    text = repr(r)
+    assert text.startswith("rollstat report: 6 problems, 8 rollouts each")
+    assert "pass@1" in text and "95% CI" in text and "groups (group)" in text
+    html = r._repr_html_()
+    assert html.count("<tr>") == len(r.metrics) + 1 and "pass@1" in html
+
+
+def test_not_computable_and_excluded(tmp_path):
+    rows = [{"problem": "p1", "n": 2, "c": 1}, {"problem": "p2", "n": 4, "c": 4}]
+    r = rollstat.report(rows, k=[1, 4])
+    assert r.metrics["pass@4"]["n_excluded"] == 1
+    assert "maj@4" in r.not_computable
+
+
+# ------------------------------------------------------ lenient bad rows
+
+
+def test_bad_rows_warn_and_are_counted(demo_rows):
+    rows = list(demo_rows)
+    rows.insert(2, {"rollout": 0, "correct": True})  # no problem id
+    with pytest.warns(rollstat.RollstatWarning, match=r"1 malformed rows were skipped: data\[2\]: "):
+        r = rollstat.report(rows)
+    assert r.health["n_bad_lines"] == 1
+    assert len(r.bad_rows) == 1 and r.bad_rows[0].location == "data[2]"
+    assert "strict=True" in " ".join(r.warnings)
+
+
+def test_bad_line_in_file_is_named_by_path_and_line(tmp_path, demo):
+    text = demo.read_text().splitlines()
+    text.insert(3, "{not json")
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(text) + "\n")
+    with pytest.warns(rollstat.RollstatWarning, match=rf"{path}:4: "):
+        r = rollstat.report(path)
+    assert r.bad_rows[0].location == f"{path}:4"
+
+
+def test_no_warning_on_clean_input(demo):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rollstat.report(demo)
+
+
+def test_gsm8k_style_rows_graded_from_responses(cli, tmp_path):
+    rows = [
+        {"problem": "q1", "gold": "2 + 2 = 4\n#### 4", "response": "so the answer is \\boxed{4}"},
+        {"problem": "q1", "gold": "2 + 2 = 4\n#### 4", "response": "I think 5"},
+        {"problem": "q2", "gold": "1/2", "response": "$\\frac{1}{2}$"},
+        {"problem": "q2", "gold": "1/2", "response": "0.5"},
+    ]
+    expect = without_inputs(cli_report(cli, write_jsonl(tmp_path / "g.jsonl", rows)))
+    r = rollstat.report(rows)
+    assert without_inputs(r.to_dict()) == expect
+    assert r.metrics["pass@1"]["value"] == 0.75
