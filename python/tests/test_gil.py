@@ -1,0 +1,68 @@
+"""The GIL is released while arrays are computed: a second Python thread
+keeps running."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+import rollstat
+
+
+def test_second_thread_progresses_during_a_big_array():
+    # Large n, distinct k per element (> 64 distinct: no memo table), so
+    # each value costs ~k double-double products: a computation of ~1 s.
+    size = 150_000
+    n = np.full(size, 1_000_000_007, dtype=np.int64)
+    c = np.full(size, 400_000_000, dtype=np.int64)
+    k = 1000 + (np.arange(size) % 1500)
+    done = {}
+
+    def work():
+        done["start"] = time.perf_counter()
+        done["out"] = rollstat.g_pass_at_k(n, c, k, 0.5)
+        done["end"] = time.perf_counter()
+
+    t = threading.Thread(target=work)
+    ticks = []
+    count = 0
+    t.start()
+    while t.is_alive():
+        count += 1
+        if count % 200 == 0:
+            ticks.append(time.perf_counter())
+    t.join()
+    start, end = done["start"], done["end"]
+    duration = end - start
+    assert duration > 0.2, f"computation too short to tell ({duration:.3f} s)"
+    during = [x for x in ticks if start <= x <= end]
+    assert len(during) > 10, f"the main thread ran {len(during)} times in {duration:.2f} s"
+    gaps = np.diff([start] + during + [end])
+    assert gaps.max() < 0.25 * duration, f"main thread stalled {gaps.max():.3f} s of {duration:.3f} s"
+    assert np.isfinite(done["out"]).all()
+    assert done["out"][7] == rollstat.g_pass_at_k(int(n[7]), int(c[7]), int(k[7]), 0.5)
+
+
+def test_grade_releases_the_gil():
+    responses = ["so the answer is \\boxed{\\frac{%d}{%d}}" % (i, i + 1) for i in range(1, 20001)]
+    golds = ["%d/%d" % (i, i + 1) for i in range(1, 20001)]
+    done = {}
+
+    def work():
+        done["start"] = time.perf_counter()
+        done["out"] = rollstat.grade(responses, golds)
+        done["end"] = time.perf_counter()
+
+    t = threading.Thread(target=work)
+    ticks = []
+    t.start()
+    while t.is_alive():
+        ticks.append(time.perf_counter())
+        time.sleep(0.001)
+    t.join()
+    # Converting the lists holds the GIL briefly; grading itself does not.
+    during = [x for x in ticks if done["start"] <= x <= done["end"]]
+    assert len(during) >= 3
+    assert done["out"][1].all()
