@@ -8,11 +8,12 @@
 //! chunks; with several, one table per distinct `(k, τ)` (up to
 //! [`MAX_TABLES`]), else each value is computed directly.
 
-use numpy::{PyArray1, PyReadonlyArray1};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use rollstat_core::batch::{CountsEstimator, EstimatorTable};
+use std::cell::Cell;
 use std::collections::HashMap;
 
 /// Problems per parallel chunk.
@@ -68,25 +69,91 @@ impl<T: Copy> Arg<'_, T> {
     }
 }
 
-/// The first index in `start..start + len` with c > n.
-fn first_bad(n: Arg<u64>, c: Arg<u64>, start: usize, len: usize) -> Option<usize> {
-    (start..start + len).find(|&i| c.at(i) > n.at(i))
+/// Largest n the engine's table keeps a dense row for; larger n go to a
+/// memo local to each chunk (the table's shared map takes a lock per value).
+const DENSE_MAX_N: u64 = 4096;
+
+/// Values of problems with n > [`DENSE_MAX_N`] within one chunk, by
+/// `(n, c, k, τ bits)`.
+#[derive(Default)]
+struct LocalMemo(HashMap<(u64, u64, u64, u64), f64>);
+
+impl LocalMemo {
+    fn get(&mut self, kind: Kind, n: u64, c: u64, k: u64, tau: f64) -> f64 {
+        *self
+            .0
+            .entry((n, c, k, tau.to_bits()))
+            .or_insert_with(|| kind.estimator(k, tau).value(n, c).unwrap_or(f64::NAN))
+    }
 }
 
-/// One estimator for every element: a shared table, parallel chunks.
-fn fill_one(table: &EstimatorTable, n: Arg<u64>, c: Arg<u64>, out: &mut [f64]) {
-    out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, chunk)| {
-        let start = ci * CHUNK;
-        let counts: Vec<(u64, u64)> = (start..start + chunk.len())
-            .map(|i| (n.at(i), c.at(i)))
-            .collect();
-        table.fill(&counts, chunk);
-    });
+/// One estimator for every element: a shared table, parallel chunks, each
+/// a gather through [`EstimatorTable::fill_with`] over the array argument.
+/// Returns the first index with c > n.
+fn fill_one(kind: Kind, k: u64, tau: f64, n: Arg<u64>, c: Arg<u64>, out: &mut [f64]) -> Option<usize> {
+    let table = EstimatorTable::new(kind.estimator(k, tau));
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .filter_map(|(ci, chunk)| {
+            let start = ci * CHUNK;
+            let end = start + chunk.len();
+            // n above the dense rows go to the local memo below, not to the
+            // table's shared (locked) map.
+            let large = Cell::new(false);
+            let counts = |ni: u64, cj: u64| {
+                if ni > DENSE_MAX_N {
+                    large.set(true);
+                    (0, 0)
+                } else {
+                    (ni, cj)
+                }
+            };
+            // The items are whichever argument is an array (the position of
+            // an item in it is its index in the chunk).
+            let undefined = if !c.scalar() {
+                let cs = &c.0[start..end];
+                let base = cs.as_ptr();
+                table.fill_with(
+                    cs,
+                    |cj| {
+                        // SAFETY: `cj` is an element of `cs`.
+                        let j = unsafe { (cj as *const u64).offset_from(base) } as usize;
+                        counts(n.at(start + j), *cj)
+                    },
+                    chunk,
+                )
+            } else {
+                let ns = &n.0[start.min(n.0.len() - 1)..end.min(n.0.len())];
+                let c0 = c.at(0);
+                if ns.len() == chunk.len() {
+                    table.fill_with(ns, |&ni| counts(ni, c0), chunk)
+                } else {
+                    // n, c and the output are all of length 1.
+                    table.fill(&[counts(n.at(0), c0)], chunk)
+                }
+            };
+            if undefined.total() > 0 {
+                if let Some(i) = (start..end).find(|&i| c.at(i) > n.at(i)) {
+                    return Some(i);
+                }
+            }
+            if large.get() {
+                let mut memo = LocalMemo::default();
+                for (j, o) in chunk.iter_mut().enumerate() {
+                    let ni = n.at(start + j);
+                    if ni > DENSE_MAX_N {
+                        *o = memo.get(kind, ni, c.at(start + j), k, tau);
+                    }
+                }
+            }
+            None
+        })
+        .min()
 }
 
 /// Several `(k, τ)`: a table per distinct pair when there are few, else
-/// the scalar functions.
-fn fill_many(kind: Kind, n: Arg<u64>, c: Arg<u64>, k: Arg<u64>, tau: Arg<f64>, out: &mut [f64]) {
+/// the scalar functions. Returns the first index with c > n.
+fn fill_many(kind: Kind, n: Arg<u64>, c: Arg<u64>, k: Arg<u64>, tau: Arg<f64>, out: &mut [f64]) -> Option<usize> {
     let mut keys: HashMap<(u64, u64), usize> = HashMap::new();
     let mut tables: Vec<EstimatorTable> = Vec::new();
     for i in 0..out.len() {
@@ -100,32 +167,40 @@ fn fill_many(kind: Kind, n: Arg<u64>, c: Arg<u64>, k: Arg<u64>, tau: Arg<f64>, o
             tables.push(EstimatorTable::new(kind.estimator(key.0, tau.at(i))));
         }
     }
-    if tables.is_empty() {
-        out.par_iter_mut().enumerate().for_each(|(i, o)| {
-            *o = kind
-                .estimator(k.at(i), tau.at(i))
-                .value(n.at(i), c.at(i))
-                .unwrap_or(f64::NAN);
-        });
-        return;
-    }
-    out.par_chunks_mut(CHUNK).enumerate().for_each(|(ci, chunk)| {
-        let start = ci * CHUNK;
-        let mut last: Option<((u64, u64), &EstimatorTable)> = None;
-        for (j, o) in chunk.iter_mut().enumerate() {
-            let i = start + j;
-            let key = (k.at(i), tau.at(i).to_bits());
-            let table = match last {
-                Some((lk, t)) if lk == key => t,
-                _ => {
-                    let t = &tables[keys[&key]];
-                    last = Some((key, t));
-                    t
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .filter_map(|(ci, chunk)| {
+            let start = ci * CHUNK;
+            let mut last: Option<((u64, u64), &EstimatorTable)> = None;
+            let mut memo = LocalMemo::default();
+            for (j, o) in chunk.iter_mut().enumerate() {
+                let i = start + j;
+                let (ni, cj, kj, tj) = (n.at(i), c.at(i), k.at(i), tau.at(i));
+                if cj > ni {
+                    return Some(i);
                 }
-            };
-            *o = table.get(n.at(i), c.at(i)).unwrap_or(f64::NAN);
-        }
-    });
+                if ni > DENSE_MAX_N {
+                    *o = memo.get(kind, ni, cj, kj, tj);
+                    continue;
+                }
+                if tables.is_empty() {
+                    *o = kind.estimator(kj, tj).value(ni, cj).unwrap_or(f64::NAN);
+                    continue;
+                }
+                let key = (kj, tj.to_bits());
+                let table = match last {
+                    Some((lk, t)) if lk == key => t,
+                    _ => {
+                        let t = &tables[keys[&key]];
+                        last = Some((key, t));
+                        t
+                    }
+                };
+                *o = table.get(ni, cj).unwrap_or(f64::NAN);
+            }
+            None
+        })
+        .min()
 }
 
 /// `estimate(kind, n, c, k, tau) -> (values, bad)`: the estimator `kind`
@@ -155,28 +230,21 @@ pub fn estimate<'py>(
         )));
     }
     let (n, c, k, tau) = (Arg(ns), Arg(cs), Arg(ks), Arg(ts));
-    let result = py.detach(|| {
-        let bad = (0..size.div_ceil(CHUNK))
-            .into_par_iter()
-            .filter_map(|ci| {
-                let s = ci * CHUNK;
-                first_bad(n, c, s, CHUNK.min(size - s))
-            })
-            .min();
-        if let Some(b) = bad {
-            return Err(b);
-        }
-        let mut out = vec![0.0f64; size];
+    // Written in place (calloc'd pages: no zero-filling pass), while detached:
+    // the array is not visible to Python until it is returned.
+    let array = PyArray1::<f64>::zeros(py, size, false);
+    // SAFETY: `array` was just created here and no other reference to its
+    // data exists; it outlives `out`, which is only used inside `detach`.
+    let out: &mut [f64] = unsafe { array.as_slice_mut() }.expect("a new array is contiguous");
+    let bad = py.detach(|| {
         if k.scalar() && tau.scalar() {
-            let table = EstimatorTable::new(kind.estimator(k.at(0), tau.at(0)));
-            fill_one(&table, n, c, &mut out);
+            fill_one(kind, k.at(0), tau.at(0), n, c, out)
         } else {
-            fill_many(kind, n, c, k, tau, &mut out);
+            fill_many(kind, n, c, k, tau, out)
         }
-        Ok(out)
     });
-    match result {
-        Ok(out) => Ok((PyArray1::from_vec(py, out), -1)),
-        Err(bad) => Ok((PyArray1::from_vec(py, Vec::new()), bad as i64)),
+    match bad {
+        None => Ok((array, -1)),
+        Some(b) => Ok((PyArray1::from_vec(py, Vec::new()), b as i64)),
     }
 }

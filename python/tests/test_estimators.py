@@ -261,3 +261,30 @@ def test_invalid_tau():
 def test_non_numeric_input_is_a_type_error():
     with pytest.raises(TypeError):
         rollstat.pass_at_k(["a"], 1, 1)
+
+
+@pytest.mark.parametrize(
+    "n,c,k",
+    [
+        ([9, 2], [0, 3], 5),  # c > n where k > n too
+        ([10_000, 5_000], [3, 5_001], 2),  # c > n above the dense rows
+        (np.full(40_000, 16), np.r_[np.zeros(39_999, dtype=int), 17], 4),  # in a later chunk
+        ([5, 6, 7], 6, 2),  # scalar c
+    ],
+)
+def test_c_greater_than_n_found_on_every_path(n, c, k):
+    with pytest.raises(InputError, match="exceeds n"):
+        rollstat.pass_at_k(n, c, k)
+    with pytest.raises(InputError, match="exceeds n"):
+        rollstat.g_pass_at_k(n, c, np.full(np.shape(n), k), 0.5)  # the several-(k, tau) path
+
+
+def test_large_n_arrays_use_exact_values():
+    n = np.array([10_000, 10_000, 2_000_000_000, 5_000])
+    c = np.array([3, 3, 10**9, 0])
+    out = rollstat.pass_at_k(n, c, 7)
+    for i in range(4):
+        assert out[i] == rollstat.pass_at_k(int(n[i]), int(c[i]), 7)
+        assert close(out[i], exact_pass_at_k(int(n[i]), int(c[i]), 7), 1e-12)
+    np.testing.assert_array_equal(rollstat.pass_at_k(n, c, np.array([7, 7, 7, 7])), out)
+    np.testing.assert_array_equal(rollstat.pass_at_k(10_000, [3, 4], 7), [out[0], rollstat.pass_at_k(10_000, 4, 7)])
