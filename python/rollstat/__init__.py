@@ -402,13 +402,13 @@ def compare(
         )
     except InputError as e:
         raise reraise(e, names) from None
-    rows, rest = split_bad_row_messages(messages)
+    rows, unnamed, rest = split_bad_row_messages(messages)
     warn_messages(rest, names)
     located = []
     for m in rows:
         where, _, why = rename_rows(m, names).partition(": ")
         located.append((where, why))
-    warn_bad_rows(located)
+    warn_bad_rows(located, unnamed=unnamed)
     return Comparison(text)
 
 

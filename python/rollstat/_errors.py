@@ -53,26 +53,32 @@ def warn_messages(messages: Iterable[str], names: Names, stacklevel: int = 3) ->
         warnings.warn(rename_rows(_strip_level(m), names), RollstatWarning, stacklevel=stacklevel + 1)
 
 
-def warn_bad_rows(locations: Sequence[Tuple[str, str]], stacklevel: int = 3) -> None:
-    """One RollstatWarning naming the first malformed rows skipped."""
+def warn_bad_rows(locations: Sequence[Tuple[str, str]], stacklevel: int = 3, unnamed: int = 0) -> None:
+    """One RollstatWarning naming the first malformed rows skipped (and
+    counting ``unnamed`` more that the engine did not name)."""
     if not locations:
         return
+    total = len(locations) + unnamed
     shown = [f"{where}: {why}" for where, why in locations[:5]]
-    more = f"; … and {len(locations) - 5} more" if len(locations) > 5 else ""
+    more = f"; … and {total - len(shown)} more" if total > len(shown) else ""
     warnings.warn(
-        f"{len(locations)} malformed rows were skipped: " + "; ".join(shown) + more
+        f"{total} malformed rows were skipped: " + "; ".join(shown) + more
         + " (counted in health['n_bad_lines'], listed in Report.bad_rows; strict=True makes them an error)",
         RollstatWarning,
         stacklevel=stacklevel + 1,
     )
 
 
-def split_bad_row_messages(messages: List[str]) -> Tuple[List[str], List[str]]:
-    """compare's reading messages: (malformed-row lines, the rest)."""
-    rows, rest = [], []
+def split_bad_row_messages(messages: List[str]) -> Tuple[List[str], int, List[str]]:
+    """compare's reading messages: (malformed-row lines, how many more rows
+    the engine only counted, the rest)."""
+    rows, rest, more = [], [], 0
     for m in messages:
-        if m.startswith(("warning: ", "error: ")):
+        counted = re.fullmatch(r"… and (\d+) more malformed rows", m)
+        if counted:
+            more += int(counted.group(1))
+        elif m.startswith(("warning: ", "error: ")):
             rest.append(m)
         else:
             rows.append(m)
-    return rows, rest
+    return rows, more, rest

@@ -149,3 +149,13 @@ def test_power_errors():
         rollstat.power(problems=100, omega2=0.1, alpha=1.5)
     with pytest.raises(rollstat.InputError, match=r"^report: "):
         rollstat.power({"not": "a report"})
+
+
+def test_compare_bad_rows_warn_with_row_names():
+    a, b = systems(30)
+    b = list(b)
+    for i in range(25):
+        b.insert(3, {"rollout": i, "correct": True})  # no problem id
+    with pytest.warns(rollstat.RollstatWarning, match=r"25 malformed rows were skipped: b\[3\]: .*… and 20 more"):
+        c = rollstat.compare(a, b, k=1, resamples=2000)
+    assert c.pairs["matched"] == 30

@@ -318,3 +318,14 @@ def test_gsm8k_style_rows_graded_from_responses(cli, tmp_path):
     r = rollstat.report(rows)
     assert without_inputs(r.to_dict()) == expect
     assert r.metrics["pass@1"]["value"] == 0.75
+
+
+def test_unreadable_file_in_a_directory_warns(tmp_path, demo):
+    shutil.copy(demo, tmp_path / "demo.jsonl")
+    (tmp_path / "broken.json").write_text('{"results": ')
+    with pytest.warns(rollstat.RollstatWarning, match="broken.json"):
+        r = rollstat.report(tmp_path)
+    assert r.health["n_problems"] == 6
+    assert any("strict=True makes this an error" in w for w in r.warnings), r.warnings
+    with pytest.raises(rollstat.InputError, match="strict=False"):
+        rollstat.report(tmp_path, strict=True)
