@@ -21,8 +21,8 @@
 pub mod aggregate;
 pub mod batch;
 pub mod estimators;
-mod numeric;
 pub mod input;
+mod numeric;
 pub mod rollouts;
 pub mod summary;
 pub mod vote;
