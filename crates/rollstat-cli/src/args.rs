@@ -277,9 +277,10 @@ pub struct PowerArgs {
     /// Target power 1 − β.
     #[arg(long, default_value = "0.8", value_parser = parse_num)]
     pub power: f64,
-    /// Correlation ρ of the two systems' per-problem conditional means
-    /// (typically 0.3–0.7 between frontier models; `rollstat compare`
-    /// reports the observed correlation). Default 0: no pairing benefit.
+    /// Correlation r of the two systems' per-problem scores, as `rollstat
+    /// compare` prints it (typically 0.3–0.7 between frontier models); the
+    /// rollout noise in it is taken out: ω² = 2·(Var(x) − r·(Var(x) + σ²/K)).
+    /// Default 0: no pairing benefit.
     #[arg(long, value_parser = parse_num)]
     pub correlation: Option<f64>,
     /// ω² directly: between-problem variance of the difference of the two

@@ -13,7 +13,7 @@ fn clustered_rows(clusters: usize) -> Vec<Row> {
     let mut rows = Vec::new();
     for p in 0..400 {
         for r in 0..2u64 {
-            let row = RolloutRow::new(format!("p{p}"), (p + r as usize) % 3 == 0)
+            let row = RolloutRow::new(format!("p{p}"), (p + r as usize).is_multiple_of(3))
                 .rollout(r)
                 .field("template", format!("t{}", p % clusters));
             rows.push(Row::Rollout(row));
