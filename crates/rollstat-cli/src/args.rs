@@ -64,6 +64,11 @@ pub struct ReportArgs {
     /// Include every problem's per-metric values in the report.
     #[arg(long = "per-problem")]
     pub per_problem: bool,
+    /// Extrapolate pass@K to these K (beyond n) from a beta-binomial fit of
+    /// the problems' success rates, with a refitting bootstrap interval.
+    /// Model-based: see the fit check in the output.
+    #[arg(long, value_delimiter = ',', value_name = "K,…")]
+    pub extrapolate: Vec<u64>,
     #[command(flatten)]
     pub uncertainty: UncertaintyArgs,
     #[command(flatten)]

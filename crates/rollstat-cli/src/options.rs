@@ -173,6 +173,7 @@ pub fn report_options(a: &ReportArgs) -> Result<ReportOptions> {
         grading: grading_policy(&a.grading)?,
         by: a.by.clone(),
         per_problem: a.per_problem,
+        extrapolate: a.extrapolate.clone(),
         source_format: source_format(a.from.as_deref())?,
         bytes_read: None,
         messages: Some(stderr_sink()),

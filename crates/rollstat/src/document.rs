@@ -47,6 +47,13 @@
 //!   `rollstat_value`, `agrees`, `note`.
 //! - `per_problem` (when asked) — per problem: `problem`, `group` (when
 //!   grouped), `n`, `c`, `values` (metric → value; excluded ones absent).
+//! - `extrapolation` (when asked) — pass@K beyond n from a beta-binomial
+//!   fit to the problems' (n, c): `model` (`beta-binomial`), `label` (says
+//!   it is model-based), `alpha`, `beta`, `log_likelihood`, `converged`,
+//!   `n_problems`, `values` (`pass@K_fit` → {`k`, `value`, `stderr`, `ci`
+//!   (method `bootstrap-refit`)}), `check` {`chi2`, `df`, `p_value`, `n`
+//!   (the binned n), `max_abs_gap`, `gap_at_k` (fitted vs observed pass@k
+//!   over the report's k)}, `resamples`, `seed`, `failed_resamples`.
 //!
 //! ```
 //! let text = r#"{"metric": 1}"#;
@@ -529,6 +536,9 @@ pub struct Report {
     /// `per_problem` option is set; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_problem: Option<Vec<PerProblem>>,
+    /// pass@K beyond n from a beta-binomial fit, when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extrapolation: Option<crate::extrapolation::Extrapolation>,
     /// Not serialized: see [`Diagnostics`].
     #[serde(skip)]
     pub diagnostics: Diagnostics,
@@ -549,6 +559,8 @@ struct ReportWire {
     harness: Vec<HarnessComparison>,
     #[serde(default)]
     per_problem: Option<Vec<PerProblem>>,
+    #[serde(default)]
+    extrapolation: Option<crate::extrapolation::Extrapolation>,
 }
 
 impl From<ReportWire> for Report {
@@ -566,6 +578,7 @@ impl From<ReportWire> for Report {
             groups: w.groups,
             harness: w.harness,
             per_problem: w.per_problem,
+            extrapolation: w.extrapolation,
             diagnostics: Diagnostics::default(),
         }
     }

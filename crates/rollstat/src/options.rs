@@ -259,6 +259,9 @@ pub struct ReportOptions {
     pub by: Option<String>,
     /// Include every problem's per-metric values.
     pub per_problem: bool,
+    /// K to extrapolate pass@K to from a beta-binomial fit (typically
+    /// K > n; docs/statistics.md §7); empty (default): no extrapolation.
+    pub extrapolate: Vec<u64>,
     /// The input format, overriding detection (paths and bytes only).
     pub source_format: Option<Format>,
     /// Bytes read so far, updated while reading (for a progress display).
@@ -272,6 +275,12 @@ impl ReportOptions {
     /// Checks every range.
     pub fn validate(&self) -> Result<()> {
         self.metrics.validate()?;
+        if let Some(&k) = self.extrapolate.iter().find(|&&k| k == 0 || k > MAX_DRAW) {
+            return Err(Error::invalid(
+                "extrapolate",
+                format!("{k} is outside 1 … 2^62"),
+            ));
+        }
         self.intervals.validate()
     }
 }

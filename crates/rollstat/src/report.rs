@@ -175,6 +175,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
             clusterer: &clusterer,
         },
     );
+    let (extrapolation, health) = extrapolation(&summaries, &block, &ks, opts, health);
     let config = config(opts, ks, n_requested, n_source);
     let collected = inputs.collected;
     Ok(Report {
@@ -187,6 +188,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         groups,
         harness,
         per_problem,
+        extrapolation,
         diagnostics: Diagnostics {
             bad_rows: collected.bad_lines,
             messages: inputs.messages,
@@ -218,6 +220,24 @@ fn overall(
     }
     health.warnings = warnings;
     (health, block)
+}
+
+/// The `extrapolation` block when asked; when it cannot be made, a finding
+/// says why.
+fn extrapolation(
+    summaries: &[ProblemSummary],
+    block: &MetricBlock,
+    ks: &[u64],
+    opts: &ReportOptions,
+    mut health: Health,
+) -> (Option<crate::extrapolation::Extrapolation>, Health) {
+    match crate::extrapolation::extrapolate(summaries, block, ks, opts) {
+        Ok(x) => (x, health),
+        Err(reason) => {
+            health.warnings.push(Finding::NoExtrapolation { reason });
+            (None, health)
+        }
+    }
 }
 
 /// What `config` records.
