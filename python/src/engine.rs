@@ -138,6 +138,7 @@ pub fn report(
         grading: grading_policy(extract, matching)?,
         by,
         per_problem,
+        extrapolate: Vec::new(),
         source_format: self::source_format(source_format, &srcs)?,
         bytes_read: None,
         messages: None,
