@@ -554,6 +554,7 @@ impl Shard {
                     problem: crate::CollectedProblem {
                         problem: acc.problem.into(),
                         system: own(acc.system),
+                        subset: own(acc.subset),
                         by_value: own(acc.by_value),
                         cluster_value: own(acc.cluster_value),
                         origin,

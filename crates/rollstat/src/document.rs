@@ -526,13 +526,15 @@ pub struct Report {
     #[serde(flatten)]
     pub block: MetricBlock,
     /// With a breakdown field, group value → group (in order of first
-    /// appearance; `(none)` for problems without a value); else empty.
+    /// appearance in the canonical problem order; `(none)` for problems
+    /// without a value); else empty.
     pub groups: Ordered<GroupReport>,
     /// Aggregates stored by the harness that wrote the input, compared with
     /// rollstat's numbers (native inputs only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub harness: Vec<HarnessComparison>,
-    /// Every problem's values (in order of first appearance) when the
+    /// Every problem's values (in the canonical problem order: by system,
+    /// subset and problem id) when the
     /// `per_problem` option is set; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_problem: Option<Vec<PerProblem>>,

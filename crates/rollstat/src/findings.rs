@@ -124,7 +124,7 @@ pub enum Finding {
     },
     /// Several systems (model/run values) pooled as separate problems.
     PooledSystems {
-        /// The systems, in order of first appearance (`model`, `run`, or
+        /// The systems, sorted (`model`, `run`, or
         /// `model/run` when a row has both).
         systems: Vec<String>,
     },
