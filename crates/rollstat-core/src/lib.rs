@@ -24,5 +24,6 @@ pub mod estimators;
 pub mod input;
 mod numeric;
 pub mod rollouts;
+pub mod select;
 pub mod summary;
 pub mod vote;
