@@ -179,8 +179,9 @@ fn flush(
     let k_max = counts.len() - 1;
     budget.spend(k_max * k_max)?;
     for (s, v) in acc.iter_mut().enumerate().filter(|(_, v)| **v != 0.0) {
-        for k in s..=k_max.min(s + m) {
-            counts[k] += *v * binom(m, k - s);
+        let top = k_max.min(s + m);
+        for (k, count) in counts.iter_mut().enumerate().take(top + 1).skip(s) {
+            *count += *v * binom(m, k - s);
         }
         *v = 0.0;
     }
