@@ -20,6 +20,7 @@
 
 pub mod aggregate;
 pub mod batch;
+pub mod best;
 pub mod estimators;
 pub mod input;
 mod numeric;
