@@ -193,3 +193,38 @@ fn command_line_equals_library() {
         assert!(lib.block.metrics.get(m).is_some(), "{m}");
     }
 }
+
+/// NeMo-Skills seed files with `reward_model_score`: the adapter maps it to
+/// `score`. Problem 0 over seeds 0..3: correct T F F, scores 0.1 0.8 0.5;
+/// problem 1: F T T with 0.9 0.2 0.2. bon@1 = pass@1 = (1/3 + 2/3)/2 = 1/2;
+/// bon@3 (best of all): 0.8 ✗ and 0.9 ✗ → 0; bon@2: problem 0's correct
+/// rollout has the lowest score, so it is never picked (0); problem 1 picks
+/// a correct one only from the pair {0.2, 0.2} (1 of 3 pairs) → bon@2 =
+/// (0 + 1/3)/2 = 1/6.
+#[test]
+fn nemo_skills_reward_model_score_is_the_selector() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = [
+        [(true, 0.1), (false, 0.9)],
+        [(false, 0.8), (true, 0.2)],
+        [(false, 0.5), (true, 0.2)],
+    ];
+    for (seed, lines) in rows.iter().enumerate() {
+        let body: String = lines
+            .iter()
+            .enumerate()
+            .map(|(id, (ok, s))| {
+                format!(
+                    "{{\"id\": {id}, \"expected_answer\": \"1\", \"predicted_answer\": \"{}\", \"symbolic_correct\": {ok}, \"reward_model_score\": {s}}}\n",
+                    if *ok { 1 } else { 2 + seed }
+                )
+            })
+            .collect();
+        std::fs::write(dir.path().join(format!("output-rs{seed}.jsonl")), body).unwrap();
+    }
+    let d = dir.path().to_str().unwrap();
+    let r = cli_json(&["report", d, "--k", "1,2,3", "--format", "json"]);
+    assert!((value(&r, "bon@1") - 0.5).abs() < 1e-15);
+    assert!((value(&r, "bon@2") - 1.0 / 6.0).abs() < 1e-15);
+    assert_eq!(value(&r, "bon@3"), 0.0);
+}
