@@ -134,13 +134,22 @@ pub struct MetricArgs {
     /// `requested`: failed rollouts count as wrong; `judged`: they are dropped.
     #[arg(long, default_value = "requested", value_name = "requested|judged")]
     pub denominator: String,
-    /// maj@n tie policy.
+    /// maj@n and maj@k tie policy (`first`: the tied answer seen first in
+    /// rollout order wins).
     #[arg(
         long = "tie-policy",
         default_value = "first",
         value_name = "first|none|fractional"
     )]
     pub tie_policy: String,
+    /// bon@k and wmaj@n: whether a higher (`descending`) or lower
+    /// (`ascending`) selector score is better.
+    #[arg(
+        long = "score-order",
+        default_value = "descending",
+        value_name = "descending|ascending"
+    )]
+    pub score_order: String,
     /// Stop at the first bad row or short problem (exit code 2).
     #[arg(long)]
     pub strict: bool,

@@ -131,6 +131,10 @@ fn metric_options(a: &MetricArgs) -> Result<MetricOptions> {
             .tie_policy
             .parse()
             .map_err(|e| usage(format!("--tie-policy: {e}")))?,
+        score_order: a
+            .score_order
+            .parse()
+            .map_err(|e| usage(format!("--score-order: {e}")))?,
         strict: a.strict,
         dedupe: a
             .dedupe

@@ -4,6 +4,7 @@
 //! and name the offending field in [`Error::InvalidOption`].
 
 use crate::error::{Error, Result};
+use rollstat_core::best::ScoreOrder;
 use rollstat_core::summary::DenominatorPolicy;
 use rollstat_core::vote::TiePolicy;
 use rollstat_formats::Format;
@@ -176,8 +177,11 @@ pub struct MetricOptions {
     pub n: Option<u64>,
     /// Failed rollouts count as wrong (`Requested`, default) or are dropped.
     pub denominator: DenominatorPolicy,
-    /// maj@n tie policy; default `First`.
+    /// maj@n and maj@k tie policy; default `First`.
     pub tie_policy: TiePolicy,
+    /// Which selector scores are better for bon@k and wmaj@n; default
+    /// `Descending` (higher is better).
+    pub score_order: ScoreOrder,
     /// The first bad row or short problem is an error; default false.
     pub strict: bool,
     /// Keep the first or last of duplicated rollouts instead of failing.
@@ -192,6 +196,7 @@ impl Default for MetricOptions {
             n: None,
             denominator: DenominatorPolicy::Requested,
             tie_policy: TiePolicy::First,
+            score_order: ScoreOrder::Descending,
             strict: false,
             dedupe: None,
         }
