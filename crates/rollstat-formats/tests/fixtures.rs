@@ -620,3 +620,58 @@ fn truncated_and_corrupted_fixtures_never_panic() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// NeMo-Skills benchmarks beside each other (`eval-results/<benchmark>/`):
+/// each file's rows carry the benchmark as `subset` (ids repeat across
+/// benchmarks) and `subset_for_metrics` as `group`; verdicts come from the
+/// evaluator's own field — answer judgement = expected judgement, Lean's
+/// `proof_status`, IFEval's strict prompt-level result, `is_correct` — and a
+/// file without `predicted_answer` has no answer information (not
+/// "unextracted").
+#[test]
+fn nemo_skills_benchmarks_and_their_verdict_fields() {
+    let files = read_path(&fixture("nemo_skills_mixed"), None).unwrap();
+    assert_eq!(files.len(), 8);
+    let verdicts = |bench: &str| -> Vec<(String, Value)> {
+        let f = files
+            .iter()
+            .find(|f| f.path.ends_with(format!("{bench}/output-rs0.jsonl")))
+            .unwrap();
+        f.rows
+            .iter()
+            .map(|r| {
+                assert_eq!(r["subset"], bench, "{r:?}");
+                assert!(!r.contains_key("answer"), "{r:?}");
+                (
+                    r["problem"].as_str().unwrap().to_string(),
+                    r["correct"].clone(),
+                )
+            })
+            .collect()
+    };
+    let t = Value::Bool(true);
+    let f = Value::Bool(false);
+    let ids = |v: &[(&str, &Value)]| -> Vec<(String, Value)> {
+        v.iter()
+            .map(|(i, c)| (i.to_string(), (*c).clone()))
+            .collect()
+    };
+    // j1: Yes = Yes; j2: Yes ≠ No; j3: "no, it is not" = No; j4: no judgement.
+    assert_eq!(
+        verdicts("judge-bench"),
+        ids(&[("j1", &t), ("j2", &f), ("j3", &t), ("j4", &f)])
+    );
+    assert_eq!(verdicts("minif2f"), ids(&[("1", &t), ("2", &f), ("3", &f)]));
+    assert_eq!(verdicts("ifeval"), ids(&[("1", &t), ("2", &f)]));
+    assert_eq!(verdicts("human-eval"), ids(&[("1", &t), ("2", &f)]));
+    let judge = files
+        .iter()
+        .find(|f| f.path.ends_with("judge-bench/output-rs1.jsonl"))
+        .unwrap();
+    let groups: Vec<&str> = judge
+        .rows
+        .iter()
+        .map(|r| r["group"].as_str().unwrap())
+        .collect();
+    assert_eq!(groups, ["math", "math", "algebra", "algebra"]);
+}
