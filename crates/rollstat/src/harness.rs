@@ -124,6 +124,9 @@ pub(crate) fn record_scopes(
 #[derive(Debug, Clone, PartialEq)]
 enum Target {
     Metric(Metric),
+    /// The standard error of a metric's mean over problems (sd/√N with the
+    /// N − 1 divisor, as inspect's `stderr` and lm-eval's `*_stderr`).
+    Stderr(Metric),
     /// A count in the health block.
     Health(&'static str),
     None,
@@ -164,6 +167,22 @@ fn target(name: &str, n: u64, k_hint: Option<u64>) -> Target {
         }
         None => (metric, k_hint),
     };
+    // inspect `scorer/stderr` is the stderr of the scorer's accuracy;
+    // `acc_stderr` that of `acc`.
+    let stderr_of = match metric.as_str() {
+        "stderr" => Some("accuracy"),
+        m => m.strip_suffix("_stderr"),
+    };
+    if let Some(base) = stderr_of {
+        let base = match &filter {
+            Some(f) => format!("{base},{f}"),
+            None => base.to_string(),
+        };
+        return match target(&base, n, k_hint) {
+            Target::Metric(m) => Target::Stderr(m),
+            _ => Target::None,
+        };
+    }
     if metric.contains("stderr") || metric == "std" || metric.starts_with("sample") {
         return Target::None;
     }
@@ -273,6 +292,18 @@ fn scope_value(
     (count > 0).then(|| total / count as f64)
 }
 
+/// sd/√N (N − 1 divisor) of a metric's per-problem values over the scope.
+fn scope_stderr(sums: &[ProblemSummary], m: &Metric, tie: TiePolicy) -> Option<f64> {
+    let values: Vec<f64> = sums.iter().filter_map(|s| m.value(s, tie).ok()).collect();
+    let n = values.len() as f64;
+    if values.len() < 2 {
+        return None;
+    }
+    let mean = values.iter().sum::<f64>() / n;
+    let ss: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
+    Some((ss / (n - 1.0) / n).sqrt())
+}
+
 /// Decimal places the harness printed (from the shortest round-trip form).
 fn decimals(v: f64) -> i32 {
     let s = format!("{v}");
@@ -359,6 +390,31 @@ pub(crate) fn compare_aggregates(
                     cmp.rollstat_metric = Some(field.to_string());
                     cmp.rollstat_value = Some(v as f64);
                     cmp.agrees = Some((v as f64 - a.value).abs() < 0.5);
+                }
+            }
+            Target::Stderr(m) => {
+                let name = format!("stderr of {m}");
+                cmp.rollstat_metric = Some(name.clone());
+                let ours = scope.and_then(|s| {
+                    let sums: Vec<ProblemSummary> = s
+                        .problems
+                        .iter()
+                        .map(|d| summarize(d.clone(), policy, ctx.clusterer))
+                        .collect();
+                    scope_stderr(&sums, &m, tie)
+                });
+                match ours {
+                    Some(v) => {
+                        cmp.rollstat_value = Some(v * scale);
+                        let ok = close(a.value, v * scale);
+                        cmp.agrees = Some(ok);
+                        if !ok {
+                            cmp.note.push_str("; DISAGREES: rollstat's is sd/√N over problems (N − 1 divisor, epochs averaged per problem first); the harness may cluster or use another divisor");
+                        }
+                    }
+                    None => cmp
+                        .note
+                        .push_str(&format!("; {name} needs 2 problems with a value")),
                 }
             }
             Target::Metric(m) => {

@@ -125,10 +125,11 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
             }
         }
     }
-    if scorers.is_empty() && !samples.is_empty() {
+    let unscored = scorers.is_empty() && !samples.is_empty();
+    if unscored {
         scorers.push(String::new());
         file.warnings.push(format!(
-            "{}: no sample has scores; every rollout is marked failed (correct: null)",
+            "{}: the log has no scores (it was run without a scorer); rollstat grades each sample's output against its target instead",
             path.display()
         ));
     }
@@ -147,11 +148,17 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
             let score = s.get("scores").and_then(|sc| sc.get(scorer.as_str()));
             let error = s.get("error").filter(|e| !e.is_null());
             let (correct, numeric, no_answer) = match score.and_then(|sc| sc.get("value")) {
-                _ if error.is_some() => (Value::Null, None, false),
-                None => (Value::Null, None, false),
-                Some(v) => map_value(v, &mut nonbinary),
+                _ if error.is_some() => (Some(Value::Null), None, false),
+                // No scorer at all: no verdict, so the row is graded
+                // from `target` and the output (never "failed").
+                None if unscored => (None, None, false),
+                None => (Some(Value::Null), None, false),
+                Some(v) => {
+                    let (c, n, a) = map_value(v, &mut nonbinary);
+                    (Some(c), n, a)
+                }
             };
-            r.correct = Some(correct);
+            r.correct = correct;
             if no_answer {
                 r.answer = Some(Value::Null);
             } else if let Some(a) = score.and_then(|sc| sc.get("answer")) {
