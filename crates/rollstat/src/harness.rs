@@ -10,7 +10,6 @@ use rollstat_core::vote::{AnswerClusterer, TiePolicy};
 use rollstat_formats::HarnessAggregate;
 use rollstat_io::Collected;
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 /// A problem's key as rollstat-io groups rows: (system, subset, problem).
 pub(crate) type Key = (Option<String>, Option<String>, String);
@@ -32,7 +31,7 @@ struct Scope {
 
 /// Per-aggregate problem data, keyed by (source path, metric name).
 #[derive(Default)]
-pub(crate) struct Scopes(Vec<((PathBuf, String), Scope)>);
+pub(crate) struct Scopes(Vec<Option<Scope>>);
 
 /// The `run` an aggregate is about, when its file holds several runs
 /// (lm-eval `metric,filter`; inspect `scorer/metric`).
@@ -62,7 +61,7 @@ pub(crate) fn record_scopes(
     tracked: &[Tracked],
     aggregates: &[(HarnessAggregate, usize)],
 ) -> Scopes {
-    let mut scopes = Vec::new();
+    let mut scopes = Vec::with_capacity(aggregates.len());
     if aggregates.is_empty() {
         return Scopes(scopes);
     }
@@ -113,9 +112,9 @@ pub(crate) fn record_scopes(
                 .map(|&i| collected.problems[i].data.clone())
                 .collect(),
         };
-        let key = (a.source_path.clone(), a.metric_name.clone());
-        scopes.retain(|(k, _)| k != &key);
-        scopes.push((key, scope));
+        // One scope per aggregate, by position: one results file holds the
+        // same metric name for several tasks.
+        scopes.push(Some(scope));
     }
     Scopes(scopes)
 }
@@ -347,17 +346,12 @@ pub(crate) fn compare_aggregates(
     scopes: &Scopes,
     ctx: &Context,
 ) -> Vec<HarnessComparison> {
-    let scopes = Some(&scopes.0);
     let n = ctx.n;
     let tie = ctx.tie;
     let policy = ctx.policy;
     let mut out = Vec::new();
-    for a in aggregates {
-        let scope = scopes.as_ref().and_then(|s| {
-            s.iter()
-                .find(|(k, _)| k.0 == a.source_path && k.1 == a.metric_name)
-                .map(|(_, v)| v)
-        });
+    for (i, a) in aggregates.iter().enumerate() {
+        let scope = scopes.0.get(i).and_then(Option::as_ref);
         // SiEval stores `pass@k` with k beside it.
         let k_hint = aggregates
             .iter()
