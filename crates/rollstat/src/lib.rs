@@ -45,6 +45,7 @@ mod findings;
 pub mod grade;
 mod grading;
 mod harness;
+mod identities;
 mod intervals;
 mod options;
 mod population;
@@ -58,7 +59,7 @@ pub use compare::{
     Row as CompareRow, Side, COMPARE_SCHEMA,
 };
 pub use document::{
-    CiConfig, Config, Diagnostics, GroupReport, HarnessComparison, Health, InputInfo, Interval,
+    CiConfig, Config, Diagnostics, Difficulty, GroupReport, HarnessComparison, Health, InputInfo, Interval,
     MetricBlock, MetricEntry, Ordered, PerProblem, Report, RolloutDistribution, VarianceEntry,
     REPORT_SCHEMA,
 };
