@@ -89,7 +89,10 @@ mod tests {
                 Some("pass^4".into())
             ]
         );
-        assert_eq!(canonical(&Metric::MgPassAtK(2), &columns), Some("pass^2".into()));
+        assert_eq!(
+            canonical(&Metric::MgPassAtK(2), &columns),
+            Some("pass^2".into())
+        );
         assert_eq!(canonical(&Metric::MgPassAtK(4), &columns), None);
         assert_eq!(canonical(&Metric::PassAtK(4), &columns), None);
     }

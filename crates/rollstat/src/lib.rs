@@ -59,9 +59,9 @@ pub use compare::{
     Row as CompareRow, Side, COMPARE_SCHEMA,
 };
 pub use document::{
-    CiConfig, Config, Diagnostics, Difficulty, GroupReport, HarnessComparison, Health, InputInfo, Interval,
-    MetricBlock, MetricEntry, Ordered, PerProblem, Report, RolloutDistribution, VarianceEntry,
-    REPORT_SCHEMA,
+    CiConfig, Config, Diagnostics, Difficulty, GroupReport, HarnessComparison, Health, InputInfo,
+    Interval, MetricBlock, MetricEntry, Ordered, PerProblem, Report, RolloutDistribution,
+    VarianceEntry, REPORT_SCHEMA,
 };
 pub use error::{Error, OptionName, Result};
 pub use findings::Finding;

@@ -1,6 +1,6 @@
 //! The terminal table and Markdown: the same rows, two styles.
 
-use super::layout;
+use super::{answer_note, layout, View};
 use crate::options::finding_text;
 use rollstat::{Health, MetricBlock, Report};
 use std::fmt::Write;
@@ -81,7 +81,16 @@ fn health_line(h: &Health) -> String {
     )
 }
 
-fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut String) {
+/// One population: its title, table, health line, variance split and
+/// findings.
+struct Section<'a> {
+    title: String,
+    health: &'a Health,
+    block: &'a MetricBlock,
+}
+
+fn block(s: &Section, n: u64, view: View, style: Style, out: &mut String) {
+    let (title, h, b) = (&s.title, s.health, s.block);
     match style {
         Style::Terminal => {
             let _ = writeln!(out, "{title}");
@@ -90,9 +99,13 @@ fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut Strin
             let _ = writeln!(out, "## {title}\n");
         }
     }
-    table(&layout(b), style, out);
+    table(&layout(b, view, n), style, out);
     let _ = writeln!(out);
     let bullet = if style == Style::Markdown { "- " } else { "  " };
+    if let Some(note) = answer_note(b, n, view) {
+        let _ = writeln!(out, "{bullet}{note}");
+    }
+
     let _ = writeln!(out, "{bullet}Health: {}", health_line(h));
     let splits: Vec<String> = b
         .metrics
@@ -120,7 +133,7 @@ fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut Strin
 }
 
 /// Renders the whole report.
-pub fn render(r: &Report, style: Style) -> String {
+pub fn render(r: &Report, style: Style, view: View) -> String {
     let mut out = String::new();
     let inputs: Vec<String> = r.inputs.iter().map(|i| i.path.clone()).collect();
     let c = &r.config;
@@ -150,24 +163,41 @@ pub fn render(r: &Report, style: Style) -> String {
             c.ci.level * 100.0
         )
     };
-    block(
-        &format!("All problems. {note}"),
-        &r.health,
-        &r.block,
-        style,
-        &mut out,
-    );
+    let hidden = r
+        .block
+        .metrics
+        .iter()
+        .filter(|(name, e)| !super::shown_in(view, c.n, name, e))
+        .count();
+    if hidden > 0 {
+        let line = format!(
+            "Headline metrics; --all adds {hidden} more (G-Pass unless --tau is given, rows that equal another row by definition, distinct answers); report.json has every metric.",
+        );
+        match style {
+            Style::Terminal => {
+                let _ = writeln!(out, "{line}\n");
+            }
+            Style::Markdown => {
+                let _ = writeln!(out, "{line}\n");
+            }
+        }
+    }
+    let overall = Section {
+        title: format!("All problems. {note}"),
+        health: &r.health,
+        block: &r.block,
+    };
+    block(&overall, c.n, view, style, &mut out);
     if !r.harness.is_empty() {
         harness(r, style, &mut out);
     }
     for (name, g) in r.groups.iter() {
-        block(
-            &format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),
-            &g.health,
-            &g.block,
-            style,
-            &mut out,
-        );
+        let section = Section {
+            title: format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),
+            health: &g.health,
+            block: &g.block,
+        };
+        block(&section, c.n, view, style, &mut out);
     }
     out
 }
