@@ -10,8 +10,14 @@ use crate::document::MetricBlock;
 use rollstat_core::aggregate::{Metric, MetricColumn};
 use rollstat_core::estimators::g_pass_threshold;
 
-/// The metric `m` is by definition, among `columns` (earlier ones first).
-fn canonical(m: &Metric, columns: &[MetricColumn]) -> Option<String> {
+/// For each metric of `metrics`, the name of the metric it is by
+/// definition (pass@k, pass^k, or an earlier g-pass@k_τ), if any.
+pub(crate) fn same_as(metrics: &[Metric]) -> Vec<Option<String>> {
+    metrics.iter().map(|m| canonical(m, metrics)).collect()
+}
+
+/// The metric `m` is by definition, among `metrics` (earlier ones first).
+fn canonical(m: &Metric, metrics: &[Metric]) -> Option<String> {
     match m {
         Metric::GPassAtK { k, tau, .. } => {
             let need = g_pass_threshold(*k, *tau);
@@ -21,9 +27,8 @@ fn canonical(m: &Metric, columns: &[MetricColumn]) -> Option<String> {
             if need == *k {
                 return Some(format!("pass^{k}"));
             }
-            columns
+            metrics
                 .iter()
-                .map(|c| &c.metric)
                 .take_while(|other| *other != m)
                 .find(|other| {
                     matches!(other, Metric::GPassAtK { k: k2, tau: t2, .. }
@@ -39,8 +44,9 @@ fn canonical(m: &Metric, columns: &[MetricColumn]) -> Option<String> {
 /// Sets `same_as` on every entry of `block` that is another entry of it by
 /// definition.
 pub(crate) fn note_identities(block: &mut MetricBlock, columns: &[MetricColumn]) {
-    for col in columns {
-        let Some(target) = canonical(&col.metric, columns) else {
+    let metrics: Vec<Metric> = columns.iter().map(|c| c.metric.clone()).collect();
+    for (col, target) in columns.iter().zip(same_as(&metrics)) {
+        let Some(target) = target else {
             continue;
         };
         if block.metrics.get(&target).is_none() {
@@ -70,15 +76,7 @@ mod tests {
     #[test]
     fn g_pass_identities_follow_the_threshold() {
         let cols: Vec<Metric> = vec![g(4, 0.25), g(4, 0.5), g(4, 0.6), g(4, 0.75), g(4, 1.0)];
-        let columns: Vec<MetricColumn> = cols
-            .iter()
-            .map(|m| MetricColumn {
-                metric: m.clone(),
-                values: vec![],
-                excluded: vec![],
-            })
-            .collect();
-        let got: Vec<Option<String>> = cols.iter().map(|m| canonical(m, &columns)).collect();
+        let got = same_as(&cols);
         assert_eq!(
             got,
             vec![
@@ -90,10 +88,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            canonical(&Metric::MgPassAtK(2), &columns),
+            canonical(&Metric::MgPassAtK(2), &cols),
             Some("pass^2".into())
         );
-        assert_eq!(canonical(&Metric::MgPassAtK(4), &columns), None);
-        assert_eq!(canonical(&Metric::PassAtK(4), &columns), None);
+        assert_eq!(canonical(&Metric::MgPassAtK(4), &cols), None);
+        assert_eq!(canonical(&Metric::PassAtK(4), &cols), None);
     }
 }

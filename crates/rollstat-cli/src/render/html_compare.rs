@@ -128,12 +128,14 @@ fn forest_range(c: &Comparison) -> (f64, f64) {
 
 fn forest(c: &Comparison, out: &mut String) {
     out.push_str("<h2>B − A per metric, with its confidence interval</h2>\n");
-    if c.rows.is_empty() {
+    // A row that is another row by definition would be drawn twice.
+    let rows: Vec<&Row> = c.rows.iter().filter(|r| r.same_as.is_none()).collect();
+    if rows.is_empty() {
         out.push_str("<p class=\"note\">No metric could be compared.</p>\n");
         return;
     }
     let (lo, hi) = forest_range(c);
-    let count = c.rows.len() as f64;
+    let count = rows.len() as f64;
     let y = Scale::Linear {
         min: count - 0.5,
         max: -0.5,
@@ -147,8 +149,7 @@ fn forest(c: &Comparison, out: &mut String) {
     .with_left(170.0);
     let ticks = nice_ticks(lo, hi, 6, |v| format!("{:+}", trim_float(100.0 * v)));
     chart.axes(&ticks, &[], "B − A (percentage points)", "");
-    let labels: Vec<(f64, String)> = c
-        .rows
+    let labels: Vec<(f64, String)> = rows
         .iter()
         .enumerate()
         .map(|(i, r)| (i as f64, row_label(r)))
@@ -158,7 +159,7 @@ fn forest(c: &Comparison, out: &mut String) {
     if let Some(m) = c.margin {
         chart.vline(-m, "margin");
     }
-    for (i, r) in c.rows.iter().enumerate() {
+    for (i, r) in rows.iter().enumerate() {
         let class = verdict_class(r.verdict.as_deref());
         if let Some([a, b]) = r.ci {
             chart.hbar(i as f64, a, b, &format!("err {class}"));
@@ -196,7 +197,8 @@ fn forest(c: &Comparison, out: &mut String) {
         items.push(("mid", "inconclusive".into()));
     }
     out.push_str(&legend(&items));
-    let _ = writeln!(out, "<p class=\"note\">Dots: B − A; bars: the two-sided {}% interval. Right of 0: B is better.</p>", trim_float(100.0 * c.level));
+    let same = c.rows.len() - rows.len();
+    let _ = writeln!(out, "<p class=\"note\">Dots: B − A; bars: the two-sided {}% interval. Right of 0: B is better.{}</p>", trim_float(100.0 * c.level), if same > 0 { format!(" {same} rows that equal another row by definition (marked = in the table) are not drawn again.") } else { String::new() });
 }
 
 fn p_cell(p: Option<f64>) -> String {
@@ -231,8 +233,12 @@ fn rows_table(c: &Comparison, out: &mut String) {
                     esc(v)
                 )
             });
+            let mut label = esc(&row_label(r));
+            if let Some(same) = &r.same_as {
+                let _ = write!(label, " <span class=\"muted\">(= {})</span>", esc(same));
+            }
             let cells = vec![
-                esc(&row_label(r)),
+                label,
                 pct(r.a),
                 pct(r.b),
                 format!("{:+.2}", 100.0 * r.delta),
