@@ -250,6 +250,13 @@ fn headline(r: &Report, view: View, out: &mut String) {
     if let Some(note) = super::answer_note(&r.block, c.n, view) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
+    if let Some(line) = super::hidden_summary(&r.block, c.n, view) {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">Headline metrics; {}</p>",
+            esc(&line)
+        );
+    }
     if !view.all {
         let all = View {
             all: true,

@@ -163,24 +163,8 @@ pub fn render(r: &Report, style: Style, view: View) -> String {
             c.ci.level * 100.0
         )
     };
-    let hidden = r
-        .block
-        .metrics
-        .iter()
-        .filter(|(name, e)| !super::shown_in(view, c.n, name, e))
-        .count();
-    if hidden > 0 {
-        let line = format!(
-            "Headline metrics; --all adds {hidden} more (G-Pass unless --tau is given, rows that equal another row by definition, distinct answers); report.json has every metric.",
-        );
-        match style {
-            Style::Terminal => {
-                let _ = writeln!(out, "{line}\n");
-            }
-            Style::Markdown => {
-                let _ = writeln!(out, "{line}\n");
-            }
-        }
+    if let Some(line) = super::hidden_summary(&r.block, c.n, view) {
+        let _ = writeln!(out, "Headline metrics; {line}\n");
     }
     let overall = Section {
         title: format!("All problems. {note}"),

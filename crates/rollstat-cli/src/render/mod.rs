@@ -164,6 +164,49 @@ pub fn answer_note(block: &MetricBlock, n: u64, view: View) -> Option<String> {
     })
 }
 
+/// What the table leaves out that `--all` prints, by reason, e.g. `12
+/// G-Pass rows (no --tau), 8 equal to another row by definition,
+/// distinct_answers`; `None` when nothing is left out.
+pub fn hidden_summary(block: &MetricBlock, n: u64, view: View) -> Option<String> {
+    let hidden: Vec<(&String, &MetricEntry)> = block
+        .metrics
+        .iter()
+        .filter(|(name, e)| !shown_in(view, n, name, e))
+        .collect();
+    if hidden.is_empty() {
+        return None;
+    }
+    let same = hidden.iter().filter(|(_, e)| e.same_as.is_some()).count();
+    let gpass = hidden
+        .iter()
+        .filter(|(name, e)| {
+            e.same_as.is_none() && matches!(family(name), Some("g-pass@" | "mg-pass@"))
+        })
+        .count();
+    let mut parts = Vec::new();
+    if same > 0 {
+        parts.push(format!("{same} equal to another row by definition"));
+    }
+    if gpass > 0 {
+        parts.push(format!(
+            "{gpass} G-Pass rows (thresholds not asked with --tau)"
+        ));
+    }
+    parts.extend(
+        hidden
+            .iter()
+            .filter(|(name, e)| {
+                e.same_as.is_none() && !matches!(family(name), Some("g-pass@" | "mg-pass@"))
+            })
+            .map(|(name, _)| name.to_string()),
+    );
+    Some(format!(
+        "--all adds {} more: {}; report.json has every metric.",
+        hidden.len(),
+        parts.join(", ")
+    ))
+}
+
 /// Whether `view` shows `name` in this block, given the n = 1 rule.
 pub fn shown_in(view: View, n: u64, name: &str, e: &MetricEntry) -> bool {
     view.shows(name, e) && (view.all || n != 1 || !is_answer_metric(name))
