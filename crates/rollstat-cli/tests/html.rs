@@ -5,27 +5,12 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(has_chromium)]
 use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run_with(args: &[&str], threads: &str) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .current_dir(root())
-        .env("RAYON_NUM_THREADS", threads)
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
-}
+mod common;
+use common::run_with;
 
 fn run(args: &[&str]) -> String {
     run_with(args, "2")

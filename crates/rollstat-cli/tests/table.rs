@@ -4,25 +4,11 @@
 //! is pass@2; mG-Pass@2 is pass^2.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
 
 fn run(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
+    common::run_with(args, "2")
 }
 
 /// The metric names of the first table (the rows under the `──` rule).
