@@ -372,6 +372,8 @@ fn the_check_for_external_urls_catches_one() {
     assert!(std::panic::catch_unwind(|| assert_self_contained(page)).is_err());
     let page = "<svg xmlns=\"http://www.w3.org/2000/svg\"></svg><p>https://example.com</p>";
     assert!(std::panic::catch_unwind(|| assert_self_contained(page)).is_err());
+    assert!(std::panic::catch_unwind(|| assert_self_contained("<a href=\"x.html\">")).is_err());
+    assert_self_contained("<a href=\"#metrics\">metrics</a>");
 }
 
 // ------------------------------------------------------------ real browser

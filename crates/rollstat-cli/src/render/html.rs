@@ -52,6 +52,7 @@ path.line{fill:none}
 .sq.s3{background:var(--c3)}.sq.s5{background:var(--c5)}
 .bar{stroke:none}.bar.never{fill:var(--c2)}.bar.always{fill:var(--c3)}.bar.some{fill:var(--c1)}
 ul.findings{margin:.3em 0;padding-left:1.2em}
+nav.toc{font-size:.9em;margin:.2em 0 .8em}a{color:var(--c1)}
 @media (max-width:600px){body{font-size:14px;padding:8px}th,td{padding:2px 5px}}
 "#;
 
@@ -114,6 +115,7 @@ pub(crate) fn exact(v: f64) -> String {
 pub fn render(r: &Report, view: View) -> String {
     let mut b = String::new();
     header(r, &mut b);
+    contents(r, &mut b);
     headline(r, view, &mut b);
     curves(&r.block, &mut b);
     difficulty(&r.health.difficulty, &mut b);
@@ -136,8 +138,36 @@ pub fn render(r: &Report, view: View) -> String {
     page(&format!("rollstat report — {}", names.join(", ")), &b)
 }
 
+/// Links to the sections (in-page anchors only).
+fn contents(r: &Report, out: &mut String) {
+    let mut items = vec![
+        ("metrics", "metrics"),
+        ("curves", "pass@k curves"),
+        ("difficulty-h", "difficulty"),
+        ("prefix", "prefix@k"),
+        ("variance", "variance split"),
+        ("health-h", "health"),
+    ];
+    if !r.groups.is_empty() {
+        items.push(("groups", "groups"));
+    }
+    if !r.harness.is_empty() {
+        items.push(("harness", "harness"));
+    }
+    nav(&items, out);
+}
+
+/// A line of in-page links.
+pub(crate) fn nav(items: &[(&str, &str)], out: &mut String) {
+    let links: Vec<String> = items
+        .iter()
+        .map(|(id, text)| format!("<a href=\"#{id}\">{}</a>", esc(text)))
+        .collect();
+    let _ = writeln!(out, "<nav class=\"toc\">{}</nav>", links.join(" · "));
+}
+
 fn header(r: &Report, out: &mut String) {
-    out.push_str("<h1>rollstat report</h1>\n<h2>Inputs</h2>\n");
+    out.push_str("<h1>rollstat report</h1>\n<h2 id=\"inputs\">Inputs</h2>\n");
     let rows: Vec<(String, Vec<String>)> = r
         .inputs
         .iter()
@@ -153,7 +183,7 @@ fn header(r: &Report, out: &mut String) {
         })
         .collect();
     table(&["path", "format", "sha256", "rows"], &rows, out);
-    out.push_str("<h2>Configuration</h2>\n");
+    out.push_str("<h2 id=\"configuration\">Configuration</h2>\n");
     let c = &r.config;
     let ci = &c.ci;
     let mut ci_text = format!(
@@ -226,7 +256,7 @@ fn metric_rows(
 const METRIC_HEADER: [&str; 6] = ["metric", "value", "±stderr", "CI", "problems", "excluded"];
 
 fn headline(r: &Report, view: View, out: &mut String) {
-    out.push_str("<h2>Metrics</h2>\n");
+    out.push_str("<h2 id=\"metrics\">Metrics</h2>\n");
     let c = &r.config;
     let ci = if c.ci.method == "none" {
         "no interval asked".to_string()
@@ -403,7 +433,7 @@ fn draw_curve(chart: &mut Chart, c: &Curve) {
 }
 
 fn curves(block: &MetricBlock, out: &mut String) {
-    out.push_str("<h2>pass@k, pass^k and majority vote against k</h2>\n");
+    out.push_str("<h2 id=\"curves\">pass@k, pass^k and majority vote against k</h2>\n");
     let families = [
         ("pass@", "s1"),
         ("pass^", "s2"),
@@ -425,7 +455,7 @@ fn curves(block: &MetricBlock, out: &mut String) {
 }
 
 fn prefix_vs_pass(block: &MetricBlock, out: &mut String) {
-    out.push_str("<h2>prefix@k (first k rollouts) against pass@k (unbiased)</h2>\n");
+    out.push_str("<h2 id=\"prefix\">prefix@k (first k rollouts) against pass@k (unbiased)</h2>\n");
     let families = [("pass@", "s1"), ("prefix@", "s5")];
     if family_points(block, "prefix@").is_empty() {
         out.push_str("<p class=\"note\">No prefix@k value (it needs rollout order).</p>\n");
@@ -447,7 +477,9 @@ fn problems(n: u64) -> String {
 }
 
 fn difficulty(d: &Difficulty, out: &mut String) {
-    out.push_str("<h2>Problem difficulty: how often each problem was solved</h2>\n");
+    out.push_str(
+        "<h2 id=\"difficulty-h\">Problem difficulty: how often each problem was solved</h2>\n",
+    );
     if d.n_problems == 0 || d.histogram.is_empty() {
         out.push_str("<p class=\"note\">No problem with rollouts.</p>\n");
         return;
@@ -536,7 +568,9 @@ fn difficulty(d: &Difficulty, out: &mut String) {
 }
 
 fn variance(block: &MetricBlock, out: &mut String) {
-    out.push_str("<h2>Where the uncertainty comes from: between and within problems</h2>\n");
+    out.push_str(
+        "<h2 id=\"variance\">Where the uncertainty comes from: between and within problems</h2>\n",
+    );
     let rows: Vec<(&String, &rollstat::VarianceEntry)> = block
         .metrics
         .iter()
@@ -617,7 +651,7 @@ fn variance(block: &MetricBlock, out: &mut String) {
 }
 
 fn health(h: &Health, out: &mut String) {
-    out.push_str("<h2>Health</h2>\n<div class=\"panel\" id=\"health\">\n");
+    out.push_str("<h2 id=\"health-h\">Health</h2>\n<div class=\"panel\" id=\"health\">\n");
     let r = &h.n_rollouts;
     let counts = [
         ("problems", h.n_problems),
@@ -671,7 +705,7 @@ fn group_metrics(block: &MetricBlock) -> Vec<String> {
 
 fn groups(r: &Report, out: &mut String) {
     let by = r.config.by.as_deref().unwrap_or("group");
-    let _ = writeln!(out, "<h2>By {}</h2>", esc(by));
+    let _ = writeln!(out, "<h2 id=\"groups\">By {}</h2>", esc(by));
     for (m, metric) in group_metrics(&r.block).iter().enumerate() {
         let rows: Vec<(&String, &MetricEntry)> = r
             .groups
@@ -744,7 +778,7 @@ fn groups(r: &Report, out: &mut String) {
 }
 
 fn harness(r: &Report, out: &mut String) {
-    out.push_str("<h2>Harness aggregates against rollstat</h2>\n");
+    out.push_str("<h2 id=\"harness\">Harness aggregates against rollstat</h2>\n");
     let rows: Vec<(String, Vec<String>)> = r
         .harness
         .iter()

@@ -2,7 +2,7 @@
 //! and group with its CI, the margin and the verdict in colour; the table
 //! with p-values; the discordant pairs of 0/1 metrics.
 
-use super::html::{exact, key_values, legend, page, table};
+use super::html::{exact, key_values, legend, nav, page, table};
 use super::svg::{esc, nice_ticks, Chart, Scale};
 use crate::options::finding_text;
 use rollstat::{trim_float, CompareRow as Row, Comparison};
@@ -29,11 +29,20 @@ fn row_label(r: &Row) -> String {
 pub fn render(c: &Comparison) -> String {
     let mut b = String::new();
     header(c, &mut b);
+    let mut items = vec![
+        ("forest", "forest plot"),
+        ("table", "table"),
+        ("discordant-h", "discordant pairs"),
+    ];
+    if !c.warnings.is_empty() {
+        items.push(("findings", "findings"));
+    }
+    nav(&items, &mut b);
     forest(c, &mut b);
     rows_table(c, &mut b);
     discordant(c, &mut b);
     if !c.warnings.is_empty() {
-        b.push_str("<h2>Findings</h2>\n<ul class=\"findings\">\n");
+        b.push_str("<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");
         for w in &c.warnings {
             let _ = writeln!(b, "<li>{}</li>", esc(&finding_text(w)));
         }
@@ -127,7 +136,7 @@ fn forest_range(c: &Comparison) -> (f64, f64) {
 }
 
 fn forest(c: &Comparison, out: &mut String) {
-    out.push_str("<h2>B − A per metric, with its confidence interval</h2>\n");
+    out.push_str("<h2 id=\"forest\">B − A per metric, with its confidence interval</h2>\n");
     // A row that is another row by definition would be drawn twice.
     let rows: Vec<&Row> = c.rows.iter().filter(|r| r.same_as.is_none()).collect();
     if rows.is_empty() {
@@ -210,7 +219,7 @@ fn p_cell(p: Option<f64>) -> String {
 }
 
 fn rows_table(c: &Comparison, out: &mut String) {
-    out.push_str("<h2>Table</h2>\n");
+    out.push_str("<h2 id=\"table\">Table</h2>\n");
     let pct = |x: f64| format!("{:.2}%", 100.0 * x);
     let rows: Vec<(String, Vec<String>)> = c
         .rows
@@ -290,7 +299,7 @@ fn rows_table(c: &Comparison, out: &mut String) {
 
 fn discordant(c: &Comparison, out: &mut String) {
     let rows: Vec<&Row> = c.rows.iter().filter(|r| r.mcnemar.is_some()).collect();
-    out.push_str("<h2>Problems where A and B disagree (0/1 metrics)</h2>\n");
+    out.push_str("<h2 id=\"discordant-h\">Problems where A and B disagree (0/1 metrics)</h2>\n");
     if rows.is_empty() {
         out.push_str("<p class=\"note\">No metric has one 0/1 outcome per problem on both sides, so there are no discordant pairs to count.</p>\n");
         return;
