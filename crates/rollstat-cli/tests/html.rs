@@ -148,9 +148,13 @@ fn metrics_of<'a>(json: &'a Value, group: Option<&str>) -> &'a Value {
 fn assert_self_contained(html: &str) {
     let lower = html.to_lowercase();
     for bad in [
-        "<script", "<link", "@import", "url(", "src=", "href=", "<iframe",
+        "<script", "<link", "@import", "url(", "src=", "<iframe", "<object", "<embed",
     ] {
         assert!(!lower.contains(bad), "page contains {bad}");
+    }
+    // Links only to anchors on the page.
+    for (i, _) in lower.match_indices("href=") {
+        assert!(lower[i..].starts_with("href=\"#"), "a link leaves the page");
     }
     let mut rest = lower.as_str();
     while let Some(i) = rest.find("://") {
