@@ -24,7 +24,7 @@ p.note,.muted{color:var(--muted);font-size:.9em}
 .scroll{overflow-x:auto}
 table{border-collapse:collapse;font-variant-numeric:tabular-nums;margin:.3em 0}
 th,td{padding:3px 9px;border-bottom:1px solid var(--grid);text-align:right;white-space:nowrap}
-th:first-child,td:first-child{text-align:left}
+th:first-child,td:first-child{text-align:left;white-space:normal}
 th{font-weight:600}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:.3em 0}
 dl.kv dt{color:var(--muted)}dl.kv dd{margin:0;overflow-wrap:anywhere}
@@ -52,8 +52,9 @@ path.line{fill:none}
 .sq.s3{background:var(--c3)}.sq.s5{background:var(--c5)}
 .bar{stroke:none}.bar.never{fill:var(--c2)}.bar.always{fill:var(--c3)}.bar.some{fill:var(--c1)}
 ul.findings{margin:.3em 0;padding-left:1.2em}
-nav.toc{font-size:.9em;margin:.2em 0 .8em}a{color:var(--c1)}
-@media (max-width:600px){body{font-size:14px;padding:8px}th,td{padding:2px 5px}}
+nav.toc{font-size:.9em;margin:.2em 0 .8em}.wide table{font-size:.86em}.wide th,.wide td{padding:3px 6px}a{color:var(--c1)}
+@media (max-width:600px){body{font-size:14px;padding:8px}th,td{padding:2px 5px}
+svg text{font-size:17px}svg text.tick,svg text.value{font-size:15px}}
 "#;
 
 /// The page around `body`: doctype, charset, viewport, title and style.

@@ -72,9 +72,14 @@ fn header(c: &Comparison, out: &mut String) {
             .inputs
             .iter()
             .map(|i| {
+                // The path is the side's name already when it is its only input.
+                let path = if s.name.starts_with(&i.path) {
+                    String::new()
+                } else {
+                    format!("{} ", i.path)
+                };
                 format!(
-                    "{} ({}, sha256 {}, {} rows)",
-                    i.path,
+                    "{path}({}, sha256 {}, {} rows)",
                     i.format,
                     i.sha256.get(..12).unwrap_or(&i.sha256),
                     i.records
@@ -82,10 +87,10 @@ fn header(c: &Comparison, out: &mut String) {
             })
             .collect();
         format!(
-            "{} — {} problems; {}",
+            "{} {} — {} problems",
             s.name,
-            s.n_problems,
-            files.join("; ")
+            files.join("; "),
+            s.n_problems
         )
     };
     let mut items = vec![
@@ -204,6 +209,9 @@ fn forest(c: &Comparison, out: &mut String) {
         items.push(("ok", "non-inferior".into()));
         items.push(("bad", "inferior".into()));
         items.push(("mid", "inconclusive".into()));
+        if c.rows.iter().any(|r| r.verdict.is_none()) {
+            items.push(("s1", "no verdict (not a correctness score)".into()));
+        }
     }
     out.push_str(&legend(&items));
     let same = c.rows.len() - rows.len();
@@ -266,6 +274,7 @@ fn rows_table(c: &Comparison, out: &mut String) {
             (attrs, cells)
         })
         .collect();
+    out.push_str("<div class=\"wide\">\n");
     table(
         &[
             "metric",
@@ -284,6 +293,7 @@ fn rows_table(c: &Comparison, out: &mut String) {
         &rows,
         out,
     );
+    out.push_str("</div>\n");
     for n in &c.not_computable {
         let _ = writeln!(
             out,

@@ -132,11 +132,9 @@ pub fn layout(block: &MetricBlock, view: View, n: u64) -> Vec<Vec<String>> {
     rows
 }
 
-/// Answer metrics (maj@k, self-consistency, distinct answers, bon@k).
+/// Answer metrics (maj@k, self-consistency, distinct answers).
 fn is_answer_metric(name: &str) -> bool {
-    matches!(family(name), Some("maj@" | "bon@"))
-        || name == "self_consistency"
-        || name == "distinct_answers"
+    family(name) == Some("maj@") || name == "self_consistency" || name == "distinct_answers"
 }
 
 /// One line saying why the answer metrics are not in the table, when they
