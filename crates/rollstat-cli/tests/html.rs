@@ -257,6 +257,36 @@ fn report_plots_draw_the_jsons_values() {
     assert_self_contained(&html);
 }
 
+/// Four decimals, trailing zeros dropped (as the terminal table prints
+/// harness numbers).
+fn four(v: f64) -> String {
+    let s = format!("{v:.4}");
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+#[test]
+fn harness_table_is_the_jsons() {
+    let fixture = "crates/rollstat-formats/tests/fixtures/lm_eval";
+    let (html, json) = page_and_json(&["report", fixture]);
+    let want = json["harness"].as_array().unwrap();
+    let rows = tags(&html, "tr", "data-harness");
+    assert_eq!(rows.len(), want.len());
+    assert!(!want.is_empty());
+    for ((a, body), h) in rows.iter().zip(want) {
+        assert_eq!(a["data-harness"], h["harness_metric"].as_str().unwrap());
+        assert_eq!(
+            num(&a["data-harness-value"]),
+            h["harness_value"].as_f64().unwrap()
+        );
+        let c = cells(body);
+        assert_eq!(c[1], four(h["harness_value"].as_f64().unwrap()));
+        assert_eq!(c[2], h["rollstat_metric"].as_str().unwrap_or("–"));
+        assert_eq!(c[3], h["rollstat_value"].as_f64().map_or("–".into(), four));
+        assert_eq!(c[5], h["note"].as_str().unwrap());
+    }
+    assert_self_contained(&html);
+}
+
 /// The demo's difficulty by hand: c = 0, 1, 2, 3, 4, 8 of n = 8, so bins
 /// 0–4 and 8 hold one problem each; one never and one always solved.
 #[test]

@@ -791,13 +791,18 @@ fn harness(r: &Report, out: &mut String) {
             };
             let cells = vec![
                 esc(&h.harness_metric),
-                exact(h.harness_value),
+                super::markup::short(h.harness_value),
                 esc(h.rollstat_metric.as_deref().unwrap_or("–")),
-                h.rollstat_value.map_or("–".into(), exact),
+                h.rollstat_value.map_or("–".into(), super::markup::short),
                 agrees,
                 esc(&h.note),
             ];
-            (String::new(), cells)
+            let attrs = format!(
+                " data-harness=\"{}\" data-harness-value=\"{}\"",
+                esc(&h.harness_metric),
+                exact(h.harness_value)
+            );
+            (attrs, cells)
         })
         .collect();
     table(

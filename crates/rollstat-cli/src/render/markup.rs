@@ -226,7 +226,7 @@ fn harness(r: &Report, style: Style, out: &mut String) {
 }
 
 /// Four decimals, trailing zeros dropped (0.3333, 50, 0.75).
-fn short(v: f64) -> String {
+pub(crate) fn short(v: f64) -> String {
     let s = format!("{v:.4}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
