@@ -95,6 +95,23 @@ fn all_prints_every_json_metric_and_json_notes_identities() {
     // ⌈0.5·4⌉ = 2 of 4, ⌈0.25·8⌉ = 2 of 8: neither pass@k nor pass^k.
     assert!(m["g-pass@4_0.5"].get("same_as").is_none());
     assert!(m["g-pass@8_0.25"].get("same_as").is_none());
+    // CSV carries the same identities in its last column.
+    let csv = run(&[
+        "report",
+        "examples/demo.jsonl",
+        "--format",
+        "csv",
+        "--ci",
+        "none",
+    ]);
+    assert!(csv.lines().next().unwrap().ends_with(",unit,same_as"));
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with(",g-pass@2_0.5,"))
+        .unwrap();
+    assert!(row.ends_with(",pass@2"), "{row}");
+    let row = csv.lines().find(|l| l.starts_with(",pass@2,")).unwrap();
+    assert!(row.ends_with(','), "{row}");
     // Equal by definition means equal values.
     for (name, e) in m.as_object().unwrap() {
         if let Some(target) = e["same_as"].as_str() {
