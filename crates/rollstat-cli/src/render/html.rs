@@ -818,3 +818,41 @@ fn harness(r: &Report, out: &mut String) {
         out,
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn demo() -> Report {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/demo.jsonl");
+        rollstat::report(
+            &[rollstat::Source::from(path)],
+            &rollstat::ReportOptions::default(),
+        )
+        .expect("demo reads")
+    }
+
+    /// maj@k for several k and bon@k (metrics other developers add) are
+    /// drawn from their keys alone: a point per key, a line per family
+    /// with two or more k.
+    #[test]
+    fn curve_families_come_from_the_keys() {
+        let mut r = demo();
+        let maj = r.block.metrics.get("maj@8").expect("maj@8").clone();
+        for (name, value) in [("maj@2", 0.25), ("maj@4", 0.375), ("bon@4", 0.625)] {
+            let mut e = maj.clone();
+            e.value = value;
+            e.k = Some(name[4..].parse().unwrap());
+            r.block.metrics.insert(name, e);
+        }
+        let mut out = String::new();
+        curves(&r.block, &mut out);
+        for name in ["pass@1", "pass^2", "maj@2", "maj@4", "maj@8", "bon@4"] {
+            assert!(out.contains(&format!("data-metric=\"{name}\"")), "{name}");
+        }
+        // Lines: pass@, pass^ and now maj@ (three k); bon@ has one k.
+        assert_eq!(out.matches("class=\"line ").count(), 3);
+        assert!(out.contains("class=\"line s3\""));
+        assert!(out.contains("bon@k"));
+    }
+}
