@@ -76,6 +76,7 @@ fn metric_options(
         n,
         denominator: denominator.parse().map_err(|e| bad("denominator", e))?,
         tie_policy: tie_policy.parse().map_err(|e| bad("tie_policy", e))?,
+        score_order: Default::default(),
         strict,
         dedupe: dedupe.map(str::parse).transpose().map_err(|e| bad("dedupe", e))?,
     })
@@ -138,6 +139,7 @@ pub fn report(
         grading: grading_policy(extract, matching)?,
         by,
         per_problem,
+        extrapolate: Vec::new(),
         source_format: self::source_format(source_format, &srcs)?,
         bytes_read: None,
         messages: None,

@@ -69,6 +69,11 @@ pub struct ReportArgs {
     /// Tables print every metric (default: the headline set; JSON and CSV always hold every metric).
     #[arg(long)]
     pub all: bool,
+    /// Extrapolate pass@K to these K (beyond n) from a beta-binomial fit of
+    /// the problems' success rates, with a refitting bootstrap interval.
+    /// Model-based: see the fit check in the output.
+    #[arg(long, value_delimiter = ',', value_name = "K,…")]
+    pub extrapolate: Vec<u64>,
     #[command(flatten)]
     pub uncertainty: UncertaintyArgs,
     #[command(flatten)]
@@ -130,13 +135,22 @@ pub struct MetricArgs {
     /// `requested`: failed rollouts count as wrong; `judged`: they are dropped.
     #[arg(long, default_value = "requested", value_name = "requested|judged")]
     pub denominator: String,
-    /// maj@n tie policy.
+    /// maj@n and maj@k tie policy (`first`: the tied answer seen first in
+    /// rollout order wins).
     #[arg(
         long = "tie-policy",
         default_value = "first",
         value_name = "first|none|fractional"
     )]
     pub tie_policy: String,
+    /// bon@k and wmaj@n: whether a higher (`descending`) or lower
+    /// (`ascending`) selector score is better.
+    #[arg(
+        long = "score-order",
+        default_value = "descending",
+        value_name = "descending|ascending"
+    )]
+    pub score_order: String,
     /// Stop at the first bad row or short problem (exit code 2).
     #[arg(long)]
     pub strict: bool,
@@ -280,9 +294,10 @@ pub struct PowerArgs {
     /// Target power 1 − β.
     #[arg(long, default_value = "0.8", value_parser = parse_num)]
     pub power: f64,
-    /// Correlation ρ of the two systems' per-problem conditional means
-    /// (typically 0.3–0.7 between frontier models; `rollstat compare`
-    /// reports the observed correlation). Default 0: no pairing benefit.
+    /// Correlation r of the two systems' per-problem scores, as `rollstat
+    /// compare` prints it (typically 0.3–0.7 between frontier models); the
+    /// rollout noise in it is taken out: ω² = 2·(Var(x) − r·(Var(x) + σ²/K)).
+    /// Default 0: no pairing benefit.
     #[arg(long, value_parser = parse_num)]
     pub correlation: Option<f64>,
     /// ω² directly: between-problem variance of the difference of the two

@@ -137,6 +137,10 @@ fn metric_options(a: &MetricArgs) -> Result<MetricOptions> {
             .tie_policy
             .parse()
             .map_err(|e| usage(format!("--tie-policy: {e}")))?,
+        score_order: a
+            .score_order
+            .parse()
+            .map_err(|e| usage(format!("--score-order: {e}")))?,
         strict: a.strict,
         dedupe: a
             .dedupe
@@ -179,6 +183,7 @@ pub fn report_options(a: &ReportArgs) -> Result<ReportOptions> {
         grading: grading_policy(&a.grading)?,
         by: a.by.clone(),
         per_problem: a.per_problem,
+        extrapolate: a.extrapolate.clone(),
         source_format: source_format(a.from.as_deref())?,
         bytes_read: None,
         messages: Some(stderr_sink()),

@@ -56,3 +56,47 @@ fn compare_json_equals_the_library_comparison() {
     let p1 = from_cli.rows.iter().find(|r| r.metric == "pass@1").unwrap();
     assert!((p1.a - 7.0 / 12.0).abs() < 1e-15);
 }
+
+/// `--extrapolate` gives the library's extrapolation block; K = 0 is a
+/// usage error naming the flag.
+#[test]
+fn extrapolation_equals_the_library_block() {
+    let file = "crates/rollstat/tests/data/tot_game24_gpt4_cot.jsonl";
+    let out = cli(&[
+        "report",
+        file,
+        "--format",
+        "json",
+        "--extrapolate",
+        "200,1000",
+        "--resamples",
+        "500",
+    ]);
+    let from_cli: Report = serde_json::from_slice(&out).expect("typed report.json");
+    let mut o = ReportOptions::default();
+    o.extrapolate = vec![200, 1000];
+    o.intervals.resamples = 500;
+    let lib = report(&[Source::Path(root().join(file))], &o).unwrap();
+    assert!(lib.extrapolation.is_some());
+    assert_eq!(from_cli.extrapolation, lib.extrapolation);
+    let table = String::from_utf8(cli(&[
+        "report",
+        file,
+        "--extrapolate",
+        "200",
+        "--resamples",
+        "500",
+    ]))
+    .unwrap();
+    assert!(
+        table.contains("pass@200_fit") && table.contains("model-based"),
+        "{table}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
+        .args(["report", file, "--extrapolate", "0"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--extrapolate"));
+}

@@ -221,9 +221,13 @@ fn report_plots_draw_the_jsons_values() {
         assert_eq!(num(&a["data-value"]), e["value"].as_f64().unwrap());
     }
     for name in json["metrics"].as_object().unwrap().keys() {
-        let plotted = ["pass@", "pass^", "maj@", "prefix@"]
+        // family + k: `pass@4`, `maj@8`, `bon@2` (not `pass@4-maj@4`).
+        let plotted = ["pass@", "pass^", "maj@", "prefix@", "bon@"]
             .iter()
-            .any(|f| name.starts_with(f));
+            .any(|f| {
+                name.strip_prefix(f)
+                    .is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+            });
         if plotted {
             assert!(
                 points.iter().any(|(a, _)| &a["data-metric"] == name),

@@ -231,7 +231,10 @@ fn from_report_json() {
         1e-8,
     );
 
-    // correlation 0.5 halves ω² only; within stays
+    // r = 0.5 is the correlation of per-problem scores (c/n at K = 4), as
+    // compare prints it: Cov(x_A, x_B) = r·(between + within) = 0.5·0.15625,
+    // ω² = 2·(0.1145833 − 0.078125) = 0.0729167; within stays:
+    // V = 0.0729167 + 2/24 = 0.15625.
     let r = power_json(&[
         report.to_str().unwrap(),
         "--metric",
@@ -240,10 +243,23 @@ fn from_report_json() {
         "0.5",
     ]);
     close(
-        f(&r["rows"][0]["variance"]),
-        0.1145833333 + 2.0 / 24.0,
+        f(&r["rows"][0]["omega2"]),
+        2.0 * (0.1145833333 - 0.5 * 0.15625),
         1e-9,
     );
+    close(f(&r["rows"][0]["variance"]), 0.15625, 1e-9);
+    // Rollout noise caps the observable correlation at between/total =
+    // 0.1145833/0.15625 = 0.733: r = 0.8 would need ω² < 0.
+    let o = run(&[
+        "power",
+        report.to_str().unwrap(),
+        "--metric",
+        "pass@1",
+        "--correlation",
+        "0.8",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("0.733333"));
 
     // a non-report JSON is a usage error
     let o = run(&["power", data.to_str().unwrap()]);

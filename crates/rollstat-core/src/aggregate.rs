@@ -8,7 +8,9 @@
 //! so they can never disagree about which problems a number is over.
 
 use crate::batch::{CountsEstimator, EstimatorTable};
+use crate::best::ScoreOrder;
 use crate::estimators::{g_pass_at_k, mg_pass_at_k, pass_at_k, pass_pow_k};
+use crate::select::maj_at_ks;
 use crate::summary::ProblemSummary;
 use crate::vote::{self_consistency, TiePolicy};
 use std::fmt;
@@ -28,6 +30,22 @@ pub enum Metric {
     PrefixAtK(u64),
     /// maj@n over all rollouts of a problem; `n` is the requested n.
     MajAtN(u64),
+    /// maj@k for k below the requested n: the exact mean vote credit over
+    /// all k-subsets of a problem's rollouts ([`crate::select`]).
+    MajAtK(u64),
+    /// bon@k: best-of-k by the selector score ([`crate::best`]).
+    BonAtK {
+        k: u64,
+        order: ScoreOrder,
+    },
+    /// wmaj@n: majority weighted by summed score; `n` is the requested n.
+    WmajAtN(u64),
+    /// The selection gap pass@k − `selector` (maj@k, maj@n or bon@k) per
+    /// problem, so its mean and interval are paired.
+    SelectionGap {
+        k: u64,
+        selector: Box<Metric>,
+    },
     SelfConsistency,
     /// Mean number of distinct answer clusters per problem (a count).
     DistinctAnswers,
@@ -41,7 +59,10 @@ impl fmt::Display for Metric {
             Metric::GPassAtK { k, tau_text, .. } => write!(f, "g-pass@{k}_{tau_text}"),
             Metric::MgPassAtK(k) => write!(f, "mg-pass@{k}"),
             Metric::PrefixAtK(k) => write!(f, "prefix@{k}"),
-            Metric::MajAtN(n) => write!(f, "maj@{n}"),
+            Metric::MajAtN(n) | Metric::MajAtK(n) => write!(f, "maj@{n}"),
+            Metric::BonAtK { k, .. } => write!(f, "bon@{k}"),
+            Metric::WmajAtN(n) => write!(f, "wmaj@{n}"),
+            Metric::SelectionGap { k, selector } => write!(f, "pass@{k}-{selector}"),
             Metric::SelfConsistency => f.write_str("self_consistency"),
             Metric::DistinctAnswers => f.write_str("distinct_answers"),
         }
@@ -57,7 +78,11 @@ impl Metric {
             | Metric::GPassAtK { k, .. }
             | Metric::MgPassAtK(k)
             | Metric::PrefixAtK(k)
-            | Metric::MajAtN(k) => Some(k),
+            | Metric::MajAtN(k)
+            | Metric::MajAtK(k)
+            | Metric::BonAtK { k, .. }
+            | Metric::WmajAtN(k)
+            | Metric::SelectionGap { k, .. } => Some(k),
             Metric::SelfConsistency | Metric::DistinctAnswers => None,
         }
     }
@@ -88,11 +113,7 @@ impl Metric {
 
     /// The per-problem value, or why the problem is excluded.
     pub fn value(&self, p: &ProblemSummary, tie: TiePolicy) -> Result<f64, Exclusion> {
-        let vote = || match (&p.vote, p.first_correct_rank) {
-            (Some(v), _) => Ok(v),
-            (None, None) => Err(Exclusion::NoRolloutDetail),
-            (None, Some(_)) => Err(Exclusion::NoAnswers),
-        };
+        let vote = || vote_of(p);
         let too_few = |k: u64| {
             if p.n < k {
                 Err(Exclusion::TooFewRollouts)
@@ -117,6 +138,30 @@ impl Metric {
                 too_few(*n)?;
                 Ok(vote.credit(tie))
             }
+            Metric::MajAtK(k) => {
+                vote()?;
+                too_few(*k)?;
+                maj_curve(p, tie, *k).map(|curve| curve[*k as usize - 1])
+            }
+            Metric::BonAtK { k, order } => {
+                let scores = p.scores.as_ref().ok_or(match p.first_correct_rank {
+                    None => Exclusion::NoRolloutDetail,
+                    Some(_) => Exclusion::NoScores,
+                })?;
+                too_few(*k)?;
+                Ok(scores.bon_at_k(*k, *order).expect("1 ≤ k ≤ n"))
+            }
+            Metric::WmajAtN(n) => {
+                vote()?;
+                let credits = p.scores.as_ref().and_then(|s| s.weighted_vote());
+                let credits = credits.ok_or(Exclusion::NoScores)?;
+                too_few(*n)?;
+                Ok(credits.credit(tie))
+            }
+            Metric::SelectionGap { k, selector } => {
+                let chosen = selector.value(p, tie)?;
+                Ok(Metric::PassAtK(*k).value(p, tie)? - chosen)
+            }
             Metric::SelfConsistency => {
                 let vote = vote()?;
                 self_consistency(vote.largest, p.n as usize).ok_or(Exclusion::TooFewRollouts)
@@ -129,6 +174,21 @@ impl Metric {
     }
 }
 
+/// A problem's vote, or why it has none.
+fn vote_of(p: &ProblemSummary) -> Result<&crate::vote::VoteOutcome, Exclusion> {
+    match (&p.vote, p.first_correct_rank) {
+        (Some(v), _) => Ok(v),
+        (None, None) => Err(Exclusion::NoRolloutDetail),
+        (None, Some(_)) => Err(Exclusion::NoAnswers),
+    }
+}
+
+/// maj@1, …, maj@k of one problem (k ≥ 1), or why there is none.
+fn maj_curve(p: &ProblemSummary, tie: TiePolicy, k: u64) -> Result<Vec<f64>, Exclusion> {
+    let profile = p.vote_profile.as_ref().ok_or(Exclusion::VoteTooLarge)?;
+    maj_at_ks(profile, tie, k as usize).map_err(|_| Exclusion::VoteTooLarge)
+}
+
 /// Why a problem has no value for a metric.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Exclusion {
@@ -138,6 +198,12 @@ pub enum Exclusion {
     NoRolloutDetail,
     /// Not every rollout carries answer information.
     NoAnswers,
+    /// Not every rollout carries a selector score.
+    NoScores,
+    /// maj@k's exact program is not run: more than
+    /// [`crate::select::VOTE_DP_MAX_N`]
+    /// rollouts, or past its work limit.
+    VoteTooLarge,
 }
 
 impl fmt::Display for Exclusion {
@@ -148,13 +214,18 @@ impl fmt::Display for Exclusion {
             Exclusion::NoAnswers => {
                 "no extracted answers (add an `answer` field or `answers` array)"
             }
+            Exclusion::NoScores => "no selector scores (add a `score` field or `scores` array)",
+            Exclusion::VoteTooLarge => {
+                "more than 1000 rollouts, or past the work limit of the exact maj@k program"
+            }
         })
     }
 }
 
 /// The metrics a report computes: pass@k, pass^k (k ≥ 2), g-pass@k_τ and
-/// mg-pass@k (k ≥ 2), prefix@k for every k, then maj@n, self-consistency and
-/// distinct answers.
+/// mg-pass@k (k ≥ 2), prefix@k for every k, then maj@k for every k below
+/// n, maj@n, self-consistency and distinct answers. [`selection_metrics`]
+/// adds bon@k, wmaj@n and the selection gaps.
 ///
 /// ```
 /// use rollstat_core::aggregate::{metric_set, default_ks};
@@ -179,9 +250,54 @@ pub fn metric_set(ks: &[u64], taus: &[(f64, String)], n_requested: u64) -> Vec<M
     }
     out.extend(multi.iter().map(|&k| Metric::MgPassAtK(k)));
     out.extend(ks.iter().map(|&k| Metric::PrefixAtK(k)));
+    out.extend(
+        ks.iter()
+            .filter(|&&k| k < n_requested)
+            .map(|&k| Metric::MajAtK(k)),
+    );
     out.push(Metric::MajAtN(n_requested));
     out.push(Metric::SelfConsistency);
     out.push(Metric::DistinctAnswers);
+    out
+}
+
+/// The majority vote at k: maj@k below the requested n, maj@n at it.
+fn maj_at(k: u64, n_requested: u64) -> Metric {
+    if k == n_requested {
+        Metric::MajAtN(k)
+    } else {
+        Metric::MajAtK(k)
+    }
+}
+
+/// What a deployed selector gets beside the pass@k ceiling: bon@k for every
+/// k and wmaj@n when the problems carry scores (`scores` is their order),
+/// then the selection gaps pass@k − maj@k for every k ≤ n and (with scores)
+/// pass@k − bon@k.
+///
+/// ```
+/// use rollstat_core::aggregate::selection_metrics;
+/// use rollstat_core::best::ScoreOrder;
+/// let names: Vec<String> = selection_metrics(&[1, 4], 4, Some(ScoreOrder::Descending))
+///     .iter().map(|m| m.to_string()).collect();
+/// assert_eq!(names, ["bon@1", "bon@4", "wmaj@4", "pass@1-maj@1", "pass@4-maj@4",
+///     "pass@1-bon@1", "pass@4-bon@4"]);
+/// assert_eq!(selection_metrics(&[1, 8], 4, None).len(), 1); // k = 8 > n: no gap
+/// ```
+pub fn selection_metrics(ks: &[u64], n_requested: u64, scores: Option<ScoreOrder>) -> Vec<Metric> {
+    let mut out = Vec::new();
+    let bon = |k| scores.map(|order| Metric::BonAtK { k, order });
+    out.extend(ks.iter().filter_map(|&k| bon(k)));
+    if scores == Some(ScoreOrder::Descending) {
+        out.push(Metric::WmajAtN(n_requested));
+    }
+    let within: Vec<u64> = ks.iter().copied().filter(|&k| k <= n_requested).collect();
+    let gap = |k, selector| Metric::SelectionGap {
+        k,
+        selector: Box::new(selector),
+    };
+    out.extend(within.iter().map(|&k| gap(k, maj_at(k, n_requested))));
+    out.extend(within.iter().filter_map(|&k| bon(k).map(|b| gap(k, b))));
     out
 }
 
@@ -312,6 +428,10 @@ pub struct ColumnBuilder<'a> {
     tie: TiePolicy,
     /// Every problem's (n, c), copied on first use by a count-based metric.
     counts: std::sync::OnceLock<Vec<(u64, u64)>>,
+    /// Largest k of the maj@k metrics announced by [`Self::with_metrics`].
+    maj_k_max: u64,
+    /// Every problem's maj@1, …, maj@`maj_k_max` from one program run.
+    maj: std::sync::OnceLock<Vec<Result<Vec<f64>, Exclusion>>>,
 }
 
 impl<'a> ColumnBuilder<'a> {
@@ -321,12 +441,69 @@ impl<'a> ColumnBuilder<'a> {
             problems,
             tie,
             counts: std::sync::OnceLock::new(),
+            maj_k_max: 0,
+            maj: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Announces the metrics to be built: every maj@k column (and selection
+    /// gap on one) then reads one maj@1..K curve per problem, computed once,
+    /// instead of running the program per k. The columns are the same.
+    ///
+    /// ```
+    /// use rollstat_core::aggregate::{ColumnBuilder, Metric, MetricColumn};
+    /// use rollstat_core::summary::{summarize, DenominatorPolicy, ProblemData, Rollout, Verdict, Answer};
+    /// use rollstat_core::vote::{ExactClusterer, TiePolicy};
+    /// let r = |i, a: &str| Rollout { index: i, verdict: if a == "A" { Verdict::Correct } else { Verdict::Wrong },
+    ///     answer: Answer::Text(a.into()), truncated: false };
+    /// let data = ProblemData::rollouts(["A", "A", "B", "B", "B", "C"].iter().enumerate().map(|(i, a)| r(i as u64, a)).collect());
+    /// let problems = vec![summarize(data, DenominatorPolicy::Requested, &ExactClusterer)];
+    /// let metrics = [Metric::MajAtK(2), Metric::MajAtK(4)];
+    /// let builder = ColumnBuilder::new(&problems, TiePolicy::None).with_metrics(&metrics);
+    /// assert!((builder.build(Metric::MajAtK(2)).values[0] - 1.0 / 15.0).abs() < 1e-15);
+    /// ```
+    pub fn with_metrics(mut self, metrics: &[Metric]) -> ColumnBuilder<'a> {
+        self.maj_k_max = metrics.iter().filter_map(cached_maj_k).max().unwrap_or(0);
+        self
+    }
+
+    /// Every problem's maj@1..K curve (K = `maj_k_max`), or why it has none.
+    fn maj_curves(&self) -> &[Result<Vec<f64>, Exclusion>] {
+        self.maj.get_or_init(|| {
+            let k = self.maj_k_max;
+            let curve = |p: &ProblemSummary| maj_curve(p, self.tie, k.min(p.n));
+            self.problems.iter().map(curve).collect()
+        })
+    }
+
+    /// maj@k's column from the curves: the exclusions of [`Metric::value`]
+    /// first, then the curve's entry.
+    fn maj_column(&self, metric: Metric) -> MetricColumn {
+        let curves = self.maj_curves();
+        let maj = |i: usize, p: &ProblemSummary, k: u64| -> Result<f64, Exclusion> {
+            vote_of(p)?;
+            if p.n < k {
+                return Err(Exclusion::TooFewRollouts);
+            }
+            Ok(curves[i].as_ref().map_err(|e| *e)?[k as usize - 1])
+        };
+        let tie = self.tie;
+        column_of(metric.clone(), self.problems, |i, p| match &metric {
+            Metric::MajAtK(k) => maj(i, p, *k),
+            Metric::SelectionGap { k, selector } => {
+                let chosen = maj(i, p, selector.k().expect("maj@k"))?;
+                Ok(Metric::PassAtK(*k).value(p, tie)? - chosen)
+            }
+            other => other.value(p, tie),
+        })
     }
 
     /// The column of `metric`, equal to `MetricColumn::build(metric,
     /// problems, tie)` (values bit for bit, the same exclusions).
     pub fn build(&self, metric: Metric) -> MetricColumn {
+        if cached_maj_k(&metric).is_some_and(|k| k <= self.maj_k_max) {
+            return self.maj_column(metric);
+        }
         if metric.counts_estimator().is_none() {
             return MetricColumn::build(metric, self.problems, self.tie);
         }
@@ -334,6 +511,42 @@ impl<'a> ColumnBuilder<'a> {
             .counts
             .get_or_init(|| self.problems.iter().map(|p| (p.n, p.c)).collect());
         MetricColumn::build_with(metric, self.problems, self.tie, counts, |&nc| nc)
+    }
+}
+
+/// The k of a metric that reads maj@k (maj@k, or a gap on it).
+fn cached_maj_k(m: &Metric) -> Option<u64> {
+    match m {
+        Metric::MajAtK(k) => Some(*k),
+        Metric::SelectionGap { selector, .. } => match **selector {
+            Metric::MajAtK(k) => Some(k),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// A column from per-problem values, exclusions counted by reason.
+fn column_of(
+    metric: Metric,
+    problems: &[ProblemSummary],
+    value: impl Fn(usize, &ProblemSummary) -> Result<f64, Exclusion>,
+) -> MetricColumn {
+    let mut excluded = std::collections::BTreeMap::new();
+    let values = problems
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            value(i, p).unwrap_or_else(|e| {
+                *excluded.entry(e).or_insert(0u64) += 1;
+                f64::NAN
+            })
+        })
+        .collect();
+    MetricColumn {
+        metric,
+        values,
+        excluded: excluded.into_iter().collect(),
     }
 }
 

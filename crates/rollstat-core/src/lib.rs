@@ -20,9 +20,11 @@
 
 pub mod aggregate;
 pub mod batch;
+pub mod best;
 pub mod estimators;
 pub mod input;
 mod numeric;
 pub mod rollouts;
+pub mod select;
 pub mod summary;
 pub mod vote;

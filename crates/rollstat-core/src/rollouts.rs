@@ -463,6 +463,25 @@ enum Layout {
 pub struct RolloutTable {
     layout: Layout,
     answers: AnswerSet,
+    /// Selector scores by storage position (`NaN`: none), when any rollout
+    /// has one.
+    scores: Option<Scores>,
+}
+
+/// Scores compared by bits, so that a table equals itself (`NaN` marks a
+/// rollout without a score).
+#[derive(Clone, Debug)]
+struct Scores(Vec<f64>);
+
+impl PartialEq for Scores {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.len() == other.0.len()
+            && self
+                .0
+                .iter()
+                .zip(&*other.0)
+                .all(|(a, b)| a.to_bits() == b.to_bits())
+    }
 }
 
 impl Default for RolloutTable {
@@ -470,6 +489,7 @@ impl Default for RolloutTable {
         RolloutTable {
             layout: Layout::Dense(NarrowVec::default()),
             answers: AnswerSet::default(),
+            scores: None,
         }
     }
 }
@@ -488,6 +508,7 @@ impl RolloutTable {
         RolloutTable {
             layout: Layout::Packed(rows),
             answers,
+            scores: None,
         }
     }
 
@@ -505,6 +526,7 @@ impl RolloutTable {
         RolloutTable {
             layout: Layout::Dense(values),
             answers,
+            scores: None,
         }
     }
 
@@ -512,6 +534,9 @@ impl RolloutTable {
     pub fn push(&mut self, r: &Rollout) -> Result<(), String> {
         let code = self.answers.code_of(r.answer.as_ref())?;
         let packed = PackedRollout::new(r.index, r.verdict, code, r.truncated)?;
+        if let Some(Scores(s)) = &mut self.scores {
+            s.push(f64::NAN);
+        }
         if let Layout::Dense(values) = &mut self.layout {
             if r.index == values.len() as u64 {
                 values.push(dense_value(r.verdict, code, r.truncated));
@@ -531,6 +556,37 @@ impl RolloutTable {
         };
         rows.push(packed);
         Ok(())
+    }
+
+    /// The same table with a selector score for each stored rollout
+    /// (`scores[i]` for the rollout stored at `i`, `None` for no score).
+    ///
+    /// Panics unless there is one entry per rollout.
+    ///
+    /// ```
+    /// use rollstat_core::rollouts::RolloutTable;
+    /// use rollstat_core::summary::{Answer, Rollout, Verdict};
+    /// let r = |index| Rollout { index, verdict: Verdict::Wrong, answer: Answer::Unknown, truncated: false };
+    /// let t: RolloutTable = vec![r(0), r(1)].into_iter().collect();
+    /// let t = t.with_scores(&[Some(0.5), None]);
+    /// assert_eq!((t.score(0), t.score(1)), (Some(0.5), None));
+    /// ```
+    pub fn with_scores(mut self, scores: &[Option<f64>]) -> Self {
+        assert_eq!(scores.len(), self.len(), "one score entry per rollout");
+        let values = scores.iter().map(|s| s.unwrap_or(f64::NAN)).collect();
+        self.scores = scores.iter().any(Option::is_some).then_some(Scores(values));
+        self
+    }
+
+    /// The selector score of the rollout stored at `i`, if it has one.
+    pub fn score(&self, i: usize) -> Option<f64> {
+        let s = self.scores.as_ref()?.0[i];
+        (!s.is_nan()).then_some(s)
+    }
+
+    /// Whether any rollout has a selector score.
+    pub fn has_scores(&self) -> bool {
+        self.scores.is_some()
     }
 
     pub fn len(&self) -> usize {

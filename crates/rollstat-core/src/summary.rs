@@ -5,8 +5,10 @@
 //! rollouts into a [`ProblemSummary`] — the few numbers every estimator needs
 //! — so that memory grows with the number of problems, not rollouts.
 
+use crate::best::{weighted_vote, ScoreProfile};
 use crate::rollouts::AnswerRef;
 pub use crate::rollouts::RolloutTable;
+use crate::select::VoteProfile;
 use crate::vote::{majority_vote, AnswerClusterer, VoteOutcome};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -110,6 +112,13 @@ pub struct ProblemSummary {
     /// The denominator policy this summary was made under (what `n`
     /// counts), so it travels with the numbers.
     pub policy: DenominatorPolicy,
+    /// The vote as maj@k for k < n needs it (each rollout's cluster in
+    /// order, each cluster's verdict): with `vote`, for n ≤
+    /// [`crate::select::VOTE_DP_MAX_N`].
+    pub vote_profile: Option<VoteProfile>,
+    /// Selector scores (bon@k, and wmaj@n when there is a vote), when every
+    /// rollout in the denominator has one.
+    pub scores: Option<Box<ScoreProfile>>,
 }
 
 /// The data of one problem as read.
@@ -176,6 +185,8 @@ pub fn summarize_ref(
                 first_correct_rank: None,
                 vote: None,
                 policy,
+                vote_profile: None,
+                scores: None,
             }
         }
         ProblemData::Rollouts(r) => r,
@@ -191,6 +202,8 @@ pub fn summarize_ref(
         first_correct_rank: Some(None),
         vote: None,
         policy,
+        vote_profile: None,
+        scores: None,
     };
     // Rollouts in index order: tables from readers are stored so already;
     // others are ordered here (stable: arrival order among equal indices).
@@ -205,6 +218,8 @@ pub fn summarize_ref(
     let mut codes: Vec<u32> = Vec::with_capacity(all.len());
     let mut verdicts: Vec<Option<bool>> = Vec::with_capacity(all.len());
     let mut all_answered = true;
+    // Selector scores of the rollouts in the denominator, while all have one.
+    let mut scored: Option<(Vec<f64>, Vec<bool>)> = all.has_scores().then(Default::default);
     for k in 0..all.len() {
         let i = order.as_ref().map_or(k, |o| o[k]);
         let r = all.get(i);
@@ -223,6 +238,15 @@ pub fn summarize_ref(
         }
         let rank = s.n;
         s.n += 1;
+        if let Some((scores, ok)) = &mut scored {
+            match all.score(i) {
+                Some(x) => {
+                    scores.push(x);
+                    ok.push(verdict == Verdict::Correct);
+                }
+                None => scored = None,
+            }
+        }
         if verdict == Verdict::Correct {
             s.c += 1;
             if s.first_correct_rank == Some(None) {
@@ -239,33 +263,55 @@ pub fn summarize_ref(
             });
         }
     }
+    let scored = scored.filter(|_| s.n > 0);
+    let mut weighted = None;
     if s.n > 0 && all_answered {
-        // Cluster each distinct answer text once (the partition depends only
-        // on the set of texts), then give every rollout its text's cluster.
-        // Only texts of rollouts in the denominator take part.
-        let n_texts = all.answers().len();
-        let mut slot: Vec<u32> = vec![u32::MAX; n_texts];
-        let mut texts: Vec<Option<&str>> = Vec::new();
-        for &c in &codes {
-            if c >= 2 && slot[(c - 2) as usize] == u32::MAX {
-                slot[(c - 2) as usize] = texts.len() as u32;
-                texts.push(Some(all.answers().get(c - 2)));
-            }
-        }
-        let text_cluster = clusterer.cluster(&texts);
-        let clusters: Vec<Option<usize>> = codes
-            .iter()
-            .map(|&c| {
-                if c >= 2 {
-                    text_cluster[slot[(c - 2) as usize] as usize]
-                } else {
-                    None
-                }
-            })
-            .collect();
+        let clusters = cluster_codes(all, &codes, clusterer);
         s.vote = Some(majority_vote(&clusters, &verdicts));
+        s.vote_profile = VoteProfile::new(&clusters, &verdicts);
+        weighted = scored
+            .as_ref()
+            .map(|(scores, _)| weighted_vote(&clusters, &verdicts, scores));
     }
+    s.scores = scored.map(|(scores, ok)| {
+        let p = ScoreProfile::new(&scores, &ok);
+        Box::new(match weighted {
+            Some(credits) => p.with_weighted_vote(credits),
+            None => p,
+        })
+    });
     s
+}
+
+/// Each rollout's cluster from its answer code. Each distinct answer text
+/// is clustered once (the partition depends only on the set of texts), then
+/// every rollout gets its text's cluster. Only texts of rollouts in the
+/// denominator (`codes`) take part.
+fn cluster_codes(
+    all: &RolloutTable,
+    codes: &[u32],
+    clusterer: &dyn AnswerClusterer,
+) -> Vec<Option<usize>> {
+    let n_texts = all.answers().len();
+    let mut slot: Vec<u32> = vec![u32::MAX; n_texts];
+    let mut texts: Vec<Option<&str>> = Vec::new();
+    for &c in codes {
+        if c >= 2 && slot[(c - 2) as usize] == u32::MAX {
+            slot[(c - 2) as usize] = texts.len() as u32;
+            texts.push(Some(all.answers().get(c - 2)));
+        }
+    }
+    let text_cluster = clusterer.cluster(&texts);
+    codes
+        .iter()
+        .map(|&c| {
+            if c >= 2 {
+                text_cluster[slot[(c - 2) as usize] as usize]
+            } else {
+                None
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -334,6 +380,8 @@ mod tests {
             first_correct_rank: Some(None),
             vote: None,
             policy,
+            vote_profile: None,
+            scores: None,
         };
         for r in all {
             s.n_truncated += r.truncated as u64;
@@ -377,7 +425,9 @@ mod tests {
                     Verdict::Failed => None,
                 })
                 .collect();
-            s.vote = Some(majority_vote(&cl.cluster(&answers), &verdicts));
+            let clusters = cl.cluster(&answers);
+            s.vote = Some(majority_vote(&clusters, &verdicts));
+            s.vote_profile = VoteProfile::new(&clusters, &verdicts);
         }
         s
     }

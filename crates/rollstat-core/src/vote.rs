@@ -135,28 +135,13 @@ impl VoteOutcome {
 /// assert_eq!((v.largest, v.n_clusters), (4, 3));
 /// ```
 pub fn majority_vote(clusters: &[Option<usize>], correct: &[Option<bool>]) -> VoteOutcome {
-    debug_assert_eq!(clusters.len(), correct.len());
-    let n_clusters = clusters
-        .iter()
-        .flatten()
-        .map(|&id| id + 1)
-        .max()
-        .unwrap_or(0);
-    // Per cluster: size, first member's index, verdict of the first judged member.
-    let mut size = vec![0usize; n_clusters];
-    let mut first = vec![usize::MAX; n_clusters];
-    let mut verdict: Vec<Option<bool>> = vec![None; n_clusters];
-    let mut inconsistent = vec![false; n_clusters];
-    for (i, (&cl, &ok)) in clusters.iter().zip(correct).enumerate() {
-        let Some(id) = cl else { continue };
-        size[id] += 1;
-        first[id] = first[id].min(i);
-        match (verdict[id], ok) {
-            (None, v) => verdict[id] = v,
-            (Some(a), Some(b)) if a != b => inconsistent[id] = true,
-            _ => {}
-        }
-    }
+    let ClusterTally {
+        size,
+        first,
+        verdict,
+        inconsistent,
+    } = ClusterTally::of(clusters, correct);
+    let n_clusters = size.len();
     let largest = size.iter().copied().max().unwrap_or(0);
     let mut outcome = VoteOutcome {
         credit_first: 0.0,
@@ -181,6 +166,45 @@ pub fn majority_vote(clusters: &[Option<usize>], correct: &[Option<bool>]) -> Vo
     outcome.credit_fractional =
         tied.iter().filter(|&&id| is_correct(id)).count() as f64 / tied.len() as f64;
     outcome
+}
+
+/// Per cluster: its size, its first member's index, the verdict of its first
+/// judged member, and whether its members were judged differently.
+pub(crate) struct ClusterTally {
+    pub size: Vec<usize>,
+    pub first: Vec<usize>,
+    pub verdict: Vec<Option<bool>>,
+    pub inconsistent: Vec<bool>,
+}
+
+impl ClusterTally {
+    /// Tallies rollouts in index order (`clusters[i]`, `correct[i]`).
+    pub fn of(clusters: &[Option<usize>], correct: &[Option<bool>]) -> ClusterTally {
+        debug_assert_eq!(clusters.len(), correct.len());
+        let n_clusters = clusters
+            .iter()
+            .flatten()
+            .map(|&id| id + 1)
+            .max()
+            .unwrap_or(0);
+        let mut t = ClusterTally {
+            size: vec![0; n_clusters],
+            first: vec![usize::MAX; n_clusters],
+            verdict: vec![None; n_clusters],
+            inconsistent: vec![false; n_clusters],
+        };
+        for (i, (&cl, &ok)) in clusters.iter().zip(correct).enumerate() {
+            let Some(id) = cl else { continue };
+            t.size[id] += 1;
+            t.first[id] = t.first[id].min(i);
+            match (t.verdict[id], ok) {
+                (None, v) => t.verdict[id] = v,
+                (Some(a), Some(b)) if a != b => t.inconsistent[id] = true,
+                _ => {}
+            }
+        }
+        t
+    }
 }
 
 /// Self-consistency: the largest answer cluster's share of all `n`

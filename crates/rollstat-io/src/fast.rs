@@ -133,6 +133,8 @@ struct Row<'a> {
     n: Option<de::IgnoredAny>,
     c: Option<de::IgnoredAny>,
     answers: Option<de::IgnoredAny>,
+    /// A selector score sends the row to the general path, which reads it.
+    score: Option<de::IgnoredAny>,
 }
 
 /// Fields the fast path can read for `--by` / `--cluster-by`.
@@ -254,6 +256,7 @@ impl FlatRow<'_> {
                 truncated: self.truncated,
                 gold: own(x.gold),
                 response: own(x.response),
+                score: None,
             },
         }
     }
@@ -301,7 +304,7 @@ pub(crate) fn parse_flat<'a>(
     cluster_by: Option<&str>,
 ) -> Option<FlatRow<'a>> {
     let row: Row<'a> = serde_json::from_slice(line).ok()?;
-    if row.n.is_some() || row.c.is_some() || row.answers.is_some() {
+    if row.n.is_some() || row.c.is_some() || row.answers.is_some() || row.score.is_some() {
         return None;
     }
     let problem = row.problem?.0;

@@ -157,6 +157,51 @@ struct Acc {
     rollouts: Store,
     answers: AnswerSet,
     counts: Option<(u64, u64)>,
+    /// (rollout index, selector score) in arrival order, from the first
+    /// score on (rollouts before it entered as `None`); empty without scores.
+    scores: Vec<(u64, Option<f64>)>,
+}
+
+impl Acc {
+    /// Adds a rollout and its score; without an index it is numbered by
+    /// arrival.
+    fn push(
+        &mut self,
+        index: Option<u64>,
+        v: Verdict,
+        code: u32,
+        t: bool,
+        here: Origin,
+        score: Option<f64>,
+    ) -> Result<(), String> {
+        let index = self.rollouts.push(index, v, code, t, here)?;
+        if score.is_some() && self.scores.is_empty() {
+            let earlier = self.rollouts.indices();
+            self.scores = earlier[..earlier.len() - 1]
+                .iter()
+                .map(|&i| (i, None))
+                .collect();
+        }
+        if !self.scores.is_empty() || score.is_some() {
+            self.scores.push((index, score));
+        }
+        Ok(())
+    }
+}
+
+/// A table's scores from what [`Acc`] kept: ordered and deduplicated as the
+/// rollouts are (by index; the first of a repeated index, or the last under
+/// `keep_last`), so entry i is the score of the table's rollout i.
+fn table_scores(mut scores: Vec<(u64, Option<f64>)>, keep_last: bool) -> Vec<Option<f64>> {
+    scores.sort_by_key(|&(i, _)| i);
+    scores.dedup_by(|later, earlier| {
+        let same = later.0 == earlier.0;
+        if same && keep_last {
+            std::mem::swap(later, earlier);
+        }
+        same
+    });
+    scores.into_iter().map(|(_, s)| s).collect()
 }
 
 /// The line gaps between consecutive rows of a dense problem (after its
@@ -229,7 +274,16 @@ impl Store {
         }
     }
 
-    /// Adds a rollout; without an index it is numbered by arrival.
+    /// Rollout indices in arrival order.
+    fn indices(&self) -> Vec<u64> {
+        match self {
+            Store::Dense { rows, .. } => (0..rows.len() as u64).collect(),
+            Store::Sparse(v) => v.iter().map(|(r, _)| r.index()).collect(),
+        }
+    }
+
+    /// Adds a rollout and returns its index; without an index it is
+    /// numbered by arrival.
     fn push(
         &mut self,
         index: Option<u64>,
@@ -237,7 +291,7 @@ impl Store {
         code: u32,
         truncated: bool,
         here: Origin,
-    ) -> Result<(), String> {
+    ) -> Result<u64, String> {
         if let Store::Dense {
             rows,
             gaps,
@@ -261,7 +315,7 @@ impl Store {
                     }
                     rows.push(verdict, code, truncated);
                     *last_line = here.line();
-                    return Ok(());
+                    return Ok(index);
                 }
                 _ => {
                     // Out of order (or a duplicate): keep each rollout with
@@ -284,7 +338,7 @@ impl Store {
         };
         let index = index.unwrap_or(v.len() as u64);
         v.push((PackedRollout::new(index, verdict, code, truncated)?, here));
-        Ok(())
+        Ok(index)
     }
 }
 
@@ -378,6 +432,7 @@ impl Shard {
             rollouts: Store::new(here),
             answers: AnswerSet::default(),
             counts: None,
+            scores: Vec::new(),
         };
         if let std::collections::hash_map::Entry::Vacant(e) = self.index.entry(item.hash) {
             e.insert(i);
@@ -426,8 +481,7 @@ impl Shard {
                         (v, acc.answers.code_of(a.as_ref())?)
                     }
                 };
-                acc.rollouts
-                    .push(r.index, verdict, code, r.truncated, here)?;
+                acc.push(r.index, verdict, code, r.truncated, here, None)?;
             }
             Row::Full(r) => match &r.body {
                 RecordBody::Counts { n, c } => {
@@ -447,6 +501,7 @@ impl Shard {
                     truncated,
                     gold,
                     response,
+                    score,
                 } => {
                     if acc.counts.is_some() {
                         return Err(count_conflict(acc));
@@ -460,19 +515,23 @@ impl Shard {
                             (v, acc.answers.code_of(a.as_ref())?)
                         }
                     };
-                    acc.rollouts.push(*index, verdict, code, *truncated, here)?;
+                    acc.push(*index, verdict, code, *truncated, here, *score)?;
                 }
-                RecordBody::Problem { rollouts } => {
+                RecordBody::Problem { rollouts, scores } => {
                     if acc.counts.is_some() {
                         return Err(count_conflict(acc));
                     }
                     for (i, (verdict, answer, truncated)) in rollouts.iter().enumerate() {
                         let code = acc.answers.code_of(answer.as_ref())?;
-                        acc.rollouts
-                            .push(Some(i as u64), *verdict, code, *truncated, here)?;
+                        let score = scores.as_ref().and_then(|s| s[i]);
+                        acc.push(Some(i as u64), *verdict, code, *truncated, here, score)?;
                     }
                 }
-                RecordBody::ProblemToGrade { gold, rollouts } => {
+                RecordBody::ProblemToGrade {
+                    gold,
+                    rollouts,
+                    scores,
+                } => {
                     if acc.counts.is_some() {
                         return Err(count_conflict(acc));
                     }
@@ -480,8 +539,8 @@ impl Shard {
                         self.n_graded += 1;
                         let (v, a) = cx.grader.grade(gold, answer, response.as_deref());
                         let code = acc.answers.code_of(a.as_ref())?;
-                        acc.rollouts
-                            .push(Some(i as u64), v, code, *truncated, here)?;
+                        let score = scores.as_ref().and_then(|s| s[i]);
+                        acc.push(Some(i as u64), v, code, *truncated, here, score)?;
                     }
                 }
             },
@@ -501,13 +560,14 @@ impl Shard {
         self.accs
             .into_par_iter()
             .with_min_len(64)
-            .map(|acc| {
+            .map(|mut acc| {
                 let origin = {
                     let (p, l) = at(acc.origin);
                     format!("{p}:{l}")
                 };
                 let mut n_dup = 0u64;
                 let mut first_dup = None;
+                let scores = std::mem::take(&mut acc.scores);
                 let data = match acc.counts {
                     Some((n, c)) => ProblemData::Counts { n, c },
                     None => match acc.rollouts {
@@ -546,6 +606,13 @@ impl Shard {
                         }
                     },
                 };
+                let data = match data {
+                    ProblemData::Rollouts(t) if !scores.is_empty() => {
+                        let keep_last = dedupe == Some(Dedupe::Last);
+                        ProblemData::Rollouts(t.with_scores(&table_scores(scores, keep_last)))
+                    }
+                    other => other,
+                };
                 let own = |id| strings.get(id).map(str::to_string);
                 Finished {
                     first_seq: acc.first_seq,
@@ -554,6 +621,7 @@ impl Shard {
                     problem: crate::CollectedProblem {
                         problem: acc.problem.into(),
                         system: own(acc.system),
+                        subset: own(acc.subset),
                         by_value: own(acc.by_value),
                         cluster_value: own(acc.cluster_value),
                         origin,

@@ -143,6 +143,8 @@ pub enum ReadError {
 pub struct CollectedProblem {
     pub problem: String,
     pub system: Option<String>,
+    /// The `subset` the problem belongs to (part of its identity).
+    pub subset: Option<String>,
     pub by_value: Option<String>,
     /// The `--cluster-by` value.
     pub cluster_value: Option<String>,

@@ -20,16 +20,22 @@ pub enum RecordBody {
         truncated: bool,
         gold: Option<String>,
         response: Option<String>,
+        /// The selector score (`score`), if any.
+        score: Option<f64>,
     },
     /// All rollouts of a problem, indexed by position.
     Problem {
         rollouts: Vec<(Verdict, Answer, bool)>,
+        /// Selector scores by position (`scores`), if given.
+        scores: Option<Vec<Option<f64>>>,
     },
     /// All rollouts of a problem without verdicts, to grade against `gold`:
     /// (answer, response, truncated) by position.
     ProblemToGrade {
         gold: String,
         rollouts: Vec<(Answer, Option<String>, bool)>,
+        /// Selector scores by position (`scores`), if given.
+        scores: Option<Vec<Option<f64>>>,
     },
     /// Only counts.
     Counts { n: u64, c: u64 },
@@ -109,6 +115,43 @@ fn answer_of(v: Option<&Value>, what: &str) -> Result<Answer, String> {
                 type_name(v)
             )
         }),
+    }
+}
+
+/// A selector score: a finite number, or `null` for none.
+fn score_of(v: Option<&Value>, what: &str) -> Result<Option<f64>, String> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) => n
+            .as_f64()
+            .filter(|x| x.is_finite())
+            .map(Some)
+            .ok_or_else(|| format!("`{what}` = {n} is not a finite number")),
+        Some(other) => Err(format!(
+            "`{what}` must be a number or null, found {}",
+            type_name(other)
+        )),
+    }
+}
+
+/// The `scores` array of a problem row with `len` rollouts, if present.
+fn scores_of(m: &Map<String, Value>, len: usize) -> Result<Option<Vec<Option<f64>>>, String> {
+    match m.get("scores") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) if a.len() == len => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| score_of(Some(v), &format!("scores[{i}]")))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(Value::Array(a)) => Err(format!(
+            "`scores` has {} entries but the row has {len} rollouts",
+            a.len()
+        )),
+        Some(other) => Err(format!(
+            "`scores` must be an array, found {}",
+            type_name(other)
+        )),
     }
 }
 
@@ -235,6 +278,7 @@ pub fn parse_record_with(
             truncated: is_truncated(m),
             gold,
             response,
+            score: score_of(m.get("score"), "score")?,
         }
     };
     Ok(Record {
@@ -291,7 +335,12 @@ fn body_to_grade(m: &Map<String, Value>) -> Result<RecordBody, String> {
         );
         rollouts.push((answer, response, truncated));
     }
-    Ok(RecordBody::ProblemToGrade { gold, rollouts })
+    let scores = scores_of(m, len)?;
+    Ok(RecordBody::ProblemToGrade {
+        gold,
+        rollouts,
+        scores,
+    })
 }
 
 fn body_from_arrays(m: &Map<String, Value>, correct: &[Value]) -> Result<RecordBody, String> {
@@ -328,7 +377,8 @@ fn body_from_arrays(m: &Map<String, Value>, correct: &[Value]) -> Result<RecordB
         );
         rollouts.push((verdict, answer, truncated));
     }
-    Ok(RecordBody::Problem { rollouts })
+    let scores = scores_of(m, correct.len())?;
+    Ok(RecordBody::Problem { rollouts, scores })
 }
 
 #[cfg(test)]
@@ -357,7 +407,8 @@ mod tests {
                 answer: Answer::Text("204".into()),
                 truncated: true,
                 gold: None,
-                response: None
+                response: None,
+                score: None
             }
         );
     }

@@ -48,7 +48,8 @@ enum Key {
     Rollout,
     Correct,
     Truncated,
-    /// `n`, `c` or `answers` (0, 1, 2): unless `null`, not a flat rollout row.
+    /// `n`, `c`, `answers` or `score` (0, 1, 2, 3): unless `null`, not a
+    /// row this scanner reads (`score` goes to the general path).
     Count(u8),
     Unknown,
 }
@@ -73,6 +74,7 @@ impl Key {
             b"n" => Key::Count(0),
             b"c" => Key::Count(1),
             b"answers" => Key::Count(2),
+            b"score" => Key::Count(3),
             _ => Key::Unknown,
         }
     }

@@ -16,6 +16,8 @@
 //!   [`mcnemar`], [`adjust_p_values`], [`non_inferiority_verdict`] — comparing
 //!   two systems.
 //! * [`minimum_detectable_effect`], [`problems_needed`], [`rollouts_vs_problems`] — power.
+//! * [`extrapolate_pass_at_k`], [`fit_beta_binomial`] — pass@K beyond the
+//!   sampled n from a beta-binomial fit, with a refitting bootstrap.
 //! * [`method_warnings`] — "don't use the CLT with N < a few hundred" and friends.
 //!
 //! ```
@@ -92,6 +94,7 @@ mod bootstrap;
 mod cluster;
 pub mod dist;
 mod error;
+mod extrapolate;
 mod multinomial;
 mod paired;
 mod paired_row;
@@ -108,6 +111,10 @@ pub use bootstrap::{
 };
 pub use cluster::{clustered_se, ClusteredSe};
 pub use error::{Result, StatsError};
+pub use extrapolate::{
+    extrapolate_pass_at_k, fit_beta_binomial, fit_check, BetaBinomialFit, CountTable, Extrapolated,
+    Extrapolation, ExtrapolationConfig, FitCheck,
+};
 pub use paired::{
     adjust_p_values, mcnemar, mcnemar_from_outcomes, non_inferiority_verdict, paired_compare,
     paired_compare_clustered, pearson, sign_flip, sign_flip_test, McNemar, NonInferiority, PAdjust,

@@ -50,8 +50,9 @@ pub struct StatsWarning {
 
 /// Warnings for an interval method given the data shape.
 ///
-/// Codes: `clt-small-n` (t/normal interval with n < [`SMALL_N_THRESHOLD`]),
-/// `bootstrap-small-n` (percentile/basic with n < threshold),
+/// Codes: `clt-small-n` (t/normal interval with fewer than
+/// [`SMALL_N_THRESHOLD`] independent units), `bootstrap-small-n`
+/// (percentile/basic below the threshold),
 /// `few-clusters` (fewer than 30 clusters), `few-resamples` (B < 1000, or BCa
 /// with B < n), `too-few-problems` (n < 2).
 ///
@@ -60,6 +61,11 @@ pub struct StatsWarning {
 /// let w = method_warnings(&MethodContext { method: CiMethod::T, n: 80, clusters: None, binary: true, resamples: 0 });
 /// assert_eq!(w[0].code, "clt-small-n");
 /// assert_eq!(w[0].suggestion, Some("wilson"));
+///
+/// // Clustered: 2000 problems in 40 clusters are 40 independent units.
+/// let w = method_warnings(&MethodContext { method: CiMethod::Percentile, n: 2000, clusters: Some(40), binary: false, resamples: 10_000 });
+/// assert_eq!(w[0].code, "bootstrap-small-n");
+/// assert!(w[0].message.contains("40 clusters"));
 /// ```
 pub fn method_warnings(ctx: &MethodContext) -> Vec<StatsWarning> {
     let mut out = Vec::new();
@@ -76,26 +82,28 @@ pub fn method_warnings(ctx: &MethodContext) -> Vec<StatsWarning> {
         });
         return out;
     }
+    // The interval's accuracy rests on the number of independent resampling
+    // units: clusters when the data are clustered, else problems.
+    let (units, unit_name) = match ctx.clusters {
+        Some(c) if c < ctx.n => (c, "clusters"),
+        _ => (ctx.n, "problems"),
+    };
     match ctx.method {
-        CiMethod::T if ctx.n < SMALL_N_THRESHOLD => out.push(StatsWarning {
+        CiMethod::T if units < SMALL_N_THRESHOLD => out.push(StatsWarning {
             code: "clt-small-n",
             message: format!(
-                "t/CLT interval with only {} problems (< {}) tends to be too narrow \
-                 (Bowyer et al. 2025); prefer {}",
-                ctx.n, SMALL_N_THRESHOLD, better
+                "t/CLT interval with only {units} {unit_name} (< {SMALL_N_THRESHOLD}) tends to be \
+                 too narrow (Bowyer et al. 2025); prefer {better}"
             ),
             suggestion: Some(better),
         }),
-        CiMethod::Percentile | CiMethod::Basic if ctx.n < SMALL_N_THRESHOLD => {
+        CiMethod::Percentile | CiMethod::Basic if units < SMALL_N_THRESHOLD => {
             out.push(StatsWarning {
                 code: "bootstrap-small-n",
                 message: format!(
-                    "{} bootstrap interval with only {} problems (< {}) under-covers \
-                     about as much as the CLT; prefer {}",
+                    "{} bootstrap interval with only {units} {unit_name} (< {SMALL_N_THRESHOLD}) \
+                     under-covers about as much as the CLT; prefer {better}",
                     ctx.method.name(),
-                    ctx.n,
-                    SMALL_N_THRESHOLD,
-                    better
                 ),
                 suggestion: Some(better),
             })

@@ -19,9 +19,7 @@ use crate::population::{group_indices, read_population, requested_n, Summarized}
 use crate::read::Source;
 use crate::report::check_short;
 use rayon::prelude::*;
-use rollstat_core::aggregate::{
-    default_ks, metric_set, ColumnBuilder, Metric, MetricColumn, PointSummary,
-};
+use rollstat_core::aggregate::{default_ks, ColumnBuilder, Metric, MetricColumn, PointSummary};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_core::vote::TiePolicy;
 use rollstat_io::{CollectedProblem, ReadOptions};
@@ -444,7 +442,10 @@ struct Columns {
 fn columns(pop: &Population, metrics: &[Metric], tie: TiePolicy) -> Columns {
     let sa: Vec<ProblemSummary> = pop.a.iter().map(|p| (*p).clone()).collect();
     let sb: Vec<ProblemSummary> = pop.b.iter().map(|p| (*p).clone()).collect();
-    let (ba, bb) = (ColumnBuilder::new(&sa, tie), ColumnBuilder::new(&sb, tie));
+    let (ba, bb) = (
+        ColumnBuilder::new(&sa, tie).with_metrics(metrics),
+        ColumnBuilder::new(&sb, tie).with_metrics(metrics),
+    );
     let cols: Vec<(MetricColumn, MetricColumn)> = metrics
         .par_iter()
         .map(|m| (ba.build(m.clone()), bb.build(m.clone())))
@@ -860,9 +861,11 @@ fn setup(sums: (&[ProblemSummary], &[ProblemSummary]), o: &CompareOptions) -> Re
     let max = (max_of(sums.0), max_of(sums.1));
     let (n_req, n_source) = requested_n(o.metrics.n, max.0.max(max.1));
     let ks = o.metrics.k.clone().unwrap_or_else(|| default_ks(n_req));
-    let metrics: Vec<Metric> = metric_set(&ks, &o.metrics.taus(), n_req)
+    let scored = crate::report::any_scored(sums.0) || crate::report::any_scored(sums.1);
+    let metrics: Vec<Metric> = crate::report::all_metrics(&ks, &o.metrics, n_req, scored)
         .into_iter()
         .filter(|m| *m != Metric::DistinctAnswers)
+        .filter(|m| !matches!(m, Metric::SelectionGap { .. }))
         .collect();
     check_metric_names(o, &metrics)?;
     let plan = Plan {

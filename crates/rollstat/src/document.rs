@@ -55,6 +55,13 @@
 //!   `rollstat_value`, `agrees`, `note`.
 //! - `per_problem` (when asked) — per problem: `problem`, `group` (when
 //!   grouped), `n`, `c`, `values` (metric → value; excluded ones absent).
+//! - `extrapolation` (when asked) — pass@K beyond n from a beta-binomial
+//!   fit to the problems' (n, c): `model` (`beta-binomial`), `label` (says
+//!   it is model-based), `alpha`, `beta`, `log_likelihood`, `converged`,
+//!   `n_problems`, `values` (`pass@K_fit` → {`k`, `value`, `stderr`, `ci`
+//!   (method `bootstrap-refit`)}), `check` {`chi2`, `df`, `p_value`, `n`
+//!   (the binned n), `max_abs_gap`, `gap_at_k` (fitted vs observed pass@k
+//!   over the report's k)}, `resamples`, `seed`, `failed_resamples`.
 //!
 //! ```
 //! let text = r#"{"metric": 1}"#;
@@ -561,16 +568,21 @@ pub struct Report {
     #[serde(flatten)]
     pub block: MetricBlock,
     /// With a breakdown field, group value → group (in order of first
-    /// appearance; `(none)` for problems without a value); else empty.
+    /// appearance in the canonical problem order; `(none)` for problems
+    /// without a value); else empty.
     pub groups: Ordered<GroupReport>,
     /// Aggregates stored by the harness that wrote the input, compared with
     /// rollstat's numbers (native inputs only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub harness: Vec<HarnessComparison>,
-    /// Every problem's values (in order of first appearance) when the
+    /// Every problem's values (in the canonical problem order: by system,
+    /// subset and problem id) when the
     /// `per_problem` option is set; absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_problem: Option<Vec<PerProblem>>,
+    /// pass@K beyond n from a beta-binomial fit, when asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extrapolation: Option<crate::extrapolation::Extrapolation>,
     /// Not serialized: see [`Diagnostics`].
     #[serde(skip)]
     pub diagnostics: Diagnostics,
@@ -591,6 +603,8 @@ struct ReportWire {
     harness: Vec<HarnessComparison>,
     #[serde(default)]
     per_problem: Option<Vec<PerProblem>>,
+    #[serde(default)]
+    extrapolation: Option<crate::extrapolation::Extrapolation>,
 }
 
 impl From<ReportWire> for Report {
@@ -608,6 +622,7 @@ impl From<ReportWire> for Report {
             groups: w.groups,
             harness: w.harness,
             per_problem: w.per_problem,
+            extrapolation: w.extrapolation,
             diagnostics: Diagnostics::default(),
         }
     }

@@ -124,7 +124,7 @@ pub enum Finding {
     },
     /// Several systems (model/run values) pooled as separate problems.
     PooledSystems {
-        /// The systems, in order of first appearance (`model`, `run`, or
+        /// The systems, sorted (`model`, `run`, or
         /// `model/run` when a row has both).
         systems: Vec<String>,
     },
@@ -171,6 +171,12 @@ pub enum Finding {
     UncheckedMetric {
         /// The metric, as named in the `metric` option.
         metric: String,
+    },
+    /// The extrapolation of pass@K beyond n was asked for and could not be
+    /// made.
+    NoExtrapolation {
+        /// Why, in words.
+        reason: String,
     },
     /// A finding read back from a report.json (its text only).
     Text(String),
@@ -243,6 +249,8 @@ impl Finding {
                 write!(f, "{} file(s) in the input directories were passed over: {}{}",
                     files.len(), names.join("; "), if files.len() > 5 { "; …" } else { "" })
             }
+            Finding::NoExtrapolation { reason } => write!(f,
+                "pass@K beyond n was not extrapolated: {reason}"),
             Finding::PooledSystems { systems } => write!(f,
                 "the input holds {} systems ({}); the metrics above pool them as separate problems", systems.len(), systems.join(", ")),
             _ => return None,

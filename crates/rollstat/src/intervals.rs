@@ -112,6 +112,8 @@ fn exclusion_key(e: Exclusion) -> &'static str {
         Exclusion::TooFewRollouts => "too_few_rollouts",
         Exclusion::NoRolloutDetail => "no_rollout_detail",
         Exclusion::NoAnswers => "no_answers",
+        Exclusion::NoScores => "no_scores",
+        Exclusion::VoteTooLarge => "vote_too_large",
     }
 }
 

@@ -41,6 +41,7 @@
 mod compare;
 mod document;
 mod error;
+mod extrapolation;
 mod findings;
 pub mod grade;
 mod grading;
@@ -64,6 +65,7 @@ pub use document::{
     VarianceEntry, REPORT_SCHEMA,
 };
 pub use error::{Error, OptionName, Result};
+pub use extrapolation::{ExtrapolatedEntry, Extrapolation, FitCheckEntry, EXTRAPOLATION_LABEL};
 pub use findings::Finding;
 pub use options::{
     CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink, MetricOptions,

@@ -4,6 +4,7 @@
 //! and name the offending field in [`Error::InvalidOption`].
 
 use crate::error::{Error, Result};
+use rollstat_core::best::ScoreOrder;
 use rollstat_core::summary::DenominatorPolicy;
 use rollstat_core::vote::TiePolicy;
 use rollstat_formats::Format;
@@ -176,8 +177,11 @@ pub struct MetricOptions {
     pub n: Option<u64>,
     /// Failed rollouts count as wrong (`Requested`, default) or are dropped.
     pub denominator: DenominatorPolicy,
-    /// maj@n tie policy; default `First`.
+    /// maj@n and maj@k tie policy; default `First`.
     pub tie_policy: TiePolicy,
+    /// Which selector scores are better for bon@k and wmaj@n; default
+    /// `Descending` (higher is better).
+    pub score_order: ScoreOrder,
     /// The first bad row or short problem is an error; default false.
     pub strict: bool,
     /// Keep the first or last of duplicated rollouts instead of failing.
@@ -192,6 +196,7 @@ impl Default for MetricOptions {
             n: None,
             denominator: DenominatorPolicy::Requested,
             tie_policy: TiePolicy::First,
+            score_order: ScoreOrder::Descending,
             strict: false,
             dedupe: None,
         }
@@ -259,6 +264,9 @@ pub struct ReportOptions {
     pub by: Option<String>,
     /// Include every problem's per-metric values.
     pub per_problem: bool,
+    /// K to extrapolate pass@K to from a beta-binomial fit (typically
+    /// K > n; docs/statistics.md §7); empty (default): no extrapolation.
+    pub extrapolate: Vec<u64>,
     /// The input format, overriding detection (paths and bytes only).
     pub source_format: Option<Format>,
     /// Bytes read so far, updated while reading (for a progress display).
@@ -272,6 +280,12 @@ impl ReportOptions {
     /// Checks every range.
     pub fn validate(&self) -> Result<()> {
         self.metrics.validate()?;
+        if let Some(&k) = self.extrapolate.iter().find(|&&k| k == 0 || k > MAX_DRAW) {
+            return Err(Error::invalid(
+                "extrapolate",
+                format!("{k} is outside 1 … 2^62"),
+            ));
+        }
         self.intervals.validate()
     }
 }

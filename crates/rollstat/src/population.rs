@@ -35,6 +35,17 @@ pub(crate) fn read_population(
     Ok(Summarized { inputs, summaries })
 }
 
+/// Puts problems in their canonical order — by system, subset and problem
+/// id, compared as text — so that everything downstream (the resampled
+/// problems of every interval, sums over problems, groups and per-problem
+/// lists) is a function of the data, not of row order, problem order or
+/// sharding (docs/spec.md §5).
+pub(crate) fn canonical_order(problems: &mut [CollectedProblem]) {
+    problems.sort_by(|a, b| {
+        (&a.system, &a.subset, &a.problem).cmp(&(&b.system, &b.subset, &b.problem))
+    });
+}
+
 /// Applies the junk rule and summarizes each problem, freeing its
 /// rollouts as soon as its summary is made (so the metric columns never
 /// coexist with them).

@@ -31,8 +31,11 @@ pub struct PowerOptions {
     pub alpha: f64,
     /// Target power 1 − β; default 0.8.
     pub power: f64,
-    /// Correlation ρ of the two systems' per-problem conditional means.
-    /// Default 0: no pairing benefit.
+    /// Correlation r of the two systems' per-problem scores (each problem's
+    /// mean over K rollouts), as `compare` reports it. Rollout noise
+    /// attenuates it, so ω² = 2·(Var(x) − r·(Var(x) + σ²/K)) — with σ² = 0
+    /// this is the correlation of the conditional means. Default 0: no
+    /// pairing benefit.
     pub correlation: Option<f64>,
     /// ω² directly: between-problem variance of the difference of the two
     /// systems' conditional means (overrides var_between/baseline/correlation).
@@ -240,13 +243,17 @@ fn from_parameters(a: &PowerOptions, notes: &mut Vec<String>) -> Result<PowerRow
             w
         }
         (None, Some(v), _) => {
+            let w = omega2_from_observed(v, sigma2 / k, rho)?;
             notes.push(format!(
-                "ω² = 2·Var(x)·(1 − ρ) = 2·{}·(1 − {}) = {} (both systems have the between-problem variance Var(x))",
+                "ω² = 2·(Var(x) − r·(Var(x) + σ²/K)) = 2·({} − {}·({} + {}/{})) = {} (both systems have the between-problem variance Var(x); r is the correlation of per-problem scores at K rollouts)",
                 short_number(v),
                 short_number(rho),
-                short_number(2.0 * v * (1.0 - rho))
+                short_number(v),
+                short_number(sigma2),
+                short_number(k),
+                short_number(w)
             ));
-            2.0 * v * (1.0 - rho)
+            w
         }
         (None, None, Some(p)) => {
             let v = p * (1.0 - p) - sigma2;
@@ -256,14 +263,16 @@ fn from_parameters(a: &PowerOptions, notes: &mut Vec<String>) -> Result<PowerRow
                     short_number(p * (1.0 - p))
                 )));
             }
+            let w = omega2_from_observed(v, sigma2 / k, rho)?;
             notes.push(format!(
-                "0/1 scores at baseline {}: Var(x) = p(1 − p) − σ² = {}; ω² = 2·Var(x)·(1 − ρ) with ρ = {} → {}",
+                "0/1 scores at baseline {}: Var(x) = p(1 − p) − σ² = {}; ω² = 2·(Var(x) − r·(Var(x) + σ²/K)) with r = {}, K = {} → {}",
                 short_number(p),
                 short_number(v),
                 short_number(rho),
-                short_number(2.0 * v * (1.0 - rho))
+                short_number(k),
+                short_number(w)
             ));
-            2.0 * v * (1.0 - rho)
+            w
         }
         (None, None, None) => {
             return Err(usage(
@@ -387,7 +396,7 @@ fn from_report(
         }
     }
     notes.push(format!(
-        "system B is assumed to have A's per-problem variance; ρ = {} is the correlation of their conditional means{}",
+        "system B is assumed to have A's per-problem variance; r = {} is the correlation of their per-problem scores at the report's n, as compare reports it (pass@1: ω² = 2·(between − r·(between + within)), the rollout noise in r taken out){}",
         short_number(rho),
         if a.correlation.is_none() {
             " (default: no pairing benefit; give the correlation a comparison reports)"
@@ -417,7 +426,7 @@ fn from_report(
         let v = match split {
             // within = mean sampling variance of c/n at K_report rollouts = σ²/K_report.
             Some((between, within)) => PowerVariance {
-                omega2: 2.0 * between * (1.0 - rho),
+                omega2: omega2_from_observed(between, within, rho)?,
                 sigma2_a: within * k_report,
                 sigma2_b: within * k_report,
                 k_a: k,
@@ -449,6 +458,27 @@ fn from_report(
         );
     }
     Ok(rows)
+}
+
+/// ω² from an observed correlation r of per-problem scores (docs/statistics.md
+/// §1.6): each score is the conditional mean x plus rollout noise of variance
+/// `noise` (σ²/K), independent between systems, so
+/// Cov(x_A, x_B) = r·(Var(x) + noise) and ω² = 2·(Var(x) − Cov). A
+/// correlation the noise cannot allow (ω² < 0) is an error rather than a
+/// negative variance.
+fn omega2_from_observed(var_between: f64, noise: f64, r: f64) -> Result<f64> {
+    let total = var_between + noise;
+    let omega2 = 2.0 * (var_between - r * total);
+    if omega2 < 0.0 {
+        return Err(usage(
+            "correlation",
+            format!(
+                "{r} is above the largest correlation of per-problem scores that their rollout noise allows (Var(x)/(Var(x) + σ²/K) = {})",
+                short_number(var_between / total)
+            ),
+        ));
+    }
+    Ok(omega2)
 }
 
 /// A number in at most 6 decimals, trailing zeros dropped (`0.05`, `1`).

@@ -512,7 +512,9 @@ pub(crate) fn read_inputs(
         r.add(l)?;
     }
     walk_findings(&failed, &skipped, opts.strict, &mut r.findings)?;
-    let collected = r.collector.finish()?;
+    let mut collected = r.collector.finish()?;
+    crate::population::canonical_order(&mut collected.problems);
+    collected.systems.sort();
     if let Some(s) = sink {
         send_bad_rows(s, &collected.bad_lines);
     }

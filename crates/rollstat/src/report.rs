@@ -14,7 +14,9 @@ use crate::options::ReportOptions;
 use crate::population::{group_indices, read_population, requested_n, Summarized};
 use crate::read::Source;
 use rayon::prelude::*;
-use rollstat_core::aggregate::{default_ks, metric_set, ColumnBuilder, Metric, MetricColumn};
+use rollstat_core::aggregate::{
+    default_ks, metric_set, selection_metrics, ColumnBuilder, Metric, MetricColumn,
+};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_io::{Dedupe, ReadOptions};
 
@@ -78,6 +80,28 @@ pub(crate) fn check_short(
     Ok(())
 }
 
+/// Every metric of a report: [`metric_set`] and [`selection_metrics`]
+/// (bon@k and wmaj@n only when some problem carries selector scores).
+pub(crate) fn all_metrics(
+    ks: &[u64],
+    o: &crate::options::MetricOptions,
+    n_requested: u64,
+    scored: bool,
+) -> Vec<Metric> {
+    let mut metrics = metric_set(ks, &o.taus(), n_requested);
+    metrics.extend(selection_metrics(
+        ks,
+        n_requested,
+        scored.then_some(o.score_order),
+    ));
+    metrics
+}
+
+/// Whether some problem carries selector scores.
+pub(crate) fn any_scored(summaries: &[ProblemSummary]) -> bool {
+    summaries.iter().any(|p| p.scores.is_some())
+}
+
 /// The metrics and clusters shared by every population of one report.
 struct Plan<'a> {
     metrics: Vec<Metric>,
@@ -93,7 +117,8 @@ impl Plan<'_> {
         summaries: &[ProblemSummary],
         clusters: Option<&[u64]>,
     ) -> (Health, MetricBlock, Vec<Finding>) {
-        let builder = ColumnBuilder::new(summaries, self.opts.metrics.tie_policy);
+        let builder =
+            ColumnBuilder::new(summaries, self.opts.metrics.tie_policy).with_metrics(&self.metrics);
         let columns: Vec<MetricColumn> = self
             .metrics
             .par_iter()
@@ -141,7 +166,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         .clone()
         .unwrap_or_else(|| default_ks(n_requested));
     let plan = Plan {
-        metrics: metric_set(&ks, &opts.metrics.taus(), n_requested),
+        metrics: all_metrics(&ks, &opts.metrics, n_requested, any_scored(&summaries)),
         n_requested,
         opts,
     };
@@ -175,6 +200,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
             clusterer: &clusterer,
         },
     );
+    let (extrapolation, health) = extrapolation(&summaries, &block, &ks, opts, health);
     let config = config(opts, ks, n_requested, n_source);
     let collected = inputs.collected;
     Ok(Report {
@@ -187,6 +213,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         groups,
         harness,
         per_problem,
+        extrapolation,
         diagnostics: Diagnostics {
             bad_rows: collected.bad_lines,
             messages: inputs.messages,
@@ -218,6 +245,24 @@ fn overall(
     }
     health.warnings = warnings;
     (health, block)
+}
+
+/// The `extrapolation` block when asked; when it cannot be made, a finding
+/// says why.
+fn extrapolation(
+    summaries: &[ProblemSummary],
+    block: &MetricBlock,
+    ks: &[u64],
+    opts: &ReportOptions,
+    mut health: Health,
+) -> (Option<crate::extrapolation::Extrapolation>, Health) {
+    match crate::extrapolation::extrapolate(summaries, block, ks, opts) {
+        Ok(x) => (x, health),
+        Err(reason) => {
+            health.warnings.push(Finding::NoExtrapolation { reason });
+            (None, health)
+        }
+    }
 }
 
 /// What `config` records.

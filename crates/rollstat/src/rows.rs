@@ -36,6 +36,9 @@ pub struct RolloutRow {
     pub response: Option<String>,
     /// `length`, `max_tokens`, … mark a truncated generation.
     pub finish_reason: Option<String>,
+    /// Selector score (reward model, verifier, log-probability) for bon@k
+    /// and wmaj@n.
+    pub score: Option<f64>,
     /// Other text fields: `model`, `run`, `subset`, and any field named by
     /// `by` or `cluster_by`.
     pub fields: Vec<(String, String)>,
@@ -67,6 +70,17 @@ impl RolloutRow {
         self
     }
 
+    /// The same row with a selector score.
+    ///
+    /// ```
+    /// use rollstat::rows::RolloutRow;
+    /// assert_eq!(RolloutRow::new("p1", true).score(0.9).score, Some(0.9));
+    /// ```
+    pub fn score(mut self, score: f64) -> RolloutRow {
+        self.score = Some(score);
+        self
+    }
+
     /// Adds a text field (`model`, `subset`, a `by` or `cluster_by` field).
     pub fn field(mut self, name: impl Into<String>, value: impl Into<String>) -> RolloutRow {
         self.fields.push((name.into(), value.into()));
@@ -90,6 +104,8 @@ pub struct ProblemRow {
     /// The reference answer; with `correct` empty, every rollout is graded
     /// against it.
     pub gold: Option<String>,
+    /// Selector scores by rollout (`None`: no score); empty when not given.
+    pub scores: Vec<Option<f64>>,
     /// Other text fields, as for [`RolloutRow::fields`].
     pub fields: Vec<(String, String)>,
 }
@@ -172,6 +188,9 @@ impl Row {
                         m.insert(k.into(), text(v));
                     }
                 }
+                if let Some(s) = r.score {
+                    m.insert("score".into(), Value::from(s));
+                }
                 &r.fields
             }
             Row::Problem(r) => {
@@ -194,6 +213,10 @@ impl Row {
                 }
                 if let Some(g) = &r.gold {
                     m.insert("gold".into(), text(g));
+                }
+                if !r.scores.is_empty() {
+                    let v = r.scores.iter().map(|s| s.map_or(Value::Null, Value::from));
+                    m.insert("scores".into(), Value::Array(v.collect()));
                 }
                 &r.fields
             }

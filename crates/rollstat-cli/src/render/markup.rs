@@ -2,7 +2,7 @@
 
 use super::{answer_note, layout, View};
 use crate::options::finding_text;
-use rollstat::{Health, MetricBlock, Report};
+use rollstat::{Extrapolation, Health, MetricBlock, Report};
 use std::fmt::Write;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -175,6 +175,9 @@ pub fn render(r: &Report, style: Style, view: View) -> String {
     if !r.harness.is_empty() {
         harness(r, style, &mut out);
     }
+    if let Some(x) = &r.extrapolation {
+        extrapolation(x, style, &mut out);
+    }
     for (name, g) in r.groups.iter() {
         let section = Section {
             title: format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),
@@ -223,6 +226,75 @@ fn harness(r: &Report, style: Style, out: &mut String) {
     }
     table(&rows, style, out);
     let _ = writeln!(out);
+}
+
+/// pass@K beyond n, with the fit and its check, labelled model-based.
+fn extrapolation(x: &Extrapolation, style: Style, out: &mut String) {
+    let title = format!(
+        "pass@K beyond n — model-based: beta-binomial fit, α = {}, β = {}, over {} problems",
+        short(x.alpha),
+        short(x.beta),
+        x.n_problems
+    );
+    match style {
+        Style::Terminal => {
+            let _ = writeln!(out, "{title}");
+        }
+        Style::Markdown => {
+            let _ = writeln!(out, "## {title}\n");
+        }
+    }
+    let mut rows = vec![["metric", "value", "±stderr", "CI"]
+        .map(String::from)
+        .to_vec()];
+    for (name, e) in x.values.iter() {
+        rows.push(vec![
+            name.clone(),
+            format!("{:.2}%", 100.0 * e.value),
+            e.stderr
+                .map(|s| format!("±{:.2}", 100.0 * s))
+                .unwrap_or_else(|| "–".into()),
+            match (e.ci, e.level) {
+                (Some([lo, hi]), Some(level)) => format!(
+                    "[{:.2}, {:.2}] ({} {:.0}%)",
+                    100.0 * lo,
+                    100.0 * hi,
+                    e.method,
+                    100.0 * level
+                ),
+                _ => "–".into(),
+            },
+        ]);
+    }
+    table(&rows, style, out);
+    let c = &x.check;
+    let chi = match (c.chi2, c.df, c.p_value, c.n) {
+        (Some(chi2), Some(df), Some(p), Some(n)) => {
+            format!(
+                "χ² = {} on {df} df at n = {n}, p = {}",
+                short(chi2),
+                short_p(p)
+            )
+        }
+        _ => "χ²: too few problems to bin".into(),
+    };
+    let gap = match (c.max_abs_gap, c.gap_at_k) {
+        (Some(g), Some(k)) => format!(
+            "; fitted vs observed pass@k differ by at most {:.2} points (k = {k})",
+            100.0 * g
+        ),
+        _ => String::new(),
+    };
+    let _ = writeln!(out, "Fit check: {chi}{gap}.\n{}.\n", x.label);
+}
+
+/// A p-value: 4 significant digits, scientific below 1e-4.
+fn short_p(p: f64) -> String {
+    if p < 1e-4 {
+        format!("{p:.2e}")
+    } else {
+        format!("{p:.4}")
+    }
 }
 
 /// Four decimals, trailing zeros dropped (0.3333, 50, 0.75).

@@ -42,7 +42,8 @@ impl View {
             return false;
         }
         match family(name) {
-            Some("pass@" | "pass^" | "maj@" | "prefix@") => true,
+            // `family` + k only: `pass@4-maj@4` (a gap) is not a headline row.
+            Some("pass@" | "pass^" | "maj@" | "prefix@") => key_k(name).is_some(),
             Some("g-pass@" | "mg-pass@") => self.tau_asked,
             _ => name == "self_consistency",
         }
@@ -190,11 +191,18 @@ pub fn hidden_summary(block: &MetricBlock, n: u64, view: View) -> Option<String>
             "{gpass} G-Pass rows (thresholds not asked with --tau)"
         ));
     }
+    let is_gap = |name: &str| name.contains("-maj@");
+    let gaps = hidden.iter().filter(|(name, _)| is_gap(name)).count();
+    if gaps > 0 {
+        parts.push(format!("{gaps} pass@k-maj@k gaps"));
+    }
     parts.extend(
         hidden
             .iter()
             .filter(|(name, e)| {
-                e.same_as.is_none() && !matches!(family(name), Some("g-pass@" | "mg-pass@"))
+                e.same_as.is_none()
+                    && !is_gap(name)
+                    && !matches!(family(name), Some("g-pass@" | "mg-pass@"))
             })
             .map(|(name, _)| name.to_string()),
     );

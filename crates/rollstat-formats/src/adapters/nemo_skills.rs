@@ -8,7 +8,9 @@
 //! to grade. `answer` = `predicted_answer` (null = unextracted, also what
 //! NeMo-Skills writes for generations over `--max_seq_len`), `gold` =
 //! `expected_answer`, `response` = `generation`, `output_tokens` =
-//! `num_generated_tokens`.
+//! `num_generated_tokens`, `score` = `reward_model_score` (the reward
+//! model's score of the generation, what NeMo-Skills' `rm_best` picks by;
+//! rollstat's bon@k and wmaj@n read it).
 
 use std::path::Path;
 
@@ -74,6 +76,10 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
         r.response = rec.get("generation").cloned();
         r.finish_reason = rec.get("finish_reason").cloned();
         r.output_tokens = rec.get("num_generated_tokens").cloned();
+        r.score = rec
+            .get("reward_model_score")
+            .filter(|v| v.is_number())
+            .cloned();
         if let Some(s) = seed {
             r.extra("seed", Value::from(s));
         }

@@ -1,0 +1,213 @@
+//! maj@k against brute-force enumeration of every k-subset (n ≤ 12, every
+//! tie policy, unextracted rollouts, several or no correct clusters) in
+//! exact rationals, and the worked example of docs/statistics.md.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{ToPrimitive, Zero};
+use rollstat_core::select::{maj_at_ks, VoteProfile};
+use rollstat_core::vote::{majority_vote, TiePolicy};
+
+const POLICIES: [TiePolicy; 3] = [TiePolicy::First, TiePolicy::None, TiePolicy::Fractional];
+
+/// The credit of one subset's vote, from the definition: the clusters with
+/// the most members in the subset tie; `first` takes the one seen first in
+/// the subset, `none` credits only a lone top cluster, `fractional` the
+/// share of tied clusters that are correct.
+fn subset_credit(
+    subset: &[usize],
+    clusters: &[Option<usize>],
+    ok: &[bool],
+    tie: TiePolicy,
+) -> BigRational {
+    let mut count = vec![0usize; ok.len()];
+    let mut seen: Vec<usize> = Vec::new();
+    for &i in subset {
+        if let Some(c) = clusters[i] {
+            if count[c] == 0 {
+                seen.push(c);
+            }
+            count[c] += 1;
+        }
+    }
+    let top = count.iter().copied().max().unwrap_or(0);
+    let r = |a: usize, b: usize| BigRational::new(BigInt::from(a), BigInt::from(b));
+    if top == 0 {
+        return r(0, 1);
+    }
+    let tied: Vec<usize> = seen.into_iter().filter(|&c| count[c] == top).collect();
+    let correct = tied.iter().filter(|&&c| ok[c]).count();
+    match tie {
+        TiePolicy::First => r(ok[tied[0]] as usize, 1),
+        TiePolicy::None => r((tied.len() == 1 && correct == 1) as usize, 1),
+        TiePolicy::Fractional => r(correct, tied.len()),
+    }
+}
+
+/// maj@k by enumerating all k-subsets (bit masks of n ≤ 12).
+fn brute(clusters: &[Option<usize>], ok: &[bool], k: usize, tie: TiePolicy) -> BigRational {
+    let n = clusters.len();
+    let (mut sum, mut m) = (BigRational::zero(), 0u64);
+    for mask in 0u32..(1 << n) {
+        if mask.count_ones() as usize != k {
+            continue;
+        }
+        let subset: Vec<usize> = (0..n).filter(|&i| mask >> i & 1 == 1).collect();
+        sum += subset_credit(&subset, clusters, ok, tie);
+        m += 1;
+    }
+    sum / BigRational::from_integer(BigInt::from(m))
+}
+
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, m: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % m
+    }
+}
+
+/// A random problem: answers from up to `m` clusters (some unextracted),
+/// each cluster correct or not (several may be).
+fn random_problem(rng: &mut Rng, n: usize) -> (Vec<Option<usize>>, Vec<bool>) {
+    let m = 1 + rng.below(5) as usize;
+    let mut clusters: Vec<Option<usize>> = (0..n)
+        .map(|_| (rng.below(6) != 0).then(|| rng.below(m as u64) as usize))
+        .collect();
+    // Ids dense by first appearance, as a clusterer numbers them.
+    let mut map = vec![usize::MAX; m];
+    let mut next = 0;
+    for c in clusters.iter_mut().flatten() {
+        if map[*c] == usize::MAX {
+            map[*c] = next;
+            next += 1;
+        }
+        *c = map[*c];
+    }
+    let ok = (0..next).map(|_| rng.below(3) == 0).collect();
+    (clusters, ok)
+}
+
+fn profile(clusters: &[Option<usize>], ok: &[bool]) -> VoteProfile {
+    let verdicts: Vec<Option<bool>> = clusters.iter().map(|c| c.map(|c| ok[c])).collect();
+    VoteProfile::new(clusters, &verdicts).unwrap()
+}
+
+#[test]
+fn maj_at_k_equals_enumeration_for_every_n_up_to_12() {
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    for n in 1..=12 {
+        for _ in 0..if n <= 8 { 40 } else { 8 } {
+            let (clusters, ok) = random_problem(&mut rng, n);
+            let p = profile(&clusters, &ok);
+            for tie in POLICIES {
+                let got = maj_at_ks(&p, tie, n).unwrap();
+                for k in 1..=n {
+                    let want = brute(&clusters, &ok, k, tie).to_f64().unwrap();
+                    assert!(
+                        (got[k - 1] - want).abs() <= 1e-14,
+                        "n={n} k={k} {tie} {clusters:?} {ok:?}: {} vs {want}",
+                        got[k - 1]
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// At k = n the only subset is every rollout: maj@k is maj@n's credit.
+#[test]
+fn k_equal_n_is_maj_at_n() {
+    let mut rng = Rng(77);
+    for n in 1..=30 {
+        let (clusters, ok) = random_problem(&mut rng, n);
+        let verdicts: Vec<Option<bool>> = clusters.iter().map(|c| c.map(|c| ok[c])).collect();
+        let full = majority_vote(&clusters, &verdicts);
+        for tie in POLICIES {
+            let got = maj_at_ks(&profile(&clusters, &ok), tie, n).unwrap();
+            assert!(
+                (got[n - 1] - full.credit(tie)).abs() < 1e-12,
+                "{tie} {clusters:?}"
+            );
+        }
+    }
+}
+
+/// AABBBC with A correct, counted by hand: C(6,2) = 15 pairs, of which only
+/// AA has a lone correct top under `none` (1/15), while `fractional` also
+/// credits half of each A-vs-other tie: (1 + 4·½ + 3·0 + …)/15 = 1/3.
+#[test]
+fn worked_example_aabbbc() {
+    let clusters = [0, 0, 1, 1, 1, 2].map(Some);
+    let ok = [true, false, false];
+    let p = profile(&clusters, &ok);
+    let none = [1.0 / 3.0, 1.0 / 15.0, 0.2, 0.2, 0.0, 0.0];
+    let fractional = [1.0 / 3.0, 1.0 / 3.0, 0.3, 0.3, 0.25, 0.0];
+    for (tie, want) in [(TiePolicy::None, none), (TiePolicy::Fractional, fractional)] {
+        let got = maj_at_ks(&p, tie, 6).unwrap();
+        for (k, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!((g - w).abs() < 1e-15, "{tie} maj@{}: {g} vs {w}", k + 1);
+        }
+    }
+}
+
+/// `first` depends on where the correct answer sits: AAB vs BAA at k = 2
+/// (AA wins; AB ties and goes to whichever comes first).
+#[test]
+fn first_depends_on_rollout_order() {
+    let ok = [true, false];
+    let aab = maj_at_ks(
+        &profile(&[Some(0), Some(0), Some(1)], &ok),
+        TiePolicy::First,
+        2,
+    )
+    .unwrap();
+    assert!((aab[1] - 1.0).abs() < 1e-15); // AA, A₁B, A₂B: A first in all
+    let baa_ok = [false, true];
+    let baa = maj_at_ks(
+        &profile(&[Some(0), Some(1), Some(1)], &baa_ok),
+        TiePolicy::First,
+        2,
+    )
+    .unwrap();
+    assert!((baa[1] - 1.0 / 3.0).abs() < 1e-15); // only AA
+}
+
+/// Larger n, where counts pass 2⁵³: every policy agrees with a direct sum
+/// over (A-count, B-count) for two clusters plus unextracted rollouts.
+#[test]
+fn two_clusters_at_n_64_match_a_closed_form() {
+    let (a, b, u) = (30usize, 25usize, 9usize);
+    let mut clusters = vec![Some(0); a];
+    clusters.extend(vec![Some(1); b]);
+    clusters.extend(vec![None; u]);
+    let p = profile(&clusters, &[true, false]);
+    let binom = |n: usize, k: usize| -> BigInt {
+        if k > n {
+            return BigInt::zero();
+        }
+        (0..k).fold(BigInt::from(1), |r, i| r * (n - i) / (i + 1))
+    };
+    let none = maj_at_ks(&p, TiePolicy::None, 64).unwrap();
+    let frac = maj_at_ks(&p, TiePolicy::Fractional, 64).unwrap();
+    for k in 1..=64 {
+        let (mut win, mut tie) = (BigInt::zero(), BigInt::zero());
+        for i in 1..=a.min(k) {
+            for j in 0..=b.min(k - i) {
+                let ways = binom(a, i) * binom(b, j) * binom(u, k - i - j);
+                if i > j {
+                    win += ways;
+                } else if i == j {
+                    tie += ways;
+                }
+            }
+        }
+        let total = BigRational::from_integer(binom(64, k));
+        let w = BigRational::from_integer(win.clone()) / total.clone();
+        let f = (BigRational::from_integer(win) + BigRational::new(tie, BigInt::from(2))) / total;
+        assert!((none[k - 1] - w.to_f64().unwrap()).abs() < 1e-13, "k={k}");
+        assert!((frac[k - 1] - f.to_f64().unwrap()).abs() < 1e-13, "k={k}");
+    }
+}
