@@ -291,6 +291,25 @@ fn harness_table_is_the_jsons() {
     assert_self_contained(&html);
 }
 
+#[test]
+fn extrapolation_table_is_the_jsons() {
+    let (html, json) = page_and_json(&["report", "examples/demo.jsonl", "--extrapolate", "16,32"]);
+    let want = json["extrapolation"]["values"].as_object().unwrap();
+    let rows = tags(&html, "tr", "data-extrapolated");
+    assert_eq!(rows.len(), want.len());
+    for ((a, body), (name, e)) in rows.iter().zip(want) {
+        assert_eq!(&a["data-extrapolated"], name);
+        assert_eq!(num(&a["data-value"]), e["value"].as_f64().unwrap());
+        let c = cells(body);
+        assert_eq!(c[1], pct(e["value"].as_f64().unwrap()));
+        assert_eq!(
+            c[2],
+            format!("±{:.2}%", 100.0 * e["stderr"].as_f64().unwrap())
+        );
+    }
+    assert!(html.contains("model-based"));
+}
+
 /// The demo's difficulty by hand: c = 0, 1, 2, 3, 4, 8 of n = 8, so bins
 /// 0–4 and 8 hold one problem each; one never and one always solved.
 #[test]

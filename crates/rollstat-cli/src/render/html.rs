@@ -126,6 +126,9 @@ pub fn render(r: &Report, view: View) -> String {
     if !r.groups.is_empty() {
         groups(r, &mut b);
     }
+    if let Some(x) = &r.extrapolation {
+        extrapolation(x, &mut b);
+    }
     if !r.harness.is_empty() {
         harness(r, &mut b);
     }
@@ -151,6 +154,9 @@ fn contents(r: &Report, out: &mut String) {
     ];
     if !r.groups.is_empty() {
         items.push(("groups", "groups"));
+    }
+    if r.extrapolation.is_some() {
+        items.push(("extrapolation", "extrapolation"));
     }
     if !r.harness.is_empty() {
         items.push(("harness", "harness"));
@@ -776,6 +782,53 @@ fn groups(r: &Report, out: &mut String) {
         );
         out.push_str("</details>\n");
     }
+}
+
+/// pass@K beyond n (model-based), with the fit check in words.
+fn extrapolation(x: &rollstat::Extrapolation, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "<h2 id=\"extrapolation\">pass@K beyond n — model-based</h2>\n<p class=\"note\">Beta-binomial fit, α = {}, β = {}, over {}.</p>",
+        super::markup::short(x.alpha),
+        super::markup::short(x.beta),
+        problems(x.n_problems)
+    );
+    let rows: Vec<(String, Vec<String>)> = x
+        .values
+        .iter()
+        .map(|(name, e)| {
+            let ci = match (e.ci, e.level) {
+                (Some([lo, hi]), Some(level)) => format!(
+                    "[{:.2}, {:.2}]% ({} {}%)",
+                    100.0 * lo,
+                    100.0 * hi,
+                    e.method,
+                    rollstat::trim_float(100.0 * level)
+                ),
+                _ => "–".into(),
+            };
+            let cells = vec![
+                esc(name),
+                format!("{:.2}%", 100.0 * e.value),
+                e.stderr
+                    .map_or("–".into(), |s| format!("±{:.2}%", 100.0 * s)),
+                esc(&ci),
+            ];
+            let attrs = format!(
+                " data-extrapolated=\"{}\" data-value=\"{}\"",
+                esc(name),
+                exact(e.value)
+            );
+            (attrs, cells)
+        })
+        .collect();
+    table(&["metric", "value", "±stderr", "CI"], &rows, out);
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">{} {}.</p>",
+        esc(&super::markup::fit_check(x)),
+        esc(&x.label)
+    );
 }
 
 fn harness(r: &Report, out: &mut String) {

@@ -267,6 +267,11 @@ fn extrapolation(x: &Extrapolation, style: Style, out: &mut String) {
         ]);
     }
     table(&rows, style, out);
+    let _ = writeln!(out, "{}\n{}.\n", fit_check(x), x.label);
+}
+
+/// The fit check in words: χ² and the fitted-vs-observed gap.
+pub(crate) fn fit_check(x: &Extrapolation) -> String {
     let c = &x.check;
     let chi = match (c.chi2, c.df, c.p_value, c.n) {
         (Some(chi2), Some(df), Some(p), Some(n)) => {
@@ -285,7 +290,7 @@ fn extrapolation(x: &Extrapolation, style: Style, out: &mut String) {
         ),
         _ => String::new(),
     };
-    let _ = writeln!(out, "Fit check: {chi}{gap}.\n{}.\n", x.label);
+    format!("Fit check: {chi}{gap}.")
 }
 
 /// A p-value: 4 significant digits, scientific below 1e-4.
