@@ -37,6 +37,8 @@ pub enum OutputFormat {
     Json,
     Markdown,
     Csv,
+    /// One self-contained HTML page (inline SVG plots and CSS).
+    Html,
 }
 
 #[derive(Args, Debug)]
@@ -64,6 +66,9 @@ pub struct ReportArgs {
     /// Include every problem's per-metric values in the report.
     #[arg(long = "per-problem")]
     pub per_problem: bool,
+    /// Tables print every metric (default: the headline set; JSON and CSV always hold every metric).
+    #[arg(long)]
+    pub all: bool,
     /// Extrapolate pass@K to these K (beyond n) from a beta-binomial fit of
     /// the problems' success rates, with a refitting bootstrap interval.
     /// Model-based: see the fit check in the output.
@@ -120,14 +125,10 @@ pub struct MetricArgs {
     /// Draw sizes, e.g. `--k 1,2,4` (default: 1, 2, 4, … up to n, and n).
     #[arg(long, value_delimiter = ',', value_name = "K,…")]
     pub k: Option<Vec<u64>>,
-    /// G-Pass thresholds τ in [0, 1].
-    #[arg(
-        long,
-        value_delimiter = ',',
-        value_name = "TAU,…",
-        default_value = "0.25,0.5,0.75,1.0"
-    )]
-    pub tau: Vec<String>,
+    /// G-Pass thresholds τ in [0, 1] (default 0.25,0.5,0.75,1.0; tables show
+    /// G-Pass rows only when given).
+    #[arg(long, value_delimiter = ',', value_name = "TAU,…")]
+    pub tau: Option<Vec<String>>,
     /// Requested rollouts per problem (default: the largest n seen).
     #[arg(long)]
     pub n: Option<u64>,
@@ -197,6 +198,8 @@ pub enum CompareFormat {
     Table,
     Json,
     Markdown,
+    /// One self-contained HTML page (inline SVG plots and CSS).
+    Html,
 }
 
 /// Which verdict makes `--fail-on` exit with code 1.

@@ -25,7 +25,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::Report(a) => {
             output::check_not_an_input(a.output.as_deref(), &a.inputs)?;
             let report = report(&a)?;
-            let text = render::render(&report, a.format);
+            let view = render::View {
+                all: a.all,
+                tau_asked: a.metrics.tau.is_some(),
+            };
+            let text = render::render(&report, a.format, view);
             write_output(a.output.as_deref(), &text)
         }
         Command::Passk(a) => write_output(None, &passk::run(&a)?),
@@ -38,6 +42,7 @@ fn run(cli: Cli) -> Result<()> {
                 CompareFormat::Json => render::compare::json(&cmp),
                 CompareFormat::Table => render::compare::render_text(&cmp, false),
                 CompareFormat::Markdown => render::compare::render_text(&cmp, true),
+                CompareFormat::Html => render::compare_html(&cmp),
             };
             write_output(a.output.as_deref(), &text)?;
             if cmp.fail.as_ref().is_some_and(|f| f.failed) {

@@ -107,6 +107,9 @@ pub fn finding_text(f: &Finding) -> String {
     }
 }
 
+/// G-Pass thresholds when `--tau` is not given.
+const DEFAULT_TAU: [f64; 4] = [0.25, 0.5, 0.75, 1.0];
+
 fn parse_tau(texts: &[String]) -> Result<Vec<f64>> {
     texts
         .iter()
@@ -121,7 +124,10 @@ fn parse_tau(texts: &[String]) -> Result<Vec<f64>> {
 fn metric_options(a: &MetricArgs) -> Result<MetricOptions> {
     Ok(MetricOptions {
         k: a.k.clone(),
-        tau: parse_tau(&a.tau)?,
+        tau: match &a.tau {
+            Some(t) => parse_tau(t)?,
+            None => DEFAULT_TAU.to_vec(),
+        },
         n: a.n,
         denominator: a
             .denominator

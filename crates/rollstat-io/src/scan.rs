@@ -833,7 +833,8 @@ mod tests {
             r#"{"problem":"q","correct":1,"response":"line\nnext \"quoted\" \u00e9 \ud83d\ude00 \/ \b\f\r\t"}"#,
             r#"{"problem":"q","correct":1,"answer":"é 中 😀","model":"m","run":"r"}"#,
             r#"{"problem":-12,"correct":true,"answer":-9223372036854775808,"gold":18446744073709551615}"#,
-            r#"{"problem":"q","correct":false,"rollout":18446744073709551615,"score":-1.5e-3,"ok":true,"no":false,"x":null}"#,
+            // An unknown float field (`score` is a selector score now, left to serde).
+            r#"{"problem":"q","correct":false,"rollout":18446744073709551615,"loss":-1.5e-3,"ok":true,"no":false,"x":null}"#,
             r#"{"problem":"q","correct":false,"meta":{"a":[],"b":{},"c":[[1,{"d":"e"}],"\u0041"]},"tags":["x","y"]}"#,
             r#"{"problem":"q","correct":true,"correct_ish":1,"problem_id":"z","Correct":2}"#,
             r#"{"problem":"q","correct":true,"x":1,"x":2,"x":"\ud83d\ude00"}"#,

@@ -237,6 +237,10 @@ pub struct Row {
     pub bounds: Option<[f64; 2]>,
     /// The verdict in words.
     pub decision: Option<String>,
+    /// The metric of another row (same group) this row is by definition
+    /// (`g-pass@4_0.25` is `pass@4`); absent when none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<String>,
 }
 
 // ---------------------------------------------------------------- reading
@@ -530,7 +534,23 @@ fn rows_for(
             &mut flips,
         ));
     }
+    note_identities(&mut rows, metrics);
     (rows, missing)
+}
+
+/// Sets `same_as` on the rows (of one population) that are another of its
+/// rows by definition.
+fn note_identities(rows: &mut [Row], metrics: &[Metric]) {
+    let names: Vec<String> = rows.iter().map(|r| r.metric.clone()).collect();
+    for (metric, target) in metrics.iter().zip(crate::identities::same_as(metrics)) {
+        let Some(target) = target.filter(|t| names.contains(t)) else {
+            continue;
+        };
+        let name = metric.to_string();
+        if let Some(r) = rows.iter_mut().find(|r| r.metric == name) {
+            r.same_as = Some(target);
+        }
+    }
 }
 
 /// Sign-flip results by the bits of their units.
@@ -601,6 +621,7 @@ fn row(
         }),
         bounds: plan.margin.and(bounds),
         decision: None,
+        same_as: None,
     }
 }
 

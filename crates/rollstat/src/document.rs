@@ -26,7 +26,12 @@
 //!   ascending)}, `n_rollouts_total`, `n_requested`, `n_short`,
 //!   `n_unextracted`, `n_unextracted_marked_correct`, `n_truncated`,
 //!   `n_failed`, `n_duplicate_rollouts`, `n_inconsistent_clusters`,
-//!   `n_bad_lines`, `denominator_policy`, `warnings` (findings in words).
+//!   `n_bad_lines`, `denominator_policy`, `warnings` (findings in words),
+//!   `difficulty` {`n_problems`, `never_solved`, `always_solved`, `bins`,
+//!   `histogram`}: the distribution of each problem's c/n (after the
+//!   denominator policy; problems with n = 0 left out), entry j counting
+//!   the problems whose c/n is nearest j/`bins` (halves round up), `bins` =
+//!   min(n requested, 20).
 //! - `metrics` — metric name (`pass@4`, `pass^2`, `g-pass@4_0.5`,
 //!   `mg-pass@4`, `prefix@4`, `maj@8`, `self_consistency`,
 //!   `distinct_answers`) → entry: `value` (mean over `n_problems`), `stderr`
@@ -36,9 +41,12 @@
 //!   asked / resampled), `n_problems`, `n_excluded`, `excluded` (reason →
 //!   count, only when some were: `too_few_rollouts`, `no_rollout_detail`,
 //!   `no_answers`), `k` (absent for metrics without one), `n` (requested),
-//!   `denominator`, `unit` (`fraction` or `count`), and for pass@k where
+//!   `denominator`, `unit` (`fraction` or `count`), for pass@k where
 //!   estimable `variance` {`between`, `within`, `dominant`, `advice`,
-//!   `n_problems`}.
+//!   `n_problems`}, and `same_as` when the metric is another metric of the
+//!   report by definition (`g-pass@k_τ` with ⌈τk⌉ = 1 is `pass@k`, with
+//!   ⌈τk⌉ = k it is `pass^k`, two τ with the same ⌈τk⌉ are one metric;
+//!   `mg-pass@2` is `pass^2`): the name of the first such metric.
 //! - `not_computable` — metric name → why no problem had a value.
 //! - `groups` — with a breakdown field, group value (`(none)` for rows
 //!   without it) → {`health`, `metrics`, `not_computable`} as above.
@@ -264,6 +272,33 @@ pub struct Health {
     pub denominator_policy: DenominatorPolicy,
     /// Findings, in words on the wire.
     pub warnings: Vec<Finding>,
+    /// The distribution of per-problem solve rates c/n (what the
+    /// difficulty histogram of the HTML report draws).
+    #[serde(default)]
+    pub difficulty: Difficulty,
+}
+
+/// How often each problem was solved: the distribution of c/n over
+/// problems, with n after the denominator policy.
+///
+/// ```
+/// let d = rollstat::Difficulty::default();
+/// assert_eq!(d.histogram.iter().sum::<u64>(), d.n_problems);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Difficulty {
+    /// Problems with n ≥ 1 (the histogram's total).
+    pub n_problems: u64,
+    /// Problems with c = 0.
+    pub never_solved: u64,
+    /// Problems with c = n.
+    pub always_solved: u64,
+    /// Grid size B: the histogram has B + 1 entries, for c/n = 0, 1/B, …, 1.
+    pub bins: u64,
+    /// Entry j: problems whose c/n is nearest j/B (halves round up); with
+    /// every problem at n = B, entry j counts the problems with c = j.
+    pub histogram: Vec<u64>,
 }
 
 /// A confidence interval for one metric.
@@ -314,6 +349,9 @@ pub struct MetricEntry {
     pub unit: String,
     /// Between- vs within-problem variance (pass@k, where estimable).
     pub variance: Option<VarianceEntry>,
+    /// The metric of the same report this one is by definition, if any
+    /// (`g-pass@4_0.25` is `pass@4`).
+    pub same_as: Option<String>,
 }
 
 #[derive(Clone, DeriveSerialize, DeriveDeserialize)]
@@ -338,6 +376,8 @@ struct EntryWire {
     unit: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     variance: Option<VarianceEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    same_as: Option<String>,
 }
 
 impl From<MetricEntry> for EntryWire {
@@ -357,6 +397,7 @@ impl From<MetricEntry> for EntryWire {
             denominator: e.denominator,
             unit: e.unit,
             variance: e.variance,
+            same_as: e.same_as,
         }
     }
 }
@@ -384,6 +425,7 @@ impl From<EntryWire> for MetricEntry {
             denominator: w.denominator,
             unit: w.unit,
             variance: w.variance,
+            same_as: w.same_as,
         }
     }
 }

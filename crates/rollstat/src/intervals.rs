@@ -84,6 +84,7 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
         }
         block.metrics.insert(name, built.entry);
     }
+    crate::identities::note_identities(&mut block, pop.columns);
     let mut findings = Vec::new();
     if !fell_back.is_empty() {
         findings.push(Finding::BinomialFallback {
@@ -202,6 +203,7 @@ impl Entry<'_> {
             }
             .into(),
             variance: st.variance.clone(),
+            same_as: None,
         };
         Built { entry, fell_back }
     }

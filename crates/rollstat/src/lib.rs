@@ -46,6 +46,7 @@ mod findings;
 pub mod grade;
 mod grading;
 mod harness;
+mod identities;
 mod intervals;
 mod options;
 mod population;
@@ -59,9 +60,9 @@ pub use compare::{
     Row as CompareRow, Side, COMPARE_SCHEMA,
 };
 pub use document::{
-    CiConfig, Config, Diagnostics, GroupReport, HarnessComparison, Health, InputInfo, Interval,
-    MetricBlock, MetricEntry, Ordered, PerProblem, Report, RolloutDistribution, VarianceEntry,
-    REPORT_SCHEMA,
+    CiConfig, Config, Diagnostics, Difficulty, GroupReport, HarnessComparison, Health, InputInfo,
+    Interval, MetricBlock, MetricEntry, Ordered, PerProblem, Report, RolloutDistribution,
+    VarianceEntry, REPORT_SCHEMA,
 };
 pub use error::{Error, OptionName, Result};
 pub use extrapolation::{ExtrapolatedEntry, Extrapolation, FitCheckEntry, EXTRAPOLATION_LABEL};

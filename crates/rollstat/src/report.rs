@@ -2,7 +2,7 @@
 //! metric columns → the finished [`Report`].
 
 use crate::document::{
-    Config, Diagnostics, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report,
+    Config, Diagnostics, Difficulty, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report,
     RolloutDistribution, REPORT_SCHEMA,
 };
 use crate::error::{Error, Result};
@@ -388,7 +388,29 @@ pub(crate) fn health_of(
         n_bad_lines: 0,
         denominator_policy: policy,
         warnings: Vec::new(),
+        difficulty: difficulty(problems, n_requested),
     }
+}
+
+/// The distribution of c/n over problems with n ≥ 1, on a grid of
+/// B = min(n requested, 20) steps (entry j: c/n nearest j/B, halves up).
+fn difficulty(problems: &[ProblemSummary], n_requested: u64) -> Difficulty {
+    let bins = n_requested.clamp(1, 20);
+    let mut d = Difficulty {
+        bins,
+        histogram: vec![0; bins as usize + 1],
+        ..Difficulty::default()
+    };
+    for p in problems.iter().filter(|p| p.n > 0) {
+        let c = p.c.min(p.n);
+        // round(c·B/n) in integers: ⌊(2cB + n) / 2n⌋.
+        let j = (2 * u128::from(c) * u128::from(bins) + u128::from(p.n)) / (2 * u128::from(p.n));
+        d.histogram[j as usize] += 1;
+        d.n_problems += 1;
+        d.never_solved += u64::from(c == 0);
+        d.always_solved += u64::from(c == p.n);
+    }
+    d
 }
 
 /// What the health block and the metrics say, as findings.

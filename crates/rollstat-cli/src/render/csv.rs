@@ -31,6 +31,7 @@ fn rows(group: &str, b: &MetricBlock, out: &mut String) {
             e.n.to_string(),
             e.denominator.to_string(),
             e.unit.to_string(),
+            field(e.same_as.as_deref().unwrap_or("")),
         ];
         out.push_str(&cells.join(","));
         out.push('\n');
@@ -39,7 +40,7 @@ fn rows(group: &str, b: &MetricBlock, out: &mut String) {
 
 pub fn render(r: &Report) -> String {
     let mut out = String::from(
-        "group,metric,value,stderr,ci_low,ci_high,method,level,n_problems,n_excluded,k,n,denominator,unit\n",
+        "group,metric,value,stderr,ci_low,ci_high,method,level,n_problems,n_excluded,k,n,denominator,unit,same_as\n",
     );
     rows("", &r.block, &mut out);
     for (name, g) in r.groups.iter() {

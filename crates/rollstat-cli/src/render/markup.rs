@@ -1,6 +1,6 @@
 //! The terminal table and Markdown: the same rows, two styles.
 
-use super::layout;
+use super::{answer_note, layout, View};
 use crate::options::finding_text;
 use rollstat::{Extrapolation, Health, MetricBlock, Report};
 use std::fmt::Write;
@@ -81,7 +81,16 @@ fn health_line(h: &Health) -> String {
     )
 }
 
-fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut String) {
+/// One population: its title, table, health line, variance split and
+/// findings.
+struct Section<'a> {
+    title: String,
+    health: &'a Health,
+    block: &'a MetricBlock,
+}
+
+fn block(s: &Section, n: u64, view: View, style: Style, out: &mut String) {
+    let (title, h, b) = (&s.title, s.health, s.block);
     match style {
         Style::Terminal => {
             let _ = writeln!(out, "{title}");
@@ -90,9 +99,13 @@ fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut Strin
             let _ = writeln!(out, "## {title}\n");
         }
     }
-    table(&layout(b), style, out);
+    table(&layout(b, view, n), style, out);
     let _ = writeln!(out);
     let bullet = if style == Style::Markdown { "- " } else { "  " };
+    if let Some(note) = answer_note(b, n, view) {
+        let _ = writeln!(out, "{bullet}{note}");
+    }
+
     let _ = writeln!(out, "{bullet}Health: {}", health_line(h));
     let splits: Vec<String> = b
         .metrics
@@ -120,7 +133,7 @@ fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut Strin
 }
 
 /// Renders the whole report.
-pub fn render(r: &Report, style: Style) -> String {
+pub fn render(r: &Report, style: Style, view: View) -> String {
     let mut out = String::new();
     let inputs: Vec<String> = r.inputs.iter().map(|i| i.path.clone()).collect();
     let c = &r.config;
@@ -150,13 +163,15 @@ pub fn render(r: &Report, style: Style) -> String {
             c.ci.level * 100.0
         )
     };
-    block(
-        &format!("All problems. {note}"),
-        &r.health,
-        &r.block,
-        style,
-        &mut out,
-    );
+    if let Some(line) = super::hidden_summary(&r.block, c.n, view) {
+        let _ = writeln!(out, "Headline metrics; {line}\n");
+    }
+    let overall = Section {
+        title: format!("All problems. {note}"),
+        health: &r.health,
+        block: &r.block,
+    };
+    block(&overall, c.n, view, style, &mut out);
     if !r.harness.is_empty() {
         harness(r, style, &mut out);
     }
@@ -164,13 +179,12 @@ pub fn render(r: &Report, style: Style) -> String {
         extrapolation(x, style, &mut out);
     }
     for (name, g) in r.groups.iter() {
-        block(
-            &format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),
-            &g.health,
-            &g.block,
-            style,
-            &mut out,
-        );
+        let section = Section {
+            title: format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),
+            health: &g.health,
+            block: &g.block,
+        };
+        block(&section, c.n, view, style, &mut out);
     }
     out
 }
@@ -253,6 +267,11 @@ fn extrapolation(x: &Extrapolation, style: Style, out: &mut String) {
         ]);
     }
     table(&rows, style, out);
+    let _ = writeln!(out, "{}\n{}.\n", fit_check(x), x.label);
+}
+
+/// The fit check in words: χ² and the fitted-vs-observed gap.
+pub(crate) fn fit_check(x: &Extrapolation) -> String {
     let c = &x.check;
     let chi = match (c.chi2, c.df, c.p_value, c.n) {
         (Some(chi2), Some(df), Some(p), Some(n)) => {
@@ -271,7 +290,7 @@ fn extrapolation(x: &Extrapolation, style: Style, out: &mut String) {
         ),
         _ => String::new(),
     };
-    let _ = writeln!(out, "Fit check: {chi}{gap}.\n{}.\n", x.label);
+    format!("Fit check: {chi}{gap}.")
 }
 
 /// A p-value: 4 significant digits, scientific below 1e-4.
@@ -284,7 +303,7 @@ fn short_p(p: f64) -> String {
 }
 
 /// Four decimals, trailing zeros dropped (0.3333, 50, 0.75).
-fn short(v: f64) -> String {
+pub(crate) fn short(v: f64) -> String {
     let s = format!("{v:.4}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }

@@ -6,8 +6,11 @@
 
 pub mod compare;
 mod csv;
+mod html;
+mod html_compare;
 mod markup;
 pub mod power;
+mod svg;
 
 pub(crate) use markup::{table, Style};
 
@@ -15,13 +18,59 @@ use crate::args::OutputFormat;
 use crate::options::finding_text;
 use rollstat::{MetricBlock, MetricEntry, Report};
 
+pub use html_compare::render as compare_html;
+
+/// Which metrics the tables for people show.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct View {
+    /// Every metric (`--all`).
+    pub all: bool,
+    /// G-Pass thresholds were given (`--tau`): show g-pass and mg-pass.
+    pub tau_asked: bool,
+}
+
+impl View {
+    /// Whether a table for people shows metric `name`: the headline set
+    /// (pass@k, pass^k, maj@k, prefix@k, self-consistency), G-Pass only
+    /// when thresholds were asked, never a row that is another row by
+    /// definition; everything with `all`.
+    pub fn shows(&self, name: &str, e: &MetricEntry) -> bool {
+        if self.all {
+            return true;
+        }
+        if e.same_as.is_some() {
+            return false;
+        }
+        match family(name) {
+            // `family` + k only: `pass@4-maj@4` (a gap) is not a headline row.
+            Some("pass@" | "pass^" | "maj@" | "prefix@") => key_k(name).is_some(),
+            Some("g-pass@" | "mg-pass@") => self.tau_asked,
+            _ => name == "self_consistency",
+        }
+    }
+}
+
+/// The family of a `family@k`-style key (`pass@`, `pass^`, `maj@`,
+/// `bon@`, `g-pass@`, …): the text up to and including `@` or `^`.
+pub fn family(name: &str) -> Option<&str> {
+    let end = name.find(['@', '^'])?;
+    Some(&name[..=end])
+}
+
+/// The k of a key `family@k` or `family^k` (None for `g-pass@4_0.5`).
+pub fn key_k(name: &str) -> Option<u64> {
+    let end = name.find(['@', '^'])?;
+    name[end + 1..].parse().ok()
+}
+
 /// Renders `report` in `format`.
-pub fn render(report: &Report, format: OutputFormat) -> String {
+pub fn render(report: &Report, format: OutputFormat, view: View) -> String {
     match format {
         OutputFormat::Json => json(report),
-        OutputFormat::Table => markup::render(report, markup::Style::Terminal),
-        OutputFormat::Markdown => markup::render(report, markup::Style::Markdown),
+        OutputFormat::Table => markup::render(report, markup::Style::Terminal, view),
+        OutputFormat::Markdown => markup::render(report, markup::Style::Markdown, view),
         OutputFormat::Csv => csv::render(report),
+        OutputFormat::Html => html::render(report, view),
     }
 }
 
@@ -59,8 +108,8 @@ pub fn human_ci(e: &MetricEntry) -> String {
     }
 }
 
-/// Table rows (header first) for one block of metrics.
-pub fn layout(block: &MetricBlock) -> Vec<Vec<String>> {
+/// Table rows (header first) for the metrics of `block` that `view` shows.
+pub fn layout(block: &MetricBlock, view: View, n: u64) -> Vec<Vec<String>> {
     let with_ci = block.metrics.iter().any(|(_, e)| e.ci.is_some());
     let mut header = vec!["metric", "value", "±stderr"];
     if with_ci {
@@ -68,7 +117,11 @@ pub fn layout(block: &MetricBlock) -> Vec<Vec<String>> {
     }
     header.extend(["problems", "excluded"]);
     let mut rows = vec![header.into_iter().map(String::from).collect::<Vec<_>>()];
-    for (name, e) in block.metrics.iter() {
+    for (name, e) in block
+        .metrics
+        .iter()
+        .filter(|(name, e)| shown_in(view, n, name, e))
+    {
         let mut row = vec![name.clone(), human_value(e), human_stderr(e)];
         if with_ci {
             row.push(human_ci(e));
@@ -78,4 +131,89 @@ pub fn layout(block: &MetricBlock) -> Vec<Vec<String>> {
         rows.push(row);
     }
     rows
+}
+
+/// Answer metrics (maj@k, self-consistency, distinct answers).
+fn is_answer_metric(name: &str) -> bool {
+    family(name) == Some("maj@") || name == "self_consistency" || name == "distinct_answers"
+}
+
+/// One line saying why the answer metrics are not in the table, when they
+/// are left out: no extracted answers, or n = 1 (one answer per problem:
+/// maj@1 is pass@1 and self-consistency is 100%).
+pub fn answer_note(block: &MetricBlock, n: u64, view: View) -> Option<String> {
+    let missing: Vec<&String> = block
+        .not_computable
+        .iter()
+        .filter(|(name, _)| is_answer_metric(name))
+        .map(|(name, _)| name)
+        .collect();
+    let present = block.metrics.iter().any(|(name, _)| is_answer_metric(name));
+    if !missing.is_empty() && !present {
+        let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+        let reason = block
+            .not_computable
+            .get(missing[0])
+            .cloned()
+            .unwrap_or_default();
+        return Some(format!("{} left out: {reason}", names.join(", ")));
+    }
+    (n == 1 && present && !view.all).then(|| {
+        "maj@k and self-consistency left out: with n = 1 each problem has one answer (maj@1 is pass@1, self-consistency is 100%)".to_string()
+    })
+}
+
+/// What the table leaves out that `--all` prints, by reason, e.g. `12
+/// G-Pass rows (no --tau), 8 equal to another row by definition,
+/// distinct_answers`; `None` when nothing is left out.
+pub fn hidden_summary(block: &MetricBlock, n: u64, view: View) -> Option<String> {
+    let hidden: Vec<(&String, &MetricEntry)> = block
+        .metrics
+        .iter()
+        .filter(|(name, e)| !shown_in(view, n, name, e))
+        .collect();
+    if hidden.is_empty() {
+        return None;
+    }
+    let same = hidden.iter().filter(|(_, e)| e.same_as.is_some()).count();
+    let gpass = hidden
+        .iter()
+        .filter(|(name, e)| {
+            e.same_as.is_none() && matches!(family(name), Some("g-pass@" | "mg-pass@"))
+        })
+        .count();
+    let mut parts = Vec::new();
+    if same > 0 {
+        parts.push(format!("{same} equal to another row by definition"));
+    }
+    if gpass > 0 {
+        parts.push(format!(
+            "{gpass} G-Pass rows (thresholds not asked with --tau)"
+        ));
+    }
+    let is_gap = |name: &str| name.contains("-maj@");
+    let gaps = hidden.iter().filter(|(name, _)| is_gap(name)).count();
+    if gaps > 0 {
+        parts.push(format!("{gaps} pass@k-maj@k gaps"));
+    }
+    parts.extend(
+        hidden
+            .iter()
+            .filter(|(name, e)| {
+                e.same_as.is_none()
+                    && !is_gap(name)
+                    && !matches!(family(name), Some("g-pass@" | "mg-pass@"))
+            })
+            .map(|(name, _)| name.to_string()),
+    );
+    Some(format!(
+        "--all adds {} more: {}; report.json has every metric.",
+        hidden.len(),
+        parts.join(", ")
+    ))
+}
+
+/// Whether `view` shows `name` in this block, given the n = 1 rule.
+pub fn shown_in(view: View, n: u64, name: &str, e: &MetricEntry) -> bool {
+    view.shows(name, e) && (view.all || n != 1 || !is_answer_metric(name))
 }

@@ -1,0 +1,179 @@
+//! The terminal table shows the headline set; `--all` everything. The
+//! expected rows follow from the definitions (docs/spec.md §6), not from a
+//! run: G-Pass@k_τ needs max(⌈τk⌉, 1) of k correct, so at k = 2 τ = 0.5
+//! is pass@2; mG-Pass@2 is pass^2.
+
+use serde_json::Value;
+
+mod common;
+
+fn run(args: &[&str]) -> String {
+    common::run_with(args, "2")
+}
+
+/// The metric names of the first table (the rows under the `──` rule).
+fn table_metrics(text: &str) -> Vec<String> {
+    text.lines()
+        .skip_while(|l| !l.trim_start().starts_with('─'))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty())
+        .map(|l| l.split_whitespace().next().unwrap().to_string())
+        .collect()
+}
+
+fn names(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// The demo's headline set: pass@k for k = 1, 2, 4, 8, pass^k for k ≥ 2,
+/// prefix@k, maj@k, self-consistency (no G-Pass, no distinct answers, no
+/// pass@k-maj@k gaps).
+const HEADLINE: [&str; 16] = [
+    "pass@1",
+    "pass@2",
+    "pass@4",
+    "pass@8",
+    "pass^2",
+    "pass^4",
+    "pass^8",
+    "prefix@1",
+    "prefix@2",
+    "prefix@4",
+    "prefix@8",
+    "maj@1",
+    "maj@2",
+    "maj@4",
+    "maj@8",
+    "self_consistency",
+];
+
+#[test]
+fn default_table_is_the_headline_set() {
+    let t = run(&["report", "examples/demo.jsonl", "--ci", "none"]);
+    assert_eq!(table_metrics(&t), names(&HEADLINE));
+    // 8 rows equal to another, 7 other G-Pass rows, distinct_answers, and
+    // the 4 gaps pass@k-maj@k.
+    assert!(t.contains("--all adds 20 more"), "{t}");
+    assert!(t.contains("4 pass@k-maj@k gaps"), "{t}");
+}
+
+#[test]
+fn tau_shows_g_pass_except_rows_equal_to_others() {
+    let t = run(&[
+        "report",
+        "examples/demo.jsonl",
+        "--ci",
+        "none",
+        "--tau",
+        "0.5",
+    ]);
+    let mut want = names(&HEADLINE[..7]);
+    // g-pass@2_0.5 needs 1 of 2 (= pass@2) and mg-pass@2 = pass^2: left out.
+    want.extend(names(&[
+        "g-pass@4_0.5",
+        "g-pass@8_0.5",
+        "mg-pass@4",
+        "mg-pass@8",
+    ]));
+    want.extend(names(&HEADLINE[7..]));
+    assert_eq!(table_metrics(&t), want);
+}
+
+#[test]
+fn all_prints_every_json_metric_and_json_notes_identities() {
+    let t = run(&["report", "examples/demo.jsonl", "--ci", "none", "--all"]);
+    let j: Value = serde_json::from_str(&run(&[
+        "report",
+        "examples/demo.jsonl",
+        "--format",
+        "json",
+        "--ci",
+        "none",
+    ]))
+    .unwrap();
+    let keys: Vec<String> = j["metrics"].as_object().unwrap().keys().cloned().collect();
+    assert_eq!(table_metrics(&t), keys);
+    let m = &j["metrics"];
+    assert_eq!(m["g-pass@2_0.25"]["same_as"], "pass@2");
+    assert_eq!(m["g-pass@2_0.5"]["same_as"], "pass@2");
+    assert_eq!(m["g-pass@2_0.75"]["same_as"], "pass^2");
+    assert_eq!(m["g-pass@4_0.25"]["same_as"], "pass@4");
+    assert_eq!(m["g-pass@4_1.0"]["same_as"], "pass^4");
+    assert_eq!(m["mg-pass@2"]["same_as"], "pass^2");
+    // ⌈0.5·4⌉ = 2 of 4, ⌈0.25·8⌉ = 2 of 8: neither pass@k nor pass^k.
+    assert!(m["g-pass@4_0.5"].get("same_as").is_none());
+    assert!(m["g-pass@8_0.25"].get("same_as").is_none());
+    // CSV carries the same identities in its last column.
+    let csv = run(&[
+        "report",
+        "examples/demo.jsonl",
+        "--format",
+        "csv",
+        "--ci",
+        "none",
+    ]);
+    assert!(csv.lines().next().unwrap().ends_with(",unit,same_as"));
+    let row = csv
+        .lines()
+        .find(|l| l.starts_with(",g-pass@2_0.5,"))
+        .unwrap();
+    assert!(row.ends_with(",pass@2"), "{row}");
+    let row = csv.lines().find(|l| l.starts_with(",pass@2,")).unwrap();
+    assert!(row.ends_with(','), "{row}");
+    // Equal by definition means equal values.
+    for (name, e) in m.as_object().unwrap() {
+        if let Some(target) = e["same_as"].as_str() {
+            assert_eq!(e["value"], m[target]["value"], "{name} = {target}");
+        }
+    }
+}
+
+#[test]
+fn answer_metrics_left_out_with_one_line_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let no_answers = dir.path().join("noans.jsonl");
+    std::fs::write(&no_answers, "{\"problem\":\"a\",\"rollout\":0,\"correct\":true}\n{\"problem\":\"a\",\"rollout\":1,\"correct\":false}\n").unwrap();
+    let t = run(&["report", no_answers.to_str().unwrap(), "--ci", "none"]);
+    assert!(!table_metrics(&t)
+        .iter()
+        .any(|m| m.starts_with("maj@") || m == "self_consistency"));
+    assert!(
+        t.contains("maj@2, self_consistency, distinct_answers left out: no extracted answers"),
+        "{t}"
+    );
+
+    let one = dir.path().join("n1.jsonl");
+    std::fs::write(&one, "{\"problem\":\"a\",\"rollout\":0,\"correct\":true,\"answer\":\"1\"}\n{\"problem\":\"b\",\"rollout\":0,\"correct\":false,\"answer\":\"2\"}\n").unwrap();
+    let t = run(&["report", one.to_str().unwrap(), "--ci", "none"]);
+    assert_eq!(table_metrics(&t), names(&["pass@1", "prefix@1"]));
+    assert!(t.contains("with n = 1 each problem has one answer"), "{t}");
+    let all = run(&["report", one.to_str().unwrap(), "--ci", "none", "--all"]);
+    assert!(table_metrics(&all).contains(&"maj@1".to_string()));
+}
+
+#[test]
+fn markdown_uses_the_same_rows() {
+    let md = run(&[
+        "report",
+        "examples/demo.jsonl",
+        "--ci",
+        "none",
+        "--format",
+        "markdown",
+    ]);
+    let rows: Vec<String> = md
+        .lines()
+        .skip_while(|l| !l.starts_with("| ---"))
+        .skip(1)
+        .take_while(|l| l.starts_with('|'))
+        .map(|l| {
+            l.trim_start_matches('|')
+                .split('|')
+                .next()
+                .unwrap()
+                .trim()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(rows, names(&HEADLINE));
+}
