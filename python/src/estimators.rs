@@ -8,6 +8,7 @@
 //! chunks; with several, one table per distinct `(k, τ)` (up to
 //! [`MAX_TABLES`]), else each value is computed directly.
 
+use crate::fast;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -37,7 +38,11 @@ impl Kind {
             "pass_pow_k" => Kind::PassPowK,
             "g_pass_at_k" => Kind::GPassAtK,
             "mg_pass_at_k" => Kind::MgPassAtK,
-            other => return Err(PyValueError::new_err(format!("unknown estimator '{other}'"))),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown estimator '{other}'"
+                )))
+            }
         })
     }
 
@@ -79,7 +84,18 @@ const DENSE_MAX_N: u64 = 4096;
 struct LocalMemo(HashMap<(u64, u64, u64, u64), f64>);
 
 impl LocalMemo {
+    /// The value of one problem with n > [`DENSE_MAX_N`]: pass@k and pass^k
+    /// from [`fast`] when its error bound holds (no memo: computing is
+    /// cheaper than hashing), else the engine's function, memoized.
     fn get(&mut self, kind: Kind, n: u64, c: u64, k: u64, tau: f64) -> f64 {
+        let quick = match kind {
+            Kind::PassAtK => fast::pass_at_k(n, c, k),
+            Kind::PassPowK => fast::pass_pow_k(n, c, k),
+            _ => None,
+        };
+        if let Some(v) = quick {
+            return v;
+        }
         *self
             .0
             .entry((n, c, k, tau.to_bits()))
@@ -90,7 +106,14 @@ impl LocalMemo {
 /// One estimator for every element: a shared table, parallel chunks, each
 /// a gather through [`EstimatorTable::fill_with`] over the array argument.
 /// Returns the first index with c > n.
-fn fill_one(kind: Kind, k: u64, tau: f64, n: Arg<u64>, c: Arg<u64>, out: &mut [f64]) -> Option<usize> {
+fn fill_one(
+    kind: Kind,
+    k: u64,
+    tau: f64,
+    n: Arg<u64>,
+    c: Arg<u64>,
+    out: &mut [f64],
+) -> Option<usize> {
     let table = EstimatorTable::new(kind.estimator(k, tau));
     out.par_chunks_mut(CHUNK)
         .enumerate()
@@ -153,7 +176,14 @@ fn fill_one(kind: Kind, k: u64, tau: f64, n: Arg<u64>, c: Arg<u64>, out: &mut [f
 
 /// Several `(k, τ)`: a table per distinct pair when there are few, else
 /// the scalar functions. Returns the first index with c > n.
-fn fill_many(kind: Kind, n: Arg<u64>, c: Arg<u64>, k: Arg<u64>, tau: Arg<f64>, out: &mut [f64]) -> Option<usize> {
+fn fill_many(
+    kind: Kind,
+    n: Arg<u64>,
+    c: Arg<u64>,
+    k: Arg<u64>,
+    tau: Arg<f64>,
+    out: &mut [f64],
+) -> Option<usize> {
     let mut keys: HashMap<(u64, u64), usize> = HashMap::new();
     let mut tables: Vec<EstimatorTable> = Vec::new();
     for i in 0..out.len() {
@@ -218,12 +248,24 @@ pub fn estimate<'py>(
     tau: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, i64)> {
     let kind = Kind::parse(kind)?;
-    let ns: &[u64] = n.as_slice().map_err(|e| PyValueError::new_err(format!("n: {e}")))?;
-    let cs: &[u64] = c.as_slice().map_err(|e| PyValueError::new_err(format!("c: {e}")))?;
-    let ks: &[u64] = k.as_slice().map_err(|e| PyValueError::new_err(format!("k: {e}")))?;
-    let ts: &[f64] = tau.as_slice().map_err(|e| PyValueError::new_err(format!("tau: {e}")))?;
+    let ns: &[u64] = n
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("n: {e}")))?;
+    let cs: &[u64] = c
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("c: {e}")))?;
+    let ks: &[u64] = k
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("k: {e}")))?;
+    let ts: &[f64] = tau
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("tau: {e}")))?;
     let lens = [ns.len(), cs.len(), ks.len(), ts.len()];
-    let size = if lens.contains(&0) { 0 } else { *lens.iter().max().unwrap_or(&0) };
+    let size = if lens.contains(&0) {
+        0
+    } else {
+        *lens.iter().max().unwrap_or(&0)
+    };
     if lens.iter().any(|&l| l != 1 && l != size) {
         return Err(PyValueError::new_err(format!(
             "arrays of lengths {lens:?} do not broadcast (each must be 1 or the output's length)"
