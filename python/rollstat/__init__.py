@@ -75,11 +75,14 @@ def pass_at_k(n: Any, c: Any, k: Any) -> Any:
 
     ``n``, ``c``, ``k`` are non-negative integers or integer arrays and
     broadcast like numpy arguments. Returns a float for scalar arguments,
-    else a float64 array of the broadcast shape. For n ≤ 4096 the values are
-    the engine's own (double-double products, exact to an ulp); above, each
-    is a product of k ratios in f64 whose relative error is bounded from the
-    computed value (≤ 5·10⁻¹⁴; a telescoping sum where 1 − product would
-    cancel, the engine's path where no bound holds: k > 64, n ≥ 2⁵³).
+    else a float64 array of the broadcast shape. For n ≤ 67 the values are
+    the engine's own (exact Pascal-triangle ratios); above, a ratio of two
+    products of k integers in f64 whose relative error is bounded from the
+    computed value: within 5·10⁻¹⁴ of the exact fraction (a telescoping sum
+    where 1 − ratio would cancel; the engine's double-double path where no
+    bound holds: k > 64, n ≥ 2⁵³). The engine's report uses its own path;
+    the two agree within that bound. A problem's value does not depend on
+    the other elements of the array.
 
     Undefined values are NaN, never 0 or 1: k > n (too few rollouts to draw
     k). Invalid input raises :class:`InputError`: c > n, negative or

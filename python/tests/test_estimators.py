@@ -246,6 +246,23 @@ def test_large_distinct_n_within_tolerance_of_exact_fractions():
         assert got_at[i] == rollstat.pass_at_k(int(n[i]), int(c[i]), int(k[i]))
 
 
+def test_few_distinct_n_rows_equal_scalar_calls_and_exact():
+    # Few distinct n: every value of each n is computed once (dense rows);
+    # the same values as one problem at a time, and exact within 1e-13.
+    rng = np.random.default_rng(5)
+    n = rng.choice([16, 100, 1000, 70_000], size=20_000)
+    c = (rng.random(n.size) * (n + 1)).astype(np.int64).clip(0, n)
+    # n values the rows' sample misses: computed per problem, the same bits.
+    n[[1, 4, 19_999]] = [5_000, 777, 123_456]
+    c[[1, 4, 19_999]] = [3, 700, 61_000]
+    for f, exact in ((rollstat.pass_at_k, exact_pass_at_k), (rollstat.pass_pow_k, exact_pass_pow_k)):
+        out = f(n, c, 8)
+        for i in [1, 4, 19_999, *rng.integers(0, n.size, size=200)]:
+            ni, ci = int(n[i]), int(c[i])
+            assert out[i] == f(ni, ci, 8), (ni, ci)
+            assert close(out[i], exact(ni, ci, 8), 1e-13), (ni, ci, out[i])
+
+
 def test_large_n_cancellation_regime():
     # Few correct of many: 1 − C(n−c, k)/C(n, k) is tiny, where a plain
     # 1 − product loses digits.
