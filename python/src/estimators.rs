@@ -18,6 +18,7 @@ use pyo3::prelude::*;
 use rayon::prelude::*;
 use rollstat_core::batch::{CountsEstimator, EstimatorTable};
 use std::cell::Cell;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 /// Problems per parallel chunk.
@@ -80,8 +81,8 @@ impl<T: Copy> Arg<'_, T> {
         self.0[start..start + len].iter().copied()
     }
     /// A scalar argument `len` times.
-    fn repeat(&self, len: usize) -> std::iter::Take<std::iter::Repeat<T>> {
-        std::iter::repeat(self.0[0]).take(len)
+    fn repeat(&self, len: usize) -> std::iter::RepeatN<T> {
+        std::iter::repeat_n(self.0[0], len)
     }
 }
 
@@ -354,12 +355,12 @@ fn fill_many(
     let mut tables: Vec<EstimatorTable> = Vec::new();
     for i in 0..out.len() {
         let key = (k.at(i), tau.at(i).to_bits());
-        if !keys.contains_key(&key) {
+        if let Entry::Vacant(slot) = keys.entry(key) {
             if tables.len() == MAX_TABLES {
                 tables.clear();
                 break;
             }
-            keys.insert(key, tables.len());
+            slot.insert(tables.len());
             tables.push(EstimatorTable::new(kind.estimator(key.0, tau.at(i))));
         }
     }
