@@ -8,10 +8,10 @@
 //! objects per value, no JSON text. Values map as JSON does: nulls and
 //! non-finite floats → `null`, booleans, integers, floats, strings (any
 //! width, views, dictionary-encoded), lists (problem rows: `correct`,
-//! `answers`, `responses`) and structs. A column of another type (dates,
-//! binary, decimals) is left out, as the engine ignores unknown fields —
-//! unless the engine reads it (a canonical field, `by` or `cluster_by`):
-//! then it is an error naming the column.
+//! `answers`, `responses`) and structs. Only the columns the row parser
+//! reads (the canonical fields, `by`, `cluster_by`) are converted — it
+//! ignores every other field — and one of those of another type (dates,
+//! binary, decimals) is an error naming the column.
 
 use crate::InputError;
 use arrow_array::cast::AsArray;
@@ -21,8 +21,9 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
+use rayon::prelude::*;
 use rollstat::rows::Row;
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
 /// Fields the row parser reads (docs/spec.md §2); a column with one of
 /// these names must have a type rows can hold.
@@ -171,10 +172,10 @@ impl Column<'_> {
     }
 }
 
-/// The rows of the batches as canonical field maps. `read` names the
-/// fields the engine reads besides the canonical ones (`by`,
-/// `cluster_by`); a column of an unsupported type among them is an error
-/// naming it (`{label}: column 'x' …`).
+/// The rows of the batches as canonical field maps of the columns the
+/// engine reads: the canonical fields and `read` (`by`, `cluster_by`, …).
+/// A column of an unsupported type among them is an error naming it
+/// (`{label}: column 'x' …`).
 pub fn batches_to_rows(
     batches: &[RecordBatch],
     read: &[String],
@@ -186,9 +187,12 @@ pub fn batches_to_rows(
         let mut columns = Vec::new();
         for (field, array) in schema.fields().iter().zip(batch.columns()) {
             let name = field.name();
+            if !READ_FIELDS.contains(&name.as_str()) && !read.iter().any(|r| r == name) {
+                continue; // no row field reads it: as if the frame had no such column
+            }
             if supported(field.data_type(), 0) {
                 columns.push((name.clone(), Column::new(array.as_ref())));
-            } else if READ_FIELDS.contains(&name.as_str()) || read.iter().any(|r| r == name) {
+            } else {
                 return Err(InputError::new_err(format!(
                     "{label}: column '{name}' has the Arrow type {}, which a row field cannot hold \
                      (strings, numbers, booleans, lists and structs can); cast it to strings",
@@ -196,11 +200,12 @@ pub fn batches_to_rows(
                 )));
             }
         }
-        for i in 0..batch.num_rows() {
-            let m: Map<String, Value> =
-                columns.iter().map(|(n, c)| (n.clone(), c.get(i))).collect();
-            rows.push(Row::Fields(m));
-        }
+        // Rows are independent: built in parallel, kept in order.
+        rows.par_extend(
+            (0..batch.num_rows())
+                .into_par_iter()
+                .map(|i| Row::Fields(columns.iter().map(|(n, c)| (n.clone(), c.get(i))).collect())),
+        );
     }
     Ok(rows)
 }
