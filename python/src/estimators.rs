@@ -445,9 +445,12 @@ pub fn estimate<'py>(
         )));
     }
     let (n, c, k, tau) = (Arg(ns), Arg(cs), Arg(ks), Arg(ts));
-    // Written in place (calloc'd pages: no zero-filling pass), while detached:
-    // the array is not visible to Python until it is returned.
-    let array = PyArray1::<f64>::zeros(py, size, false);
+    // Written in place, while detached: the array is not visible to Python
+    // until it is returned. Uninitialized (no zero-filling pass): every fill
+    // writes each element, or reports a bad index and the array is dropped.
+    // SAFETY: f64 has no invalid bit patterns, and the array is only read
+    // (returned) after every element was written.
+    let array = unsafe { PyArray1::<f64>::new(py, size, false) };
     // SAFETY: `array` was just created here and no other reference to its
     // data exists; it outlives `out`, which is only used inside `detach`.
     let out: &mut [f64] = unsafe { array.as_slice_mut() }.expect("a new array is contiguous");
