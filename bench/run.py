@@ -839,6 +839,24 @@ def main():
     summary.append((f"`compare` vs `report` on the same rows ({a.compare_problems:,} × {cn}, two systems)",
                     f"{cmp_ratio:.1f}× ({fmt_s(cmp_s)} vs {fmt_s(rep_s)})", "≤ 3×", cmp_ok, "§7"))
 
+    # ================================================ 8. the Python package
+    # bench/python_api.py runs in python/.venv (the built package, pandas,
+    # scipy, math-verify), not in bench/.venv: it reports as JSON here.
+    pyvenv = REPO / "python" / ".venv" / "bin" / "python"
+    if pyvenv.exists():
+        log("the Python package (bench/python_api.py)")
+        out_json = DATA / "python_api.json"
+        cmd = [str(pyvenv), str(BENCH / "python_api.py"), "--json", str(out_json)] + (["--quick"] if a.quick else [])
+        p = subprocess.run(cmd, cwd=REPO)
+        if p.returncode == 0:
+            result = json.loads(out_json.read_text())
+            sections.append(result["section"])
+            summary.extend(tuple(row) for row in result["summary"])
+        else:
+            notes.append(f"bench/python_api.py failed ({p.returncode}); §8 is missing.")
+    else:
+        notes.append("§8 (the Python package) skipped: no python/.venv (see python/README.md).")
+
     # ================================================ limits
     sections.append("\n".join([
         "## Reading the misses",

@@ -4,9 +4,9 @@ sum shared by all problems). Run: python python/bench/estimators.py"""
 
 from __future__ import annotations
 
+import math
 import time
 from fractions import Fraction
-import math
 
 import numpy as np
 
@@ -73,7 +73,7 @@ def main() -> None:
     n = np.full(size, 16)
     c = (rng.random(size) * 17).astype(np.int64)
     t = time.perf_counter()
-    loop = [human_eval_pass_at_k(int(a), int(b), 4) for a, b in zip(n, c)]
+    _ = [human_eval_pass_at_k(int(a), int(b), 4) for a, b in zip(n, c)]
     t_loop = time.perf_counter() - t
     t_rs, _ = best(lambda: rollstat.pass_at_k(n, c, 4))
     print(f"  {'human-eval loop, n = 16, k = 4':38s} rollstat {t_rs * 1e3:7.1f} ms   loop {t_loop * 1e3:7.0f} ms   ratio {t_loop / t_rs:5.0f}x")

@@ -75,8 +75,14 @@ def pass_at_k(n: Any, c: Any, k: Any) -> Any:
 
     ``n``, ``c``, ``k`` are non-negative integers or integer arrays and
     broadcast like numpy arguments. Returns a float for scalar arguments,
-    else a float64 array of the broadcast shape. Values are exact to a few
-    ulp for any n < 2⁶³ (double-double products), identical to the engine's.
+    else a float64 array of the broadcast shape. For n ≤ 67 the values are
+    the engine's own (exact Pascal-triangle ratios); above, a ratio of two
+    products of k integers in f64 whose relative error is bounded from the
+    computed value: within 5·10⁻¹⁴ of the exact fraction (a telescoping sum
+    where 1 − ratio would cancel; the engine's double-double path where no
+    bound holds: k > 64, n ≥ 2⁵³). The engine's report uses its own path;
+    the two agree within that bound. A problem's value does not depend on
+    the other elements of the array.
 
     Undefined values are NaN, never 0 or 1: k > n (too few rollouts to draw
     k). Invalid input raises :class:`InputError`: c > n, negative or
@@ -94,7 +100,7 @@ def pass_pow_k(n: Any, c: Any, k: Any) -> Any:
     """pass^k (τ-bench, Yao et al. 2024): ``C(c, k) / C(n, k)``, the chance
     that all k rollouts drawn without replacement are correct.
 
-    Broadcasting, NaN for k > n and errors as :func:`pass_at_k`.
+    Broadcasting, accuracy, NaN for k > n and errors as :func:`pass_at_k`.
 
     >>> pass_pow_k(6, 3, 2)
     0.2
@@ -278,8 +284,13 @@ def report(
     ``model``, ``subset``, …), problem rows (``problem`` with list columns
     ``correct`` / ``answers`` / ``responses``) and count rows (``problem``,
     ``n``, ``c``). A DataFrame or list of dicts is read exactly as its JSON
-    Lines export would be (``None`` / NaN → null); in this release DataFrames
-    and Arrow tables are converted through Python rows, not zero-copy Arrow.
+    Lines export would be (``None`` / NaN → null). DataFrames and Arrow
+    tables (anything with ``__arrow_c_stream__``; pandas through pyarrow)
+    are read column by column through the Arrow C stream interface, with no
+    Python objects per value: strings, numbers, booleans, lists and structs;
+    a column of another type (dates, binary) is left out unless a row field
+    or ``by`` / ``cluster_by`` reads it. A pandas frame pyarrow cannot type
+    (an object column mixing strings and numbers) is read by records.
 
     Keywords: ``k`` (draw sizes; default 1, 2, 4, … up to n, and n), ``tau``
     (G-Pass thresholds), ``ci`` (``bootstrap``, ``bca``, ``basic``, ``t``,

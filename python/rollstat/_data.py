@@ -1,7 +1,9 @@
 """What ``report(data)`` and ``compare(a, b)`` accept, turned into sources
 for the engine: paths (files or directories) as strings, in-memory rows as
-``(name, rows, label, default)`` tuples that the extension writes as JSON
-Lines (the same rows a file would hold)."""
+``(name, kind, data, label, default)`` tuples: ``kind`` ``"arrow"`` for
+DataFrames and Arrow tables (the extension reads their columns through the
+Arrow C stream interface), ``"dicts"`` for lists of row dicts (each read as
+its JSON Lines line would be)."""
 
 from __future__ import annotations
 
@@ -50,46 +52,59 @@ def _path(x: Any) -> str:
     return p
 
 
-def rows_of(data: Any) -> Tuple[Any, str]:
-    """(rows as an iterable of dicts, how a row is named: ``data`` →
-    ``data[3]``, ``data.iloc`` → ``data.iloc[3]``) for a DataFrame, an Arrow
-    table or stream, or a sequence of dicts."""
+def _pandas_table(df: Any) -> Any:
+    """A pandas DataFrame as an Arrow table (NaN → null, the index left
+    out), or None when pyarrow is missing or cannot type a column (an object
+    column mixing strings and numbers): then the frame is read by records."""
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return None
+    try:
+        return pa.Table.from_pandas(df, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        return None
+
+
+def arrow_of(data: Any) -> Tuple[Any, str]:
+    """(an object with ``__arrow_c_stream__`` or None, how a row is named:
+    ``data`` → ``data[3]``, ``data.iloc`` → ``data.iloc[3]``)."""
     mod = _module(data)
     if mod == "pandas" and hasattr(data, "to_dict"):
         if not hasattr(data, "columns"):
             raise TypeError("data: a pandas Series is not a table of rows; pass a DataFrame")
-        return data.to_dict("records"), ".iloc"
-    if mod == "polars":
-        if hasattr(data, "collect") and not hasattr(data, "to_dicts"):
-            data = data.collect()  # a LazyFrame
-        if hasattr(data, "to_dicts"):
-            return data.to_dicts(), ""
-    if mod == "pyarrow":
-        if hasattr(data, "read_all"):  # RecordBatchReader
-            data = data.read_all()
-        if hasattr(data, "to_pylist"):
-            return data.to_pylist(), ""
-    if hasattr(data, "__arrow_c_stream__") or hasattr(data, "__arrow_c_array__"):
+        return _pandas_table(data), ".iloc"
+    if mod == "polars" and hasattr(data, "collect") and not hasattr(data, "to_dicts"):
+        data = data.collect()  # a LazyFrame
+    if hasattr(data, "__arrow_c_stream__"):
+        return data, ""
+    if hasattr(data, "__arrow_c_array__"):  # a record batch without the stream interface
         try:
             import pyarrow as pa
         except ImportError:
             raise TypeError(
-                f"data: {type(data).__name__} exposes the Arrow PyCapsule interface; "
-                "reading it needs pyarrow in this release (pip install pyarrow)"
+                f"data: {type(data).__name__} exposes only the Arrow array interface; "
+                "reading it needs pyarrow (pip install pyarrow), or pass an object with __arrow_c_stream__"
             ) from None
-        return pa.table(data).to_pylist(), ""
+        return pa.table(data), ""
+    return None, ""
+
+
+def rows_of(data: Any) -> List[Any]:
+    """The rows of a pandas DataFrame (by records) or of a sequence of dicts."""
+    if _module(data) == "pandas" and hasattr(data, "to_dict"):
+        return data.to_dict("records")
     if isinstance(data, Mapping):
         raise TypeError("data: a single dict is not a data set; pass a list of row dicts")
     if isinstance(data, (bytes, bytearray)):
         raise TypeError("data: bytes are not accepted; pass a path, a DataFrame or a list of row dicts")
     try:
-        rows = list(data)
+        return list(data)
     except TypeError:
         raise TypeError(
             f"data: expected a path, a list of paths, a DataFrame, an Arrow table or a list of row dicts, "
             f"found {type(data).__name__}"
         ) from None
-    return rows, ""
 
 
 def sources(data: Any, name: str, label: str) -> Tuple[List[Any], Dict[str, str]]:
@@ -99,7 +114,10 @@ def sources(data: Any, name: str, label: str) -> Tuple[List[Any], Dict[str, str]
         return [_path(data)], {}
     if isinstance(data, (list, tuple)) and data and all(_is_path(x) for x in data):
         return [_path(x) for x in data], {}
-    rows, suffix = rows_of(data)
+    table, suffix = arrow_of(data)
+    if table is not None:
+        return [(name, "arrow", table, label + suffix, None)], {name: label + suffix}
+    rows = rows_of(data)
     if rows and all(_is_path(x) for x in rows):
         return [_path(x) for x in rows], {}
     for i, r in enumerate(rows):
@@ -109,4 +127,4 @@ def sources(data: Any, name: str, label: str) -> Tuple[List[Any], Dict[str, str]
             raise InputError(f"{label}{suffix}[{i}]: a row must be a dict, found {type(r).__name__}")
         if not isinstance(r, dict):
             rows[i] = dict(r)
-    return [(name, rows, label + suffix, json_default)], {name: label + suffix}
+    return [(name, "dicts", rows, label + suffix, json_default)], {name: label + suffix}

@@ -9,7 +9,6 @@ from typing import Dict, Iterable, List, Sequence, Tuple
 from ._rollstat import InputError
 
 
-
 class RollstatWarning(UserWarning):
     """Something about the input that did not stop the report: malformed rows
     skipped in lenient mode (``strict=False``), unreadable or empty files.
@@ -18,8 +17,8 @@ class RollstatWarning(UserWarning):
     ``Report.bad_rows``)."""
 
 
-# In-memory rows are handed to the engine as JSON Lines under a name like
-# "<data>"; the engine names row i as "<data>:i+1". Python shows "data[i]"
+# In-memory rows are handed to the engine under a name like "<data>"; the
+# engine names row i as "<data>:i+1". Python shows "data[i]"
 # (or "data.iloc[i]" for a pandas DataFrame).
 Names = Dict[str, str]
 

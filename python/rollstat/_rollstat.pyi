@@ -19,7 +19,8 @@ def estimate(
     tau: npt.NDArray[np.float64],
 ) -> Tuple[npt.NDArray[np.float64], int]: ...
 
-Source = Union[str, Tuple[str, Sequence[Any], str, Any]]
+# A path, or in-memory rows: (name, "arrow" | "dicts", data, label, default).
+Source = Union[str, Tuple[str, str, Any, str, Any]]
 
 def report(
     sources: Sequence[Source],

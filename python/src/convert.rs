@@ -1,8 +1,8 @@
-//! Python rows → canonical JSON Lines bytes.
+//! Python rows (dicts) → the engine's in-memory rows.
 //!
-//! A list of dicts (or a DataFrame's records) becomes the JSON Lines text
-//! that `json.dumps` would give row by row, so the engine reads it through
-//! the same parser as a file and the numbers are the CLI's on that file.
+//! Each dict becomes the canonical field map that `json.dumps` of it would
+//! give ([`Row::Fields`]), so the engine parses it with the same row parser
+//! as a file line and the numbers are the CLI's on the rows' JSON Lines.
 //! Values map as JSON does: `None` and non-finite floats (pandas' missing
 //! values) → `null`, bools, ints, floats, strings, lists/tuples, dicts.
 //! Anything else (numpy scalars and arrays, `pd.NA`, …) goes through the
@@ -11,13 +11,18 @@
 use crate::InputError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use rollstat::rows::Row;
 use serde_json::{Map, Number, Value};
 
 /// Deepest nesting accepted (lists of lists …, and `default` results).
 const MAX_DEPTH: u32 = 64;
 
 /// One Python value as JSON; `Err` says why not (the caller names the row).
-fn value(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>, depth: u32) -> Result<Value, String> {
+fn value(
+    obj: &Bound<'_, PyAny>,
+    default: Option<&Bound<'_, PyAny>>,
+    depth: u32,
+) -> Result<Value, String> {
     if depth > MAX_DEPTH {
         return Err("nested too deeply".into());
     }
@@ -49,10 +54,18 @@ fn value(obj: &Bound<'_, PyAny>, default: Option<&Bound<'_, PyAny>>, depth: u32)
         return object(d, default, depth + 1).map(Value::Object);
     }
     if let Ok(l) = obj.cast::<PyList>() {
-        return l.iter().map(|x| value(&x, default, depth + 1)).collect::<Result<_, _>>().map(Value::Array);
+        return l
+            .iter()
+            .map(|x| value(&x, default, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Array);
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        return t.iter().map(|x| value(&x, default, depth + 1)).collect::<Result<_, _>>().map(Value::Array);
+        return t
+            .iter()
+            .map(|x| value(&x, default, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Array);
     }
     match default {
         Some(f) => {
@@ -70,7 +83,11 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
-fn object(d: &Bound<'_, PyDict>, default: Option<&Bound<'_, PyAny>>, depth: u32) -> Result<Map<String, Value>, String> {
+fn object(
+    d: &Bound<'_, PyDict>,
+    default: Option<&Bound<'_, PyAny>>,
+    depth: u32,
+) -> Result<Map<String, Value>, String> {
     let mut m = Map::new();
     for (k, v) in d.iter() {
         let key = match k.cast::<PyString>() {
@@ -83,18 +100,26 @@ fn object(d: &Bound<'_, PyDict>, default: Option<&Bound<'_, PyAny>>, depth: u32)
     Ok(m)
 }
 
-/// The rows as JSON Lines (one object per line, in order). A bad row is an
-/// [`InputError`] naming it as `{label}[i]` (and the field).
-pub fn rows_to_jsonl(rows: &Bound<'_, PyAny>, label: &str, default: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<u8>> {
+/// The rows as canonical field maps (what each line of their JSON Lines
+/// export would hold), in order. A bad row is an [`InputError`] naming it as
+/// `{label}[i]` (and the field).
+pub fn rows_to_maps(
+    rows: &Bound<'_, PyAny>,
+    label: &str,
+    default: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Vec<Row>> {
     let mut out = Vec::new();
     for (i, row) in rows.try_iter()?.enumerate() {
         let row = row?;
         let d = row.cast::<PyDict>().map_err(|_| {
-            InputError::new_err(format!("{label}[{i}]: a row must be a dict, found {}", type_name(&row)))
+            InputError::new_err(format!(
+                "{label}[{i}]: a row must be a dict, found {}",
+                type_name(&row)
+            ))
         })?;
-        let m = object(d, default, 1).map_err(|e| InputError::new_err(format!("{label}[{i}]: {e}")))?;
-        serde_json::to_writer(&mut out, &Value::Object(m)).map_err(|e| InputError::new_err(format!("{label}[{i}]: {e}")))?;
-        out.push(b'\n');
+        let m =
+            object(d, default, 1).map_err(|e| InputError::new_err(format!("{label}[{i}]: {e}")))?;
+        out.push(Row::Fields(m));
     }
     Ok(out)
 }

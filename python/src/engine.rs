@@ -2,7 +2,7 @@
 //! options → the finished document as JSON text (findings worded with the
 //! keyword arguments). The engine runs with the GIL released.
 
-use crate::convert::rows_to_jsonl;
+use crate::convert::rows_to_maps;
 use crate::wording::{engine_error, finding_text};
 use crate::InputError;
 use pyo3::prelude::*;
@@ -17,11 +17,13 @@ fn bad(keyword: &str, e: impl std::fmt::Display) -> PyErr {
     InputError::new_err(format!("{keyword}: {e}"))
 }
 
-/// Sources from the Python layer: a path (`str`), or rows as a tuple
-/// `(name, rows, label, default)` — `rows` an iterable of dicts, `label`
-/// how rows are named in conversion errors (`data` → `data[3]`), `default`
-/// the converter of values JSON has no type for.
-fn sources(items: &Bound<'_, PyAny>) -> PyResult<Vec<Source>> {
+/// Sources from the Python layer: a path (`str`), or in-memory rows as a
+/// tuple `(name, kind, data, label, default)`: `kind` `"arrow"` for an
+/// object with `__arrow_c_stream__` (read column by column), `"dicts"` for
+/// an iterable of dicts (`default` converts values JSON has no type for).
+/// `label` names rows in conversion errors (`data` → `data[3]`); `read`
+/// names the fields the options read besides the canonical ones.
+fn sources(py: Python<'_>, items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
     let mut out = Vec::new();
     for item in items.try_iter()? {
         let item = item?;
@@ -31,30 +33,45 @@ fn sources(items: &Bound<'_, PyAny>) -> PyResult<Vec<Source>> {
         }
         let t = item.cast::<PyTuple>()?;
         let name: String = t.get_item(0)?.extract()?;
-        let rows = t.get_item(1)?;
-        let label: String = t.get_item(2)?.extract()?;
-        let default = t.get_item(3)?;
-        let default = (!default.is_none()).then_some(default);
-        let bytes = rows_to_jsonl(&rows, &label, default.as_ref())?;
-        out.push(Source::Bytes { name, bytes });
+        let kind: String = t.get_item(1)?.extract()?;
+        let data = t.get_item(2)?;
+        let label: String = t.get_item(3)?.extract()?;
+        let rows = if kind == "arrow" {
+            let batches = crate::arrow::read_stream(&data)?;
+            py.detach(|| crate::arrow::batches_to_rows(&batches, read, &label))?
+        } else {
+            let default = t.get_item(4)?;
+            let default = (!default.is_none()).then_some(default);
+            rows_to_maps(&data, &label, default.as_ref())?
+        };
+        out.push(Source::Rows { name, rows });
     }
     Ok(out)
 }
 
-/// Whether any source is in-memory rows (always canonical JSON Lines).
+/// The fields named by options (`by`, `cluster_by`, …), for
+/// [`sources`].
+fn named_fields(names: &[&Option<String>]) -> Vec<String> {
+    names.iter().filter_map(|n| n.as_ref().cloned()).collect()
+}
+
+/// Whether any source is in-memory rows (canonical rows).
 fn has_rows(sources: &[Source]) -> bool {
-    sources.iter().any(|s| matches!(s, Source::Bytes { .. }))
+    sources.iter().any(|s| matches!(s, Source::Rows { .. }))
 }
 
 fn source_format(name: Option<&str>, sources: &[Source]) -> PyResult<Option<Format>> {
-    let f: Option<Format> = name.map(str::parse).transpose().map_err(|e| bad("source_format", e))?;
+    let f: Option<Format> = name
+        .map(str::parse)
+        .transpose()
+        .map_err(|e| bad("source_format", e))?;
     if has_rows(sources) {
         return match f {
             Some(f) if !f.is_canonical() => Err(bad(
                 "source_format",
                 "in-memory rows are canonical rows; source_format names the format of files only",
             )),
-            _ => Ok(Some(Format::CanonicalJsonl)),
+            _ => Ok(None),
         };
     }
     Ok(f)
@@ -78,7 +95,10 @@ fn metric_options(
         tie_policy: tie_policy.parse().map_err(|e| bad("tie_policy", e))?,
         score_order: Default::default(),
         strict,
-        dedupe: dedupe.map(str::parse).transpose().map_err(|e| bad("dedupe", e))?,
+        dedupe: dedupe
+            .map(str::parse)
+            .transpose()
+            .map_err(|e| bad("dedupe", e))?,
     })
 }
 
@@ -132,7 +152,7 @@ pub fn report(
     n: Option<u64>,
     dedupe: Option<&str>,
 ) -> PyResult<(String, BadRows, Vec<String>)> {
-    let srcs = self::sources(sources)?;
+    let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by]))?;
     let opts = ReportOptions {
         metrics: metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?,
         intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
@@ -192,7 +212,7 @@ pub fn compare(
     matching: &str,
     source_format: Option<&str>,
 ) -> PyResult<(String, Vec<String>)> {
-    let srcs = self::sources(sources)?;
+    let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by, &group_by]))?;
     let fail_on = match fail_on {
         None => None,
         Some("inferior") => Some(FailOn::Inferior),
@@ -274,7 +294,12 @@ pub fn power(
     let report: Option<rollstat::Report> = report_json
         .map(serde_json::from_str)
         .transpose()
-        .map_err(|e| bad("report", format!("{source} is not a rollstat report.json: {e}")))?;
+        .map_err(|e| {
+            bad(
+                "report",
+                format!("{source} is not a rollstat report.json: {e}"),
+            )
+        })?;
     let p = rollstat::power(&opts, report.as_ref().map(|r| (source, r))).map_err(engine_error)?;
     Ok(serde_json::to_string_pretty(&p).expect("a power report serializes") + "\n")
 }

@@ -3,17 +3,22 @@
 //! The Python layer broadcasts `n`, `c`, `k` (and `tau`) to one shape and
 //! hands over flat contiguous arrays, each either of the output's length or
 //! of length 1 (a scalar, broadcast here without a copy). Values are the
-//! engine's scalar functions bit for bit: with one `(k, τ)` every distinct
-//! `(n, c)` is computed once ([`EstimatorTable`]) and looked up, in parallel
-//! chunks; with several, one table per distinct `(k, τ)` (up to
-//! [`MAX_TABLES`]), else each value is computed directly.
+//! engine's scalar functions bit for bit — except pass@k and pass^k at
+//! n > [`PASCAL_MAX_N`], computed by [`fast`] within 5·10⁻¹⁴ relative of
+//! exact (the engine's double-double path takes microseconds a value, too
+//! slow for a million distinct n). With one `(k, τ)` every distinct `(n, c)`
+//! is computed once ([`EstimatorTable`]) and looked up, in parallel chunks;
+//! with several, one table per distinct `(k, τ)` (up to [`MAX_TABLES`]),
+//! else each value is computed directly.
 
+use crate::fast;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 use rollstat_core::batch::{CountsEstimator, EstimatorTable};
 use std::cell::Cell;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 
 /// Problems per parallel chunk.
@@ -37,7 +42,11 @@ impl Kind {
             "pass_pow_k" => Kind::PassPowK,
             "g_pass_at_k" => Kind::GPassAtK,
             "mg_pass_at_k" => Kind::MgPassAtK,
-            other => return Err(PyValueError::new_err(format!("unknown estimator '{other}'"))),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown estimator '{other}'"
+                )))
+            }
         })
     }
 
@@ -67,6 +76,14 @@ impl<T: Copy> Arg<'_, T> {
     fn scalar(&self) -> bool {
         self.0.len() == 1
     }
+    /// The `len` values from `start` of an array argument.
+    fn chunk(&self, start: usize, len: usize) -> std::iter::Copied<std::slice::Iter<'_, T>> {
+        self.0[start..start + len].iter().copied()
+    }
+    /// A scalar argument `len` times.
+    fn repeat(&self, len: usize) -> std::iter::RepeatN<T> {
+        std::iter::repeat_n(self.0[0], len)
+    }
 }
 
 /// Largest n the engine's table keeps a dense row for; larger n go to a
@@ -87,10 +104,183 @@ impl LocalMemo {
     }
 }
 
+/// Largest n whose pass@k / pass^k come from the engine's table (whole
+/// Pascal-triangle rows, exact); above, from [`fast`].
+const PASCAL_MAX_N: u64 = 67;
+
+/// pass@k or pass^k from [`fast`]; `None` for the other estimators and
+/// where its bound does not hold.
+#[inline]
+fn fast_value(kind: Kind, n: u64, c: u64, k: u64) -> Option<f64> {
+    match kind {
+        Kind::PassAtK => fast::pass_at_k(n, c, k),
+        Kind::PassPowK => fast::pass_pow_k(n, c, k),
+        _ => None,
+    }
+}
+
+/// The value of pass@k or pass^k for one problem with n > [`PASCAL_MAX_N`]:
+/// [`fast`], or the engine's function where its bound does not hold.
+fn large_n_value(kind: Kind, n: u64, c: u64, k: u64, memo: &mut LocalMemo) -> f64 {
+    match fast_value(kind, n, c, k) {
+        Some(v) => v,
+        None => memo.get(kind, n, c, k, 0.0),
+    }
+}
+
+/// Most distinct n that get a dense row each in [`DenseRows`].
+const MAX_DENSE_ROWS: usize = 64;
+
+/// Every value of each distinct n, when the problems have few distinct n
+/// (a benchmark at n = 16, a mix of a few n): a lookup is two loads.
+struct DenseRows {
+    /// Start of the row of n in `values`, by n (`u32::MAX`: n not present).
+    start: Vec<u32>,
+    /// The rows, each `n + 1` values (`NaN` where undefined).
+    values: Vec<f64>,
+}
+
+/// Problems looked at to find the distinct n for [`DenseRows`] (evenly
+/// spaced): an n missed is computed per problem, as without rows.
+const DENSE_ROWS_SAMPLE: usize = 1 << 16;
+
+impl DenseRows {
+    /// The rows of the distinct n among a sample of `ns`, or `None` when
+    /// there are more than [`MAX_DENSE_ROWS`] or the rows would hold more
+    /// values than half the problems (then computing each problem is
+    /// cheaper).
+    fn new(kind: Kind, k: u64, ns: &[u64], problems: usize) -> Option<DenseRows> {
+        let mut distinct: Vec<u64> = Vec::new();
+        for &n in ns.iter().step_by((ns.len() / DENSE_ROWS_SAMPLE).max(1)) {
+            if !distinct.contains(&n) {
+                if distinct.len() == MAX_DENSE_ROWS {
+                    return None;
+                }
+                distinct.push(n);
+            }
+        }
+        let max = *distinct.iter().max()?;
+        let entries: u64 = distinct.iter().map(|&n| n + 1).sum();
+        if max >= 1 << 20 || entries > problems as u64 / 2 {
+            return None;
+        }
+        let table = EstimatorTable::new(kind.estimator(k, 0.0));
+        let mut memo = LocalMemo::default();
+        let mut rows = DenseRows {
+            start: vec![u32::MAX; max as usize + 1],
+            values: Vec::new(),
+        };
+        for n in distinct {
+            rows.start[n as usize] = rows.values.len() as u32;
+            rows.values
+                .extend((0..=n).map(|c| value(kind, n, c, k, &table, &mut memo)));
+        }
+        Some(rows)
+    }
+
+    /// The value of `(n, c)` for c ≤ n, if n has a row.
+    #[inline]
+    fn get(&self, n: u64, c: u64) -> Option<f64> {
+        let start = *self.start.get(n as usize)?;
+        (start != u32::MAX).then(|| self.values[start as usize + c as usize])
+    }
+}
+
+/// pass@k or pass^k of one problem (c ≤ n): n ≤ [`PASCAL_MAX_N`] from the
+/// engine's table, larger n from [`large_n_value`].
+#[inline]
+fn value(kind: Kind, n: u64, c: u64, k: u64, table: &EstimatorTable, memo: &mut LocalMemo) -> f64 {
+    if n <= PASCAL_MAX_N {
+        table.get(n, c).unwrap_or(f64::NAN)
+    } else {
+        large_n_value(kind, n, c, k, memo)
+    }
+}
+
+/// Problems below which [`DenseRows`] are not tried.
+const DENSE_ROWS_MIN_PROBLEMS: usize = 4096;
+
+/// pass@k or pass^k (a scalar k) for every element: from [`DenseRows`]
+/// when there are few distinct n, else from [`value`] (the rows hold its
+/// values: either way a value is the same function of `(n, c)`). Returns
+/// the first index with c > n.
+fn fill_fast(kind: Kind, k: u64, n: Arg<u64>, c: Arg<u64>, out: &mut [f64]) -> Option<usize> {
+    let dense = (out.len() >= DENSE_ROWS_MIN_PROBLEMS)
+        .then(|| DenseRows::new(kind, k, n.0, out.len()))
+        .flatten();
+    let table = EstimatorTable::new(kind.estimator(k, 0.0));
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .filter_map(|(ci, chunk)| {
+            let start = ci * CHUNK;
+            let mut memo = LocalMemo::default();
+            let mut one = |ni: u64, cj: u64| match dense.as_ref().and_then(|rows| rows.get(ni, cj))
+            {
+                Some(v) => v,
+                None => value(kind, ni, cj, k, &table, &mut memo),
+            };
+            // Monomorphized per argument layout: no per-element broadcast
+            // test in the loop.
+            let bad = match (n.scalar(), c.scalar()) {
+                (false, false) => fill_pairs(
+                    n.chunk(start, chunk.len()),
+                    c.chunk(start, chunk.len()),
+                    chunk,
+                    &mut one,
+                ),
+                (true, false) => fill_pairs(
+                    n.repeat(chunk.len()),
+                    c.chunk(start, chunk.len()),
+                    chunk,
+                    &mut one,
+                ),
+                (false, true) => fill_pairs(
+                    n.chunk(start, chunk.len()),
+                    c.repeat(chunk.len()),
+                    chunk,
+                    &mut one,
+                ),
+                (true, true) => fill_pairs(
+                    n.repeat(chunk.len()),
+                    c.repeat(chunk.len()),
+                    chunk,
+                    &mut one,
+                ),
+            };
+            bad.map(|j| start + j)
+        })
+        .min()
+}
+
+/// `out[j] = value(n_j, c_j)` over paired counts; the first j with c > n
+/// stops the fill.
+#[inline]
+fn fill_pairs(
+    ns: impl Iterator<Item = u64>,
+    cs: impl Iterator<Item = u64>,
+    out: &mut [f64],
+    value: &mut impl FnMut(u64, u64) -> f64,
+) -> Option<usize> {
+    for (j, ((ni, cj), o)) in ns.zip(cs).zip(out.iter_mut()).enumerate() {
+        if cj > ni {
+            return Some(j);
+        }
+        *o = value(ni, cj);
+    }
+    None
+}
+
 /// One estimator for every element: a shared table, parallel chunks, each
 /// a gather through [`EstimatorTable::fill_with`] over the array argument.
 /// Returns the first index with c > n.
-fn fill_one(kind: Kind, k: u64, tau: f64, n: Arg<u64>, c: Arg<u64>, out: &mut [f64]) -> Option<usize> {
+fn fill_one(
+    kind: Kind,
+    k: u64,
+    tau: f64,
+    n: Arg<u64>,
+    c: Arg<u64>,
+    out: &mut [f64],
+) -> Option<usize> {
     let table = EstimatorTable::new(kind.estimator(k, tau));
     out.par_chunks_mut(CHUNK)
         .enumerate()
@@ -153,17 +343,24 @@ fn fill_one(kind: Kind, k: u64, tau: f64, n: Arg<u64>, c: Arg<u64>, out: &mut [f
 
 /// Several `(k, τ)`: a table per distinct pair when there are few, else
 /// the scalar functions. Returns the first index with c > n.
-fn fill_many(kind: Kind, n: Arg<u64>, c: Arg<u64>, k: Arg<u64>, tau: Arg<f64>, out: &mut [f64]) -> Option<usize> {
+fn fill_many(
+    kind: Kind,
+    n: Arg<u64>,
+    c: Arg<u64>,
+    k: Arg<u64>,
+    tau: Arg<f64>,
+    out: &mut [f64],
+) -> Option<usize> {
     let mut keys: HashMap<(u64, u64), usize> = HashMap::new();
     let mut tables: Vec<EstimatorTable> = Vec::new();
     for i in 0..out.len() {
         let key = (k.at(i), tau.at(i).to_bits());
-        if !keys.contains_key(&key) {
+        if let Entry::Vacant(slot) = keys.entry(key) {
             if tables.len() == MAX_TABLES {
                 tables.clear();
                 break;
             }
-            keys.insert(key, tables.len());
+            slot.insert(tables.len());
             tables.push(EstimatorTable::new(kind.estimator(key.0, tau.at(i))));
         }
     }
@@ -178,6 +375,12 @@ fn fill_many(kind: Kind, n: Arg<u64>, c: Arg<u64>, k: Arg<u64>, tau: Arg<f64>, o
                 let (ni, cj, kj, tj) = (n.at(i), c.at(i), k.at(i), tau.at(i));
                 if cj > ni {
                     return Some(i);
+                }
+                if ni > PASCAL_MAX_N {
+                    if let Some(v) = fast_value(kind, ni, cj, kj) {
+                        *o = v;
+                        continue;
+                    }
                 }
                 if ni > DENSE_MAX_N {
                     *o = memo.get(kind, ni, cj, kj, tj);
@@ -218,26 +421,44 @@ pub fn estimate<'py>(
     tau: PyReadonlyArray1<'py, f64>,
 ) -> PyResult<(Bound<'py, PyArray1<f64>>, i64)> {
     let kind = Kind::parse(kind)?;
-    let ns: &[u64] = n.as_slice().map_err(|e| PyValueError::new_err(format!("n: {e}")))?;
-    let cs: &[u64] = c.as_slice().map_err(|e| PyValueError::new_err(format!("c: {e}")))?;
-    let ks: &[u64] = k.as_slice().map_err(|e| PyValueError::new_err(format!("k: {e}")))?;
-    let ts: &[f64] = tau.as_slice().map_err(|e| PyValueError::new_err(format!("tau: {e}")))?;
+    let ns: &[u64] = n
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("n: {e}")))?;
+    let cs: &[u64] = c
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("c: {e}")))?;
+    let ks: &[u64] = k
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("k: {e}")))?;
+    let ts: &[f64] = tau
+        .as_slice()
+        .map_err(|e| PyValueError::new_err(format!("tau: {e}")))?;
     let lens = [ns.len(), cs.len(), ks.len(), ts.len()];
-    let size = if lens.contains(&0) { 0 } else { *lens.iter().max().unwrap_or(&0) };
+    let size = if lens.contains(&0) {
+        0
+    } else {
+        *lens.iter().max().unwrap_or(&0)
+    };
     if lens.iter().any(|&l| l != 1 && l != size) {
         return Err(PyValueError::new_err(format!(
             "arrays of lengths {lens:?} do not broadcast (each must be 1 or the output's length)"
         )));
     }
     let (n, c, k, tau) = (Arg(ns), Arg(cs), Arg(ks), Arg(ts));
-    // Written in place (calloc'd pages: no zero-filling pass), while detached:
-    // the array is not visible to Python until it is returned.
-    let array = PyArray1::<f64>::zeros(py, size, false);
+    // Written in place, while detached: the array is not visible to Python
+    // until it is returned. Uninitialized (no zero-filling pass): every fill
+    // writes each element, or reports a bad index and the array is dropped.
+    // SAFETY: f64 has no invalid bit patterns, and the array is only read
+    // (returned) after every element was written.
+    let array = unsafe { PyArray1::<f64>::new(py, size, false) };
     // SAFETY: `array` was just created here and no other reference to its
     // data exists; it outlives `out`, which is only used inside `detach`.
     let out: &mut [f64] = unsafe { array.as_slice_mut() }.expect("a new array is contiguous");
     let bad = py.detach(|| {
-        if k.scalar() && tau.scalar() {
+        let fast_kind = matches!(kind, Kind::PassAtK | Kind::PassPowK);
+        if fast_kind && k.scalar() {
+            fill_fast(kind, k.at(0), n, c, out)
+        } else if k.scalar() && tau.scalar() {
             fill_one(kind, k.at(0), tau.at(0), n, c, out)
         } else {
             fill_many(kind, n, c, k, tau, out)

@@ -38,13 +38,15 @@ pub fn grade(
         responses
             .par_iter()
             .zip(golds.par_iter())
-            .map(|(r, g)| match p.answer_of(GivenAnswer::Absent, r.as_deref()) {
-                None => (None, false),
-                Some(a) => {
-                    let ok = p.matches_any(g, &a);
-                    (Some(a), ok)
-                }
-            })
+            .map(
+                |(r, g)| match p.answer_of(GivenAnswer::Absent, r.as_deref()) {
+                    None => (None, false),
+                    Some(a) => {
+                        let ok = p.matches_any(g, &a);
+                        (Some(a), ok)
+                    }
+                },
+            )
             .collect()
     });
     Ok(graded.into_iter().unzip())

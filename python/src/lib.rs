@@ -6,17 +6,21 @@
 //! documents, numpy arrays) in Python objects. Every heavy call releases the
 //! GIL.
 //!
-//! - [`estimators`]: pass@k, pass^k, G-Pass@k, mG-Pass@k over flat arrays.
+//! - [`estimators`]: pass@k, pass^k, G-Pass@k, mG-Pass@k over flat arrays
+//!   ([`fast`]: pass@k and pass^k for large n with a proven error bound).
 //! - [`engine`]: report, compare and power, with errors and findings worded
 //!   with the Python keyword arguments.
-//! - [`convert`]: Python rows (dicts) → canonical JSON Lines bytes.
+//! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → in-memory rows.
+//! - [`convert`]: Python rows (dicts) → in-memory rows.
 //! - [`grading`]: answer extraction and equivalence.
 
 use pyo3::prelude::*;
 
+mod arrow;
 mod convert;
 mod engine;
 mod estimators;
+mod fast;
 mod grading;
 mod wording;
 

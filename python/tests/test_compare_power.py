@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from conftest import without_warnings, write_jsonl
 
 import rollstat
-from conftest import without_warnings, write_jsonl
 
 
 def side(correct_by_problem, model=None):

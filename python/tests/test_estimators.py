@@ -11,7 +11,6 @@ import pytest
 import rollstat
 from rollstat import InputError
 
-
 # ----------------------------------------------------- exact references
 
 
@@ -218,6 +217,57 @@ def test_non_contiguous_and_empty_inputs():
     assert out[10] == rollstat.pass_at_k(int(n[10]), int(c[10]), 5)
     assert rollstat.pass_at_k(np.array([], dtype=np.int64), 0, 1).shape == (0,)
     assert rollstat.pass_at_k(np.zeros((0, 3), dtype=int), 0, 1).shape == (0, 3)
+
+
+def fast_path_cases(seed: int, size: int):
+    """Large distinct n (the f64 product / telescoping-sum path, n > 4096):
+    c spread over [0, n] and concentrated near 0 (1 − R near 0: cancellation
+    for the product) and near n, k up to 64 and past it (the engine's path)."""
+    rng = np.random.default_rng(seed)
+    n = rng.integers(4097, 2_000_000_000, size=size, endpoint=True)
+    n[: size // 3] = rng.integers(4097, 100_000, size=size // 3)
+    k = rng.choice([2, 3, 8, 16, 40, 64, 65, 100], size=size)
+    frac = rng.random(size)
+    c = np.where(frac < 0.4, (frac * 50).astype(np.int64), (rng.random(size) * (n + 1)).astype(np.int64))
+    c = np.where(frac > 0.9, n - (frac * 30).astype(np.int64), c).clip(0, n)
+    return n, c, k
+
+
+def test_large_distinct_n_within_tolerance_of_exact_fractions():
+    n, c, k = fast_path_cases(11, 600)
+    got_at = rollstat.pass_at_k(n, c, k)
+    got_pow = rollstat.pass_pow_k(n, c, k)
+    for i in range(n.size):
+        ni, ci, ki = int(n[i]), int(c[i]), int(k[i])
+        assert close(got_at[i], exact_pass_at_k(ni, ci, ki), 1e-13), (ni, ci, ki, got_at[i])
+        assert close(got_pow[i], exact_pass_pow_k(ni, ci, ki), 1e-13), (ni, ci, ki, got_pow[i])
+    # One problem at a time: the same values (a scalar is a one-element array).
+    for i in range(0, n.size, 37):
+        assert got_at[i] == rollstat.pass_at_k(int(n[i]), int(c[i]), int(k[i]))
+
+
+def test_few_distinct_n_rows_equal_scalar_calls_and_exact():
+    # Few distinct n: every value of each n is computed once (dense rows);
+    # the same values as one problem at a time, and exact within 1e-13.
+    rng = np.random.default_rng(5)
+    n = rng.choice([16, 100, 1000, 70_000], size=20_000)
+    c = (rng.random(n.size) * (n + 1)).astype(np.int64).clip(0, n)
+    # n values the rows' sample misses: computed per problem, the same bits.
+    n[[1, 4, 19_999]] = [5_000, 777, 123_456]
+    c[[1, 4, 19_999]] = [3, 700, 61_000]
+    for f, exact in ((rollstat.pass_at_k, exact_pass_at_k), (rollstat.pass_pow_k, exact_pass_pow_k)):
+        out = f(n, c, 8)
+        for i in [1, 4, 19_999, *rng.integers(0, n.size, size=200)]:
+            ni, ci = int(n[i]), int(c[i])
+            assert out[i] == f(ni, ci, 8), (ni, ci)
+            assert close(out[i], exact(ni, ci, 8), 1e-13), (ni, ci, out[i])
+
+
+def test_large_n_cancellation_regime():
+    # Few correct of many: 1 − C(n−c, k)/C(n, k) is tiny, where a plain
+    # 1 − product loses digits.
+    for n, c, k in [(10**9, 1, 64), (10**6, 2, 16), (123_457, 3, 50), (5_000, 1, 2), (2**52, 1, 3)]:
+        assert close(rollstat.pass_at_k(n, c, k), exact_pass_at_k(n, c, k), 1e-13), (n, c, k)
 
 
 def test_python_big_ints_below_2_63():

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-import math
 import shutil
 import warnings
 
 import numpy as np
 import pytest
+from conftest import without_warnings, write_jsonl
 
 import rollstat
-from conftest import without_warnings, write_jsonl
 
 REPORT_KEYS = ["schema", "version", "inputs", "config", "health", "metrics", "not_computable", "groups"]
 
@@ -190,6 +189,96 @@ def test_problem_rows_with_list_columns_in_every_frame(cli, tmp_path):
     expect = without_inputs(cli_report(cli, write_jsonl(tmp_path / "p.jsonl", rows), by="subset"))
     for data in (rows, pd.DataFrame(rows), pl.DataFrame(rows), pa.Table.from_pylist(rows)):
         assert without_inputs(rollstat.report(data, by="subset").to_dict()) == expect, type(data)
+
+
+def test_frames_go_through_arrow_not_python_rows(monkeypatch, demo, demo_rows):
+    """DataFrames and Arrow tables are read column by column through the
+    Arrow C stream interface: converting them to Python rows would fail."""
+    import pandas as pd
+    import polars as pl
+    import pyarrow as pa
+
+    frames = [pd.DataFrame(demo_rows), pl.DataFrame(demo_rows), pa.Table.from_pylist(demo_rows)]
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("converted to Python rows")
+
+    monkeypatch.setattr(pd.DataFrame, "to_dict", refuse)
+    monkeypatch.setattr(pl.DataFrame, "to_dicts", refuse)
+    monkeypatch.setattr(rollstat._data, "rows_of", refuse)  # the records path (pa.Table is immutable)
+    expect = without_inputs(rollstat.report(demo, by="group").to_dict())
+    for df in frames:
+        r = rollstat.report(df, by="group")
+        assert without_inputs(r.to_dict()) == expect, type(df)
+        assert r.inputs[0]["format"] == "rows" and r.inputs[0]["records"] == len(demo_rows)
+
+
+def arrow_problem_rows():
+    """Problem rows with list columns of several Arrow layouts: list<bool>
+    with a null verdict, large_list<string_view> answers, a dictionary
+    (categorical) subset, integer problem ids, a float column with NaN."""
+    import pyarrow as pa
+
+    return pa.table(
+        {
+            "problem": pa.array([1, 2, 3, 4], pa.int32()),
+            "correct": pa.array([[True, False, None, True], [False, False, False], [True, True, False], [True]],
+                                pa.list_(pa.bool_())),
+            "answers": pa.array([["1", "2", None, "1"], ["3", "4", "4"], ["7", "7", "8"], ["9"]],
+                                pa.large_list(pa.string_view())),
+            "subset": pa.array(["a", "b", "a", "b"]).dictionary_encode(),
+            "score": pa.array([0.5, float("nan"), None, 1.0]),
+        }
+    )
+
+
+def test_list_columns_of_arrow_layouts_equal_cli(cli, tmp_path):
+    import polars as pl
+
+    table = arrow_problem_rows()
+    rows = table.to_pylist()
+    rows[1]["score"] = None  # NaN: null, as in JSON
+    expect = without_inputs(cli_report(cli, write_jsonl(tmp_path / "p.jsonl", rows), by="subset", ci="wilson"))
+    for data in (table, pl.from_arrow(table)):
+        got = rollstat.report(data, by="subset", ci="wilson")
+        assert without_inputs(got.to_dict()) == expect, type(data)
+    assert got.health["n_failed"] == 1
+
+
+def test_integer_verdicts_and_count_columns_through_arrow(cli, tmp_path):
+    import pyarrow as pa
+
+    table = pa.table({"problem": ["a", "a", "b", "b"], "correct": pa.array([1, 0, 0, 0], pa.int8()),
+                      "stamp": pa.array([1, 2, 3, 4], pa.timestamp("s"))})
+    rows = [{"problem": r["problem"], "correct": r["correct"]} for r in table.to_pylist()]
+    expect = without_inputs(cli_report(cli, write_jsonl(tmp_path / "v.jsonl", rows)))
+    # The timestamp column is not a field rows read: left out.
+    assert without_inputs(rollstat.report(table).to_dict()) == expect
+    with pytest.raises(rollstat.InputError, match=r"^data: column 'stamp' has the Arrow type Timestamp"):
+        rollstat.report(table, by="stamp")
+
+
+def test_bad_row_in_a_frame_names_its_index():
+    import pandas as pd
+    import polars as pl
+
+    rows = [{"problem": "a", "correct": True}, {"problem": "a", "correct": 2}, {"problem": "b", "correct": False}]
+    with pytest.raises(rollstat.InputError, match=r"^data\.iloc\[1\]: "):
+        rollstat.report(pd.DataFrame(rows), strict=True)
+    with pytest.raises(rollstat.InputError, match=r"^data\[1\]: "):
+        rollstat.report(pl.DataFrame(rows), strict=True)
+    with pytest.warns(rollstat.RollstatWarning, match=r"data\[1\]"):
+        r = rollstat.report(pl.DataFrame(rows))
+    assert r.health["n_bad_lines"] == 1 and r.bad_rows[0].location == "data[1]"
+
+
+def test_pandas_object_column_of_mixed_types_is_read_by_records(cli, tmp_path):
+    import pandas as pd
+
+    rows = [{"problem": "a", "correct": True, "answer": "x"}, {"problem": "a", "correct": False, "answer": 7},
+            {"problem": "b", "correct": True, "answer": None}]
+    expect = without_inputs(cli_report(cli, write_jsonl(tmp_path / "m.jsonl", rows)))
+    assert without_inputs(rollstat.report(pd.DataFrame(rows)).to_dict()) == expect
 
 
 def test_count_rows_and_numpy_values(cli, tmp_path):

@@ -393,7 +393,7 @@ impl Reader<'_> {
                 let parsed: Vec<(u64, Result<Record, String>)> = rows
                     .iter()
                     .enumerate()
-                    .map(|(i, r)| (i as u64 + 1, self.parse_map(&r.to_map())))
+                    .map(|(i, r)| (i as u64 + 1, self.parse_map(&r.as_map())))
                     .collect();
                 for (line, r) in &parsed {
                     self.track(&name, *line, r);

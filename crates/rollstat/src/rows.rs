@@ -8,6 +8,7 @@
 
 use rollstat_core::summary::Verdict;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 
 /// One rollout of one problem.
 ///
@@ -133,6 +134,18 @@ pub enum Row {
     /// A count row: no per-rollout detail, so prefix@k, maj@n,
     /// `self_consistency` and `distinct_answers` exclude the problem.
     Counts(CountRow),
+    /// A row as its canonical field map, exactly what one JSON Lines line
+    /// holds (e.g. one row of a DataFrame read column by column): fields
+    /// the typed rows have no place for (`truncated`, `finish_reasons`,
+    /// `status`, 0/1 verdicts, integer problem ids) keep their meaning.
+    ///
+    /// ```
+    /// use rollstat::rows::Row;
+    /// let m = serde_json::json!({"problem": 7, "correct": 1, "truncated": true});
+    /// let row = Row::Fields(m.as_object().unwrap().clone());
+    /// assert_eq!(row.to_map()["problem"], 7);
+    /// ```
+    Fields(Map<String, Value>),
 }
 
 impl From<RolloutRow> for Row {
@@ -164,6 +177,15 @@ fn text(s: &str) -> Value {
 }
 
 impl Row {
+    /// The canonical field map of this row, borrowed when the row is one
+    /// already ([`Row::Fields`]).
+    pub fn as_map(&self) -> Cow<'_, Map<String, Value>> {
+        match self {
+            Row::Fields(m) => Cow::Borrowed(m),
+            _ => Cow::Owned(self.to_map()),
+        }
+    }
+
     /// The canonical field map of this row (what a JSON Lines file holds).
     pub fn to_map(&self) -> Map<String, Value> {
         let mut m = Map::new();
@@ -226,6 +248,7 @@ impl Row {
                 m.insert("c".into(), Value::from(r.c));
                 &r.fields
             }
+            Row::Fields(f) => return f.clone(),
         };
         for (k, v) in fields {
             m.insert(k.clone(), text(v));
