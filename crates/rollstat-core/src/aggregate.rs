@@ -471,8 +471,13 @@ impl<'a> ColumnBuilder<'a> {
     fn maj_curves(&self) -> &[Result<Vec<f64>, Exclusion>] {
         self.maj.get_or_init(|| {
             let k = self.maj_k_max;
+            use rayon::prelude::*;
             let curve = |p: &ProblemSummary| maj_curve(p, self.tie, k.min(p.n));
-            self.problems.iter().map(curve).collect()
+            self.problems
+                .par_iter()
+                .with_min_len(256)
+                .map(curve)
+                .collect()
         })
     }
 
