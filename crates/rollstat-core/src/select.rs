@@ -346,9 +346,9 @@ impl TiedTop<'_> {
                 if v0 == 0.0 && v1 == 0.0 {
                     continue;
                 }
-                for d in 0..j.min(k_max - s + 1).min(binom.len()) {
-                    t.q0[(s + d) * width + tied] += v0 * binom[d];
-                    t.q1[(s + d) * width + tied] += v1 * binom[d];
+                for (d, &b) in binom.iter().enumerate().take(j.min(k_max - s + 1)) {
+                    t.q0[(s + d) * width + tied] += v0 * b;
+                    t.q1[(s + d) * width + tied] += v1 * b;
                 }
                 if tied + 1 < width && s + j <= k_max {
                     let cell = (s + j) * width + tied + 1;
