@@ -200,7 +200,8 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
             clusterer: &clusterer,
         },
     );
-    let config = config(opts, ks, n_requested, n_source);
+    let mut config = config(opts, ks, n_requested, n_source);
+    config.score_order = any_scored(&summaries).then_some(opts.metrics.score_order);
     let collected = inputs.collected;
     Ok(Report {
         schema: REPORT_SCHEMA.into(),
@@ -254,6 +255,7 @@ fn config(opts: &ReportOptions, ks: Vec<u64>, n: u64, n_source: String) -> Confi
         n_source,
         ci: ci_config(&opts.intervals),
         tie_policy: opts.metrics.tie_policy,
+        score_order: None,
         denominator_policy: opts.metrics.denominator,
         answer_clustering: opts.grading.describe(),
         strict: opts.metrics.strict,
