@@ -421,15 +421,28 @@ struct FirstWins<'a> {
 }
 
 impl FirstWins<'_> {
-    /// Members of cluster i before c's r-th member.
+    /// Members of cluster i after c's r-th member.
     #[inline]
-    fn before(&self, r: usize, i: usize) -> usize {
-        self.before[r * self.sizes.len() + i] as usize
+    fn after(&self, r: usize, i: usize) -> usize {
+        self.sizes[i] - self.before[r * self.sizes.len() + i] as usize
+    }
+
+    /// What rival i's factor depends on at c's r-th member: its members
+    /// after it, or none when fewer than j (it can no longer tie).
+    #[inline]
+    fn key(&self, r: usize, i: usize) -> usize {
+        let after = self.after(r, i);
+        if after >= self.j {
+            after
+        } else {
+            0
+        }
     }
 
     /// Adds the ways to draw c's j and the rivals' rollouts (by total) to
-    /// `acc`. Consecutive members of c with no rival member between them
-    /// give the same product, so their weights are summed first.
+    /// `acc`. Consecutive members of c between which no rival that can
+    /// still tie loses a member give the same product, so their weights are
+    /// summed first.
     fn add_to(
         &self,
         rivals: &[usize],
@@ -444,11 +457,7 @@ impl FirstWins<'_> {
             acc[j] += row(t, a_c)[j];
             return Ok(());
         }
-        let same = |r: usize, s: usize| {
-            rivals
-                .iter()
-                .all(|&i| self.before(r, i) == self.before(s, i))
-        };
+        let same = |r: usize, s: usize| rivals.iter().all(|&i| self.key(r, i) == self.key(s, i));
         let mut r = 0;
         while r + j <= a_c {
             let mut weight = 0.0;
@@ -485,8 +494,7 @@ impl FirstWins<'_> {
         for &i in rivals {
             budget.spend((deg + 1) * (j + 1))?;
             let binom = row(t, self.sizes[i]);
-            let after = self.sizes[i] - self.before(r, i);
-            let tied = at(row(t, after), j);
+            let tied = at(row(t, self.after(r, i)), j);
             next[..=(deg + j).min(top)].fill(0.0);
             for s in (0..=deg).filter(|&s| poly[s] != 0.0) {
                 for d in 0..j.min(top - s + 1) {
