@@ -295,17 +295,26 @@ fn per_problem(
     inputs: &crate::read::Inputs,
     summaries: &[ProblemSummary],
 ) -> Vec<PerProblem> {
-    let tie = plan.opts.metrics.tie_policy;
+    // The metrics' columns, as the block builds them: maj@k then runs its
+    // program once per problem, not once per k.
+    let builder =
+        ColumnBuilder::new(summaries, plan.opts.metrics.tie_policy).with_metrics(&plan.metrics);
+    let columns: Vec<(String, MetricColumn)> = plan
+        .metrics
+        .par_iter()
+        .map(|m| (m.to_string(), builder.build(m.clone())))
+        .collect();
     inputs
         .collected
         .problems
         .iter()
         .zip(summaries)
-        .map(|(p, sm)| {
+        .enumerate()
+        .map(|(i, (p, sm))| {
             let mut values = Ordered::default();
-            for m in &plan.metrics {
-                if let Ok(v) = m.value(sm, tie) {
-                    values.insert(m.to_string(), v);
+            for (name, col) in &columns {
+                if !col.values[i].is_nan() {
+                    values.insert(name.clone(), col.values[i]);
                 }
             }
             PerProblem {
