@@ -20,7 +20,7 @@
 //! Each sum is a count of subsets, divided by C(n, k). Counts are `f64`
 //! (every term is non-negative, so no cancellation), which bounds n at
 //! [`VOTE_DP_MAX_N`] (C(1000, 500) ≈ 2.7·10²⁹⁹); one problem's program
-//! stops at [`VOTE_DP_MAX_WORK`] multiply-adds and reports [`TooMuchWork`].
+//! stops at [`VOTE_DP_MAX_WORK`] multiply-adds and reports [`NotComputed::TooMuchWork`].
 
 use crate::vote::{ClusterTally, TiePolicy};
 use std::sync::OnceLock;
@@ -32,24 +32,63 @@ pub const VOTE_DP_MAX_N: usize = 1000;
 /// Most multiply-adds one problem's maj@k program may take (about a second).
 pub const VOTE_DP_MAX_WORK: u64 = 1_000_000_000;
 
-/// Cluster id of a rollout that does not vote.
-const NO_VOTE: u16 = u16::MAX;
-
-/// What maj@k needs to know about one problem's vote.
+/// What maj@k needs to know about one problem's vote: each cluster's size
+/// and verdict, the number of rollouts, and — for [`TiePolicy::First`]
+/// only — which cluster each rollout is in, in rollout order, packed in
+/// ⌈log₂(clusters + 1)⌉ bits a rollout (4 bits for up to 15 clusters).
 ///
 /// ```
 /// use rollstat_core::select::VoteProfile;
 /// // Answers A A B (unextracted) with A correct.
 /// let p = VoteProfile::new(&[Some(0), Some(0), Some(1), None], &[Some(true), Some(true), Some(false), Some(false)]).unwrap();
-/// assert_eq!((p.n(), p.sizes()), (4, vec![2, 1]));
+/// assert_eq!((p.n(), p.sizes()), (4, &[2, 1][..]));
+/// assert!(p.has_order() && !p.without_order().has_order());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VoteProfile {
-    /// Cluster of each rollout in rollout-index order ([`NO_VOTE`] for a
-    /// rollout without an extracted answer); ids dense, by first appearance.
-    seq: Box<[u16]>,
+    n: u16,
+    /// Per cluster (ids dense, by first appearance): its size.
+    sizes: Box<[usize]>,
     /// Per cluster: its first judged member was correct (as in maj@n).
     correct: Box<[bool]>,
+    /// Cluster id + 1 of each rollout in rollout-index order (0: does not
+    /// vote), when kept.
+    order: Option<Packed>,
+}
+
+/// Small unsigned values packed `bits` to a value into words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Packed {
+    bits: u32,
+    words: Box<[u64]>,
+}
+
+impl Packed {
+    fn new(values: &[usize], max: usize) -> Packed {
+        let bits = usize::BITS - max.leading_zeros();
+        let bits = bits.max(1);
+        let mut words = vec![0u64; (values.len() * bits as usize).div_ceil(64)];
+        for (i, &v) in values.iter().enumerate() {
+            let at = i * bits as usize;
+            words[at / 64] |= (v as u64) << (at % 64);
+            if at % 64 + bits as usize > 64 {
+                words[at / 64 + 1] |= (v as u64) >> (64 - at % 64);
+            }
+        }
+        Packed {
+            bits,
+            words: words.into(),
+        }
+    }
+
+    fn get(&self, i: usize) -> usize {
+        let (bits, at) = (self.bits as usize, i * self.bits as usize);
+        let mut v = self.words[at / 64] >> (at % 64);
+        if at % 64 + bits > 64 {
+            v |= self.words[at / 64 + 1] << (64 - at % 64);
+        }
+        (v & ((1u64 << bits) - 1)) as usize
+    }
 }
 
 impl VoteProfile {
@@ -61,52 +100,79 @@ impl VoteProfile {
             return None;
         }
         let tally = ClusterTally::of(clusters, correct);
-        let mut dense = vec![NO_VOTE; tally.size.len()];
-        let mut ok = Vec::new();
-        let seq = clusters
+        let mut dense = vec![usize::MAX; tally.size.len()];
+        let (mut sizes, mut ok) = (Vec::new(), Vec::new());
+        let ids: Vec<usize> = clusters
             .iter()
             .map(|c| {
-                let Some(id) = *c else { return NO_VOTE };
-                if dense[id] == NO_VOTE {
-                    dense[id] = ok.len() as u16;
+                let Some(id) = *c else { return 0 };
+                if dense[id] == usize::MAX {
+                    dense[id] = ok.len();
                     ok.push(tally.verdict[id] == Some(true));
+                    sizes.push(tally.size[id]);
                 }
-                dense[id]
+                dense[id] + 1
             })
             .collect();
         Some(VoteProfile {
-            seq,
+            n: clusters.len() as u16,
+            order: Some(Packed::new(&ids, ok.len())),
+            sizes: sizes.into(),
             correct: ok.into(),
         })
     }
 
+    /// The same profile without the rollout order, which only `first`
+    /// reads: what `none` and `fractional` keep (O(clusters) memory).
+    pub fn without_order(mut self) -> VoteProfile {
+        self.order = None;
+        self
+    }
+
+    /// Whether the rollout order is kept (maj@k under `first` needs it).
+    pub fn has_order(&self) -> bool {
+        self.order.is_some()
+    }
+
     /// Number of rollouts (voting or not).
     pub fn n(&self) -> usize {
-        self.seq.len()
+        usize::from(self.n)
     }
 
     /// Cluster sizes, by cluster id.
-    pub fn sizes(&self) -> Vec<usize> {
-        let mut sizes = vec![0; self.correct.len()];
-        for &c in self.seq.iter().filter(|&&c| c != NO_VOTE) {
-            sizes[c as usize] += 1;
-        }
-        sizes
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    /// The cluster of each voting rollout, in rollout order.
+    fn voters(&self) -> Option<impl Iterator<Item = usize> + '_> {
+        let order = self.order.as_ref()?;
+        Some(
+            (0..self.n())
+                .map(|i| order.get(i))
+                .filter(|&v| v > 0)
+                .map(|v| v - 1),
+        )
     }
 }
 
-/// maj@k's program would take more than [`VOTE_DP_MAX_WORK`] steps.
+/// Why maj@k has no value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TooMuchWork;
+pub enum NotComputed {
+    /// The program would take more than [`VOTE_DP_MAX_WORK`] steps.
+    TooMuchWork,
+    /// `first` needs the rollout order, which the profile does not keep.
+    NoOrder,
+}
 
 /// Counts multiply-adds against [`VOTE_DP_MAX_WORK`].
 struct Budget(u64);
 
 impl Budget {
-    fn spend(&mut self, units: usize) -> Result<(), TooMuchWork> {
+    fn spend(&mut self, units: usize) -> Result<(), NotComputed> {
         self.0 = self.0.saturating_add(units as u64);
         if self.0 > VOTE_DP_MAX_WORK {
-            return Err(TooMuchWork);
+            return Err(NotComputed::TooMuchWork);
         }
         Ok(())
     }
@@ -163,7 +229,7 @@ pub fn maj_at_ks(
     profile: &VoteProfile,
     tie: TiePolicy,
     k_max: usize,
-) -> Result<Vec<f64>, TooMuchWork> {
+) -> Result<Vec<f64>, NotComputed> {
     let n = profile.n();
     let k_max = k_max.min(n);
     let mut budget = Budget(0);
@@ -194,7 +260,7 @@ impl Joined {
     }
 
     /// Continues at `m` free rollouts (never more than before).
-    fn shift_to(&mut self, m: usize, budget: &mut Budget) -> Result<(), TooMuchWork> {
+    fn shift_to(&mut self, m: usize, budget: &mut Budget) -> Result<(), NotComputed> {
         if self.m != usize::MAX {
             budget.spend((self.m - m) * self.poly.len())?;
             for _ in m..self.m {
@@ -208,7 +274,7 @@ impl Joined {
     }
 
     /// The counts by subset size k.
-    fn finish(mut self, budget: &mut Budget) -> Result<Vec<f64>, TooMuchWork> {
+    fn finish(mut self, budget: &mut Budget) -> Result<Vec<f64>, NotComputed> {
         self.shift_to(0, budget)?;
         Ok(self.poly)
     }
@@ -224,7 +290,7 @@ fn counts_symmetric(
     tie: TiePolicy,
     k_max: usize,
     budget: &mut Budget,
-) -> Result<Vec<f64>, TooMuchWork> {
+) -> Result<Vec<f64>, NotComputed> {
     let sizes = profile.sizes();
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]));
@@ -240,7 +306,7 @@ fn counts_symmetric(
         let m = profile.n() - big.iter().map(|&i| sizes[i]).sum::<usize>();
         joined.shift_to(m, budget)?;
         let top = TiedTop {
-            sizes: &sizes,
+            sizes,
             correct: &profile.correct,
             j,
             tie,
@@ -297,7 +363,7 @@ impl TiedTop<'_> {
         t: &mut Tables,
         acc: &mut [f64],
         budget: &mut Budget,
-    ) -> Result<(), TooMuchWork> {
+    ) -> Result<(), NotComputed> {
         let (j, k_max) = (self.j, acc.len() - 1);
         if let [only] = big {
             // One cluster reaches j: it wins alone with any j of its members.
@@ -368,13 +434,13 @@ fn counts_first(
     profile: &VoteProfile,
     k_max: usize,
     budget: &mut Budget,
-) -> Result<Vec<f64>, TooMuchWork> {
+) -> Result<Vec<f64>, NotComputed> {
     let sizes = profile.sizes();
     let mut counts = vec![0.0; k_max + 1];
     let mut bufs = (Vec::new(), Vec::new());
     let mut rivals: Vec<usize> = Vec::new();
     for c in (0..sizes.len()).filter(|&c| profile.correct[c]) {
-        let before = members_before(profile, c);
+        let before = members_before(profile, c)?;
         let mut joined = Joined::new(k_max);
         for j in (1..=sizes[c].min(k_max)).rev() {
             rivals.clear();
@@ -382,7 +448,7 @@ fn counts_first(
             let m = profile.n() - sizes[c] - rivals.iter().map(|&i| sizes[i]).sum::<usize>();
             joined.shift_to(m, budget)?;
             let first = FirstWins {
-                sizes: &sizes,
+                sizes,
                 before: &before,
                 c,
                 j,
@@ -399,17 +465,17 @@ fn counts_first(
 /// For each member of cluster c (in order), how many members of every
 /// cluster precede it: row r (`m` entries from `r·m`, m clusters) holds the
 /// counts before c's r-th member.
-fn members_before(profile: &VoteProfile, c: usize) -> Vec<u16> {
+fn members_before(profile: &VoteProfile, c: usize) -> Result<Vec<u16>, NotComputed> {
     let m = profile.correct.len();
     let mut seen = vec![0u16; m];
     let mut rows = Vec::new();
-    for &id in profile.seq.iter().filter(|&&id| id != NO_VOTE) {
-        if id as usize == c {
+    for id in profile.voters().ok_or(NotComputed::NoOrder)? {
+        if id == c {
             rows.extend_from_slice(&seen);
         }
-        seen[id as usize] += 1;
+        seen[id] += 1;
     }
-    rows
+    Ok(rows)
 }
 
 /// Cluster c winning at count j under `first`.
@@ -449,7 +515,7 @@ impl FirstWins<'_> {
         acc: &mut [f64],
         bufs: &mut (Vec<f64>, Vec<f64>),
         budget: &mut Budget,
-    ) -> Result<(), TooMuchWork> {
+    ) -> Result<(), NotComputed> {
         let (a_c, j) = (self.sizes[self.c], self.j);
         let t = pascal();
         if rivals.is_empty() {
@@ -484,7 +550,7 @@ impl FirstWins<'_> {
         top: usize,
         (poly, next): &'b mut (Vec<f64>, Vec<f64>),
         budget: &mut Budget,
-    ) -> Result<&'b [f64], TooMuchWork> {
+    ) -> Result<&'b [f64], NotComputed> {
         let (j, t) = (self.j, pascal());
         poly.clear();
         poly.resize(top + 1, 0.0);

@@ -266,3 +266,28 @@ fn builder_columns_equal_per_k_values() {
         }
     }
 }
+
+/// Without the rollout order, `none` and `fractional` are unchanged and
+/// `first` says it cannot be computed. Many clusters (6-bit packing across
+/// word boundaries) still give maj@n at k = n.
+#[test]
+fn order_is_needed_only_by_first() {
+    use rollstat_core::select::NotComputed;
+    let clusters: Vec<Option<usize>> = (0..90)
+        .map(|i| (i % 7 != 0).then_some((i * 7) % 40))
+        .collect();
+    let ok: Vec<bool> = (0..40).map(|c| c % 3 == 0).collect();
+    let verdicts: Vec<Option<bool>> = clusters.iter().map(|c| c.map(|c| ok[c])).collect();
+    let full = majority_vote(&clusters, &verdicts);
+    let p = VoteProfile::new(&clusters, &verdicts).unwrap();
+    let bare = p.clone().without_order();
+    for tie in [TiePolicy::None, TiePolicy::Fractional] {
+        assert_eq!(maj_at_ks(&p, tie, 90), maj_at_ks(&bare, tie, 90));
+    }
+    assert_eq!(
+        maj_at_ks(&bare, TiePolicy::First, 4),
+        Err(NotComputed::NoOrder)
+    );
+    let first = maj_at_ks(&p, TiePolicy::First, 90).unwrap();
+    assert!((first[89] - full.credit(TiePolicy::First)).abs() < 1e-12);
+}

@@ -40,7 +40,7 @@ pub fn report(sources: &[Source], opts: &ReportOptions) -> Result<Report> {
         &read,
         opts.source_format,
         &opts.grading,
-        opts.metrics.denominator,
+        (opts.metrics.denominator, opts.metrics.tie_policy),
         opts.messages.as_ref(),
     )?;
     build(s, opts)
