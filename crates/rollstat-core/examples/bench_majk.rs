@@ -1,7 +1,8 @@
 //! Times maj@k for every k over many problems, for the benchmark in
 //! `bench/` (BENCHMARKS.md, "maj@k for all k").
 //!
-//! Usage: `bench_majk PROBLEMS N [REPEATS] [SEED]` (defaults 5 and 0).
+//! Usage: `bench_majk PROBLEMS N [REPEATS] [SEED] [POLICY]` (defaults 5, 0
+//! and every policy).
 //!
 //! Each problem has N rollouts with answers drawn (seeded xorshift) as an
 //! evaluation produces them: the correct answer with a per-problem rate p
@@ -87,11 +88,16 @@ fn main() {
     let n: u64 = args[2].parse().expect("n");
     let repeats: usize = args.get(3).map_or(5, |r| r.parse().expect("repeats"));
     let seed: u64 = args.get(4).map_or(0, |s| s.parse().expect("seed"));
+    let only: Option<TiePolicy> = args.get(5).map(|p| p.parse().expect("policy"));
     let mut rng = Rng(0x9e37_79b9_7f4a_7c15 ^ seed.wrapping_mul(0x2545_f491_4f6c_dd1d));
     let problems: Vec<ProblemSummary> = (0..count).map(|_| problem(&mut rng, n)).collect();
     let all: Vec<u64> = (1..n).collect();
     let default: Vec<u64> = default_ks(n).into_iter().filter(|&k| k < n).collect();
-    for tie in [TiePolicy::First, TiePolicy::None, TiePolicy::Fractional] {
+    let policies = [TiePolicy::First, TiePolicy::None, TiePolicy::Fractional];
+    for tie in policies
+        .into_iter()
+        .filter(|t| only.is_none_or(|o| o == *t))
+    {
         for (name, ks) in [("1..n-1", &all), ("default", &default)] {
             let metrics: Vec<Metric> = ks.iter().map(|&k| Metric::MajAtK(k)).collect();
             let mut best = f64::INFINITY;

@@ -10,7 +10,7 @@
 use crate::batch::{CountsEstimator, EstimatorTable};
 use crate::best::ScoreOrder;
 use crate::estimators::{g_pass_at_k, mg_pass_at_k, pass_at_k, pass_pow_k};
-use crate::select::maj_at_ks;
+use crate::select::{maj_at_ks, NotComputed};
 use crate::summary::ProblemSummary;
 use crate::vote::{self_consistency, TiePolicy};
 use std::fmt;
@@ -186,7 +186,10 @@ fn vote_of(p: &ProblemSummary) -> Result<&crate::vote::VoteOutcome, Exclusion> {
 /// maj@1, …, maj@k of one problem (k ≥ 1), or why there is none.
 fn maj_curve(p: &ProblemSummary, tie: TiePolicy, k: u64) -> Result<Vec<f64>, Exclusion> {
     let profile = p.vote_profile.as_ref().ok_or(Exclusion::VoteTooLarge)?;
-    maj_at_ks(profile, tie, k as usize).map_err(|_| Exclusion::VoteTooLarge)
+    maj_at_ks(profile, tie, k as usize).map_err(|e| match e {
+        NotComputed::TooMuchWork => Exclusion::VoteTooLarge,
+        NotComputed::NoOrder => Exclusion::NoRolloutDetail,
+    })
 }
 
 /// Why a problem has no value for a metric.
@@ -471,8 +474,13 @@ impl<'a> ColumnBuilder<'a> {
     fn maj_curves(&self) -> &[Result<Vec<f64>, Exclusion>] {
         self.maj.get_or_init(|| {
             let k = self.maj_k_max;
+            use rayon::prelude::*;
             let curve = |p: &ProblemSummary| maj_curve(p, self.tie, k.min(p.n));
-            self.problems.iter().map(curve).collect()
+            self.problems
+                .par_iter()
+                .with_min_len(256)
+                .map(curve)
+                .collect()
         })
     }
 

@@ -2,7 +2,8 @@
 //!
 //! The math of rollstat, free of I/O: exact per-problem estimators
 //! ([`estimators`]) and their batch form over many problems ([`batch`]),
-//! majority voting and answer clustering ([`vote`]), the
+//! majority voting and answer clustering ([`vote`]), maj@k for every k
+//! ([`select`]), best-of-k and score-weighted voting ([`best`]), the
 //! per-problem summary that rollouts fold into ([`summary`]), and the
 //! aggregation of per-problem values into report metrics ([`aggregate`]).
 //!

@@ -20,7 +20,7 @@
 //! Each sum is a count of subsets, divided by C(n, k). Counts are `f64`
 //! (every term is non-negative, so no cancellation), which bounds n at
 //! [`VOTE_DP_MAX_N`] (C(1000, 500) ≈ 2.7·10²⁹⁹); one problem's program
-//! stops at [`VOTE_DP_MAX_WORK`] multiply-adds and reports [`TooMuchWork`].
+//! stops at [`VOTE_DP_MAX_WORK`] multiply-adds and reports [`NotComputed::TooMuchWork`].
 
 use crate::vote::{ClusterTally, TiePolicy};
 use std::sync::OnceLock;
@@ -32,24 +32,63 @@ pub const VOTE_DP_MAX_N: usize = 1000;
 /// Most multiply-adds one problem's maj@k program may take (about a second).
 pub const VOTE_DP_MAX_WORK: u64 = 1_000_000_000;
 
-/// Cluster id of a rollout that does not vote.
-const NO_VOTE: u16 = u16::MAX;
-
-/// What maj@k needs to know about one problem's vote.
+/// What maj@k needs to know about one problem's vote: each cluster's size
+/// and verdict, the number of rollouts, and — for [`TiePolicy::First`]
+/// only — which cluster each rollout is in, in rollout order, packed in
+/// ⌈log₂(clusters + 1)⌉ bits a rollout (4 bits for up to 15 clusters).
 ///
 /// ```
 /// use rollstat_core::select::VoteProfile;
 /// // Answers A A B (unextracted) with A correct.
 /// let p = VoteProfile::new(&[Some(0), Some(0), Some(1), None], &[Some(true), Some(true), Some(false), Some(false)]).unwrap();
-/// assert_eq!((p.n(), p.sizes()), (4, vec![2, 1]));
+/// assert_eq!((p.n(), p.sizes()), (4, &[2, 1][..]));
+/// assert!(p.has_order() && !p.without_order().has_order());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VoteProfile {
-    /// Cluster of each rollout in rollout-index order ([`NO_VOTE`] for a
-    /// rollout without an extracted answer); ids dense, by first appearance.
-    seq: Box<[u16]>,
+    n: u16,
+    /// Per cluster (ids dense, by first appearance): its size.
+    sizes: Box<[usize]>,
     /// Per cluster: its first judged member was correct (as in maj@n).
     correct: Box<[bool]>,
+    /// Cluster id + 1 of each rollout in rollout-index order (0: does not
+    /// vote), when kept.
+    order: Option<Packed>,
+}
+
+/// Small unsigned values packed `bits` to a value into words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Packed {
+    bits: u32,
+    words: Box<[u64]>,
+}
+
+impl Packed {
+    fn new(values: &[usize], max: usize) -> Packed {
+        let bits = usize::BITS - max.leading_zeros();
+        let bits = bits.max(1);
+        let mut words = vec![0u64; (values.len() * bits as usize).div_ceil(64)];
+        for (i, &v) in values.iter().enumerate() {
+            let at = i * bits as usize;
+            words[at / 64] |= (v as u64) << (at % 64);
+            if at % 64 + bits as usize > 64 {
+                words[at / 64 + 1] |= (v as u64) >> (64 - at % 64);
+            }
+        }
+        Packed {
+            bits,
+            words: words.into(),
+        }
+    }
+
+    fn get(&self, i: usize) -> usize {
+        let (bits, at) = (self.bits as usize, i * self.bits as usize);
+        let mut v = self.words[at / 64] >> (at % 64);
+        if at % 64 + bits > 64 {
+            v |= self.words[at / 64 + 1] << (64 - at % 64);
+        }
+        (v & ((1u64 << bits) - 1)) as usize
+    }
 }
 
 impl VoteProfile {
@@ -61,81 +100,114 @@ impl VoteProfile {
             return None;
         }
         let tally = ClusterTally::of(clusters, correct);
-        let mut dense = vec![NO_VOTE; tally.size.len()];
-        let mut ok = Vec::new();
-        let seq = clusters
+        let mut dense = vec![usize::MAX; tally.size.len()];
+        let (mut sizes, mut ok) = (Vec::new(), Vec::new());
+        let ids: Vec<usize> = clusters
             .iter()
             .map(|c| {
-                let Some(id) = *c else { return NO_VOTE };
-                if dense[id] == NO_VOTE {
-                    dense[id] = ok.len() as u16;
+                let Some(id) = *c else { return 0 };
+                if dense[id] == usize::MAX {
+                    dense[id] = ok.len();
                     ok.push(tally.verdict[id] == Some(true));
+                    sizes.push(tally.size[id]);
                 }
-                dense[id]
+                dense[id] + 1
             })
             .collect();
         Some(VoteProfile {
-            seq,
+            n: clusters.len() as u16,
+            order: Some(Packed::new(&ids, ok.len())),
+            sizes: sizes.into(),
             correct: ok.into(),
         })
     }
 
+    /// The same profile without the rollout order, which only `first`
+    /// reads: what `none` and `fractional` keep (O(clusters) memory).
+    pub fn without_order(mut self) -> VoteProfile {
+        self.order = None;
+        self
+    }
+
+    /// Whether the rollout order is kept (maj@k under `first` needs it).
+    pub fn has_order(&self) -> bool {
+        self.order.is_some()
+    }
+
     /// Number of rollouts (voting or not).
     pub fn n(&self) -> usize {
-        self.seq.len()
+        usize::from(self.n)
     }
 
     /// Cluster sizes, by cluster id.
-    pub fn sizes(&self) -> Vec<usize> {
-        let mut sizes = vec![0; self.correct.len()];
-        for &c in self.seq.iter().filter(|&&c| c != NO_VOTE) {
-            sizes[c as usize] += 1;
-        }
-        sizes
+    pub fn sizes(&self) -> &[usize] {
+        &self.sizes
+    }
+
+    /// The cluster of each voting rollout, in rollout order.
+    fn voters(&self) -> Option<impl Iterator<Item = usize> + '_> {
+        let order = self.order.as_ref()?;
+        Some(
+            (0..self.n())
+                .map(|i| order.get(i))
+                .filter(|&v| v > 0)
+                .map(|v| v - 1),
+        )
     }
 }
 
-/// maj@k's program would take more than [`VOTE_DP_MAX_WORK`] steps.
+/// Why maj@k has no value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TooMuchWork;
+pub enum NotComputed {
+    /// The program would take more than [`VOTE_DP_MAX_WORK`] steps.
+    TooMuchWork,
+    /// `first` needs the rollout order, which the profile does not keep.
+    NoOrder,
+}
 
 /// Counts multiply-adds against [`VOTE_DP_MAX_WORK`].
 struct Budget(u64);
 
 impl Budget {
-    fn spend(&mut self, units: usize) -> Result<(), TooMuchWork> {
+    fn spend(&mut self, units: usize) -> Result<(), NotComputed> {
         self.0 = self.0.saturating_add(units as u64);
         if self.0 > VOTE_DP_MAX_WORK {
-            return Err(TooMuchWork);
+            return Err(NotComputed::TooMuchWork);
         }
         Ok(())
     }
 }
 
-/// C(n, k) as `f64` for n ≤ [`VOTE_DP_MAX_N`] (0 for k > n), from a Pascal
-/// triangle built once.
-fn binom(n: usize, k: usize) -> f64 {
+/// Pascal's triangle up to [`VOTE_DP_MAX_N`] as `f64`, built once.
+fn pascal() -> &'static [f64] {
     static TRIANGLE: OnceLock<Vec<f64>> = OnceLock::new();
-    if k > n {
-        return 0.0;
-    }
-    let t = TRIANGLE.get_or_init(|| {
+    TRIANGLE.get_or_init(|| {
         let mut t = Vec::with_capacity((VOTE_DP_MAX_N + 1) * (VOTE_DP_MAX_N + 2) / 2);
-        for row in 0..=VOTE_DP_MAX_N {
-            let start = t.len();
-            let prev = start - row.min(start);
-            for col in 0..=row {
-                let v = if col == 0 || col == row {
+        for n in 0..=VOTE_DP_MAX_N {
+            let prev = t.len() - n.min(t.len());
+            for k in 0..=n {
+                let v = if k == 0 || k == n {
                     1.0
                 } else {
-                    t[prev + col - 1] + t[prev + col]
+                    t[prev + k - 1] + t[prev + k]
                 };
                 t.push(v);
             }
         }
         t
-    });
-    t[n * (n + 1) / 2 + k]
+    })
+}
+
+/// Row n of Pascal's triangle: C(n, 0), …, C(n, n).
+fn row(t: &[f64], n: usize) -> &[f64] {
+    let start = n * (n + 1) / 2;
+    &t[start..=start + n]
+}
+
+/// C(n, k) from row n (0 for k > n).
+#[inline]
+fn at(row: &[f64], k: usize) -> f64 {
+    row.get(k).copied().unwrap_or(0.0)
 }
 
 /// maj@1, …, maj@K (element k − 1 is maj@k) with K = min(`k_max`, n):
@@ -157,7 +229,7 @@ pub fn maj_at_ks(
     profile: &VoteProfile,
     tie: TiePolicy,
     k_max: usize,
-) -> Result<Vec<f64>, TooMuchWork> {
+) -> Result<Vec<f64>, NotComputed> {
     let n = profile.n();
     let k_max = k_max.min(n);
     let mut budget = Budget(0);
@@ -165,150 +237,192 @@ pub fn maj_at_ks(
         TiePolicy::First => counts_first(profile, k_max, &mut budget)?,
         _ => counts_symmetric(profile, tie, k_max, &mut budget)?,
     };
-    Ok((1..=k_max).map(|k| counts[k] / binom(n, k)).collect())
+    let total = row(pascal(), n);
+    Ok((1..=k_max).map(|k| counts[k] / total[k]).collect())
 }
 
-/// Adds Σ_s acc[s] · C(m, k − s) to `counts[k]` (the `m` rollouts outside
-/// the clusters the program tracked join freely) and clears `acc`.
-fn flush(
-    acc: &mut [f64],
+/// Σ_j G_j(x)·(1+x)^{m_j}: winning draws G_j from the tracked clusters,
+/// joined by the m_j rollouts outside them (any number of which may be in
+/// the subset). Fed with m_j non-increasing, the sum so far is kept divided
+/// by (1+x)^{m}, so the whole join costs at most n multiplications by
+/// (1 + x), each O(K).
+struct Joined {
+    poly: Vec<f64>,
     m: usize,
-    counts: &mut [f64],
-    budget: &mut Budget,
-) -> Result<(), TooMuchWork> {
-    let k_max = counts.len() - 1;
-    budget.spend(k_max * k_max)?;
-    for (s, v) in acc.iter_mut().enumerate().filter(|(_, v)| **v != 0.0) {
-        let top = k_max.min(s + m);
-        for (k, count) in counts.iter_mut().enumerate().take(top + 1).skip(s) {
-            *count += *v * binom(m, k - s);
+}
+
+impl Joined {
+    fn new(k_max: usize) -> Joined {
+        Joined {
+            poly: vec![0.0; k_max + 1],
+            m: usize::MAX,
         }
-        *v = 0.0;
     }
-    Ok(())
+
+    /// Continues at `m` free rollouts (never more than before).
+    fn shift_to(&mut self, m: usize, budget: &mut Budget) -> Result<(), NotComputed> {
+        if self.m != usize::MAX {
+            budget.spend((self.m - m) * self.poly.len())?;
+            for _ in m..self.m {
+                for s in (1..self.poly.len()).rev() {
+                    self.poly[s] += self.poly[s - 1];
+                }
+            }
+        }
+        self.m = m;
+        Ok(())
+    }
+
+    /// The counts by subset size k.
+    fn finish(mut self, budget: &mut Budget) -> Result<Vec<f64>, NotComputed> {
+        self.shift_to(0, budget)?;
+        Ok(self.poly)
+    }
 }
 
 /// Winning counts (index k) for `none` and `fractional`.
 ///
-/// For each winning count j, the clusters of size ≥ j (a prefix of the
-/// clusters by size) are tracked; the rest and the non-voters join freely,
-/// and their number only grows with j, so terms are summed per number and
-/// joined once ([`flush`]).
+/// For each winning count j, from the largest down, the clusters of size
+/// ≥ j (a prefix of the clusters by size) are tracked; the others and the
+/// non-voters are free ([`Joined`]).
 fn counts_symmetric(
     profile: &VoteProfile,
     tie: TiePolicy,
     k_max: usize,
     budget: &mut Budget,
-) -> Result<Vec<f64>, TooMuchWork> {
+) -> Result<Vec<f64>, NotComputed> {
     let sizes = profile.sizes();
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]));
-    let mut counts = vec![0.0; k_max + 1];
-    let mut acc = vec![0.0; k_max + 1];
-    let mut free = profile.n();
-    for j in 1..=k_max {
-        let big: Vec<usize> = order
-            .iter()
-            .copied()
-            .take_while(|&i| sizes[i] >= j)
-            .collect();
-        if !big.iter().any(|&i| profile.correct[i]) {
-            break;
-        }
+    let correct_max = (0..sizes.len())
+        .filter(|&i| profile.correct[i])
+        .map(|i| sizes[i])
+        .max()
+        .unwrap_or(0);
+    let mut joined = Joined::new(k_max);
+    let mut tables = Tables::default();
+    for j in (1..=correct_max.min(k_max)).rev() {
+        let big = &order[..order.partition_point(|&i| sizes[i] >= j)];
         let m = profile.n() - big.iter().map(|&i| sizes[i]).sum::<usize>();
-        if m != free {
-            flush(&mut acc, free, &mut counts, budget)?;
-            free = m;
-        }
-        tied_top(&big, &sizes, &profile.correct, j, tie, &mut acc, budget)?;
+        joined.shift_to(m, budget)?;
+        let top = TiedTop {
+            sizes,
+            correct: &profile.correct,
+            j,
+            tie,
+        };
+        top.add_to(big, &mut tables, &mut joined.poly, budget)?;
     }
-    flush(&mut acc, free, &mut counts, budget)?;
-    Ok(counts)
+    joined.finish(budget)
 }
 
-/// Adds to `acc[s]` the weighted number of ways to draw s rollouts from the
-/// clusters `big` so that the top count is j and the credit goes to a
-/// correct cluster: a table over (s, T = clusters at j), kept twice — all
-/// draws (`p0`) and the first-order part marking one correct cluster at j
-/// (`p1`, a dual number), so any number of correct clusters costs one pass.
-fn tied_top(
-    big: &[usize],
-    sizes: &[usize],
-    correct: &[bool],
+/// Two (s, T) tables, all draws and the dual part marking a correct
+/// cluster at the top, with room for the next step (reused across j).
+#[derive(Default)]
+struct Tables {
+    p0: Vec<f64>,
+    p1: Vec<f64>,
+    q0: Vec<f64>,
+    q1: Vec<f64>,
+}
+
+impl Tables {
+    /// Room for `len` cells; the table is 1 (nothing drawn). Cells are
+    /// cleared as the degree grows, not here.
+    fn reset(&mut self, len: usize, width: usize) {
+        for v in [&mut self.p0, &mut self.p1, &mut self.q0, &mut self.q1] {
+            if v.len() < len {
+                v.resize(len, 0.0);
+            }
+        }
+        self.p0[..width].fill(0.0);
+        self.p1[..width].fill(0.0);
+        self.p0[0] = 1.0;
+    }
+}
+
+/// The top count j shared by the clusters at it, under `none` or
+/// `fractional`.
+struct TiedTop<'a> {
+    sizes: &'a [usize],
+    correct: &'a [bool],
     j: usize,
     tie: TiePolicy,
-    acc: &mut [f64],
-    budget: &mut Budget,
-) -> Result<(), TooMuchWork> {
-    let k_max = acc.len() - 1;
-    let width = match tie {
-        TiePolicy::None => 2,
-        _ => big.len().min(k_max / j) + 1,
-    };
-    let mut p0 = vec![0.0; (k_max + 1) * width];
-    let mut p1 = p0.clone();
-    p0[0] = 1.0;
-    let mut deg = 0;
-    for &i in big {
-        budget.spend((deg + 1) * width * (j + 1))?;
-        let grown = Grow {
-            a: sizes[i],
-            j,
-            k_max,
-            width,
-            deg,
-        };
-        (p0, p1) = grown.times(&p0, &p1, correct[i]);
-        deg = (deg + j).min(k_max);
-    }
-    for s in 0..=deg {
-        for t in 1..width {
-            let w = match tie {
-                TiePolicy::Fractional => 1.0 / t as f64,
-                _ => 1.0,
-            };
-            acc[s] += p1[s * width + t] * w;
+}
+
+impl TiedTop<'_> {
+    /// Adds to `acc[s]` the weighted number of ways to draw s rollouts from
+    /// the clusters `big` so that the top count is j and the credit goes to
+    /// a correct cluster: a table over (s, T = clusters at j), kept twice —
+    /// all draws (`p0`) and the first-order part marking one correct
+    /// cluster at j (`p1`, a dual number), so any number of correct
+    /// clusters costs one pass.
+    fn add_to(
+        &self,
+        big: &[usize],
+        t: &mut Tables,
+        acc: &mut [f64],
+        budget: &mut Budget,
+    ) -> Result<(), NotComputed> {
+        let (j, k_max) = (self.j, acc.len() - 1);
+        if let [only] = big {
+            // One cluster reaches j: it wins alone with any j of its members.
+            if self.correct[*only] {
+                acc[j] += row(pascal(), self.sizes[*only])[j];
+            }
+            return Ok(());
         }
+        let width = match self.tie {
+            TiePolicy::None => 2,
+            _ => big.len().min(k_max / j) + 1,
+        };
+        t.reset((k_max + 1) * width, width);
+        let mut deg = 0;
+        for &i in big {
+            budget.spend((deg + 1) * width * (j + 1))?;
+            self.grow(t, i, width, deg, k_max);
+            std::mem::swap(&mut t.p0, &mut t.q0);
+            std::mem::swap(&mut t.p1, &mut t.q1);
+            deg = (deg + j).min(k_max);
+        }
+        for (s, out) in acc.iter_mut().enumerate().take(deg + 1) {
+            for tied in 1..width {
+                let w = match self.tie {
+                    TiePolicy::Fractional => 1.0 / tied as f64,
+                    _ => 1.0,
+                };
+                *out += t.p1[s * width + tied] * w;
+            }
+        }
+        Ok(())
     }
-    Ok(())
-}
 
-/// One cluster of size `a` joining a (s, T) table at winning count j.
-struct Grow {
-    a: usize,
-    j: usize,
-    k_max: usize,
-    width: usize,
-    deg: usize,
-}
-
-impl Grow {
-    /// The tables times Σ_{t<j} C(a,t) x^t + y C(a,j) x^j, the dual part
-    /// also taking this cluster as the marked one when it is correct.
-    fn times(&self, p0: &[f64], p1: &[f64], correct: bool) -> (Vec<f64>, Vec<f64>) {
-        let (w, j) = (self.width, self.j);
-        let mut q0 = vec![0.0; p0.len()];
-        let mut q1 = vec![0.0; p1.len()];
-        let at_j = binom(self.a, j);
-        for s in 0..=self.deg {
-            for t_tied in 0..w {
-                let (v0, v1) = (p0[s * w + t_tied], p1[s * w + t_tied]);
+    /// `q` = `p` times Σ_{t<j} C(a,t) x^t + y C(a,j) x^j for cluster i, the
+    /// dual part also taking cluster i as the marked one when it is correct.
+    fn grow(&self, t: &mut Tables, i: usize, width: usize, deg: usize, k_max: usize) {
+        let j = self.j;
+        let binom = row(pascal(), self.sizes[i]);
+        let at_j = at(binom, j);
+        let cells = ((deg + j).min(k_max) + 1) * width;
+        t.q0[..cells].fill(0.0);
+        t.q1[..cells].fill(0.0);
+        for s in 0..=deg {
+            for tied in 0..width {
+                let (v0, v1) = (t.p0[s * width + tied], t.p1[s * width + tied]);
                 if v0 == 0.0 && v1 == 0.0 {
                     continue;
                 }
-                for t in 0..j.min(self.k_max - s + 1) {
-                    let b = binom(self.a, t);
-                    q0[(s + t) * w + t_tied] += v0 * b;
-                    q1[(s + t) * w + t_tied] += v1 * b;
+                for (d, &b) in binom.iter().enumerate().take(j.min(k_max - s + 1)) {
+                    t.q0[(s + d) * width + tied] += v0 * b;
+                    t.q1[(s + d) * width + tied] += v1 * b;
                 }
-                if t_tied + 1 < w && s + j <= self.k_max {
-                    let at = (s + j) * w + t_tied + 1;
-                    q0[at] += v0 * at_j;
-                    q1[at] += (v1 + if correct { v0 } else { 0.0 }) * at_j;
+                if tied + 1 < width && s + j <= k_max {
+                    let cell = (s + j) * width + tied + 1;
+                    t.q0[cell] += v0 * at_j;
+                    t.q1[cell] += (v1 + if self.correct[i] { v0 } else { 0.0 }) * at_j;
                 }
             }
         }
-        (q0, q1)
     }
 }
 
@@ -320,87 +434,105 @@ fn counts_first(
     profile: &VoteProfile,
     k_max: usize,
     budget: &mut Budget,
-) -> Result<Vec<f64>, TooMuchWork> {
+) -> Result<Vec<f64>, NotComputed> {
     let sizes = profile.sizes();
     let mut counts = vec![0.0; k_max + 1];
-    let mut acc = vec![0.0; k_max + 1];
+    let mut bufs = (Vec::new(), Vec::new());
+    let mut rivals: Vec<usize> = Vec::new();
     for c in (0..sizes.len()).filter(|&c| profile.correct[c]) {
-        let before = members_before(profile, c);
-        let mut free = profile.n();
-        for j in 1..=sizes[c].min(k_max) {
-            let rivals: Vec<usize> = (0..sizes.len())
-                .filter(|&i| i != c && sizes[i] >= j)
-                .collect();
+        let before = members_before(profile, c)?;
+        let mut joined = Joined::new(k_max);
+        for j in (1..=sizes[c].min(k_max)).rev() {
+            rivals.clear();
+            rivals.extend((0..sizes.len()).filter(|&i| i != c && sizes[i] >= j));
             let m = profile.n() - sizes[c] - rivals.iter().map(|&i| sizes[i]).sum::<usize>();
-            if m != free {
-                flush(&mut acc, free, &mut counts, budget)?;
-                free = m;
-            }
+            joined.shift_to(m, budget)?;
             let first = FirstWins {
-                sizes: &sizes,
+                sizes,
                 before: &before,
                 c,
                 j,
             };
-            first.add_to(&rivals, &mut acc, budget)?;
+            first.add_to(&rivals, &mut joined.poly, &mut bufs, budget)?;
         }
-        flush(&mut acc, free, &mut counts, budget)?;
+        for (total, v) in counts.iter_mut().zip(joined.finish(budget)?) {
+            *total += v;
+        }
     }
     Ok(counts)
 }
 
 /// For each member of cluster c (in order), how many members of every
-/// cluster precede it: row r holds the counts before c's r-th member.
-fn members_before(profile: &VoteProfile, c: usize) -> Vec<Vec<u16>> {
-    let mut seen = vec![0u16; profile.correct.len()];
+/// cluster precede it: row r (`m` entries from `r·m`, m clusters) holds the
+/// counts before c's r-th member.
+fn members_before(profile: &VoteProfile, c: usize) -> Result<Vec<u16>, NotComputed> {
+    let m = profile.correct.len();
+    let mut seen = vec![0u16; m];
     let mut rows = Vec::new();
-    for &id in profile.seq.iter().filter(|&&id| id != NO_VOTE) {
-        if id as usize == c {
-            rows.push(seen.clone());
+    for id in profile.voters().ok_or(NotComputed::NoOrder)? {
+        if id == c {
+            rows.extend_from_slice(&seen);
         }
-        seen[id as usize] += 1;
+        seen[id] += 1;
     }
-    rows
+    Ok(rows)
 }
 
 /// Cluster c winning at count j under `first`.
 struct FirstWins<'a> {
     sizes: &'a [usize],
-    before: &'a [Vec<u16>],
+    before: &'a [u16],
     c: usize,
     j: usize,
 }
 
 impl FirstWins<'_> {
+    /// Members of cluster i after c's r-th member.
+    #[inline]
+    fn after(&self, r: usize, i: usize) -> usize {
+        self.sizes[i] - self.before[r * self.sizes.len() + i] as usize
+    }
+
+    /// What rival i's factor depends on at c's r-th member: its members
+    /// after it, or none when fewer than j (it can no longer tie).
+    #[inline]
+    fn key(&self, r: usize, i: usize) -> usize {
+        let after = self.after(r, i);
+        if after >= self.j {
+            after
+        } else {
+            0
+        }
+    }
+
     /// Adds the ways to draw c's j and the rivals' rollouts (by total) to
-    /// `acc`. Consecutive members of c with no rival member between them
-    /// give the same product, so their weights are summed first.
+    /// `acc`. Consecutive members of c between which no rival that can
+    /// still tie loses a member give the same product, so their weights are
+    /// summed first.
     fn add_to(
         &self,
         rivals: &[usize],
         acc: &mut [f64],
+        bufs: &mut (Vec<f64>, Vec<f64>),
         budget: &mut Budget,
-    ) -> Result<(), TooMuchWork> {
+    ) -> Result<(), NotComputed> {
         let (a_c, j) = (self.sizes[self.c], self.j);
+        let t = pascal();
         if rivals.is_empty() {
             // Σ_r C(a_c − 1 − r, j − 1) = C(a_c, j): any j of c's members.
-            acc[j] += binom(a_c, j);
+            acc[j] += row(t, a_c)[j];
             return Ok(());
         }
-        let same = |r: usize, s: usize| {
-            rivals
-                .iter()
-                .all(|&i| self.before[r][i] == self.before[s][i])
-        };
+        let same = |r: usize, s: usize| rivals.iter().all(|&i| self.key(r, i) == self.key(s, i));
         let mut r = 0;
         while r + j <= a_c {
             let mut weight = 0.0;
             let mut end = r;
             while end + j <= a_c && same(r, end) {
-                weight += binom(a_c - 1 - end, j - 1);
+                weight += row(t, a_c - 1 - end)[j - 1];
                 end += 1;
             }
-            let poly = self.rivals_below_or_after(r, rivals, acc.len() - 1 - j, budget)?;
+            let poly = self.rivals_below_or_after(r, rivals, acc.len() - 1 - j, bufs, budget)?;
             for (s, v) in poly.iter().enumerate() {
                 acc[s + j] += weight * v;
             }
@@ -411,33 +543,36 @@ impl FirstWins<'_> {
 
     /// Π over rivals of (Σ_{t<j} C(a_i,t) x^t + C(after_i, j) x^j), where
     /// after_i counts rival i's members after c's r-th member; degree ≤ `top`.
-    fn rivals_below_or_after(
+    fn rivals_below_or_after<'b>(
         &self,
         r: usize,
         rivals: &[usize],
         top: usize,
+        (poly, next): &'b mut (Vec<f64>, Vec<f64>),
         budget: &mut Budget,
-    ) -> Result<Vec<f64>, TooMuchWork> {
-        let j = self.j;
-        let mut poly = vec![0.0; top + 1];
+    ) -> Result<&'b [f64], NotComputed> {
+        let (j, t) = (self.j, pascal());
+        poly.clear();
+        poly.resize(top + 1, 0.0);
+        next.resize(top + 1, 0.0);
         poly[0] = 1.0;
         let mut deg = 0;
         for &i in rivals {
             budget.spend((deg + 1) * (j + 1))?;
-            let a = self.sizes[i];
-            let after = a - self.before[r][i] as usize;
-            let mut next = vec![0.0; top + 1];
+            let binom = row(t, self.sizes[i]);
+            let tied = at(row(t, self.after(r, i)), j);
+            next[..=(deg + j).min(top)].fill(0.0);
             for s in (0..=deg).filter(|&s| poly[s] != 0.0) {
-                for t in 0..j.min(top - s + 1) {
-                    next[s + t] += poly[s] * binom(a, t);
+                for d in 0..j.min(top - s + 1) {
+                    next[s + d] += poly[s] * binom[d];
                 }
                 if s + j <= top {
-                    next[s + j] += poly[s] * binom(after, j);
+                    next[s + j] += poly[s] * tied;
                 }
             }
-            poly = next;
+            std::mem::swap(poly, next);
             deg = (deg + j).min(top);
         }
-        Ok(poly)
+        Ok(&poly[..=deg])
     }
 }

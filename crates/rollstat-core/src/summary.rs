@@ -112,8 +112,10 @@ pub struct ProblemSummary {
     /// The denominator policy this summary was made under (what `n`
     /// counts), so it travels with the numbers.
     pub policy: DenominatorPolicy,
-    /// The vote as maj@k for k < n needs it (each rollout's cluster in
-    /// order, each cluster's verdict): with `vote`, for n ≤
+    /// The vote as maj@k for k < n needs it (each cluster's size and
+    /// verdict, and each rollout's cluster in order, which a caller that
+    /// never asks for the `first` tie policy may drop with
+    /// [`VoteProfile::without_order`]): with `vote`, for n ≤
     /// [`crate::select::VOTE_DP_MAX_N`].
     pub vote_profile: Option<VoteProfile>,
     /// Selector scores (bon@k, and wmaj@n when there is a vote), when every

@@ -211,3 +211,83 @@ fn two_clusters_at_n_64_match_a_closed_form() {
         assert!((frac[k - 1] - f.to_f64().unwrap()).abs() < 1e-13, "k={k}");
     }
 }
+
+/// The column builder runs the program once per problem for all k; its
+/// columns equal `Metric::value` at each k bit for bit (what per-problem
+/// output and the block must agree on), and keep the same exclusions.
+#[test]
+fn builder_columns_equal_per_k_values() {
+    use rollstat_core::aggregate::{ColumnBuilder, Metric};
+    use rollstat_core::summary::{
+        summarize, Answer, DenominatorPolicy, ProblemData, Rollout, Verdict,
+    };
+    use rollstat_core::vote::ExactClusterer;
+    let mut rng = Rng(4242);
+    let problems: Vec<_> = (0..60)
+        .map(|_| {
+            let n = 1 + rng.below(14) as usize;
+            let (clusters, ok) = random_problem(&mut rng, n);
+            let rollouts = clusters
+                .iter()
+                .enumerate()
+                .map(|(i, c)| Rollout {
+                    index: i as u64,
+                    verdict: if c.is_some_and(|c| ok[c]) {
+                        Verdict::Correct
+                    } else {
+                        Verdict::Wrong
+                    },
+                    answer: match c {
+                        Some(c) => Answer::Text(format!("a{c}")),
+                        None => Answer::Unextracted,
+                    },
+                    truncated: false,
+                })
+                .collect();
+            summarize(
+                ProblemData::rollouts(rollouts),
+                DenominatorPolicy::Requested,
+                &ExactClusterer,
+            )
+        })
+        .collect();
+    let metrics: Vec<Metric> = (1..=12).map(Metric::MajAtK).collect();
+    for tie in POLICIES {
+        let builder = ColumnBuilder::new(&problems, tie).with_metrics(&metrics);
+        for m in &metrics {
+            let col = builder.build(m.clone());
+            for (p, v) in problems.iter().zip(&col.values) {
+                match m.value(p, tie) {
+                    Ok(want) => assert_eq!(v.to_bits(), want.to_bits(), "{m} {tie}"),
+                    Err(_) => assert!(v.is_nan()),
+                }
+            }
+            assert!(col.n_excluded() > 0 || m == &Metric::MajAtK(1));
+        }
+    }
+}
+
+/// Without the rollout order, `none` and `fractional` are unchanged and
+/// `first` says it cannot be computed. Many clusters (6-bit packing across
+/// word boundaries) still give maj@n at k = n.
+#[test]
+fn order_is_needed_only_by_first() {
+    use rollstat_core::select::NotComputed;
+    let clusters: Vec<Option<usize>> = (0..90)
+        .map(|i| (i % 7 != 0).then_some((i * 7) % 40))
+        .collect();
+    let ok: Vec<bool> = (0..40).map(|c| c % 3 == 0).collect();
+    let verdicts: Vec<Option<bool>> = clusters.iter().map(|c| c.map(|c| ok[c])).collect();
+    let full = majority_vote(&clusters, &verdicts);
+    let p = VoteProfile::new(&clusters, &verdicts).unwrap();
+    let bare = p.clone().without_order();
+    for tie in [TiePolicy::None, TiePolicy::Fractional] {
+        assert_eq!(maj_at_ks(&p, tie, 90), maj_at_ks(&bare, tie, 90));
+    }
+    assert_eq!(
+        maj_at_ks(&bare, TiePolicy::First, 4),
+        Err(NotComputed::NoOrder)
+    );
+    let first = maj_at_ks(&p, TiePolicy::First, 90).unwrap();
+    assert!((first[89] - full.credit(TiePolicy::First)).abs() < 1e-12);
+}

@@ -788,6 +788,19 @@ mod tests {
         scanned.is_some()
     }
 
+    /// A selector score is read by the general parser only: neither fast
+    /// path takes a row that has one.
+    #[test]
+    fn scored_rows_go_to_the_general_path() {
+        for line in [
+            r#"{"problem":"q","correct":true,"score":0.5}"#,
+            r#"{"problem":"q","score":-1e-3,"correct":false,"answer":"7"}"#,
+        ] {
+            assert_eq!(scan_line(line.as_bytes(), None, None), None, "{line}");
+            assert_eq!(parse_flat(line.as_bytes(), None, None), None, "{line}");
+        }
+    }
+
     #[test]
     fn unescape_refuses_what_escapes_refuses() {
         assert_eq!(
@@ -835,6 +848,7 @@ mod tests {
             r#"{"problem":-12,"correct":true,"answer":-9223372036854775808,"gold":18446744073709551615}"#,
             // An unknown float field (`score` is a selector score now, left to serde).
             r#"{"problem":"q","correct":false,"rollout":18446744073709551615,"loss":-1.5e-3,"ok":true,"no":false,"x":null}"#,
+            r#"{"problem":"q","correct":true,"score":null}"#,
             r#"{"problem":"q","correct":false,"meta":{"a":[],"b":{},"c":[[1,{"d":"e"}],"\u0041"]},"tags":["x","y"]}"#,
             r#"{"problem":"q","correct":true,"correct_ish":1,"problem_id":"z","Correct":2}"#,
             r#"{"problem":"q","correct":true,"x":1,"x":2,"x":"\ud83d\ude00"}"#,

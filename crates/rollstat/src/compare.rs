@@ -270,7 +270,7 @@ fn read(sources: &[Source], read: &ReadOptions, o: &CompareOptions) -> Result<Su
         read,
         o.source_format,
         &o.grading,
-        o.metrics.denominator,
+        (o.metrics.denominator, o.metrics.tie_policy),
         o.messages.as_ref(),
     )
 }

@@ -17,7 +17,9 @@
 //!   `bootstrap`, `bca`, `basic`, `t`, `wilson`, `jeffreys`,
 //!   `clopper-pearson`, `cluster-…` when clustered), `level`, and when
 //!   resampling `resamples`, `seed`, `rng` (the stream scheme); `cluster_by`
-//!   when clustered}, `tie_policy` (`first` | `none` | `fractional`),
+//!   when clustered}, `tie_policy` (`first` | `none` | `fractional`; maj@n
+//!   and maj@k — `first` follows rollout order), `score_order`
+//!   (`descending` | `ascending`, only when some problem carries scores),
 //!   `denominator_policy` (`requested` | `judged`), `answer_clustering`
 //!   (`equivalence, extract=math` or `exact-string, extract=…`), `strict`,
 //!   and when set `dedupe` (`first` | `last`) and `by`.
@@ -33,14 +35,16 @@
 //!   the problems whose c/n is nearest j/`bins` (halves round up), `bins` =
 //!   min(n requested, 20).
 //! - `metrics` — metric name (`pass@4`, `pass^2`, `g-pass@4_0.5`,
-//!   `mg-pass@4`, `prefix@4`, `maj@8`, `self_consistency`,
-//!   `distinct_answers`) → entry: `value` (mean over `n_problems`), `stderr`
+//!   `mg-pass@4`, `prefix@4`, `maj@2` (k below n), `maj@8`, `bon@4` and
+//!   `wmaj@8` (with scores), `self_consistency`, `distinct_answers`, and the
+//!   selection gaps `pass@4-maj@4`, `pass@4-bon@4` (per-problem
+//!   differences, so their intervals are paired)) → entry: `value` (mean over `n_problems`), `stderr`
 //!   (sd/√N, CR1 when clustered; null below 2 problems), `ci` (`[lower,
 //!   upper]` at `level`, or null), `method` (the interval method; `none`
 //!   when none was asked), `level` and `seed` (present when an interval was
 //!   asked / resampled), `n_problems`, `n_excluded`, `excluded` (reason →
 //!   count, only when some were: `too_few_rollouts`, `no_rollout_detail`,
-//!   `no_answers`), `k` (absent for metrics without one), `n` (requested),
+//!   `no_answers`, `no_scores`, `vote_too_large`), `k` (absent for metrics without one), `n` (requested),
 //!   `denominator`, `unit` (`fraction` or `count`), for pass@k where
 //!   estimable `variance` {`between`, `within`, `dominant`, `advice`,
 //!   `n_problems`}, and `same_as` when the metric is another metric of the
@@ -193,8 +197,12 @@ pub struct Config {
     pub n_source: String,
     /// Interval settings (wire name `ci`).
     pub ci: CiConfig,
-    /// maj@n tie policy: `first`, `none` or `fractional`.
+    /// maj@n and maj@k tie policy: `first`, `none` or `fractional`.
     pub tie_policy: TiePolicy,
+    /// Which selector scores were better for bon@k and wmaj@n; absent when
+    /// no problem carries scores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub score_order: Option<rollstat_core::best::ScoreOrder>,
     /// `requested` (failed rollouts stay in n as wrong) or `judged`
     /// (failed rollouts are dropped).
     pub denominator_policy: DenominatorPolicy,

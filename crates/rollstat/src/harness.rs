@@ -140,6 +140,16 @@ fn g_pass(k: u64, tau_text: &str) -> Option<Metric> {
     })
 }
 
+/// The report's vote at k: maj@k (exact over k-subsets) below the requested
+/// n, maj@n at or above it — the metric the report's `maj@<k>` key holds.
+fn maj_at(k: u64, n: u64) -> Metric {
+    if k < n {
+        Metric::MajAtK(k)
+    } else {
+        Metric::MajAtN(k)
+    }
+}
+
 /// Maps a harness metric name to the rollstat metric it reports.
 fn target(name: &str, n: u64, k_hint: Option<u64>) -> Target {
     let full = name.trim().to_ascii_lowercase();
@@ -194,7 +204,7 @@ fn target(name: &str, n: u64, k_hint: Option<u64>) -> Target {
     let num = |s: &str| s.trim().parse::<u64>().ok();
     if let Some(f) = &filter {
         if let Some(k) = f.strip_prefix("maj@").and_then(num) {
-            return Target::Metric(Metric::MajAtN(k));
+            return Target::Metric(maj_at(k, n));
         }
         if f.contains("maj") || f.contains("vote") {
             return Target::Metric(Metric::MajAtN(n));
@@ -230,16 +240,16 @@ fn target(name: &str, n: u64, k_hint: Option<u64>) -> Target {
         }
     }
     if metric == "maj@k" {
-        return Target::Metric(Metric::MajAtN(k_hint.unwrap_or(n)));
+        return Target::Metric(maj_at(k_hint.unwrap_or(n), n));
     }
     if let Some(k) = metric
         .strip_prefix("maj@")
         .and_then(|r| num(r.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("")))
     {
-        return Target::Metric(Metric::MajAtN(k));
+        return Target::Metric(maj_at(k, n));
     }
     if let Some(k) = metric.strip_prefix("cons@").and_then(num) {
-        return Target::Metric(Metric::MajAtN(k));
+        return Target::Metric(maj_at(k, n));
     }
     let accuracy_like = [
         "acc",
@@ -516,7 +526,7 @@ fn explain(
         }
     }
     // Ties in the vote.
-    if matches!(m, Metric::MajAtN(_)) {
+    if matches!(m, Metric::MajAtN(_) | Metric::MajAtK(_)) {
         for t in [TiePolicy::First, TiePolicy::None, TiePolicy::Fractional] {
             let v = scope_value(ours, m, t, None);
             if t != tie && fits(v) {

@@ -7,7 +7,9 @@ use crate::grading::{mark_junk_unextracted, Grading};
 use crate::options::MessageSink;
 use crate::read::{read_inputs, Inputs, Source};
 use rayon::prelude::*;
+use rollstat_core::select::VoteProfile;
 use rollstat_core::summary::{summarize_ref, DenominatorPolicy, ProblemData, ProblemSummary};
+use rollstat_core::vote::TiePolicy;
 use rollstat_formats::Format;
 use rollstat_grade::GradingPolicy;
 use rollstat_io::{CollectedProblem, ReadOptions};
@@ -26,12 +28,12 @@ pub(crate) fn read_population(
     read: &ReadOptions,
     from: Option<Format>,
     grading: &GradingPolicy,
-    policy: DenominatorPolicy,
+    (policy, tie): (DenominatorPolicy, TiePolicy),
     sink: Option<&MessageSink>,
 ) -> Result<Summarized> {
     let g = Grading(grading);
     let mut inputs = read_inputs(sources, read, from, &g, sink)?;
-    let summaries = summarize_problems(&mut inputs.collected.problems, grading, policy);
+    let summaries = summarize_problems(&mut inputs.collected.problems, grading, policy, tie);
     Ok(Summarized { inputs, summaries })
 }
 
@@ -48,18 +50,23 @@ pub(crate) fn canonical_order(problems: &mut [CollectedProblem]) {
 
 /// Applies the junk rule and summarizes each problem, freeing its
 /// rollouts as soon as its summary is made (so the metric columns never
-/// coexist with them).
+/// coexist with them). Only the `first` tie policy keeps each rollout's
+/// cluster (maj@k follows rollout order there); the others keep O(clusters).
 pub(crate) fn summarize_problems(
     problems: &mut [CollectedProblem],
     grading: &GradingPolicy,
     policy: DenominatorPolicy,
+    tie: TiePolicy,
 ) -> Vec<ProblemSummary> {
     mark_junk_unextracted(problems);
     let clusterer = Grading(grading);
     problems
         .par_iter_mut()
         .map(|p| {
-            let summary = summarize_ref(&p.data, policy, &clusterer);
+            let mut summary = summarize_ref(&p.data, policy, &clusterer);
+            if tie != TiePolicy::First {
+                summary.vote_profile = summary.vote_profile.map(VoteProfile::without_order);
+            }
             if let ProblemData::Rollouts(t) = &mut p.data {
                 *t = Default::default();
             }

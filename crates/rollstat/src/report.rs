@@ -40,7 +40,7 @@ pub fn report(sources: &[Source], opts: &ReportOptions) -> Result<Report> {
         &read,
         opts.source_format,
         &opts.grading,
-        opts.metrics.denominator,
+        (opts.metrics.denominator, opts.metrics.tie_policy),
         opts.messages.as_ref(),
     )?;
     build(s, opts)
@@ -201,7 +201,8 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         },
     );
     let (extrapolation, health) = extrapolation(&summaries, &block, &ks, opts, health);
-    let config = config(opts, ks, n_requested, n_source);
+    let mut config = config(opts, ks, n_requested, n_source);
+    config.score_order = any_scored(&summaries).then_some(opts.metrics.score_order);
     let collected = inputs.collected;
     Ok(Report {
         schema: REPORT_SCHEMA.into(),
@@ -274,6 +275,7 @@ fn config(opts: &ReportOptions, ks: Vec<u64>, n: u64, n_source: String) -> Confi
         n_source,
         ci: ci_config(&opts.intervals),
         tie_policy: opts.metrics.tie_policy,
+        score_order: None,
         denominator_policy: opts.metrics.denominator,
         answer_clustering: opts.grading.describe(),
         strict: opts.metrics.strict,
@@ -313,17 +315,26 @@ fn per_problem(
     inputs: &crate::read::Inputs,
     summaries: &[ProblemSummary],
 ) -> Vec<PerProblem> {
-    let tie = plan.opts.metrics.tie_policy;
+    // The metrics' columns, as the block builds them: maj@k then runs its
+    // program once per problem, not once per k.
+    let builder =
+        ColumnBuilder::new(summaries, plan.opts.metrics.tie_policy).with_metrics(&plan.metrics);
+    let columns: Vec<(String, MetricColumn)> = plan
+        .metrics
+        .par_iter()
+        .map(|m| (m.to_string(), builder.build(m.clone())))
+        .collect();
     inputs
         .collected
         .problems
         .iter()
         .zip(summaries)
-        .map(|(p, sm)| {
+        .enumerate()
+        .map(|(i, (p, sm))| {
             let mut values = Ordered::default();
-            for m in &plan.metrics {
-                if let Ok(v) = m.value(sm, tie) {
-                    values.insert(m.to_string(), v);
+            for (name, col) in &columns {
+                if !col.values[i].is_nan() {
+                    values.insert(name.clone(), col.values[i]);
                 }
             }
             PerProblem {
