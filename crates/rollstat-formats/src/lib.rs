@@ -50,7 +50,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-pub use detect::detect;
+pub use detect::{detect, detect_all, Detection};
 pub use error::{DetectError, FormatError, Rejection};
 pub use format::{Format, UnknownFormat};
 

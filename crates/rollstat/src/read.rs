@@ -128,6 +128,44 @@ pub struct Gathered {
     pub failed: Vec<(String, String)>,
     /// Files of a directory walk passed over on purpose.
     pub skipped: Vec<(PathBuf, String)>,
+    /// Inputs whose content fits more than one format: which one each was
+    /// read as, in words.
+    pub ambiguous: Vec<String>,
+}
+
+/// For a file whose content fits canonical rows and a native format, which
+/// one it is read as, in words; `None` when only one format fits (or one
+/// was named).
+fn fit_note(path: &Path, from: Option<Format>) -> Option<String> {
+    use std::io::Read;
+    if from.is_some() {
+        return None;
+    }
+    let mut head = Vec::with_capacity(65536);
+    std::fs::File::open(path)
+        .ok()?
+        .take(65536)
+        .read_to_end(&mut head)
+        .ok()?;
+    let d = rollstat_formats::detect_all(path, &head).ok()?;
+    let canonical_involved =
+        d.format.is_canonical() || d.also_fits.iter().any(|f| f.is_canonical());
+    if d.also_fits.is_empty() || !canonical_involved {
+        return None;
+    }
+    let others: Vec<&str> = d.also_fits.iter().map(|f| f.name()).collect();
+    let why = if d.format.is_canonical() {
+        "its rows state `problem` and a verdict, which rollstat reads as given"
+    } else {
+        "it is one document, as that format writes it"
+    };
+    Some(format!(
+        "{}: the content fits {} and {}; it was read as {} ({why}); choose the format explicitly to read it otherwise",
+        path.display(),
+        d.format.name(),
+        others.join(", "),
+        d.format.name(),
+    ))
 }
 
 fn is_detect_failure(e: &FormatError) -> bool {
@@ -219,6 +257,7 @@ fn gather_path(
     g: &mut Gathered,
 ) -> Result<()> {
     if path.is_file() && plain_canonical(path, from) {
+        g.ambiguous.extend(fit_note(path, from));
         g.loaded.push(Loaded::CanonicalFile {
             path: path.display().to_string(),
         });
@@ -227,6 +266,14 @@ fn gather_path(
     let report =
         rollstat_formats::read_path_lenient(path, from).map_err(|e| Error::input(e.to_string()))?;
     let is_dir = path.is_dir();
+    for p in report.files.iter().map(|f| &f.path) {
+        if p.is_file() {
+            g.ambiguous.extend(fit_note(p, from));
+        }
+    }
+    for (p, _) in &report.canonical {
+        g.ambiguous.extend(fit_note(p, from));
+    }
     g.loaded
         .extend(report.files.into_iter().map(Loaded::Native));
     for (p, _) in report.canonical {
@@ -507,7 +554,10 @@ pub(crate) fn read_inputs(
         loaded,
         failed,
         skipped,
+        ambiguous,
     } = g;
+    r.findings
+        .extend(ambiguous.into_iter().map(Finding::AdapterNote));
     for l in loaded {
         r.add(l)?;
     }
@@ -612,16 +662,14 @@ fn canonical_lines(path: &str, content: &[u8]) -> Vec<CanonicalRow> {
             Err("canonical CSV is passed over by convert (it is already canonical and is read directly)".into()),
         )];
     }
-    String::from_utf8_lossy(content)
-        .lines()
+    content
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(content)
+        .split(|&b| b == b'\n')
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
+        .filter(|(_, l)| !l.trim_ascii().is_empty())
         .map(|(i, l)| {
-            let row = match serde_json::from_str::<Value>(l) {
-                Ok(Value::Object(m)) => Ok(m),
-                Ok(_) => Err("expected a JSON object per line".to_string()),
-                Err(e) => Err(format!("invalid JSON: {e}")),
-            };
+            let row = rollstat_io::record::parse_row_object(l.strip_suffix(b"\r").unwrap_or(l));
             (i as u64 + 1, row)
         })
         .collect()
