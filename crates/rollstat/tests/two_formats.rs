@@ -59,8 +59,10 @@ fn a_named_native_format_still_reads_the_harness_fields() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("samples_x.jsonl");
     std::fs::write(&path, ROWS).unwrap();
-    let mut opts = ReportOptions::default();
-    opts.source_format = Some(Format::LmEvalSamples);
+    let opts = ReportOptions {
+        source_format: Some(Format::LmEvalSamples),
+        ..Default::default()
+    };
     let r = report(&[Source::Path(path)], &opts).unwrap();
     assert_eq!(pass1(&r), 0.75);
     assert!(r
