@@ -78,6 +78,7 @@ fn metric_options(
         tie_policy: tie_policy.parse().map_err(|e| bad("tie_policy", e))?,
         strict,
         dedupe: dedupe.map(str::parse).transpose().map_err(|e| bad("dedupe", e))?,
+        decompress_limit: Default::default(),
     })
 }
 

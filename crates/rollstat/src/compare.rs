@@ -269,6 +269,7 @@ fn read(sources: &[Source], read: &ReadOptions, o: &CompareOptions) -> Result<Su
         o.source_format,
         &o.grading,
         o.metrics.denominator,
+        o.metrics.decompress_limit,
         o.messages.as_ref(),
     )
 }

@@ -27,10 +27,11 @@ pub(crate) fn read_population(
     from: Option<Format>,
     grading: &GradingPolicy,
     policy: DenominatorPolicy,
+    limit: rollstat_formats::DecompressLimit,
     sink: Option<&MessageSink>,
 ) -> Result<Summarized> {
     let g = Grading(grading);
-    let mut inputs = read_inputs(sources, read, from, &g, sink)?;
+    let mut inputs = read_inputs(sources, read, from, limit, &g, sink)?;
     let summaries = summarize_problems(&mut inputs.collected.problems, grading, policy);
     Ok(Summarized { inputs, summaries })
 }

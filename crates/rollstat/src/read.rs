@@ -16,7 +16,9 @@ use crate::harness::{record_scopes, Key, Scopes, Tracked};
 use crate::options::MessageSink;
 use crate::rows::Row;
 use rollstat_core::input::InputInfo;
-use rollstat_formats::{Classified, Format, FormatError, HarnessAggregate, NativeFile};
+use rollstat_formats::{
+    Classified, DecompressLimit, Format, FormatError, HarnessAggregate, NativeFile,
+};
 use rollstat_io::record::{parse_record_with, Record};
 use rollstat_io::{BadLine, Collected, Collector, Input, ReadError, ReadOptions};
 use serde_json::{Map, Value};
@@ -175,8 +177,8 @@ fn is_detect_failure(e: &FormatError) -> bool {
 /// A file that detection did not recognise may still be canonical JSONL
 /// whose first rows are malformed: the canonical reader then names each bad
 /// row. Returns the canonical source when at least one row parses.
-fn canonical_fallback(path: &Path, opts: &ReadOptions) -> Option<Loaded> {
-    let decoded = rollstat_formats::read_decoded(path).ok()?;
+fn canonical_fallback(path: &Path, opts: &ReadOptions, limit: DecompressLimit) -> Option<Loaded> {
+    let decoded = rollstat_formats::read_decoded_with(path, limit).ok()?;
     let shown = path.display().to_string();
     let input = Input::from_bytes(&plain_name(&shown), decoded.content.clone());
     let rows = input.parse_rows(opts.by.as_deref(), opts.cluster_by.as_deref());
@@ -219,8 +221,8 @@ fn plain_canonical(path: &Path, from: Option<Format>) -> bool {
             || rollstat_formats::detect(path, &head).is_ok_and(|f| f.is_canonical()))
 }
 
-fn canonical_source(path: &Path) -> Result<Loaded, FormatError> {
-    let decoded = rollstat_formats::read_decoded(path)?;
+fn canonical_source(path: &Path, limit: DecompressLimit) -> Result<Loaded, FormatError> {
+    let decoded = rollstat_formats::read_decoded_with(path, limit)?;
     Ok(Loaded::Canonical {
         path: path.display().to_string(),
         sha256: decoded.sha256,
@@ -232,19 +234,29 @@ fn canonical_source(path: &Path) -> Result<Loaded, FormatError> {
 /// files inside a directory are read leniently (failures are listed in
 /// [`Gathered::failed`]).
 pub fn gather(sources: &[Source], from: Option<Format>, opts: &ReadOptions) -> Result<Gathered> {
+    gather_with(sources, from, opts, DecompressLimit::default())
+}
+
+/// [`gather`] with a limit on how far compressed inputs may expand.
+pub fn gather_with(
+    sources: &[Source],
+    from: Option<Format>,
+    opts: &ReadOptions,
+    limit: DecompressLimit,
+) -> Result<Gathered> {
     let mut g = Gathered::default();
     for source in sources {
         match source {
-            Source::Stdin => g.loaded.push(read_stdin(from)?),
+            Source::Stdin => g.loaded.push(read_stdin(from, limit)?),
             Source::Bytes { name, bytes } => {
                 g.loaded
-                    .push(load_bytes(Path::new(name), bytes.clone(), from)?)
+                    .push(load_bytes(Path::new(name), bytes.clone(), from, limit)?)
             }
             Source::Rows { name, rows } => g.loaded.push(Loaded::Rows {
                 name: name.clone(),
                 rows: rows.clone(),
             }),
-            Source::Path(path) => gather_path(path, from, opts, &mut g)?,
+            Source::Path(path) => gather_path(path, from, opts, limit, &mut g)?,
         }
     }
     Ok(g)
@@ -254,6 +266,7 @@ fn gather_path(
     path: &Path,
     from: Option<Format>,
     opts: &ReadOptions,
+    limit: DecompressLimit,
     g: &mut Gathered,
 ) -> Result<()> {
     if path.is_file() && plain_canonical(path, from) {
@@ -263,8 +276,8 @@ fn gather_path(
         });
         return Ok(());
     }
-    let report =
-        rollstat_formats::read_path_lenient(path, from).map_err(|e| Error::input(e.to_string()))?;
+    let report = rollstat_formats::read_path_lenient_with(path, from, limit)
+        .map_err(|e| Error::input(e.to_string()))?;
     let is_dir = path.is_dir();
     for p in report.files.iter().map(|f| &f.path) {
         if p.is_file() {
@@ -283,7 +296,7 @@ fn gather_path(
             });
             continue;
         }
-        match canonical_source(&p) {
+        match canonical_source(&p, limit) {
             Ok(s) => g.loaded.push(s),
             Err(e) if is_dir => g.failed.push((p.display().to_string(), e.to_string())),
             Err(e) => return Err(Error::input(e.to_string())),
@@ -295,7 +308,7 @@ fn gather_path(
             .map(Path::to_path_buf)
             .unwrap_or_else(|| path.to_path_buf());
         if from.is_none() && is_detect_failure(&e) {
-            if let Some(s) = canonical_fallback(&p, opts) {
+            if let Some(s) = canonical_fallback(&p, opts, limit) {
                 g.loaded.push(s);
                 continue;
             }
@@ -309,32 +322,37 @@ fn gather_path(
     Ok(())
 }
 
-fn read_stdin(from: Option<Format>) -> Result<Loaded> {
+fn read_stdin(from: Option<Format>, limit: DecompressLimit) -> Result<Loaded> {
     use std::io::Read;
     let mut raw = Vec::new();
     std::io::stdin()
         .read_to_end(&mut raw)
         .map_err(|e| Error::input(format!("<stdin>: {e}")))?;
-    load_bytes(Path::new("<stdin>"), raw, from)
+    load_bytes(Path::new("<stdin>"), raw, from, limit)
 }
 
 /// Bytes are canonical unless their content is clearly a native layout
 /// (or a native format is named).
-fn load_bytes(name: &Path, raw: Vec<u8>, from: Option<Format>) -> Result<Loaded> {
-    let decoded =
-        rollstat_formats::decode_bytes(name, raw).map_err(|e| Error::input(e.to_string()))?;
+fn load_bytes(
+    name: &Path,
+    raw: Vec<u8>,
+    from: Option<Format>,
+    limit: DecompressLimit,
+) -> Result<Loaded> {
+    let decoded = rollstat_formats::decode_bytes_with(name, raw, limit)
+        .map_err(|e| Error::input(e.to_string()))?;
     let canonical = |d: rollstat_formats::Decoded| Loaded::Canonical {
         path: name.display().to_string(),
         sha256: d.sha256,
         content: d.content,
     };
     match from {
-        None => match rollstat_formats::read_bytes(name, &decoded, None) {
+        None => match rollstat_formats::read_bytes_with(name, &decoded, None, limit) {
             Ok(Classified::Native(f)) => Ok(Loaded::Native(f)),
             _ => Ok(canonical(decoded)),
         },
         Some(f) if f.is_canonical() => Ok(canonical(decoded)),
-        Some(f) => match rollstat_formats::read_bytes(name, &decoded, Some(f)) {
+        Some(f) => match rollstat_formats::read_bytes_with(name, &decoded, Some(f), limit) {
             Ok(Classified::Native(f)) => Ok(Loaded::Native(f)),
             Ok(Classified::Canonical(_)) => Ok(canonical(decoded)),
             Err(e) => Err(Error::input(e.to_string())),
@@ -533,10 +551,11 @@ pub(crate) fn read_inputs(
     sources: &[Source],
     opts: &ReadOptions,
     from: Option<Format>,
+    limit: DecompressLimit,
     grader: &dyn rollstat_io::Grader,
     sink: Option<&MessageSink>,
 ) -> Result<Inputs> {
-    let g = gather(sources, from, opts)?;
+    let g = gather_with(sources, from, opts, limit)?;
     let mut r = Reader {
         opts,
         collector: Collector::with_grader(opts.clone(), grader),
