@@ -493,28 +493,28 @@ pub(crate) fn parse_flat<'a>(
     ))
 }
 
+/// A record as the fast path builds it: gold and response are kept only
+/// when the row must be graded.
+pub(crate) fn kept_by_fast_path(mut r: Record) -> Record {
+    if let RecordBody::Rollout {
+        verdict: Some(_),
+        gold,
+        response,
+        ..
+    } = &mut r.body
+    {
+        *gold = None;
+        *response = None;
+    }
+    r
+}
+
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
     fn general(line: &str, by: Option<&str>) -> Result<Record, String> {
         crate::source::parse_general(line.as_bytes(), by, None)
-    }
-
-    /// A record as the fast path builds it: gold and response are kept only
-    /// when the row must be graded.
-    pub(crate) fn kept_by_fast_path(mut r: Record) -> Record {
-        if let RecordBody::Rollout {
-            verdict: Some(_),
-            gold,
-            response,
-            ..
-        } = &mut r.body
-        {
-            *gold = None;
-            *response = None;
-        }
-        r
     }
 
     /// Every row the fast path accepts parses to exactly what the general

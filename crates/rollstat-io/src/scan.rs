@@ -823,7 +823,7 @@ mod tests {
             });
             assert_eq!(
                 row.into_record(),
-                crate::fast::tests::kept_by_fast_path(general),
+                crate::fast::kept_by_fast_path(general),
                 "{shown} by {by:?} cluster by {cluster_by:?}"
             );
         }
