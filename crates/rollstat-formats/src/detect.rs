@@ -139,9 +139,9 @@ impl<'a> Probe<'a> {
         } else {
             "a JSON object with keys"
         };
-        let mut keys: Vec<&str> = match self.first_obj() {
-            Some(m) => m.keys().map(String::as_str).collect(),
-            None => self.keys.iter().map(String::as_str).collect(),
+        let mut keys: Vec<String> = match self.first_obj() {
+            Some(m) => m.keys().map(|k| short_key(k)).collect(),
+            None => self.keys.iter().map(|k| short_key(k)).collect(),
         };
         let more = keys.len().saturating_sub(12);
         keys.truncate(12);
@@ -150,6 +150,14 @@ impl<'a> Probe<'a> {
             out.push_str(&format!(", … ({more} more)"));
         }
         out
+    }
+}
+
+/// A key as shown in a message: at most 32 characters.
+fn short_key(k: &str) -> String {
+    match k.char_indices().nth(32) {
+        Some((i, _)) => format!("{}…", &k[..i]),
+        None => k.to_string(),
     }
 }
 

@@ -587,7 +587,7 @@ pub(crate) fn read_inputs(
     }
     if collected.problems.is_empty() {
         return Err(Error::NoProblems(if r.aggregates.is_empty() {
-            "every input was empty or malformed".to_string()
+            nothing_usable(&failed, &skipped)
         } else {
             "the inputs hold harness aggregates only, no per-sample rows (pass the per-sample files, e.g. lm-eval samples_*.jsonl)".to_string()
         }));
@@ -600,6 +600,38 @@ pub(crate) fn read_inputs(
         scopes,
         messages: r.messages,
     })
+}
+
+/// Why no problem remains: the files passed over and unreadable are named
+/// before the rows (a walk that skipped everything read no rows at all).
+fn nothing_usable(failed: &[(String, String)], skipped: &[(PathBuf, String)]) -> String {
+    if failed.is_empty() && skipped.is_empty() {
+        return "every input was empty or malformed".to_string();
+    }
+    let mut parts = Vec::new();
+    if !skipped.is_empty() {
+        let shown: Vec<String> = skipped
+            .iter()
+            .take(3)
+            .map(|(p, why)| format!("{} ({why})", p.display()))
+            .collect();
+        let more = if skipped.len() > 3 { "; …" } else { "" };
+        parts.push(format!(
+            "{} file(s) passed over: {}{more}",
+            skipped.len(),
+            shown.join("; ")
+        ));
+    }
+    if !failed.is_empty() {
+        let shown: Vec<&str> = failed.iter().take(3).map(|(p, _)| p.as_str()).collect();
+        let more = if failed.len() > 3 { ", …" } else { "" };
+        parts.push(format!(
+            "{} file(s) could not be read (unrecognised or malformed): {}{more}",
+            failed.len(),
+            shown.join(", ")
+        ));
+    }
+    format!("no input held usable rows: {}", parts.join("; "))
 }
 
 /// The first 20 malformed rows, then a count.
