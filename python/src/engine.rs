@@ -99,6 +99,7 @@ fn metric_options(
             .map(str::parse)
             .transpose()
             .map_err(|e| bad("dedupe", e))?,
+        decompress_limit: Default::default(),
     })
 }
 

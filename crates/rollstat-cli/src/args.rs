@@ -157,6 +157,10 @@ pub struct MetricArgs {
     /// Keep the first or last of duplicated (problem, rollout) rows instead of failing.
     #[arg(long, value_name = "first|last")]
     pub dedupe: Option<String>,
+    /// Most bytes a compressed input (.gz, .zst, .eval) may expand to, e.g.
+    /// `4G`, `500M`, or `none` (default: 100× its size, at least 256M).
+    #[arg(long = "max-decompressed", value_name = "SIZE|none")]
+    pub max_decompressed: Option<String>,
 }
 
 /// Grading flags shared by `report`, `compare` and `grade`.

@@ -148,7 +148,31 @@ fn metric_options(a: &MetricArgs) -> Result<MetricOptions> {
             .map(str::parse)
             .transpose()
             .map_err(|e| usage(format!("--dedupe: {e}")))?,
+        decompress_limit: match a.max_decompressed.as_deref() {
+            None => rollstat::DecompressLimit::default(),
+            Some(t) => rollstat::DecompressLimit::total(parse_size(t).ok_or_else(|| {
+                usage(format!(
+                    "--max-decompressed: '{t}' is not a size (e.g. 4G, 500M, 1048576, none)"
+                ))
+            })?),
+        },
     })
+}
+
+/// `4G`, `500M`, `64K`, `1048576` (bytes, binary units) or `none`.
+fn parse_size(t: &str) -> Option<u64> {
+    let t = t.trim();
+    if t.eq_ignore_ascii_case("none") {
+        return Some(u64::MAX);
+    }
+    let (digits, shift) = match t.to_ascii_uppercase().trim_end_matches(['B', 'I']) {
+        s if s.ends_with('K') => (s[..s.len() - 1].to_string(), 10),
+        s if s.ends_with('M') => (s[..s.len() - 1].to_string(), 20),
+        s if s.ends_with('G') => (s[..s.len() - 1].to_string(), 30),
+        s if s.ends_with('T') => (s[..s.len() - 1].to_string(), 40),
+        s => (s.to_string(), 0),
+    };
+    digits.trim().parse::<u64>().ok()?.checked_mul(1 << shift)
 }
 
 fn interval_options(a: &UncertaintyArgs) -> Result<IntervalOptions> {

@@ -47,3 +47,44 @@ fn default_k_list_stops_for_huge_n() {
 fn rollstat_core_default_ks(n: u64) -> Vec<u64> {
     rollstat_core::aggregate::default_ks(n)
 }
+
+/// A compressed input past `--max-decompressed` is refused with its name and
+/// the limit (#10 item 10); within the limit, or with `none`, it is read.
+#[test]
+fn max_decompressed_limits_compressed_inputs() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.jsonl.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    for i in 0..2000 {
+        writeln!(
+            enc,
+            r#"{{"problem": "p{}", "correct": {}}}"#,
+            i % 20,
+            i % 3 == 0
+        )
+        .unwrap();
+    }
+    std::fs::write(&path, enc.finish().unwrap()).unwrap();
+    let p = path.to_str().unwrap();
+    fails(
+        &["report", p, "--max-decompressed", "1K"],
+        "rows.jsonl.gz: the content decompresses to more than 1 KiB",
+    );
+    fails(
+        &["report", p, "--max-decompressed", "lots"],
+        "--max-decompressed: 'lots' is not a size",
+    );
+    for size in ["1M", "none"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
+            .args(["report", p, "--max-decompressed", size, "--format", "json"])
+            .output()
+            .expect("runs");
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}

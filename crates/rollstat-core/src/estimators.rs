@@ -15,7 +15,8 @@
 //! `pass@1` is the correctly rounded `c / n`.
 //!
 //! Cost: `pass@k` and `pass^k` take `min(k, c)` resp. `min(k, n − c)`
-//! multiplications; `g-pass@k` and `mg-pass@k` at most `k + min(k, c)`.
+//! multiplications, and stop early once the product underflows (to the
+//! same f64 result); `g-pass@k` and `mg-pass@k` at most `k + min(k, c)`.
 
 use crate::numeric::{Dd, Scaled};
 use std::sync::OnceLock;
@@ -90,14 +91,32 @@ fn ratio_product(a: u64, b: u64, terms: u64) -> Scaled {
     p
 }
 
+/// [`ratio_product`] that stops once the product is below 2⁻¹⁵³⁶: every
+/// factor is ≤ 1, so it only shrinks from there, its f64 value is 0 and
+/// `1 −` it rounds to 1 — the same result as the whole product, without
+/// the rest of its (up to 2⁶³) factors.
+fn ratio_product_or_zero(a: u64, b: u64, terms: u64) -> Scaled {
+    let mut p = Scaled::one();
+    for i in 0..terms {
+        p = p.mul(Dd::ratio(a - i, b - i));
+        if p.exp <= -2048 {
+            return Scaled {
+                m: Dd::ZERO,
+                exp: 0,
+            };
+        }
+    }
+    p
+}
+
 /// `C(n−c, k) / C(n, k)`: the probability that k draws contain no correct one.
 fn all_wrong_probability(n: u64, c: u64, k: u64) -> Scaled {
     // Two product forms of the same ratio; take the shorter one.
     // C(n−c,k)/C(n,k) = Π_{i<k} (n−c−i)/(n−i) = Π_{i<c} (n−k−i)/(n−i).
     if k <= c {
-        ratio_product(n - c, n, k)
+        ratio_product_or_zero(n - c, n, k)
     } else {
-        ratio_product(n - k, n, c)
+        ratio_product_or_zero(n - k, n, c)
     }
 }
 
@@ -108,6 +127,15 @@ fn all_correct_probability(n: u64, c: u64, k: u64) -> Scaled {
         ratio_product(c, n, k)
     } else {
         ratio_product(n - k, n, n - c)
+    }
+}
+
+/// [`all_correct_probability`] as an f64 result: 0 once it underflows.
+fn all_correct_or_zero(n: u64, c: u64, k: u64) -> Scaled {
+    if k <= n - c {
+        ratio_product_or_zero(c, n, k)
+    } else {
+        ratio_product_or_zero(n - k, n, n - c)
     }
 }
 
@@ -170,7 +198,7 @@ pub fn pass_pow_k(n: u64, c: u64, k: u64) -> Option<f64> {
     if n <= SMALL_N {
         return Some(small_binom(c, k) as f64 / small_binom(n, k) as f64);
     }
-    Some(all_correct_probability(n, c, k).to_dd().to_f64())
+    Some(all_correct_or_zero(n, c, k).to_dd().to_f64())
 }
 
 /// The number of correct rollouts out of k that G-Pass@k_τ requires:
@@ -394,6 +422,25 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Products of up to 2⁶² factors end once they underflow (#10 item 9):
+    /// with half the rollouts correct, k = 2⁶² draws all miss with
+    /// probability below 2^(−2⁶²), so pass@k is exactly 1.0 in f64 and
+    /// pass^k exactly 0.0 — returned at once rather than after 2⁶² steps.
+    #[test]
+    fn huge_products_stop_once_they_underflow() {
+        let n = u64::MAX;
+        assert_eq!(pass_at_k(n, n / 2, 1 << 62), Some(1.0));
+        assert_eq!(pass_pow_k(n, n / 2, 1 << 62), Some(0.0));
+        // 3000 draws: (1/2)^3000 is below the f64 range too.
+        assert_eq!(pass_at_k(1 << 40, 1 << 39, 3000), Some(1.0));
+        // One correct rollout: closed forms, any n.
+        assert_eq!(
+            pass_at_k(n, 1, 1 << 62),
+            Some((1u64 << 62) as f64 / n as f64)
+        );
+        assert_eq!(pass_pow_k(n, 1, 1 << 62), Some(0.0));
     }
 
     #[test]

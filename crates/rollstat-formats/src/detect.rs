@@ -139,9 +139,9 @@ impl<'a> Probe<'a> {
         } else {
             "a JSON object with keys"
         };
-        let mut keys: Vec<&str> = match self.first_obj() {
-            Some(m) => m.keys().map(String::as_str).collect(),
-            None => self.keys.iter().map(String::as_str).collect(),
+        let mut keys: Vec<String> = match self.first_obj() {
+            Some(m) => m.keys().map(|k| short_key(k)).collect(),
+            None => self.keys.iter().map(|k| short_key(k)).collect(),
         };
         let more = keys.len().saturating_sub(12);
         keys.truncate(12);
@@ -150,6 +150,14 @@ impl<'a> Probe<'a> {
             out.push_str(&format!(", … ({more} more)"));
         }
         out
+    }
+}
+
+/// A key as shown in a message: at most 32 characters.
+fn short_key(k: &str) -> String {
+    match k.char_indices().nth(32) {
+        Some((i, _)) => format!("{}…", &k[..i]),
+        None => k.to_string(),
     }
 }
 
@@ -415,10 +423,52 @@ fn find(hay: &[u8], needle: &[u8]) -> bool {
 ///
 /// `head` may be the whole file or just its beginning (64 KiB is plenty for
 /// most formats); `.gz`/`.zst` heads are decompressed as far as they go.
-/// The error lists every format tried and why each did not fit.
+/// The error lists every format tried and why each did not fit. When the
+/// content fits several formats, [`detect_all`] says which.
 pub fn detect(path: &Path, head: &[u8]) -> Result<Format, DetectError> {
+    detect_all(path, head).map(|d| d.format)
+}
+
+/// A detected format, and the other formats the content also fits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Detection {
+    /// The format the content is read as.
+    pub format: Format,
+    /// Other formats whose rule the content fits too, in detection order.
+    pub also_fits: Vec<Format>,
+}
+
+/// [`detect`], also naming every other format the content fits.
+///
+/// Rules are tried in [`Format::ALL`] order and the first that fits wins,
+/// except that canonical JSON Lines wins over a native format of one
+/// record per line (lm-eval samples, evalscope reviews, SiEval, NeMo-Skills):
+/// a file of rows with `problem` plus a verdict that also carries a
+/// harness's keys is most likely rows written for rollstat, and reading it
+/// as the harness's would ignore the verdicts it states. Whole-document
+/// formats (a MathArena per-problem file also has `problem` and `correct`)
+/// keep their place.
+///
+/// ```
+/// use rollstat_formats::{detect_all, Format};
+/// use std::path::Path;
+/// let row = br#"{"problem": "p1", "correct": true, "doc_id": 0, "resps": [["x"]]}"#;
+/// let d = detect_all(Path::new("rows.jsonl"), row).unwrap();
+/// assert_eq!(d.format, Format::CanonicalJsonl);
+/// assert_eq!(d.also_fits, [Format::LmEvalSamples]);
+/// ```
+pub fn detect_all(path: &Path, head: &[u8]) -> Result<Detection, DetectError> {
     let plain = input::decompress_prefix(head);
-    detect_among(path, &plain, &Format::ALL)
+    detect_among_all(path, &plain, &Format::ALL)
+}
+
+/// Native formats of one record per line, which a canonical file can look
+/// like when its rows carry the harness's keys too.
+fn is_row_per_line(f: Format) -> bool {
+    matches!(
+        f,
+        Format::LmEvalSamples | Format::EvalscopeReviews | Format::Sieval | Format::NemoSkills
+    )
 }
 
 pub(crate) fn detect_among(
@@ -426,20 +476,41 @@ pub(crate) fn detect_among(
     bytes: &[u8],
     candidates: &[Format],
 ) -> Result<Format, DetectError> {
+    detect_among_all(path, bytes, candidates).map(|d| d.format)
+}
+
+fn detect_among_all(
+    path: &Path,
+    bytes: &[u8],
+    candidates: &[Format],
+) -> Result<Detection, DetectError> {
     let probe = Probe::new(path, bytes);
     let mut tried = Vec::new();
+    let mut fits = Vec::new();
     for &f in candidates {
         match check(f, &probe) {
-            Ok(()) => return Ok(f),
+            Ok(()) => fits.push(f),
             Err(reason) => tried.push(Rejection {
                 format: f.name().to_string(),
                 reason,
             }),
         }
     }
-    Err(DetectError {
-        path: path.to_path_buf(),
-        seen: probe.describe(),
-        tried,
+    let Some(&first) = fits.first() else {
+        return Err(DetectError {
+            path: path.to_path_buf(),
+            seen: probe.describe(),
+            tried,
+        });
+    };
+    let format = if is_row_per_line(first) && fits.contains(&Format::CanonicalJsonl) {
+        Format::CanonicalJsonl
+    } else {
+        first
+    };
+    fits.retain(|&f| f != format);
+    Ok(Detection {
+        format,
+        also_fits: fits,
     })
 }

@@ -25,23 +25,42 @@ pub struct DetectError {
     pub tried: Vec<Rejection>,
 }
 
+/// One line, whatever the file: what the content looked like, why it is not
+/// canonical rows (the format most files are meant to be), and how many
+/// native formats were tried. `{:#}` lists every format with its reason
+/// (also in [`DetectError::tried`]).
 impl fmt::Display for DetectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{}: unrecognised input format ({}); tried: ",
+            "{}: unrecognised input format ({})",
             self.path.display(),
             self.seen
         )?;
-        for (i, r) in self.tried.iter().enumerate() {
-            if i > 0 {
-                f.write_str("; ")?;
+        if f.alternate() {
+            f.write_str("; tried: ")?;
+            for (i, r) in self.tried.iter().enumerate() {
+                if i > 0 {
+                    f.write_str("; ")?;
+                }
+                write!(f, "{} ({})", r.format, r.reason)?;
             }
-            write!(f, "{} ({})", r.format, r.reason)?;
+        } else {
+            let canonical = self.tried.iter().find(|r| r.format == "canonical-jsonl");
+            let natives = self
+                .tried
+                .iter()
+                .filter(|r| !r.format.starts_with("canonical"))
+                .count();
+            f.write_str("; no known format fits")?;
+            if let Some(r) = canonical {
+                write!(f, " (as canonical rows: {})", r.reason)?;
+            }
+            write!(f, ", nor does any of {natives} harness formats")?;
         }
         f.write_str(
             ". Fix: name the format explicitly, or convert the \
-             file to canonical JSONL rows (see rollstat-formats/README.md)",
+             file to canonical JSONL rows (rules: rollstat-formats/README.md)",
         )
     }
 }

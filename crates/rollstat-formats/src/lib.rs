@@ -50,9 +50,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-pub use detect::detect;
+pub use detect::{detect, detect_all, Detection};
 pub use error::{DetectError, FormatError, Rejection};
 pub use format::{Format, UnknownFormat};
+pub use input::DecompressLimit;
 
 /// One canonical row: a JSON object following docs/spec.md §2.
 pub type Row = Map<String, Value>;
@@ -144,15 +145,25 @@ pub fn read_path(path: &Path, from: Option<Format>) -> Result<Vec<NativeFile>, F
 /// [`ReadReport::errors`] while the rest are still read. Fails only when the
 /// path itself cannot be read.
 pub fn read_path_lenient(path: &Path, from: Option<Format>) -> Result<ReadReport, FormatError> {
+    read_path_lenient_with(path, from, DecompressLimit::default())
+}
+
+/// [`read_path_lenient`] with a limit on how far compressed content may
+/// expand (a file past it is a failing file, named with the limit).
+pub fn read_path_lenient_with(
+    path: &Path,
+    from: Option<Format>,
+    limit: DecompressLimit,
+) -> Result<ReadReport, FormatError> {
     let meta = std::fs::metadata(path).map_err(|source| FormatError::Io {
         path: path.to_path_buf(),
         source,
     })?;
     let mut report = ReadReport::default();
     if meta.is_dir() {
-        walk(path, from, 0, &mut Visited::default(), &mut report)?;
+        walk(path, from, limit, 0, &mut Visited::default(), &mut report)?;
     } else {
-        match read_file(path, from) {
+        match read_file(path, from, limit) {
             Ok(Read::Native(f)) => report.files.push(f),
             Ok(Read::Canonical(f)) => report.canonical.push((path.to_path_buf(), f)),
             Ok(Read::Companion(why)) => report.errors.push(FormatError::parse(
@@ -213,6 +224,7 @@ fn identity(p: &Path) -> Option<(u64, u64, PathBuf)> {
 fn walk(
     dir: &Path,
     from: Option<Format>,
+    limit: DecompressLimit,
     depth: usize,
     visited: &mut Visited,
     report: &mut ReadReport,
@@ -234,7 +246,7 @@ fn walk(
         return Ok(());
     }
     if adapters::sieval::is_result_dir(dir) && from.is_none_or(|f| f == Format::Sieval) {
-        match adapters::sieval::read_dir(dir) {
+        match adapters::sieval::read_dir(dir, limit) {
             Ok(f) => report.files.push(f),
             Err(e) => report.errors.push(e),
         }
@@ -258,7 +270,7 @@ fn walk(
             continue;
         }
         if p.is_dir() {
-            walk(&p, from, depth + 1, visited, report)?;
+            walk(&p, from, limit, depth + 1, visited, report)?;
             continue;
         }
         if !visited.first_visit(&p) {
@@ -293,7 +305,7 @@ fn walk(
             report.skipped.push((p, why.into()));
             continue;
         }
-        match read_file(&p, from) {
+        match read_file(&p, from, limit) {
             Ok(Read::Native(f)) => report.files.push(f),
             Ok(Read::Canonical(f)) => report.canonical.push((p, f)),
             Ok(Read::Companion(why)) => report.skipped.push((p, why.into())),
@@ -316,7 +328,12 @@ pub struct Decoded {
 /// Reads a file and decompresses `.gz` / `.zst` content transparently, so a
 /// caller's own reader (canonical JSONL/CSV) gets plain bytes.
 pub fn read_decoded(path: &Path) -> Result<Decoded, FormatError> {
-    let l = input::load(path)?;
+    read_decoded_with(path, DecompressLimit::default())
+}
+
+/// [`read_decoded`] within a decompression limit.
+pub fn read_decoded_with(path: &Path, limit: DecompressLimit) -> Result<Decoded, FormatError> {
+    let l = input::load(path, limit)?;
     Ok(Decoded {
         sha256: l.sha256,
         content: l.content,
@@ -326,7 +343,16 @@ pub fn read_decoded(path: &Path) -> Result<Decoded, FormatError> {
 /// [`read_decoded`] for bytes already in memory (stdin); `path` names them
 /// in errors.
 pub fn decode_bytes(path: &Path, raw: Vec<u8>) -> Result<Decoded, FormatError> {
-    let l = input::load_bytes(path, raw)?;
+    decode_bytes_with(path, raw, DecompressLimit::default())
+}
+
+/// [`decode_bytes`] within a decompression limit.
+pub fn decode_bytes_with(
+    path: &Path,
+    raw: Vec<u8>,
+    limit: DecompressLimit,
+) -> Result<Decoded, FormatError> {
+    let l = input::load_bytes(path, raw, limit)?;
     Ok(Decoded {
         sha256: l.sha256,
         content: l.content,
@@ -350,7 +376,18 @@ pub fn read_bytes(
     decoded: &Decoded,
     from: Option<Format>,
 ) -> Result<Classified, FormatError> {
-    match read_loaded(path, &decoded.sha256, &decoded.content, from)? {
+    read_bytes_with(path, decoded, from, DecompressLimit::default())
+}
+
+/// [`read_bytes`] within a decompression limit (for archives such as
+/// inspect `.eval` logs, whose entries are compressed).
+pub fn read_bytes_with(
+    path: &Path,
+    decoded: &Decoded,
+    from: Option<Format>,
+    limit: DecompressLimit,
+) -> Result<Classified, FormatError> {
+    match read_loaded(path, &decoded.sha256, &decoded.content, from, limit)? {
         Read::Native(f) => Ok(Classified::Native(f)),
         Read::Canonical(f) => Ok(Classified::Canonical(f)),
         Read::Companion(why) => Err(FormatError::parse(
@@ -362,9 +399,13 @@ pub fn read_bytes(
     }
 }
 
-fn read_file(path: &Path, from: Option<Format>) -> Result<Read, FormatError> {
-    let loaded = input::load(path)?;
-    read_loaded(path, &loaded.sha256, &loaded.content, from)
+fn read_file(
+    path: &Path,
+    from: Option<Format>,
+    limit: DecompressLimit,
+) -> Result<Read, FormatError> {
+    let loaded = input::load(path, limit)?;
+    read_loaded(path, &loaded.sha256, &loaded.content, from, limit)
 }
 
 fn read_loaded(
@@ -372,6 +413,7 @@ fn read_loaded(
     sha256: &str,
     content: &[u8],
     from: Option<Format>,
+    limit: DecompressLimit,
 ) -> Result<Read, FormatError> {
     let format = match from {
         None => match detect::detect_among(path, content, &Format::ALL) {
@@ -395,7 +437,7 @@ fn read_loaded(
     if format.is_canonical() {
         return Ok(Read::Canonical(format));
     }
-    let mut file = adapters::read(path, format, content)?;
+    let mut file = adapters::read(path, format, content, limit)?;
     file.sha256 = Some(sha256.to_string());
     Ok(Read::Native(file))
 }

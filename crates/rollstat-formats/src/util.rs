@@ -323,3 +323,30 @@ mod tests {
         assert_eq!(as_index(&json!(-1)), None);
     }
 }
+
+thread_local! {
+    /// Set while [`quietly_catch`] runs on this thread.
+    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f`, turning a panic inside it into `None` without the default
+/// hook's "thread … panicked" message and backtrace: a third-party decoder
+/// that panics on malformed input is bad input, reported as such by the
+/// caller. Panics on other threads, or outside `f`, still reach the hook
+/// that was installed before (it is wrapped once, process-wide).
+#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
+pub(crate) fn quietly_catch<T>(f: impl FnOnce() -> T) -> Option<T> {
+    static WRAP: std::sync::Once = std::sync::Once::new();
+    WRAP.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).ok();
+    QUIET.with(|q| q.set(was));
+    out
+}

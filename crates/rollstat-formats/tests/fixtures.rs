@@ -307,16 +307,24 @@ fn unknown_file_lists_every_format_tried() {
     let p = fixture("unknown/notes.json");
     let e = detect(&p, &std::fs::read(&p).unwrap()).unwrap_err();
     assert_eq!(e.tried.len(), Format::ALL.len());
+    // One short line (#10 item 16: it was 1.6 KB): what was seen, why it is
+    // not canonical rows, how many harness formats were tried.
     let msg = e.to_string();
     assert!(
         msg.starts_with(&format!(
-            "{}: unrecognised input format (a JSON object with keys hello, items); tried: ",
+            "{}: unrecognised input format (a JSON object with keys hello, items); \
+             no known format fits (as canonical rows: the JSON object has no \"problem\" plus a verdict",
             p.display()
         )),
         "{msg}"
     );
+    assert!(msg.contains("nor does any of 13 harness formats"), "{msg}");
+    let len = msg.len() - p.display().to_string().len();
+    assert!(len <= 400, "{len} bytes beside the path: {msg}");
+    // The alternate form lists every format with its reason.
+    let all = format!("{e:#}");
     for f in Format::ALL {
-        assert!(msg.contains(f.name()), "{msg} lacks {f}");
+        assert!(all.contains(f.name()), "{all} lacks {f}");
     }
     // The fix is worded without command-line flags (front ends name their own).
     assert!(msg.contains("Fix: name the format explicitly"), "{msg}");

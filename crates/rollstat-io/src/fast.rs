@@ -5,9 +5,12 @@
 //! fields. This path deserializes them straight into borrowed fields and
 //! builds the same [`Record`] that [`parse_record_with`] would. Anything it
 //! does not handle exactly — problem or count rows, numbers where text is
-//! expected, wrong types, duplicate keys, a `--by` field it does not know —
-//! returns `None`, and the caller takes the general path, which also words
-//! the error message. `tests` check both paths agree.
+//! expected, wrong types, a key given twice, a `--by` field it does not
+//! know — returns `None`, and the caller takes the general path, which also
+//! words the error message. Fields it does not use are still checked as the
+//! general path checks them (UTF-8, surrogates, numbers, depth), so a row
+//! is accepted or refused the same on every path whatever `--by` picks.
+//! `tests` check both paths agree.
 //!
 //! [`parse_record_with`]: crate::record::parse_record_with
 
@@ -94,47 +97,176 @@ impl<'de> Deserialize<'de> for Correct {
     }
 }
 
-/// `Some(None)` for an explicit null, `None` (via `default`) when absent.
-fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(d).map(Some)
+/// A value read whole and dropped, checked as the general path checks it
+/// (which reads every value into a `serde_json::Value`): strings valid
+/// UTF-8 without lone surrogates, numbers within `f64`, nesting within
+/// serde_json's depth limit. `IgnoredAny` checks none of these, so a row
+/// could pass here and fail there.
+struct Checked;
+
+impl<'de> Deserialize<'de> for Checked {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(CheckedVisitor)
+    }
 }
 
-#[derive(Deserialize)]
+struct CheckedVisitor;
+
+impl<'de> Visitor<'de> for CheckedVisitor {
+    type Value = Checked;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_unit<E>(self) -> Result<Checked, E> {
+        Ok(Checked)
+    }
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<Checked, A::Error> {
+        while a.next_element::<Checked>()?.is_some() {}
+        Ok(Checked)
+    }
+    fn visit_map<A: de::MapAccess<'de>>(self, mut a: A) -> Result<Checked, A::Error> {
+        while a.next_key::<Checked>()?.is_some() {
+            a.next_value::<Checked>()?;
+        }
+        Ok(Checked)
+    }
+}
+
+/// An object key, borrowed from the line when it needs no unescaping.
+struct KeyName<'a>(Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for KeyName<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = KeyName<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(KeyName(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(KeyName(Cow::Owned(v.to_string())))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+/// The keys of one object seen so far, to refuse a key given twice: a
+/// short list while it is short, a set past that (a row with many keys
+/// must not cost quadratic time).
+#[derive(Default)]
+pub(crate) struct SeenKeys<'a> {
+    few: Vec<Cow<'a, [u8]>>,
+    many: std::collections::HashSet<Cow<'a, [u8]>>,
+}
+
+impl<'a> SeenKeys<'a> {
+    const FEW: usize = 16;
+
+    /// Adds a key; `false` if it was there already.
+    pub fn insert(&mut self, key: Cow<'a, [u8]>) -> bool {
+        if self.few.len() < Self::FEW {
+            if self.few.contains(&key) {
+                return false;
+            }
+            self.few.push(key);
+            return true;
+        }
+        if self.many.is_empty() {
+            self.many.extend(self.few.iter().cloned());
+        }
+        self.many.insert(key)
+    }
+}
+
+#[derive(Default)]
 struct Row<'a> {
-    #[serde(borrow)]
     problem: Option<Text<'a>>,
     rollout: Option<u64>,
-    #[serde(default, deserialize_with = "present")]
+    /// `Some(None)` for an explicit null, `None` when absent.
     correct: Option<Option<Correct>>,
-    #[serde(default, deserialize_with = "present", borrow)]
     answer: Option<Option<Text<'a>>>,
-    #[serde(borrow)]
     gold: Option<Text<'a>>,
-    #[serde(borrow)]
     response: Option<Text<'a>>,
-    #[serde(borrow)]
     finish_reason: Option<Text<'a>>,
     truncated: Option<bool>,
-    #[serde(borrow)]
     status: Option<Text<'a>>,
-    #[serde(borrow)]
     model: Option<Text<'a>>,
-    #[serde(borrow)]
     run: Option<Text<'a>>,
-    #[serde(borrow)]
     subset: Option<Text<'a>>,
-    #[serde(borrow)]
     group: Option<Text<'a>>,
-    // Present only to send count and problem rows to the general path.
-    n: Option<de::IgnoredAny>,
-    c: Option<de::IgnoredAny>,
-    answers: Option<de::IgnoredAny>,
-    /// A selector score sends the row to the general path, which reads it.
-    score: Option<de::IgnoredAny>,
+    /// `n`, `c` or `answers` given (not null): a count or problem row; or
+    /// a selector `score` (not null), which the general path reads. Such
+    /// rows go to the general path.
+    counts: bool,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Row<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(RowVisitor)
+    }
+}
+
+struct RowVisitor;
+
+impl<'de> Visitor<'de> for RowVisitor {
+    type Value = Row<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a rollout row")
+    }
+    fn visit_map<A: de::MapAccess<'de>>(self, mut a: A) -> Result<Row<'de>, A::Error> {
+        let mut row = Row::default();
+        let mut seen = SeenKeys::default();
+        while let Some(KeyName(key)) = a.next_key()? {
+            let name = match &key {
+                Cow::Borrowed(k) => Cow::Borrowed(k.as_bytes()),
+                Cow::Owned(k) => Cow::Owned(k.as_bytes().to_vec()),
+            };
+            if !seen.insert(name) {
+                return Err(de::Error::custom("a key appears twice"));
+            }
+            match &*key {
+                "problem" => row.problem = a.next_value()?,
+                "rollout" => row.rollout = a.next_value()?,
+                "correct" => row.correct = Some(a.next_value()?),
+                "answer" => row.answer = Some(a.next_value()?),
+                "gold" => row.gold = a.next_value()?,
+                "response" => row.response = a.next_value()?,
+                "finish_reason" => row.finish_reason = a.next_value()?,
+                "truncated" => row.truncated = a.next_value()?,
+                "status" => row.status = a.next_value()?,
+                "model" => row.model = a.next_value()?,
+                "run" => row.run = a.next_value()?,
+                "subset" => row.subset = a.next_value()?,
+                "group" => row.group = a.next_value()?,
+                "n" | "c" | "answers" | "score" => {
+                    row.counts |= a.next_value::<Option<Checked>>()?.is_some();
+                }
+                _ => {
+                    a.next_value::<Checked>()?;
+                }
+            }
+        }
+        Ok(row)
+    }
 }
 
 /// Fields the fast path can read for `--by` / `--cluster-by`.
@@ -304,7 +436,7 @@ pub(crate) fn parse_flat<'a>(
     cluster_by: Option<&str>,
 ) -> Option<FlatRow<'a>> {
     let row: Row<'a> = serde_json::from_slice(line).ok()?;
-    if row.n.is_some() || row.c.is_some() || row.answers.is_some() || row.score.is_some() {
+    if row.counts {
         return None;
     }
     let problem = row.problem?.0;
@@ -363,14 +495,28 @@ pub(crate) fn parse_flat<'a>(
     ))
 }
 
+/// A record as the fast path builds it: gold and response are kept only
+/// when the row must be graded.
+pub(crate) fn kept_by_fast_path(mut r: Record) -> Record {
+    if let RecordBody::Rollout {
+        verdict: Some(_),
+        gold,
+        response,
+        ..
+    } = &mut r.body
+    {
+        *gold = None;
+        *response = None;
+    }
+    r
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::parse_record_with;
 
     fn general(line: &str, by: Option<&str>) -> Result<Record, String> {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        parse_record_with(v.as_object().unwrap(), by, None)
+        crate::source::parse_general(line.as_bytes(), by, None)
     }
 
     /// Every row the fast path accepts parses to exactly what the general
@@ -386,23 +532,11 @@ mod tests {
             r#"{"problem": "a", "correct": true, "status": "Error"}"#,
             r#"{"problem": "a", "gold": "1", "response": "so \\boxed{1}"}"#,
             r#"{"problem": "a", "gold": "1", "answer": "2", "truncated": true}"#,
+            r#"{"problem": "a", "correct": true, "n": null, "x": {"y": {"y": 1}}}"#,
         ];
         for line in rows {
             let fast = parse_line(line.as_bytes(), Some("group"), None).expect(line);
-            let mut slow = general(line, Some("group")).unwrap();
-            if let (
-                RecordBody::Rollout {
-                    verdict: Some(_),
-                    gold,
-                    response,
-                    ..
-                },
-                RecordBody::Rollout { .. },
-            ) = (&mut slow.body, &fast.body)
-            {
-                *gold = None;
-                *response = None;
-            }
+            let slow = kept_by_fast_path(general(line, Some("group")).unwrap());
             assert_eq!(fast, slow, "{line}");
         }
     }

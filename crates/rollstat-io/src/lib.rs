@@ -604,3 +604,44 @@ impl<'g> Collector<'g> {
         Ok(out)
     }
 }
+
+/// Cross-checks for fuzzing and tests: not part of the stable API.
+#[doc(hidden)]
+pub mod oracle {
+    use crate::record::Record;
+
+    /// Reads one JSON Lines row on every path — the byte scanner, the serde
+    /// fast path and the general path — and panics if they disagree: the
+    /// scanner gives what serde gives or nothing, serde gives what the
+    /// general path gives (its gold/response kept only to grade) or nothing,
+    /// and a row the general path refuses neither fast path accepts.
+    /// Returns the general path's verdict.
+    ///
+    /// ```
+    /// let r = rollstat_io::oracle::check_line(br#"{"problem": "a", "correct": true}"#, None, None);
+    /// assert!(r.is_ok());
+    /// ```
+    pub fn check_line(
+        line: &[u8],
+        by: Option<&str>,
+        cluster_by: Option<&str>,
+    ) -> Result<Record, String> {
+        let scanned = crate::scan::scan_line(line, by, cluster_by);
+        let flat = crate::fast::parse_flat(line, by, cluster_by);
+        if let Some(s) = &scanned {
+            assert_eq!(Some(s), flat.as_ref(), "scanner and serde disagree");
+        }
+        let general = crate::source::parse_general(line, by, cluster_by);
+        if let Some(f) = flat {
+            let g = general.clone().unwrap_or_else(|e| {
+                panic!("fast path accepted a row the general path refuses: {e}")
+            });
+            assert_eq!(
+                f.into_record(),
+                crate::fast::kept_by_fast_path(g),
+                "serde and the general path disagree"
+            );
+        }
+        general
+    }
+}

@@ -6,7 +6,9 @@
 //! Unknown fields are ignored here, never rejected.
 
 use rollstat_core::summary::{Answer, Verdict};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
+use std::fmt;
 
 /// What a row says about its rollouts.
 #[derive(Clone, Debug, PartialEq)]
@@ -178,9 +180,96 @@ fn opt_string(m: &Map<String, Value>, key: &str) -> Result<Option<String>, Strin
     }
 }
 
+/// Whether `key` has a value other than `null` (a `null` is no value, as
+/// everywhere in a row).
+fn given(m: &Map<String, Value>, key: &str) -> bool {
+    m.get(key).is_some_and(|v| !v.is_null())
+}
+
 fn is_truncated(m: &Map<String, Value>) -> bool {
     matches!(m.get("finish_reason"), Some(Value::String(s)) if TRUNCATION_REASONS.contains(&s.as_str()))
         || matches!(m.get("truncated"), Some(Value::Bool(true)))
+}
+
+/// What one JSON Lines row holds at its top level.
+enum TopLevel {
+    Object(Map<String, Value>),
+    /// A key given twice; the value is read whole before this is reported.
+    Duplicate(String),
+    /// Not an object: what it is instead.
+    Other(&'static str),
+}
+
+impl<'de> serde::Deserialize<'de> for TopLevel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(TopLevelVisitor)
+    }
+}
+
+struct TopLevelVisitor;
+
+const NOT_JSONL: &str = "an array (a file holding one JSON document is not JSON Lines)";
+
+impl<'de> Visitor<'de> for TopLevelVisitor {
+    type Value = TopLevel;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<TopLevel, A::Error> {
+        let mut m = Map::new();
+        let mut duplicate = None;
+        while let Some(k) = a.next_key::<String>()? {
+            let v: Value = a.next_value()?;
+            if duplicate.is_none() && m.contains_key(&k) {
+                duplicate = Some(k);
+            } else {
+                m.insert(k, v);
+            }
+        }
+        Ok(duplicate.map_or(TopLevel::Object(m), TopLevel::Duplicate))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<TopLevel, A::Error> {
+        while a.next_element::<Value>()?.is_some() {}
+        Ok(TopLevel::Other(NOT_JSONL))
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a scalar"))
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a scalar"))
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a scalar"))
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a scalar"))
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a scalar"))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other("a scalar"))
+    }
+}
+
+/// Parses one JSON Lines row into its object. A key given twice in the
+/// row is an error, not "the last one wins": which value is meant is
+/// unclear, and reading one of them silently could change a verdict.
+///
+/// ```
+/// use rollstat_io::record::parse_row_object;
+/// assert!(parse_row_object(br#"{"problem": "a", "correct": true}"#).is_ok());
+/// let e = parse_row_object(br#"{"correct": true, "correct": false}"#).unwrap_err();
+/// assert!(e.contains("`correct` appears twice"), "{e}");
+/// ```
+pub fn parse_row_object(line: &[u8]) -> Result<Map<String, Value>, String> {
+    match serde_json::from_slice(line).map_err(|e| format!("invalid JSON: {e}"))? {
+        TopLevel::Object(m) => Ok(m),
+        TopLevel::Duplicate(k) => Err(format!(
+            "key `{k}` appears twice in one row (which value is meant is unclear)"
+        )),
+        TopLevel::Other(kind) => Err(format!("expected a JSON object per line, found {kind}")),
+    }
 }
 
 /// Parses one row. `by` names the breakdown field, if any. The error is a
@@ -242,7 +331,7 @@ pub fn parse_record_with(
             || matches!(m.get("responses"), Some(Value::Array(_))))
     {
         body_to_grade(m)?
-    } else if m.contains_key("n") || m.contains_key("c") {
+    } else if given(m, "n") || given(m, "c") {
         if m.contains_key("correct") {
             return Err("a row has either `correct` or `n`+`c`, not both".into());
         }

@@ -7,10 +7,11 @@
 //! [`parse_flat`] and then the general path. It returns `None` whenever it
 //! is not sure: a float for `correct` other than `0.0…`/`1.0…`, `-0`,
 //! numbers that might not fit an `f64`, containers nested deeper than
-//! [`MAX_DEPTH`], lone surrogates or invalid UTF-8 anywhere (serde lets
-//! those pass in fields it ignores), and, as [`parse_flat`], everything
-//! serde rejects and every row that is not a flat rollout row. `tests`
-//! check the agreement differentially.
+//! [`MAX_DEPTH`], lone surrogates or invalid UTF-8 anywhere, a key given
+//! twice, and, as [`parse_flat`], everything serde rejects and every row
+//! that is not a flat rollout row. `tests` check the agreement
+//! differentially, with the general path as the third party: a row the
+//! general path refuses is refused by both fast paths.
 //!
 //! The line is checked as UTF-8 at once; the scan records where each
 //! known field's value lies, and the text is unescaped afterwards, only for
@@ -611,6 +612,7 @@ pub(crate) fn scan_line<'a>(
         correct: None,
         truncated: None,
     };
+    let mut unknown = UnknownKeys::default();
     let line = std::str::from_utf8(line).ok()?;
     let mut s = Scanner {
         line,
@@ -643,7 +645,10 @@ pub(crate) fn scan_line<'a>(
                 Key::Correct => f.correct = Some(s.correct()?),
                 Key::Truncated => f.truncated = s.boolean()?,
                 Key::Count(_) => s.literal(b"null")?,
-                Key::Unknown => s.skip_value()?,
+                Key::Unknown => {
+                    unknown.insert(name)?;
+                    s.skip_value()?
+                }
             }
             s.ws();
             match s.next()? {
@@ -658,6 +663,35 @@ pub(crate) fn scan_line<'a>(
         return None;
     }
     f.build(line, by, cluster_by)
+}
+
+/// The unknown keys of a row (decoded), to refuse one given twice as the
+/// other paths do. Rows with many unknown keys are left to serde.
+struct UnknownKeys<'a> {
+    keys: [Cow<'a, [u8]>; 16],
+    len: usize,
+}
+
+impl Default for UnknownKeys<'_> {
+    fn default() -> Self {
+        UnknownKeys {
+            keys: std::array::from_fn(|_| Cow::Borrowed(&[][..])),
+            len: 0,
+        }
+    }
+}
+
+impl<'a> UnknownKeys<'a> {
+    /// Adds a key; `None` if it was given before or cannot be kept here.
+    #[inline(always)]
+    fn insert(&mut self, name: Cow<'a, [u8]>) -> Option<()> {
+        if self.len == self.keys.len() || self.keys[..self.len].contains(&name) {
+            return None;
+        }
+        self.keys[self.len] = name;
+        self.len += 1;
+        Some(())
+    }
 }
 
 /// The known fields of a scanned row.
@@ -769,20 +803,30 @@ mod tests {
     use crate::fast::parse_flat;
     use std::io::BufRead;
 
-    /// The contract for one line: `None`, or what `parse_flat` gives (and
-    /// then the line is valid JSON). Returns whether the scan accepted it.
+    /// The contract for one line: `None`, or what `parse_flat` gives; and
+    /// whatever `parse_flat` gives, the general path gives too (and when it
+    /// refuses the line, both fast paths do). Returns whether the scan
+    /// accepted it.
     fn agrees(line: &[u8], by: Option<&str>, cluster_by: Option<&str>) -> bool {
         let scanned = scan_line(line, by, cluster_by);
+        let flat = parse_flat(line, by, cluster_by);
+        let shown = String::from_utf8_lossy(line);
         if let Some(row) = &scanned {
-            let shown = String::from_utf8_lossy(line);
             assert_eq!(
                 Some(row),
-                parse_flat(line, by, cluster_by).as_ref(),
+                flat.as_ref(),
                 "{shown} by {by:?} cluster by {cluster_by:?}"
             );
-            assert!(
-                serde_json::from_slice::<serde_json::Value>(line).is_ok(),
-                "accepted invalid JSON: {shown}"
+        }
+        let general = crate::source::parse_general(line, by, cluster_by);
+        if let Some(row) = flat {
+            let general = general.unwrap_or_else(|e| {
+                panic!("fast path accepted, general path refused ({e}): {shown}")
+            });
+            assert_eq!(
+                row.into_record(),
+                crate::fast::kept_by_fast_path(general),
+                "{shown} by {by:?} cluster by {cluster_by:?}"
             );
         }
         scanned.is_some()
@@ -851,7 +895,6 @@ mod tests {
             r#"{"problem":"q","correct":true,"score":null}"#,
             r#"{"problem":"q","correct":false,"meta":{"a":[],"b":{},"c":[[1,{"d":"e"}],"\u0041"]},"tags":["x","y"]}"#,
             r#"{"problem":"q","correct":true,"correct_ish":1,"problem_id":"z","Correct":2}"#,
-            r#"{"problem":"q","correct":true,"x":1,"x":2,"x":"\ud83d\ude00"}"#,
             " \t{ \"problem\" :\"q\" , \"correct\"\n:\rtrue\t}\r\n ",
             r#"{"problem":"q","correct":true,"model":"m","run":"r","subset":"s","group":"g"}"#,
             r#"{"problem":"q","correct":1.000000000000000,"finish_reason":"max_tokens"}"#,
@@ -886,6 +929,8 @@ mod tests {
             br#"{"problem": "a", "correct": true, "answer": 0.5}"#,
             br#"{"problem": "a", "correct": true, "correct": false}"#,
             br#"{"problem": "a", "correct": true, "gold": null, "gold": "1"}"#,
+            br#"{"problem":"q","correct":true,"x":1,"x":2,"x":"\ud83d\ude00"}"#,
+            br#"{"problem":"q","correct":true,"x":1,"\u0078":2}"#,
             br#"{"problem": "a"}"#,
             br#"{"problem": "", "correct": true}"#,
             br#"{"problem": "a", "correct": 2}"#,

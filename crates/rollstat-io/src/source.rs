@@ -176,22 +176,7 @@ pub(crate) fn parse_general(
     by: Option<&str>,
     cluster_by: Option<&str>,
 ) -> Result<Record, String> {
-    let value: Value = serde_json::from_slice(line).map_err(|e| format!("invalid JSON: {e}"))?;
-    match value {
-        Value::Object(m) => parse_record_with(&m, by, cluster_by),
-        other => Err(format!(
-            "expected a JSON object per line, found {}",
-            json_kind(&other)
-        )),
-    }
-}
-
-fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Array(_) => "an array (a file holding one JSON document is not JSON Lines)",
-        Value::Object(_) => "an object",
-        _ => "a scalar",
-    }
+    parse_record_with(&crate::record::parse_row_object(line)?, by, cluster_by)
 }
 
 /// Columns that are always text, even when they look numeric
@@ -250,6 +235,17 @@ pub(crate) fn parse_csv(
         Ok(h) => h.clone(),
         Err(e) => return vec![(1, Err(format!("invalid CSV header: {e}")))],
     };
+    // A column named twice: which cell is meant is unclear (as a key given
+    // twice in a JSON row).
+    let mut names = std::collections::HashSet::new();
+    if let Some(dup) = headers.iter().find(|h| !names.insert(*h)) {
+        return vec![(
+            1,
+            Err(format!(
+                "invalid CSV header: column `{dup}` appears twice (which cell is meant is unclear)"
+            )),
+        )];
+    }
     let mut out = Vec::new();
     for row in rdr.records() {
         match row {

@@ -20,20 +20,93 @@ pub fn pass1_sampling_variance(n: u64, c: u64) -> Option<f64> {
     Some(c * (n - c) / (n * n * (n - 1.0)))
 }
 
-/// `C(a, m) / C(n, m)` = Π_{i<m} (a−i)/(n−i), 0 when m > a.
-fn choose_ratio(a: u64, n: u64, m: u64) -> f64 {
-    if m > a {
-        return 0.0;
-    }
-    (0..m).map(|i| (a - i) as f64 / (n - i) as f64).product()
+/// A positive f64 with a separate binary exponent, for products of many
+/// ratios that would leave the f64 range on the way.
+#[derive(Clone, Copy, Debug)]
+struct Wide {
+    m: f64,
+    exp: i64,
 }
 
-fn ln_choose(n: u64, k: u64) -> f64 {
-    // exact enough for the moderate n used here: sum of logs
-    let k = k.min(n - k);
-    (0..k)
-        .map(|i| (((n - i) as f64) / ((i + 1) as f64)).ln())
-        .sum()
+impl Wide {
+    const ONE: Wide = Wide { m: 1.0, exp: 0 };
+
+    fn mul(self, f: f64) -> Wide {
+        let mut w = Wide {
+            m: self.m * f,
+            exp: self.exp,
+        };
+        if w.m != 0.0 && w.m.abs() < 2f64.powi(-256) {
+            w.m *= 2f64.powi(256);
+            w.exp -= 256;
+        } else if w.m.abs() > 2f64.powi(256) {
+            w.m *= 2f64.powi(-256);
+            w.exp += 256;
+        }
+        w
+    }
+
+    /// The product of two (mantissas within 2^±256, so no overflow).
+    fn times(self, o: Wide) -> Wide {
+        Wide {
+            m: self.m,
+            exp: self.exp + o.exp,
+        }
+        .mul(o.m)
+    }
+
+    /// The value, 0 below the f64 range.
+    fn to_f64(self) -> f64 {
+        if self.exp < -2200 {
+            return 0.0;
+        }
+        let mut v = self.m;
+        let mut e = self.exp;
+        while e != 0 {
+            let step = e.clamp(-256, 256);
+            v *= 2f64.powi(step as i32);
+            e -= step;
+        }
+        v
+    }
+
+    /// Below 2⁻¹¹⁰⁰: nothing it bounds can show in an f64.
+    fn negligible(self) -> bool {
+        self.m == 0.0 || self.exp < -1400
+    }
+}
+
+/// Most multiplications one [`pass_at_k_sampling_variance`] value may take;
+/// past it the value is not computed (`None`). Reached only when both `c`
+/// and `k` exceed millions and `n` is larger still (n ≳ 10¹¹): no
+/// evaluation has such rows, and a crafted one must not stall a report.
+const MAX_TERMS: u64 = 1 << 24;
+
+/// `Π_{i<terms} (a−i)/(b−i)`; with `stop`, for factors ≤ 1 (`a ≤ b`),
+/// ending as soon as the product is negligible. `None` past [`MAX_TERMS`].
+fn product(a: u64, b: u64, terms: u64, stop: bool, spent: &mut u64) -> Option<Wide> {
+    let mut p = Wide::ONE;
+    for i in 0..terms {
+        *spent += 1;
+        if *spent > MAX_TERMS {
+            return None;
+        }
+        p = p.mul((a - i) as f64 / (b - i) as f64);
+        if stop && p.negligible() {
+            return Some(Wide { m: 0.0, exp: 0 });
+        }
+    }
+    Some(p)
+}
+
+/// `C(a, t) / C(b, t)` for `t ≤ a ≤ b`, by the shorter of its two products
+/// (`t` factors, or `b − a`: C(a,t)/C(b,t) = C(b−t, b−a)/C(b, b−a)).
+fn choose_ratio(a: u64, b: u64, t: u64, stop: bool, spent: &mut u64) -> Option<Wide> {
+    if t <= b - a {
+        product(a, b, t, stop, spent)
+    } else {
+        product(b - t, b, b - a, stop, spent)
+    }
 }
 
 /// Unbiased estimate V̂ of the sampling variance of the per-problem unbiased
@@ -43,23 +116,106 @@ fn ln_choose(n: u64, k: u64) -> f64 {
 /// otherwise (or when `k = 0` or `c > n`). For `k = 1` it equals
 /// [`pass1_sampling_variance`].
 ///
+/// Computed as the equal sum of positive terms (no cancellation)
+/// `V̂ = Σ_{i=1}^{min(c,k)} C(n−2k, c−i)·C(k,i)² / (C(n,i)·C(n,c))`
+/// (Vandermonde on `C(n−2k+j, c)`, the `i = 0` term cancelling the
+/// subtracted one), from its first nonzero term upwards: the terms rise to
+/// one mode and fall, and the sum stops once the rest cannot show. `V̂ ≤
+/// C(n−c,k)/C(n,k)`, so when that is below the f64 range V̂ is 0 at once.
+/// The cost is at most O(min(c, k)) multiplications, and `None` past
+/// 2²⁴ of them (only for `c` and `k` in the millions and `n` ≳ 10¹¹).
+///
 /// ```
 /// let v = rollstat_stats::pass_at_k_sampling_variance(10, 3, 3).unwrap();
 /// assert!((v - 0.0517361111).abs() < 1e-9);
 /// assert!(rollstat_stats::pass_at_k_sampling_variance(5, 3, 3).is_none());
+/// // One correct rollout: V̂ = k²/n², at once for any n.
+/// let n = 1u64 << 40;
+/// assert_eq!(rollstat_stats::pass_at_k_sampling_variance(n, 1, n / 4), Some(1.0 / 16.0));
 /// ```
 pub fn pass_at_k_sampling_variance(n: u64, c: u64, k: u64) -> Option<f64> {
-    if k == 0 || c > n || n < 2 * k {
+    if k == 0 || c > n || n / 2 < k {
         return None;
     }
-    let ln_cnk = ln_choose(n, k);
-    let mut v = 0.0;
-    for j in 0..=k {
-        let h = (ln_choose(k, j) + ln_choose(n - k, k - j) - ln_cnk).exp();
-        v += h * choose_ratio(n - c, n, 2 * k - j);
+    if c == 0 || n - c < k {
+        // The estimate is the constant 0 (resp. 1).
+        return Some(0.0);
     }
-    v -= choose_ratio(n - c, n, 2 * k);
-    Some(v)
+    let mut spent = 0u64;
+    // V̂ ≤ P(k draws hold no correct one).
+    if choose_ratio(n - c, n, k, true, &mut spent)?.negligible() {
+        return Some(0.0);
+    }
+    let free = n - 2 * k;
+    let first = c.saturating_sub(free).max(1);
+    let last = c.min(k);
+    let mut term = if first == 1 {
+        // T₁ = (k²·c/n²)·C(n−2k, c−1)/C(n−1, c−1).
+        choose_ratio(free, n - 1, c - 1, false, &mut spent)?
+            .mul(k as f64 / n as f64)
+            .mul(k as f64)
+            .mul(c as f64 / n as f64)
+    } else {
+        // c − first = n − 2k: T = C(k, first)²/(C(n, first)·C(n, c)), as
+        // C(k,first)/C(n,first) · C(k,k−first)/C(n,k−first) · C(n,n−c−k)/C(n,n−c).
+        let m = n - c;
+        let a = product(k, n, first, false, &mut spent)?;
+        let b = product(k, n, k - first, false, &mut spent)?;
+        a.times(b)
+            .times(product(m, n - m + k, k, false, &mut spent)?)
+    };
+    let mut sum = Wide { m: 0.0, exp: 0 };
+    for i in first..=last {
+        sum = add(sum, term);
+        if i == last {
+            break;
+        }
+        spent += 1;
+        if spent > MAX_TERMS {
+            return None;
+        }
+        // T_{i+1}/T_i = (c−i)(k−i)² / ((n−2k−c+i+1)(i+1)(n−i)).
+        let ratio = ((c - i) as f64 / (n - i) as f64)
+            * ((k - i) as f64 / (i + 1) as f64)
+            * ((k - i) as f64 / (free + i + 1 - c) as f64);
+        term = term.mul(ratio);
+        // Past the mode the terms fall at least geometrically.
+        if ratio < 0.5 && below(term, sum, 2f64.powi(-60)) {
+            break;
+        }
+    }
+    Some(sum.to_f64())
+}
+
+/// `a + b` for non-negative values.
+fn add(a: Wide, b: Wide) -> Wide {
+    if a.m == 0.0 {
+        return b;
+    }
+    if b.m == 0.0 {
+        return a;
+    }
+    let (big, small) = if a.exp >= b.exp { (a, b) } else { (b, a) };
+    let shift = small.exp - big.exp;
+    let scaled = Wide {
+        m: small.m,
+        exp: shift,
+    }
+    .to_f64();
+    Wide {
+        m: big.m + scaled,
+        exp: big.exp,
+    }
+    .mul(1.0)
+}
+
+/// Whether `term < sum · rel`.
+fn below(term: Wide, sum: Wide, rel: f64) -> bool {
+    let ratio = Wide {
+        m: term.m / sum.m,
+        exp: term.exp - sum.exp,
+    };
+    sum.m != 0.0 && ratio.to_f64() < rel
 }
 
 /// Which variance component dominates.

@@ -271,6 +271,7 @@ fn read(sources: &[Source], read: &ReadOptions, o: &CompareOptions) -> Result<Su
         o.source_format,
         &o.grading,
         (o.metrics.denominator, o.metrics.tie_policy),
+        o.metrics.decompress_limit,
         o.messages.as_ref(),
     )
 }

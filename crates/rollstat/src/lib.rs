@@ -72,11 +72,11 @@ pub use options::{
     ReportOptions, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
 };
 pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
-pub use read::{canonical_rows, gather, Gathered, Loaded, Source};
+pub use read::{canonical_rows, gather, gather_with, Gathered, Loaded, Source};
 pub use report::report;
 
 pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
 pub use rollstat_core::vote::TiePolicy;
-pub use rollstat_formats::Format;
+pub use rollstat_formats::{DecompressLimit, Format};
 pub use rollstat_grade::{GradingPolicy, Match};
 pub use rollstat_io::{BadLine, Dedupe, ReadOptions};

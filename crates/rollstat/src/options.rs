@@ -7,7 +7,7 @@ use crate::error::{Error, Result};
 use rollstat_core::best::ScoreOrder;
 use rollstat_core::summary::DenominatorPolicy;
 use rollstat_core::vote::TiePolicy;
-use rollstat_formats::Format;
+use rollstat_formats::{DecompressLimit, Format};
 use rollstat_grade::GradingPolicy;
 use rollstat_io::Dedupe;
 use rollstat_stats::{BinomialMethod, CiMethod};
@@ -186,6 +186,9 @@ pub struct MetricOptions {
     pub strict: bool,
     /// Keep the first or last of duplicated rollouts instead of failing.
     pub dedupe: Option<Dedupe>,
+    /// How far gzip / zstd inputs and `.eval` archives may expand when read;
+    /// default 100× their size, at least 256 MiB.
+    pub decompress_limit: DecompressLimit,
 }
 
 impl Default for MetricOptions {
@@ -199,6 +202,7 @@ impl Default for MetricOptions {
             score_order: ScoreOrder::Descending,
             strict: false,
             dedupe: None,
+            decompress_limit: DecompressLimit::default(),
         }
     }
 }

@@ -29,10 +29,11 @@ pub(crate) fn read_population(
     from: Option<Format>,
     grading: &GradingPolicy,
     (policy, tie): (DenominatorPolicy, TiePolicy),
+    limit: rollstat_formats::DecompressLimit,
     sink: Option<&MessageSink>,
 ) -> Result<Summarized> {
     let g = Grading(grading);
-    let mut inputs = read_inputs(sources, read, from, &g, sink)?;
+    let mut inputs = read_inputs(sources, read, from, limit, &g, sink)?;
     let summaries = summarize_problems(&mut inputs.collected.problems, grading, policy, tie);
     Ok(Summarized { inputs, summaries })
 }

@@ -16,7 +16,9 @@ use crate::harness::{record_scopes, Key, Scopes, Tracked};
 use crate::options::MessageSink;
 use crate::rows::Row;
 use rollstat_core::input::InputInfo;
-use rollstat_formats::{Classified, Format, FormatError, HarnessAggregate, NativeFile};
+use rollstat_formats::{
+    Classified, DecompressLimit, Format, FormatError, HarnessAggregate, NativeFile,
+};
 use rollstat_io::record::{parse_record_with, Record};
 use rollstat_io::{BadLine, Collected, Collector, Input, ReadError, ReadOptions};
 use serde_json::{Map, Value};
@@ -128,6 +130,44 @@ pub struct Gathered {
     pub failed: Vec<(String, String)>,
     /// Files of a directory walk passed over on purpose.
     pub skipped: Vec<(PathBuf, String)>,
+    /// Inputs whose content fits more than one format: which one each was
+    /// read as, in words.
+    pub ambiguous: Vec<String>,
+}
+
+/// For a file whose content fits canonical rows and a native format, which
+/// one it is read as, in words; `None` when only one format fits (or one
+/// was named).
+fn fit_note(path: &Path, from: Option<Format>) -> Option<String> {
+    use std::io::Read;
+    if from.is_some() {
+        return None;
+    }
+    let mut head = Vec::with_capacity(65536);
+    std::fs::File::open(path)
+        .ok()?
+        .take(65536)
+        .read_to_end(&mut head)
+        .ok()?;
+    let d = rollstat_formats::detect_all(path, &head).ok()?;
+    let canonical_involved =
+        d.format.is_canonical() || d.also_fits.iter().any(|f| f.is_canonical());
+    if d.also_fits.is_empty() || !canonical_involved {
+        return None;
+    }
+    let others: Vec<&str> = d.also_fits.iter().map(|f| f.name()).collect();
+    let why = if d.format.is_canonical() {
+        "its rows state `problem` and a verdict, which rollstat reads as given"
+    } else {
+        "it is one document, as that format writes it"
+    };
+    Some(format!(
+        "{}: the content fits {} and {}; it was read as {} ({why}); choose the format explicitly to read it otherwise",
+        path.display(),
+        d.format.name(),
+        others.join(", "),
+        d.format.name(),
+    ))
 }
 
 fn is_detect_failure(e: &FormatError) -> bool {
@@ -137,8 +177,8 @@ fn is_detect_failure(e: &FormatError) -> bool {
 /// A file that detection did not recognise may still be canonical JSONL
 /// whose first rows are malformed: the canonical reader then names each bad
 /// row. Returns the canonical source when at least one row parses.
-fn canonical_fallback(path: &Path, opts: &ReadOptions) -> Option<Loaded> {
-    let decoded = rollstat_formats::read_decoded(path).ok()?;
+fn canonical_fallback(path: &Path, opts: &ReadOptions, limit: DecompressLimit) -> Option<Loaded> {
+    let decoded = rollstat_formats::read_decoded_with(path, limit).ok()?;
     let shown = path.display().to_string();
     let input = Input::from_bytes(&plain_name(&shown), decoded.content.clone());
     let rows = input.parse_rows(opts.by.as_deref(), opts.cluster_by.as_deref());
@@ -181,8 +221,8 @@ fn plain_canonical(path: &Path, from: Option<Format>) -> bool {
             || rollstat_formats::detect(path, &head).is_ok_and(|f| f.is_canonical()))
 }
 
-fn canonical_source(path: &Path) -> Result<Loaded, FormatError> {
-    let decoded = rollstat_formats::read_decoded(path)?;
+fn canonical_source(path: &Path, limit: DecompressLimit) -> Result<Loaded, FormatError> {
+    let decoded = rollstat_formats::read_decoded_with(path, limit)?;
     Ok(Loaded::Canonical {
         path: path.display().to_string(),
         sha256: decoded.sha256,
@@ -194,19 +234,29 @@ fn canonical_source(path: &Path) -> Result<Loaded, FormatError> {
 /// files inside a directory are read leniently (failures are listed in
 /// [`Gathered::failed`]).
 pub fn gather(sources: &[Source], from: Option<Format>, opts: &ReadOptions) -> Result<Gathered> {
+    gather_with(sources, from, opts, DecompressLimit::default())
+}
+
+/// [`gather`] with a limit on how far compressed inputs may expand.
+pub fn gather_with(
+    sources: &[Source],
+    from: Option<Format>,
+    opts: &ReadOptions,
+    limit: DecompressLimit,
+) -> Result<Gathered> {
     let mut g = Gathered::default();
     for source in sources {
         match source {
-            Source::Stdin => g.loaded.push(read_stdin(from)?),
+            Source::Stdin => g.loaded.push(read_stdin(from, limit)?),
             Source::Bytes { name, bytes } => {
                 g.loaded
-                    .push(load_bytes(Path::new(name), bytes.clone(), from)?)
+                    .push(load_bytes(Path::new(name), bytes.clone(), from, limit)?)
             }
             Source::Rows { name, rows } => g.loaded.push(Loaded::Rows {
                 name: name.clone(),
                 rows: rows.clone(),
             }),
-            Source::Path(path) => gather_path(path, from, opts, &mut g)?,
+            Source::Path(path) => gather_path(path, from, opts, limit, &mut g)?,
         }
     }
     Ok(g)
@@ -216,17 +266,27 @@ fn gather_path(
     path: &Path,
     from: Option<Format>,
     opts: &ReadOptions,
+    limit: DecompressLimit,
     g: &mut Gathered,
 ) -> Result<()> {
     if path.is_file() && plain_canonical(path, from) {
+        g.ambiguous.extend(fit_note(path, from));
         g.loaded.push(Loaded::CanonicalFile {
             path: path.display().to_string(),
         });
         return Ok(());
     }
-    let report =
-        rollstat_formats::read_path_lenient(path, from).map_err(|e| Error::input(e.to_string()))?;
+    let report = rollstat_formats::read_path_lenient_with(path, from, limit)
+        .map_err(|e| Error::input(e.to_string()))?;
     let is_dir = path.is_dir();
+    for p in report.files.iter().map(|f| &f.path) {
+        if p.is_file() {
+            g.ambiguous.extend(fit_note(p, from));
+        }
+    }
+    for (p, _) in &report.canonical {
+        g.ambiguous.extend(fit_note(p, from));
+    }
     g.loaded
         .extend(report.files.into_iter().map(Loaded::Native));
     for (p, _) in report.canonical {
@@ -236,7 +296,7 @@ fn gather_path(
             });
             continue;
         }
-        match canonical_source(&p) {
+        match canonical_source(&p, limit) {
             Ok(s) => g.loaded.push(s),
             Err(e) if is_dir => g.failed.push((p.display().to_string(), e.to_string())),
             Err(e) => return Err(Error::input(e.to_string())),
@@ -248,7 +308,7 @@ fn gather_path(
             .map(Path::to_path_buf)
             .unwrap_or_else(|| path.to_path_buf());
         if from.is_none() && is_detect_failure(&e) {
-            if let Some(s) = canonical_fallback(&p, opts) {
+            if let Some(s) = canonical_fallback(&p, opts, limit) {
                 g.loaded.push(s);
                 continue;
             }
@@ -262,32 +322,37 @@ fn gather_path(
     Ok(())
 }
 
-fn read_stdin(from: Option<Format>) -> Result<Loaded> {
+fn read_stdin(from: Option<Format>, limit: DecompressLimit) -> Result<Loaded> {
     use std::io::Read;
     let mut raw = Vec::new();
     std::io::stdin()
         .read_to_end(&mut raw)
         .map_err(|e| Error::input(format!("<stdin>: {e}")))?;
-    load_bytes(Path::new("<stdin>"), raw, from)
+    load_bytes(Path::new("<stdin>"), raw, from, limit)
 }
 
 /// Bytes are canonical unless their content is clearly a native layout
 /// (or a native format is named).
-fn load_bytes(name: &Path, raw: Vec<u8>, from: Option<Format>) -> Result<Loaded> {
-    let decoded =
-        rollstat_formats::decode_bytes(name, raw).map_err(|e| Error::input(e.to_string()))?;
+fn load_bytes(
+    name: &Path,
+    raw: Vec<u8>,
+    from: Option<Format>,
+    limit: DecompressLimit,
+) -> Result<Loaded> {
+    let decoded = rollstat_formats::decode_bytes_with(name, raw, limit)
+        .map_err(|e| Error::input(e.to_string()))?;
     let canonical = |d: rollstat_formats::Decoded| Loaded::Canonical {
         path: name.display().to_string(),
         sha256: d.sha256,
         content: d.content,
     };
     match from {
-        None => match rollstat_formats::read_bytes(name, &decoded, None) {
+        None => match rollstat_formats::read_bytes_with(name, &decoded, None, limit) {
             Ok(Classified::Native(f)) => Ok(Loaded::Native(f)),
             _ => Ok(canonical(decoded)),
         },
         Some(f) if f.is_canonical() => Ok(canonical(decoded)),
-        Some(f) => match rollstat_formats::read_bytes(name, &decoded, Some(f)) {
+        Some(f) => match rollstat_formats::read_bytes_with(name, &decoded, Some(f), limit) {
             Ok(Classified::Native(f)) => Ok(Loaded::Native(f)),
             Ok(Classified::Canonical(_)) => Ok(canonical(decoded)),
             Err(e) => Err(Error::input(e.to_string())),
@@ -486,10 +551,11 @@ pub(crate) fn read_inputs(
     sources: &[Source],
     opts: &ReadOptions,
     from: Option<Format>,
+    limit: DecompressLimit,
     grader: &dyn rollstat_io::Grader,
     sink: Option<&MessageSink>,
 ) -> Result<Inputs> {
-    let g = gather(sources, from, opts)?;
+    let g = gather_with(sources, from, opts, limit)?;
     let mut r = Reader {
         opts,
         collector: Collector::with_grader(opts.clone(), grader),
@@ -507,7 +573,10 @@ pub(crate) fn read_inputs(
         loaded,
         failed,
         skipped,
+        ambiguous,
     } = g;
+    r.findings
+        .extend(ambiguous.into_iter().map(Finding::AdapterNote));
     for l in loaded {
         r.add(l)?;
     }
@@ -520,7 +589,7 @@ pub(crate) fn read_inputs(
     }
     if collected.problems.is_empty() {
         return Err(Error::NoProblems(if r.aggregates.is_empty() {
-            "every input was empty or malformed".to_string()
+            nothing_usable(&failed, &skipped)
         } else {
             "the inputs hold harness aggregates only, no per-sample rows (pass the per-sample files, e.g. lm-eval samples_*.jsonl)".to_string()
         }));
@@ -533,6 +602,38 @@ pub(crate) fn read_inputs(
         scopes,
         messages: r.messages,
     })
+}
+
+/// Why no problem remains: the files passed over and unreadable are named
+/// before the rows (a walk that skipped everything read no rows at all).
+fn nothing_usable(failed: &[(String, String)], skipped: &[(PathBuf, String)]) -> String {
+    if failed.is_empty() && skipped.is_empty() {
+        return "every input was empty or malformed".to_string();
+    }
+    let mut parts = Vec::new();
+    if !skipped.is_empty() {
+        let shown: Vec<String> = skipped
+            .iter()
+            .take(3)
+            .map(|(p, why)| format!("{} ({why})", p.display()))
+            .collect();
+        let more = if skipped.len() > 3 { "; …" } else { "" };
+        parts.push(format!(
+            "{} file(s) passed over: {}{more}",
+            skipped.len(),
+            shown.join("; ")
+        ));
+    }
+    if !failed.is_empty() {
+        let shown: Vec<&str> = failed.iter().take(3).map(|(p, _)| p.as_str()).collect();
+        let more = if failed.len() > 3 { ", …" } else { "" };
+        parts.push(format!(
+            "{} file(s) could not be read (unrecognised or malformed): {}{more}",
+            failed.len(),
+            shown.join(", ")
+        ));
+    }
+    format!("no input held usable rows: {}", parts.join("; "))
 }
 
 /// The first 20 malformed rows, then a count.
@@ -614,16 +715,14 @@ fn canonical_lines(path: &str, content: &[u8]) -> Vec<CanonicalRow> {
             Err("canonical CSV is passed over by convert (it is already canonical and is read directly)".into()),
         )];
     }
-    String::from_utf8_lossy(content)
-        .lines()
+    content
+        .strip_prefix(b"\xEF\xBB\xBF")
+        .unwrap_or(content)
+        .split(|&b| b == b'\n')
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
+        .filter(|(_, l)| !l.trim_ascii().is_empty())
         .map(|(i, l)| {
-            let row = match serde_json::from_str::<Value>(l) {
-                Ok(Value::Object(m)) => Ok(m),
-                Ok(_) => Err("expected a JSON object per line".to_string()),
-                Err(e) => Err(format!("invalid JSON: {e}")),
-            };
+            let row = rollstat_io::record::parse_row_object(l.strip_suffix(b"\r").unwrap_or(l));
             (i as u64 + 1, row)
         })
         .collect()

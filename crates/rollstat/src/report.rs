@@ -41,6 +41,7 @@ pub fn report(sources: &[Source], opts: &ReportOptions) -> Result<Report> {
         opts.source_format,
         &opts.grading,
         (opts.metrics.denominator, opts.metrics.tie_policy),
+        opts.metrics.decompress_limit,
         opts.messages.as_ref(),
     )?;
     build(s, opts)

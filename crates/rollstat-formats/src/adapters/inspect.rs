@@ -11,18 +11,22 @@
 //! `null` value (inspect writes NaN, "unscored", as null) or a sample `error`
 //! gives `correct: null`.
 
-use std::io::{Cursor, Read};
+use std::io::Cursor;
 use std::path::Path;
 
 use serde_json::Value;
 
 use crate::error::FormatError;
 use crate::format::Format;
-use crate::input;
+use crate::input::{self, DecompressLimit};
 use crate::util::{as_index, content_text, read_json as parse_json, Rollout};
 use crate::{HarnessAggregate, NativeFile};
 
-pub(crate) fn read_eval(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
+pub(crate) fn read_eval(
+    path: &Path,
+    bytes: &[u8],
+    limit: DecompressLimit,
+) -> Result<NativeFile, FormatError> {
     let mut file = NativeFile::new(path, Format::InspectEval);
     let zip_err = |e: zip::result::ZipError| {
         FormatError::parse(
@@ -38,10 +42,16 @@ pub(crate) fn read_eval(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatE
         .file_names()
         .filter_map(|n| n.ok().map(|n| n.into_owned()))
         .collect();
+    // Every entry read counts against one budget for the whole archive.
+    let mut budget = Budget {
+        left: limit.allowed(bytes.len() as u64),
+        limit,
+        compressed: bytes.len() as u64,
+    };
     let mut header = None;
     for candidate in ["header.json", "_journal/start.json"] {
         if names.iter().any(|n| n == candidate) {
-            header = Some(entry_json(path, &mut zip, candidate)?);
+            header = Some(entry_json(path, &mut zip, candidate, &mut budget)?);
             break;
         }
     }
@@ -50,7 +60,7 @@ pub(crate) fn read_eval(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatE
         .iter()
         .filter(|n| n.starts_with("samples/") && n.ends_with(".json"))
     {
-        samples.push(entry_json(path, &mut zip, name)?);
+        samples.push(entry_json(path, &mut zip, name, &mut budget)?);
     }
     if samples.is_empty() {
         file.warnings.push(format!(
@@ -62,15 +72,24 @@ pub(crate) fn read_eval(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatE
     Ok(file)
 }
 
+/// Decompressed bytes an archive may still give (see [`DecompressLimit`]).
+struct Budget {
+    left: u64,
+    limit: DecompressLimit,
+    compressed: u64,
+}
+
 fn entry_json(
     path: &Path,
     zip: &mut zip::ZipArchive<Cursor<&[u8]>>,
     name: &str,
+    budget: &mut Budget,
 ) -> Result<Value, FormatError> {
-    let mut text = String::new();
-    zip.by_name(name)
+    let mut raw = Vec::new();
+    let within = zip
+        .by_name(name)
         .map_err(|e| e.to_string())
-        .and_then(|mut f| f.read_to_string(&mut text).map_err(|e| e.to_string()))
+        .and_then(|f| input::read_capped(f, budget.left, &mut raw).map_err(|e| e.to_string()))
         .map_err(|e| {
             FormatError::parse(
                 path,
@@ -79,6 +98,18 @@ fn entry_json(
                 "the .eval archive is damaged; re-copy it",
             )
         })?;
+    if !within {
+        return Err(budget.limit.exceeded(path, budget.compressed));
+    }
+    budget.left -= raw.len() as u64;
+    let text = String::from_utf8(raw).map_err(|e| {
+        FormatError::parse(
+            path,
+            None,
+            format!("cannot read ZIP entry {name}: {e}"),
+            "the .eval archive is damaged; re-copy it",
+        )
+    })?;
     serde_json::from_str(&text).map_err(|e| {
         FormatError::parse(
             path,

@@ -44,16 +44,16 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
         Ok(records)
     };
     // NB: parquet's row reader can panic on some malformed files; bad input
-    // must be an error naming the file, never a crash.
-    let records =
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)).unwrap_or_else(|_| {
-            Err(FormatError::parse(
-                path,
-                None,
-                "malformed Parquet (the decoder gave up)",
-                "re-copy or re-save the file",
-            ))
-        })?;
+    // must be an error naming the file, never a crash, and never a
+    // "thread 'main' panicked" message with a backtrace on stderr.
+    let records = crate::util::quietly_catch(decode).unwrap_or_else(|| {
+        Err(FormatError::parse(
+            path,
+            None,
+            "malformed Parquet (the decoder gave up)",
+            "re-copy or re-save the file",
+        ))
+    })?;
     map_records(path, records)
 }
 

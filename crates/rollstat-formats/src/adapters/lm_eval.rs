@@ -70,7 +70,7 @@ fn results_beside(path: &Path, date: &str) -> Option<(PathBuf, Value)> {
         .collect();
     cands.sort();
     for c in cands {
-        let Ok(loaded) = input::load(&c) else {
+        let Ok(loaded) = input::load(&c, input::DecompressLimit::default()) else {
             continue;
         };
         if let Ok(v) = serde_json::from_slice::<Value>(&loaded.content) {

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::error::FormatError;
 use crate::format::Format;
+use crate::input::DecompressLimit;
 use crate::NativeFile;
 
 pub(crate) mod evalscope;
@@ -18,13 +19,18 @@ pub(crate) mod sieval;
 pub(crate) mod tau_bench;
 
 /// Read decompressed `bytes` of `path` as `format`.
-pub(crate) fn read(path: &Path, format: Format, bytes: &[u8]) -> Result<NativeFile, FormatError> {
+pub(crate) fn read(
+    path: &Path,
+    format: Format,
+    bytes: &[u8],
+    limit: DecompressLimit,
+) -> Result<NativeFile, FormatError> {
     match format {
         Format::LmEvalSamples => lm_eval::read_samples(path, bytes),
         Format::LmEvalResults => lm_eval::read_results_file(path, bytes),
         Format::LightevalDetails => lighteval::read(path, bytes),
         Format::LightevalResults => lighteval::read_results(path, bytes),
-        Format::InspectEval => inspect::read_eval(path, bytes),
+        Format::InspectEval => inspect::read_eval(path, bytes, limit),
         Format::InspectJson => inspect::read_json(path, bytes),
         Format::EvalscopeReviews => evalscope::read(path, bytes),
         Format::OpenCompassResults => opencompass::read_results(path, bytes),

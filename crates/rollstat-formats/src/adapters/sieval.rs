@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use crate::error::FormatError;
 use crate::format::Format;
-use crate::input;
+use crate::input::{self, DecompressLimit};
 use crate::util::{as_index, numeric_leaves, read_jsonl, Rollout};
 use crate::{HarnessAggregate, NativeFile};
 
@@ -75,7 +75,7 @@ fn shard_files(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
-pub(crate) fn read_dir(dir: &Path) -> Result<NativeFile, FormatError> {
+pub(crate) fn read_dir(dir: &Path, limit: DecompressLimit) -> Result<NativeFile, FormatError> {
     let mut file = NativeFile::new(dir, Format::Sieval);
     let mut hashes = Vec::new();
     let task = {
@@ -96,7 +96,7 @@ pub(crate) fn read_dir(dir: &Path) -> Result<NativeFile, FormatError> {
     let report_path = dir.join("report.json");
     let mut n_hint = None;
     if report_path.is_file() {
-        let loaded = input::load(&report_path)?;
+        let loaded = input::load(&report_path, limit)?;
         hashes.push(format!("report.json\0{}\n", loaded.sha256));
         let text = input::text(&report_path, &loaded.content, &mut file.warnings);
         let report: Value = crate::util::read_json(&report_path, &text)?;
@@ -126,7 +126,7 @@ pub(crate) fn read_dir(dir: &Path) -> Result<NativeFile, FormatError> {
             .unwrap_or(0);
         for (stage, failed) in [("final", false), ("failed", true)] {
             for shard in shard_files(&it.join(stage)) {
-                let loaded = input::load(&shard)?;
+                let loaded = input::load(&shard, limit)?;
                 let rel = shard
                     .strip_prefix(dir)
                     .unwrap_or(&shard)
