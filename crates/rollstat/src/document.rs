@@ -26,7 +26,8 @@
 //!   ascending)}, `n_rollouts_total`, `n_requested`, `n_short`,
 //!   `n_unextracted`, `n_unextracted_marked_correct`, `n_truncated`,
 //!   `n_failed`, `n_duplicate_rollouts`, `n_inconsistent_clusters`,
-//!   `n_bad_lines`, `denominator_policy`, `warnings` (findings in words).
+//!   `n_bad_lines`, `n_grading_undecided`, `denominator_policy`, `warnings`
+//!   (findings in words).
 //! - `metrics` — metric name (`pass@4`, `pass^2`, `g-pass@4_0.5`,
 //!   `mg-pass@4`, `prefix@4`, `maj@8`, `self_consistency`,
 //!   `distinct_answers`) → entry: `value` (mean over `n_problems`), `stderr`
@@ -252,6 +253,13 @@ pub struct Health {
     /// a conflict within a problem. Counted for the whole input: 0 in a
     /// group's health.
     pub n_bad_lines: u64,
+    /// Answer comparisons (a row's answer with its gold, or two answers
+    /// being clustered) that hit the per-pair work cap and ended
+    /// undecided: such a row has no verdict (counted in `n_failed`), such
+    /// answers stay in separate clusters. Counted for the whole input: 0 in
+    /// a group's health. Absent in older reports (read as 0).
+    #[serde(default)]
+    pub n_grading_undecided: u64,
     /// The denominator policy these counts and the metrics' n were made
     /// under.
     pub denominator_policy: DenominatorPolicy,

@@ -8,9 +8,29 @@ use rollstat_core::summary::{Answer, ProblemData, Verdict};
 use rollstat_core::vote::AnswerClusterer;
 use rollstat_grade::{is_junk_answer, GivenAnswer, GradingPolicy};
 use rollstat_io::CollectedProblem;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A [`GradingPolicy`] as the reader's grader and the summaries' clusterer.
-pub(crate) struct Grading<'p>(pub &'p GradingPolicy);
+/// A [`GradingPolicy`] as the reader's grader and the summaries' clusterer,
+/// counting the comparisons its per-pair work cap left undecided
+/// (`health.n_grading_undecided`).
+pub(crate) struct Grading<'p> {
+    policy: &'p GradingPolicy,
+    undecided: AtomicU64,
+}
+
+impl<'p> Grading<'p> {
+    pub(crate) fn new(policy: &'p GradingPolicy) -> Self {
+        Grading {
+            policy,
+            undecided: AtomicU64::new(0),
+        }
+    }
+
+    /// Comparisons (with gold, or between answers) ended by the work cap.
+    pub(crate) fn n_undecided(&self) -> u64 {
+        self.undecided.load(Ordering::Relaxed)
+    }
+}
 
 impl rollstat_io::Grader for Grading<'_> {
     fn grade(&self, gold: &str, answer: &Answer, response: Option<&str>) -> (Verdict, Answer) {
@@ -19,13 +39,17 @@ impl rollstat_io::Grader for Grading<'_> {
             Answer::Unextracted => GivenAnswer::Unextracted,
             Answer::Unknown => GivenAnswer::Absent,
         };
-        match self.0.answer_of(given, response) {
+        match self.policy.answer_of(given, response) {
             None => (Verdict::Wrong, Answer::Unextracted),
             Some(a) => {
-                let v = if self.0.matches(gold, &a) {
-                    Verdict::Correct
-                } else {
-                    Verdict::Wrong
+                let v = match self.policy.judge(gold, &a) {
+                    Some(true) => Verdict::Correct,
+                    Some(false) => Verdict::Wrong,
+                    // no verdict: the denominator policy decides (docs/spec.md §4)
+                    None => {
+                        self.undecided.fetch_add(1, Ordering::Relaxed);
+                        Verdict::Failed
+                    }
                 };
                 (v, Answer::Text(a))
             }
@@ -33,13 +57,15 @@ impl rollstat_io::Grader for Grading<'_> {
     }
 
     fn name(&self) -> String {
-        self.0.grader_name()
+        self.policy.grader_name()
     }
 }
 
 impl AnswerClusterer for Grading<'_> {
     fn cluster(&self, answers: &[Option<&str>]) -> Vec<Option<usize>> {
-        self.0.cluster(answers)
+        let (ids, n_undecided) = self.policy.cluster_counted(answers);
+        self.undecided.fetch_add(n_undecided, Ordering::Relaxed);
+        ids
     }
 }
 

@@ -17,6 +17,8 @@ pub(crate) struct Summarized {
     pub inputs: Inputs,
     /// One summary per problem of `inputs.collected.problems`.
     pub summaries: Vec<ProblemSummary>,
+    /// Gradings and answer comparisons the work cap left undecided.
+    pub n_undecided: u64,
 }
 
 /// Reads `sources` and summarizes every problem under `policy`, grading
@@ -29,10 +31,14 @@ pub(crate) fn read_population(
     policy: DenominatorPolicy,
     sink: Option<&MessageSink>,
 ) -> Result<Summarized> {
-    let g = Grading(grading);
+    let g = Grading::new(grading);
     let mut inputs = read_inputs(sources, read, from, &g, sink)?;
-    let summaries = summarize_problems(&mut inputs.collected.problems, grading, policy);
-    Ok(Summarized { inputs, summaries })
+    let summaries = summarize_problems(&mut inputs.collected.problems, &g, policy);
+    Ok(Summarized {
+        inputs,
+        summaries,
+        n_undecided: g.n_undecided(),
+    })
 }
 
 /// Applies the junk rule and summarizes each problem, freeing its
@@ -40,15 +46,14 @@ pub(crate) fn read_population(
 /// coexist with them).
 pub(crate) fn summarize_problems(
     problems: &mut [CollectedProblem],
-    grading: &GradingPolicy,
+    clusterer: &Grading<'_>,
     policy: DenominatorPolicy,
 ) -> Vec<ProblemSummary> {
     mark_junk_unextracted(problems);
-    let clusterer = Grading(grading);
     problems
         .par_iter_mut()
         .map(|p| {
-            let summary = summarize_ref(&p.data, policy, &clusterer);
+            let summary = summarize_ref(&p.data, policy, clusterer);
             if let ProblemData::Rollouts(t) = &mut p.data {
                 *t = Default::default();
             }
