@@ -226,31 +226,30 @@ fn nodes_of<'s>(
     (nodes, node_of)
 }
 
-/// Pairs of nodes whose signatures allow equivalence, other than `Any`
-/// (same text; values within the window, scanned in sorted order).
+/// Pairs of nodes whose signatures allow equivalence, other than `Any`:
+/// the same shape and values within the window (scanned in sorted order).
 fn candidate_pairs(grader: &Grader, nodes: &[Node]) -> Vec<(usize, usize)> {
     let mut pairs = Vec::new();
-    let mut texts: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut values: Vec<(f64, usize)> = Vec::new();
+    let mut shapes: HashMap<&str, Vec<(f64, f64, usize)>> = HashMap::new();
     for (i, n) in nodes.iter().enumerate() {
-        match &n.sig {
-            Sig::Text(t) => texts.entry(t.as_str()).or_default().push(i),
-            Sig::Value(v) => values.push((*v, i)),
-            Sig::Never | Sig::Any => {}
+        if let Sig::Value { shape, lo, hi } = &n.sig {
+            shapes
+                .entry(shape.as_str())
+                .or_default()
+                .push((*lo, *hi, i));
         }
     }
-    for group in texts.values() {
-        for (x, &i) in group.iter().enumerate() {
-            pairs.extend(group[x + 1..].iter().map(|&j| (i, j)));
-        }
-    }
-    values.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    for (x, &(v, i)) in values.iter().enumerate() {
-        for &(w, j) in &values[x + 1..] {
-            if !grader.sig_window(v, w) {
-                break; // sorted: every later value is farther away
+    for values in shapes.values_mut() {
+        values.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+        for (x, &(lo, hi, i)) in values.iter().enumerate() {
+            for &(lo2, hi2, j) in &values[x + 1..] {
+                if !grader.sig_window(lo, lo2) {
+                    break; // sorted by least value: every later one is farther away
+                }
+                if grader.sig_window(hi, hi2) {
+                    pairs.push((i.min(j), i.max(j)));
+                }
             }
-            pairs.push((i.min(j), i.max(j)));
         }
     }
     pairs.sort_unstable();
@@ -347,9 +346,10 @@ impl Grader {
 /// Cost: one parse per distinct answer. Only keys that can be equivalent
 /// are compared: equal normalized strings merge without a comparison;
 /// unparseable, too-long and date answers are compared with nothing else;
-/// texts only with the same text; numbers, expressions and collections
-/// only with those whose value (an expression's value at a fixed point, a
-/// collection's least element) is within the tolerances, found by sorting;
+/// texts and prose-like products only with the same text; numbers,
+/// expressions and collections only with those whose value (an
+/// expression's value at a fixed point, a collection's least and greatest
+/// elements) is within the tolerances, found by sorting;
 /// relations, `±` and matrices with every other key. Each comparison runs
 /// under the per-pair work cap ([`crate::limits::MAX_WORK`]); a capped
 /// comparison leaves the two apart.

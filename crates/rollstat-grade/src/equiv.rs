@@ -334,6 +334,16 @@ fn is_set_like(e: &Expr) -> bool {
     ) || matches!(e, Expr::Tuple(v) if v.len() == 2)
 }
 
+fn contains_rel(e: &Expr) -> bool {
+    match e {
+        Expr::Rel(..) => true,
+        Expr::Add(v) | Expr::Mul(v) | Expr::Func(_, v) => v.iter().any(contains_rel),
+        Expr::Neg(a) | Expr::Percent(a) => contains_rel(a),
+        Expr::Div(a, b) | Expr::Pow(a, b) => contains_rel(a) || contains_rel(b),
+        _ => false,
+    }
+}
+
 fn has_symbols(e: &Expr) -> bool {
     let mut s = BTreeSet::new();
     free_symbols(e, &mut s);
@@ -805,7 +815,10 @@ impl<'a> Cmp<'a> {
             for (j, y) in b.iter().enumerate() {
                 let r = match (&va[i], &vb[j]) {
                     (Some(u), Some(v)) => {
-                        self.budget.tick(1)?;
+                        // comparing two exact values reads their limbs
+                        let limbs =
+                            |c: &ConstVal| c.exact.as_ref().map_or(0, crate::eval::bits) / 64;
+                        self.budget.tick(1 + limbs(u).min(limbs(v)))?;
                         self.cmp_const(u, v)
                     }
                     _ => self.eq(x, y, depth + 1)?,
@@ -1046,12 +1059,13 @@ impl<'a> Cmp<'a> {
                 return Some(Reason::ExactRational);
             }
             if let Some(d) = dec {
+                // |a/b - c/e| <= 1/(2·10^d)  <=>  2·10^d·|a·e - c·b| <= b·e,
+                // in integers: a rational difference would take a gcd,
+                // quadratic in the bits (sizes were charged in `const_val`)
                 if d <= 60 {
-                    let half = BigRational::new(
-                        BigInt::from(1),
-                        BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize),
-                    );
-                    if (x - y).abs() <= half {
+                    let scale = BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize);
+                    let diff = x.numer() * y.denom() - y.numer() * x.denom();
+                    if scale * diff.abs() <= x.denom() * y.denom() {
                         return Some(Reason::Rounding);
                     }
                 }
@@ -1253,13 +1267,20 @@ pub(crate) enum Sig {
     /// Only to answers with the same normalized string (unparseable, too
     /// long, a date).
     Never,
-    /// Only to the same text.
-    Text(String),
-    /// Only to answers whose value is within [`Grader::sig_window`] of this
-    /// one (`±∞` only to the same infinity).
-    Value(f64),
+    /// Only to answers of the same `shape` (the trees of the parts that
+    /// compare only structurally: texts, products with words) whose least
+    /// and greatest values are each within [`Grader::sig_window`] of these
+    /// (`±∞` only to the same infinity; `lo = +∞, hi = -∞` when no part has
+    /// a value).
+    Value { shape: String, lo: f64, hi: f64 },
     /// To anything: compared with every other representative.
     Any,
+}
+
+/// A part's signature: a value range, or a tree that only equals itself.
+enum Part {
+    Range(f64, f64),
+    Structure(String),
 }
 
 impl Grader {
@@ -1277,9 +1298,10 @@ impl Grader {
     /// A necessary condition for equivalence, used to compare only the
     /// clustering representatives that can match. Mirrors [`Cmp::eq`]: a
     /// scalar's signature is its value (at point 0 of the identity test when
-    /// it has variables), a tuple's, set's, list's or interval's is the least
-    /// signature of its elements (equal collections have matching elements,
-    /// so their minima are within the window); relations, `±`, matrices and
+    /// it has variables), a tuple's, set's, list's or interval's are the
+    /// least and greatest values of its elements (equal collections have
+    /// matching elements, so their minima, and their maxima, are within the
+    /// window); relations, `±`, matrices and
     /// anything not evaluable are `Any`.
     pub(crate) fn signature(&self, p: &Prepared, budget: &Budget) -> Result<Sig, Exhausted> {
         if p.too_long || p.canon.is_empty() || p.date.is_some() {
@@ -1289,13 +1311,34 @@ impl Grader {
             Ok(e) => e,
             Err(_) => return Ok(Sig::Never),
         };
-        if let Expr::Text(t) = e {
-            return Ok(Sig::Text(t.clone()));
-        }
         let cmp = self.cmp(budget);
-        Ok(match cmp.sig_value(e, 0)? {
-            Some(v) => Sig::Value(v),
-            None => Sig::Any,
+        let items: Vec<&Expr> = match e {
+            Expr::Tuple(v) | Expr::Set(v) | Expr::List(v) | Expr::Union(v) | Expr::Ratio(v) => {
+                v.iter().collect()
+            }
+            _ => vec![e],
+        };
+        if items.is_empty() || items.len() > MAX_ELEMENTS {
+            return Ok(Sig::Any);
+        }
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        let mut shapes: Vec<String> = Vec::new();
+        for x in items {
+            match cmp.part(x, 0)? {
+                Some(Part::Range(a, b)) => {
+                    lo = lo.min(a);
+                    hi = hi.max(b);
+                }
+                Some(Part::Structure(s)) => shapes.push(s),
+                None => return Ok(Sig::Any),
+            }
+        }
+        shapes.sort_unstable();
+        shapes.dedup();
+        Ok(Sig::Value {
+            shape: shapes.join("\u{1f}"),
+            lo,
+            hi,
         })
     }
 
@@ -1314,8 +1357,27 @@ impl Grader {
 }
 
 impl Cmp<'_> {
-    /// See [`Grader::signature`]; `None` for `Any`.
-    fn sig_value(&self, e: &Expr, depth: usize) -> Result<Option<f64>, Exhausted> {
+    /// One part of a top-level answer or collection (see
+    /// [`Grader::signature`]); `None` for `Any`.
+    fn part(&self, e: &Expr, depth: usize) -> Result<Option<Part>, Exhausted> {
+        if let Some((lo, hi)) = self.sig_value(e, depth)? {
+            return Ok(Some(Part::Range(lo, hi)));
+        }
+        // `Cmp::eq` equates these only with an identical tree
+        let structural = match e {
+            Expr::Text(_) => true,
+            Expr::Mul(v) | Expr::Add(v) | Expr::Func(_, v) => {
+                !is_scalar(e) && v.iter().all(|x| !is_set_like(x) && !contains_rel(x))
+            }
+            _ => false,
+        };
+        Ok((structural && !contains_pm(e) && !contains_matrix(e))
+            .then(|| Part::Structure(format!("{e:?}"))))
+    }
+
+    /// See [`Grader::signature`]; `None` when not a valued scalar or a
+    /// collection of them.
+    fn sig_value(&self, e: &Expr, depth: usize) -> Result<Option<(f64, f64)>, Exhausted> {
         self.budget.tick(1)?;
         if depth > 24 || contains_pm(e) || contains_matrix(e) {
             return Ok(None);
@@ -1325,20 +1387,23 @@ impl Cmp<'_> {
                 v.iter().collect()
             }
             Expr::Interval(a, b, _, _) => vec![&**a, &**b],
-            e if is_scalar(e) => return self.scalar_sig(e),
+            e if is_scalar(e) => return Ok(self.scalar_sig(e)?.map(|v| (v, v))),
             _ => return Ok(None),
         };
         if items.is_empty() || items.len() > MAX_ELEMENTS {
             return Ok(None);
         }
-        let mut least = f64::INFINITY;
+        let (mut least, mut greatest) = (f64::INFINITY, f64::NEG_INFINITY);
         for x in items {
             match self.sig_value(x, depth + 1)? {
-                Some(v) => least = least.min(v),
+                Some((lo, hi)) => {
+                    least = least.min(lo);
+                    greatest = greatest.max(hi);
+                }
                 None => return Ok(None),
             }
         }
-        Ok(Some(least))
+        Ok(Some((least, greatest)))
     }
 
     /// A scalar's value as [`Cmp::cmp_const`] or the identity test sees it.

@@ -36,7 +36,7 @@ impl Budget {
     }
 
     /// Charges one big-rational operation on operands of `a` and `b` bits:
-    /// (limbs_a + limbs_b)² / 32 units (normalizing a rational is a gcd,
+    /// (limbs_a + limbs_b)² / 8 units (normalizing a rational is a gcd,
     /// quadratic in the limbs), and fails without charging when the operands
     /// already exceed the exact-size bound, so no single operation can take
     /// long.
@@ -46,7 +46,16 @@ impl Budget {
             return Err(Exhausted);
         }
         let limbs = (a + b) / 64 + 2;
-        self.tick(limbs * limbs / 32)
+        self.tick(limbs * limbs / 8)
+    }
+
+    /// Charges a big-rational operation that normalizes by a gcd: num's
+    /// binary gcd is quadratic in *bits* (bits × limbs steps, about 64 times
+    /// a multiplication of the same size), so it costs bits·limbs / 16.
+    pub(crate) fn gcd(&self, a: u64, b: u64) -> Result<(), Exhausted> {
+        self.big(a, b)?;
+        let bits = a + b + 64;
+        self.tick(bits * (bits / 64) / 16)
     }
 
     /// Whether the budget ran out.
@@ -124,10 +133,13 @@ fn rat_pow(b: &BigRational, e: &BigRational) -> Option<BigRational> {
     // numerator and denominator are coprime: power them separately (no gcd)
     let n = num_traits::pow(b.numer().clone(), mag as usize);
     let d = num_traits::pow(b.denom().clone(), mag as usize);
-    Some(if ei.is_negative() {
-        BigRational::new(d, n)
-    } else {
+    // n and d stay coprime: no gcd (quadratic in bits) is needed
+    Some(if !ei.is_negative() {
         BigRational::new_raw(n, d)
+    } else if n.is_negative() {
+        BigRational::new_raw(-d, -n)
+    } else {
+        BigRational::new_raw(d, n)
     })
 }
 
@@ -163,6 +175,36 @@ fn range_product(a: u64, b: u64) -> BigInt {
     range_product(a, m) * range_product(m, b)
 }
 
+/// `a + b`, charged: integers add without a gcd.
+pub(crate) fn rat_add(
+    a: &BigRational,
+    b: &BigRational,
+    budget: &Budget,
+) -> Result<BigRational, Exhausted> {
+    if a.is_integer() && b.is_integer() {
+        budget.big(bits(a), 0)?;
+        return Ok(BigRational::from_integer(a.numer() + b.numer()));
+    }
+    budget.gcd(bits(a), bits(b))?;
+    Ok(a + b)
+}
+
+/// `a · b`, charged: integers multiply without a gcd (num's rational
+/// product takes a binary gcd with the other denominator even when it is 1,
+/// quadratic in the bits).
+pub(crate) fn rat_mul(
+    a: &BigRational,
+    b: &BigRational,
+    budget: &Budget,
+) -> Result<BigRational, Exhausted> {
+    if a.is_integer() && b.is_integer() {
+        budget.big(bits(a), bits(b))?;
+        return Ok(BigRational::from_integer(a.numer() * b.numer()));
+    }
+    budget.gcd(bits(a), bits(b))?;
+    Ok(a * b)
+}
+
 /// Exact evaluation. `Ok(None)` means "not exactly representable".
 pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exhausted> {
     ctx.budget.tick(1)?;
@@ -172,10 +214,7 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
             let mut acc = BigRational::zero();
             for t in v {
                 match eval_exact(t, ctx)? {
-                    Some(x) => {
-                        ctx.budget.big(bits(&acc), bits(&x))?;
-                        acc += x
-                    }
+                    Some(x) => acc = rat_add(&acc, &x, ctx.budget)?,
                     None => return Ok(None),
                 }
             }
@@ -185,10 +224,7 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
             let mut acc = BigRational::one();
             for t in v {
                 match eval_exact(t, ctx)? {
-                    Some(x) => {
-                        ctx.budget.big(bits(&acc), bits(&x))?;
-                        acc *= x
-                    }
+                    Some(x) => acc = rat_mul(&acc, &x, ctx.budget)?,
                     None => return Ok(None),
                 }
             }
@@ -197,7 +233,7 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
         Expr::Neg(a) => eval_exact(a, ctx)?.map(|x| -x),
         Expr::Div(a, b) => match (eval_exact(a, ctx)?, eval_exact(b, ctx)?) {
             (Some(x), Some(y)) if !y.is_zero() => {
-                ctx.budget.big(bits(&x), bits(&y))?;
+                ctx.budget.gcd(bits(&x), bits(&y))?;
                 Some(x / y)
             }
             _ => None,
@@ -508,9 +544,8 @@ fn gcd_u64(mut a: u64, mut b: u64) -> u64 {
 
 fn surd_add(mut a: Surd, b: &Surd, budget: &Budget) -> Result<Surd, Exhausted> {
     for (k, c) in b {
-        budget.big(a.get(k).map_or(0, bits), bits(c))?;
         let e = a.entry(*k).or_insert_with(BigRational::zero);
-        *e += c;
+        *e = rat_add(e, c, budget)?;
         if e.is_zero() {
             a.remove(k);
         }
@@ -522,16 +557,19 @@ fn surd_mul(a: &Surd, b: &Surd, budget: &Budget) -> Result<Option<Surd>, Exhaust
     let mut out = Surd::new();
     for (k1, c1) in a {
         for (k2, c2) in b {
-            budget.big(bits(c1), bits(c2))?;
             // √k1·√k2 = g·√((k1/g)(k2/g)) with g = gcd(k1, k2); the product
             // of the cofactors is again squarefree.
             let g = gcd_u64(*k1, *k2);
             let Some(k) = (k1 / g).checked_mul(k2 / g) else {
                 return Ok(None);
             };
-            let c = c1 * c2 * BigRational::from_integer(BigInt::from(g));
+            let c = rat_mul(
+                &rat_mul(c1, c2, budget)?,
+                &BigRational::from_integer(BigInt::from(g)),
+                budget,
+            )?;
             let e = out.entry(k).or_insert_with(BigRational::zero);
-            *e += c;
+            *e = rat_add(e, &c, budget)?;
             if e.is_zero() {
                 out.remove(&k);
             }
