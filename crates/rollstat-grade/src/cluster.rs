@@ -310,8 +310,8 @@ impl Grader {
             .filter(|&i| nodes[i].sig == Sig::Any)
             .collect();
         for &i in &any {
-            for j in 0..nodes.len() {
-                if j != i && nodes[j].sig != Sig::Never && !(nodes[j].sig == Sig::Any && j < i) {
+            for (j, other) in nodes.iter().enumerate() {
+                if j != i && other.sig != Sig::Never && !(other.sig == Sig::Any && j < i) {
                     m.try_merge(i.min(j), i.max(j));
                 }
             }
