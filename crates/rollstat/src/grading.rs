@@ -79,3 +79,43 @@ pub(crate) fn mark_junk_unextracted(problems: &mut [CollectedProblem]) {
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::rows::{RolloutRow, Row};
+    use crate::{report, ReportOptions, Source};
+
+    fn graded(problem: &str, gold: &str, answer: &str) -> Row {
+        Row::from(RolloutRow {
+            problem: problem.into(),
+            gold: Some(gold.into()),
+            answer: Some(Some(answer.into())),
+            ..Default::default()
+        })
+    }
+
+    /// A pair past the work cap gets no verdict and is counted in health
+    /// (issue #10 item 7); decided pairs are graded as before.
+    #[test]
+    fn capped_grading_is_undecided_and_counted() {
+        let rows = vec![
+            graded("p1", "615!^3^32", "0"),
+            graded("p1", "1/2", "0.5"),
+            graded("p2", "3", "3"),
+            graded("p2", "3", "4"),
+        ];
+        let r = report(
+            &[Source::Rows {
+                name: "rows".into(),
+                rows,
+            }],
+            &ReportOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(r.health.n_grading_undecided, 1);
+        assert_eq!(r.health.n_failed, 1);
+        // requested denominator: the undecided rollout counts as wrong,
+        // so pass@1 = (1/2 + 1/2) / 2
+        assert_eq!(r.block.metrics.get("pass@1").unwrap().value, 0.5);
+    }
+}
