@@ -1,10 +1,32 @@
 //! Canonical keys and equivalence clustering for majority voting.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
-use crate::equiv::{canon_string, prepare, Grader, Prepared};
+use num_bigint::BigInt;
+
+use crate::equiv::{prepare, Grader, Prepared, Sig};
 use crate::eval::{eval_exact, eval_surd, free_symbols, Budget, Ctx, PctEval};
 use crate::parse::{Expr, Num};
+
+fn has_decimal_literal(e: &Expr) -> bool {
+    match e {
+        Expr::Num(Num { decimals, .. }) => decimals.is_some(),
+        Expr::Add(v) | Expr::Mul(v) | Expr::Func(_, v) => v.iter().any(has_decimal_literal),
+        Expr::Neg(a) | Expr::Percent(a) => has_decimal_literal(a),
+        Expr::Div(a, b) | Expr::Pow(a, b) => has_decimal_literal(a) || has_decimal_literal(b),
+        _ => false,
+    }
+}
+
+/// An integer in a key: decimal up to 1024 bits, hex beyond (decimal
+/// printing is quadratic in the size; hex is linear).
+fn int_text(n: &BigInt) -> String {
+    if n.bits() <= 1024 {
+        n.to_string()
+    } else {
+        format!("0x{n:x}")
+    }
+}
 
 /// Placeholder strings that graders emit when nothing was extracted.
 const JUNK: &[&str] = &[
@@ -31,63 +53,11 @@ pub fn is_junk_answer(answer: &str) -> bool {
     JUNK.contains(&t.as_str())
 }
 
-fn has_decimal_literal(e: &Expr) -> bool {
-    match e {
-        Expr::Num(Num { decimals, .. }) => decimals.is_some(),
-        Expr::Add(v) | Expr::Mul(v) | Expr::Func(_, v) => v.iter().any(has_decimal_literal),
-        Expr::Neg(a) | Expr::Percent(a) => has_decimal_literal(a),
-        Expr::Div(a, b) | Expr::Pow(a, b) => has_decimal_literal(a) || has_decimal_literal(b),
-        _ => false,
+fn key_of(p: &Prepared, answer: &str, grader: &Grader) -> String {
+    if p.too_long {
+        // too long to compare: only the same text is the same answer
+        return format!("l:{}", answer.trim());
     }
-}
-
-/// Value of a scalar answer at a fixed pseudo-random point (each variable's
-/// value derived from its name), used to skip comparisons that cannot
-/// succeed. `None` when not a plain scalar, when decimals or percents could
-/// make a tolerant comparison succeed, or when undefined at that point.
-fn fingerprint(p: &Prepared, grader: &Grader) -> Option<f64> {
-    let e = p.expr.as_ref().ok()?;
-    let scalar = matches!(
-        e,
-        Expr::Num(_)
-            | Expr::Sym(_)
-            | Expr::Const(_)
-            | Expr::Add(_)
-            | Expr::Mul(_)
-            | Expr::Neg(_)
-            | Expr::Div(..)
-            | Expr::Pow(..)
-            | Expr::Func(..)
-    );
-    if !scalar || has_decimal_literal(e) || crate::equiv_has_percent(e) {
-        return None;
-    }
-    let mut syms = std::collections::BTreeSet::new();
-    free_symbols(e, &mut syms);
-    let vars: HashMap<String, f64> = syms
-        .into_iter()
-        .map(|s| {
-            let h = s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
-                (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
-            });
-            let v = 0.35 + (h % 10_007) as f64 / 10_007.0 * 2.5;
-            (s, if h & (1 << 40) != 0 { -v } else { v })
-        })
-        .collect();
-    let budget = Budget::default();
-    let ctx = Ctx {
-        vars: &vars,
-        pct: match grader.percent {
-            crate::PercentPolicy::Fraction => PctEval::Fraction,
-            _ => PctEval::Strip,
-        },
-        budget: &budget,
-    };
-    let v = crate::eval::eval_f64(e, &ctx).ok()?;
-    v.is_finite().then_some(v)
-}
-
-fn key_of(p: &Prepared, grader: &Grader) -> String {
     if let Some(d) = p.date {
         let [a, b, c] = d.parts;
         let form = match d.form {
@@ -126,14 +96,16 @@ fn key_of(p: &Prepared, grader: &Grader) -> String {
             if !(has_pct && grader.percent == crate::PercentPolicy::Either) {
                 if let Ok(Some(q)) = eval_exact(e, &ctx) {
                     let tag = if has_decimal_literal(e) { "d" } else { "q" };
-                    return format!("{tag}:{}/{}", q.numer(), q.denom());
+                    return format!("{tag}:{}/{}", int_text(q.numer()), int_text(q.denom()));
                 }
                 if !has_decimal_literal(e) {
                     if let Ok(Some(s)) = eval_surd(e, &ctx) {
                         // canonical radical form: Σ c·√k
                         let terms: Vec<String> = s
                             .iter()
-                            .map(|(k, c)| format!("{}/{}*r{k}", c.numer(), c.denom()))
+                            .map(|(k, c)| {
+                                format!("{}/{}*r{k}", int_text(c.numer()), int_text(c.denom()))
+                            })
                             .collect();
                         return format!("r:{}", terms.join("+"));
                     }
@@ -161,21 +133,7 @@ pub fn canonical_key(answer: &str) -> String {
     if is_junk_answer(answer) {
         return String::new();
     }
-    let g = Grader::default();
-    let p = prepare(answer);
-    if p.too_long {
-        return format!("s:{}", canon_string(prefix(answer)));
-    }
-    key_of(&p, &g)
-}
-
-/// First 64 bytes of `s`, cut on a char boundary.
-fn prefix(s: &str) -> &str {
-    let mut k = s.len().min(64);
-    while !s.is_char_boundary(k) {
-        k -= 1;
-    }
-    &s[..k]
+    key_of(&prepare(answer), answer, &Grader::default())
 }
 
 fn find(parent: &mut [usize], mut x: usize) -> usize {
@@ -186,13 +144,116 @@ fn find(parent: &mut [usize], mut x: usize) -> usize {
     x
 }
 
-fn union(parent: &mut [usize], a: usize, b: usize) {
-    let (ra, rb) = (find(parent, a), find(parent, b));
-    if ra != rb {
-        // keep the smaller index as root (first appearance)
-        let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-        parent[hi] = lo;
+/// One distinct canonical key: its representative's parse and signature.
+struct Node {
+    key: String,
+    rep: Prepared,
+    sig: Sig,
+}
+
+/// Union–find over the nodes, counting comparisons the work cap ended.
+struct Merger<'a> {
+    grader: &'a Grader,
+    nodes: &'a [Node],
+    parent: Vec<usize>,
+    n_undecided: u64,
+}
+
+impl Merger<'_> {
+    fn union(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (find(&mut self.parent, a), find(&mut self.parent, b));
+        if ra != rb {
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.parent[hi] = lo;
+        }
     }
+
+    /// Compares two nodes (both directions, one shared work budget) unless
+    /// they are already merged or are distinct exact numbers.
+    fn try_merge(&mut self, i: usize, j: usize) {
+        let exact = |k: &str| k.starts_with("q:") || k.starts_with("r:");
+        let (a, b) = (&self.nodes[i], &self.nodes[j]);
+        if exact(&a.key) && exact(&b.key) {
+            return; // distinct exact numbers are never equivalent
+        }
+        if find(&mut self.parent, i) == find(&mut self.parent, j) {
+            return;
+        }
+        let budget = Budget::default();
+        let eq = self.grader.compare_within(&a.rep, &b.rep, &budget).equal
+            || self.grader.compare_within(&b.rep, &a.rep, &budget).equal;
+        if eq {
+            self.union(i, j);
+        } else if budget.exhausted() {
+            self.n_undecided += 1;
+        }
+    }
+}
+
+/// Distinct answers grouped by canonical key, in key order, each group
+/// represented by its first member that parses (else its first), members
+/// in byte order: a function of the set of answers, not of their order.
+/// Returns the nodes and, per distinct answer string, its node.
+fn nodes_of<'s>(
+    grader: &Grader,
+    distinct: &[&'s str],
+    n_undecided: &mut u64,
+) -> (Vec<Node>, HashMap<&'s str, usize>) {
+    let mut by_key: BTreeMap<String, Vec<(&str, Prepared)>> = BTreeMap::new();
+    for a in distinct {
+        let p = prepare(a);
+        by_key
+            .entry(key_of(&p, a, grader))
+            .or_default()
+            .push((a, p));
+    }
+    let mut nodes = Vec::with_capacity(by_key.len());
+    let mut node_of = HashMap::with_capacity(distinct.len());
+    for (key, mut members) in by_key {
+        members.sort_by(|x, y| x.0.cmp(y.0));
+        for (a, _) in &members {
+            node_of.insert(*a, nodes.len());
+        }
+        let k = members.iter().position(|m| m.1.expr.is_ok()).unwrap_or(0);
+        let rep = members.swap_remove(k).1;
+        let budget = Budget::default();
+        let sig = grader.signature(&rep, &budget).unwrap_or_else(|_| {
+            *n_undecided += 1;
+            Sig::Never
+        });
+        nodes.push(Node { key, rep, sig });
+    }
+    (nodes, node_of)
+}
+
+/// Pairs of nodes whose signatures allow equivalence, other than `Any`:
+/// the same shape and values within the window (scanned in sorted order).
+fn candidate_pairs(grader: &Grader, nodes: &[Node]) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    let mut shapes: HashMap<&str, Vec<(f64, f64, usize)>> = HashMap::new();
+    for (i, n) in nodes.iter().enumerate() {
+        if let Sig::Value { shape, lo, hi } = &n.sig {
+            shapes
+                .entry(shape.as_str())
+                .or_default()
+                .push((*lo, *hi, i));
+        }
+    }
+    for values in shapes.values_mut() {
+        values.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+        for (x, &(lo, hi, i)) in values.iter().enumerate() {
+            for &(lo2, hi2, j) in &values[x + 1..] {
+                if !grader.sig_window(lo, lo2) {
+                    break; // sorted by least value: every later one is farther away
+                }
+                if grader.sig_window(hi, hi2) {
+                    pairs.push((i.min(j), i.max(j)));
+                }
+            }
+        }
+    }
+    pairs.sort_unstable();
+    pairs
 }
 
 impl Grader {
@@ -204,72 +265,70 @@ impl Grader {
     /// assert_eq!(ids, vec![Some(0), Some(1), Some(0)]);
     /// ```
     pub fn cluster_answers(&self, answers: &[Option<&str>]) -> Vec<Option<usize>> {
-        // 1. group identical keys
-        let mut key_index: HashMap<String, usize> = HashMap::new();
-        let mut reps: Vec<Prepared> = Vec::new();
-        let mut keys: Vec<String> = Vec::new();
-        let mut of_answer: Vec<Option<usize>> = Vec::with_capacity(answers.len());
-        for a in answers {
-            let a = match a {
-                Some(a) if !is_junk_answer(a) => *a,
-                _ => {
-                    of_answer.push(None);
-                    continue;
-                }
-            };
-            let p = prepare(a);
-            let key = if p.too_long {
-                format!("s:{}", canon_string(prefix(a)))
-            } else {
-                key_of(&p, self)
-            };
-            let next = reps.len();
-            let k = *key_index.entry(key.clone()).or_insert(next);
-            if k == next {
-                reps.push(p);
-                keys.push(key);
+        self.cluster_answers_counted(answers).0
+    }
+
+    /// [`Self::cluster_answers`], also returning how many comparisons (or
+    /// answers' signatures) the per-pair work cap ended undecided; such
+    /// pairs stay in separate clusters. The count, like the partition,
+    /// depends only on the set of answers.
+    ///
+    /// ```
+    /// use rollstat_grade::Grader;
+    /// let (ids, n_undecided) = Grader::default().cluster_answers_counted(&[Some("1/2"), Some("0.5")]);
+    /// assert_eq!((ids, n_undecided), (vec![Some(0), Some(0)], 0));
+    /// ```
+    pub fn cluster_answers_counted(&self, answers: &[Option<&str>]) -> (Vec<Option<usize>>, u64) {
+        let present: Vec<Option<&str>> = answers
+            .iter()
+            .map(|a| a.filter(|a| !is_junk_answer(a)))
+            .collect();
+        let mut distinct: Vec<&str> = present.iter().flatten().copied().collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        let mut n_undecided = 0;
+        let (nodes, node_of) = nodes_of(self, &distinct, &mut n_undecided);
+        let mut m = Merger {
+            grader: self,
+            nodes: &nodes,
+            parent: (0..nodes.len()).collect(),
+            n_undecided,
+        };
+        // equal normalized strings are equal answers (the comparison's first rule)
+        let mut by_canon: HashMap<&str, usize> = HashMap::new();
+        for (i, n) in nodes.iter().enumerate() {
+            if !n.rep.too_long && !n.rep.canon.is_empty() {
+                let first = *by_canon.entry(n.rep.canon.as_str()).or_insert(i);
+                m.union(first, i);
             }
-            of_answer.push(Some(k));
         }
-        // 2. merge equivalent keys (union-find => transitive)
-        let n = reps.len();
-        let mut parent: Vec<usize> = (0..n).collect();
-        let prints: Vec<Option<f64>> = reps.iter().map(|p| fingerprint(p, self)).collect();
-        let print_tol = (self.rel_tol * 100.0).max(1e-6);
-        for i in 0..n {
-            for j in (i + 1)..n {
-                if let (Some(a), Some(b)) = (prints[i], prints[j]) {
-                    let d = (a - b).abs();
-                    if d > print_tol * a.abs().max(b.abs()) && d > 1e-9 {
-                        continue; // values differ at a common point: not equivalent
-                    }
-                }
-                let exact = |k: &str| k.starts_with("q:") || k.starts_with("r:");
-                if exact(&keys[i]) && exact(&keys[j]) {
-                    continue; // distinct exact numbers are never equivalent
-                }
-                if find(&mut parent, i) == find(&mut parent, j) {
-                    continue;
-                }
-                let eq = self.compare_prepared(&reps[i], &reps[j]).equal
-                    || self.compare_prepared(&reps[j], &reps[i]).equal;
-                if eq {
-                    union(&mut parent, i, j);
+        for (i, j) in candidate_pairs(self, &nodes) {
+            m.try_merge(i, j);
+        }
+        // `Any` nodes meet every node that is not `Never`
+        let any: Vec<usize> = (0..nodes.len())
+            .filter(|&i| nodes[i].sig == Sig::Any)
+            .collect();
+        for &i in &any {
+            for (j, other) in nodes.iter().enumerate() {
+                if j != i && other.sig != Sig::Never && !(other.sig == Sig::Any && j < i) {
+                    m.try_merge(i.min(j), i.max(j));
                 }
             }
         }
-        // 3. number clusters by first appearance
+        // number clusters by first appearance
         let mut ids: HashMap<usize, usize> = HashMap::new();
-        of_answer
-            .into_iter()
-            .map(|k| {
-                k.map(|k| {
-                    let root = find(&mut parent, k);
+        let out = present
+            .iter()
+            .map(|a| {
+                a.map(|a| {
+                    let root = find(&mut m.parent, node_of[a]);
                     let next = ids.len();
                     *ids.entry(root).or_insert(next)
                 })
             })
-            .collect()
+            .collect();
+        (out, m.n_undecided)
     }
 }
 
@@ -277,12 +336,23 @@ impl Grader {
 ///
 /// Returns one cluster id per input; `None` for missing or junk answers
 /// (`None`, empty, `"None"`, `"[invalid]"`, ...), which never vote.
-/// Answers with equal [`canonical_key`]s are grouped first; then distinct
-/// keys are merged when [`is_equivalent`](crate::is_equivalent) holds in
-/// either direction, using union–find, so clusters are transitive and
-/// deterministic. Ids are numbered by first appearance. Cost: one parse per
-/// distinct key and at most one comparison per pair of distinct non-numeric
-/// keys.
+/// Answers with equal [`canonical_key`]s are grouped first (each key is
+/// represented by its first member, in byte order, that parses); then keys
+/// are merged when [`is_equivalent`](crate::is_equivalent) holds in either
+/// direction between their representatives, using union–find, so clusters
+/// are transitive and the partition depends only on the *set* of answers,
+/// never on their order. Ids are numbered by first appearance.
+///
+/// Cost: one parse per distinct answer. Only keys that can be equivalent
+/// are compared: equal normalized strings merge without a comparison;
+/// unparseable, too-long and date answers are compared with nothing else;
+/// texts and prose-like products only with the same text; numbers,
+/// expressions and collections only with those whose value (an
+/// expression's value at a fixed point, a collection's least and greatest
+/// elements) is within the tolerances, found by sorting;
+/// relations, `±` and matrices with every other key. Each comparison runs
+/// under the per-pair work cap ([`crate::limits::MAX_WORK`]); a capped
+/// comparison leaves the two apart.
 ///
 /// ```
 /// use rollstat_grade::cluster_answers;

@@ -7,7 +7,8 @@ use num_rational::BigRational;
 use num_traits::{Signed, Zero};
 
 use crate::eval::{
-    eval_exact, eval_f64, eval_surd, free_symbols, Budget, Ctx, Exhausted, PctEval, Points, Surd,
+    eval_exact, eval_f64, eval_surd, free_symbols, point_value, Budget, Ctx, Exhausted, PctEval,
+    Points, Surd,
 };
 use crate::extract::joined_boxes;
 use crate::limits::{MAX_ANSWER_LEN, MAX_ELEMENTS};
@@ -322,7 +323,7 @@ type R = Result<Option<Reason>, Exhausted>;
 
 struct Cmp<'a> {
     g: &'a Grader,
-    budget: Budget,
+    budget: &'a Budget,
     pct: PctEval,
 }
 
@@ -331,6 +332,16 @@ fn is_set_like(e: &Expr) -> bool {
         e,
         Expr::Interval(..) | Expr::Union(_) | Expr::Set(_) | Expr::List(_)
     ) || matches!(e, Expr::Tuple(v) if v.len() == 2)
+}
+
+fn contains_rel(e: &Expr) -> bool {
+    match e {
+        Expr::Rel(..) => true,
+        Expr::Add(v) | Expr::Mul(v) | Expr::Func(_, v) => v.iter().any(contains_rel),
+        Expr::Neg(a) | Expr::Percent(a) => contains_rel(a),
+        Expr::Div(a, b) | Expr::Pow(a, b) => contains_rel(a) || contains_rel(b),
+        _ => false,
+    }
 }
 
 fn has_symbols(e: &Expr) -> bool {
@@ -804,7 +815,10 @@ impl<'a> Cmp<'a> {
             for (j, y) in b.iter().enumerate() {
                 let r = match (&va[i], &vb[j]) {
                     (Some(u), Some(v)) => {
-                        self.budget.tick(1)?;
+                        // comparing two exact values reads their limbs
+                        let limbs =
+                            |c: &ConstVal| c.exact.as_ref().map_or(0, crate::eval::bits) / 64;
+                        self.budget.tick(1 + limbs(u).min(limbs(v)))?;
                         self.cmp_const(u, v)
                     }
                     _ => self.eq(x, y, depth + 1)?,
@@ -958,7 +972,7 @@ impl<'a> Cmp<'a> {
             let ctx = Ctx {
                 vars: &vars,
                 pct: self.pct,
-                budget: &self.budget,
+                budget: self.budget,
             };
             let v1 = eval_f64(d1, &ctx)?;
             let v2 = eval_f64(d2, &ctx)?;
@@ -1007,9 +1021,13 @@ impl<'a> Cmp<'a> {
         let ctx = Ctx {
             vars: &empty,
             pct,
-            budget: &self.budget,
+            budget: self.budget,
         };
         let exact = eval_exact(e, &ctx)?;
+        if let Some(x) = &exact {
+            // later conversions and roundings are linear or quadratic in its size
+            self.budget.big(crate::eval::bits(x), 0)?;
+        }
         let surd = match &exact {
             Some(_) => None,
             None => eval_surd(e, &ctx)?,
@@ -1041,12 +1059,13 @@ impl<'a> Cmp<'a> {
                 return Some(Reason::ExactRational);
             }
             if let Some(d) = dec {
+                // |a/b - c/e| <= 1/(2·10^d)  <=>  2·10^d·|a·e - c·b| <= b·e,
+                // in integers: a rational difference would take a gcd,
+                // quadratic in the bits (sizes were charged in `const_val`)
                 if d <= 60 {
-                    let half = BigRational::new(
-                        BigInt::from(1),
-                        BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize),
-                    );
-                    if (x - y).abs() <= half {
+                    let scale = BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize);
+                    let diff = x.numer() * y.denom() - y.numer() * x.denom();
+                    if scale * diff.abs() <= x.denom() * y.denom() {
                         return Some(Reason::Rounding);
                     }
                 }
@@ -1111,16 +1130,19 @@ impl<'a> Cmp<'a> {
             let b = self.const_val(p, pct)?;
             return Ok(self.cmp_const(&a, &b));
         }
-        // identity testing at pseudo-random points
-        let mut pts = Points::new(0x5eed_0002);
+        // identity testing at pseudo-random points; a variable's value at
+        // point t depends only on its name and t, so clustering can bucket
+        // expressions by their value at point 0 (`signature`)
         let mut valid = 0;
-        for _ in 0..8 {
-            let vars: HashMap<String, f64> =
-                syms.iter().map(|s| (s.clone(), pts.next_f64())).collect();
+        for t in 0..8 {
+            let vars: HashMap<String, f64> = syms
+                .iter()
+                .map(|s| (s.clone(), point_value(s, t)))
+                .collect();
             let ctx = Ctx {
                 vars: &vars,
                 pct,
-                budget: &self.budget,
+                budget: self.budget,
             };
             let a = eval_f64(g, &ctx)?;
             let b = eval_f64(p, &ctx)?;
@@ -1195,6 +1217,12 @@ impl Grader {
     }
 
     pub(crate) fn compare_prepared(&self, g: &Prepared, p: &Prepared) -> Verdict {
+        self.compare_within(g, p, &Budget::default())
+    }
+
+    /// [`Self::compare_prepared`] charging a given budget (shared by the two
+    /// directions of one clustering comparison).
+    pub(crate) fn compare_within(&self, g: &Prepared, p: &Prepared, budget: &Budget) -> Verdict {
         if g.too_long || p.too_long {
             return Verdict::no(Reason::LimitExceeded);
         }
@@ -1220,18 +1248,189 @@ impl Grader {
             }
             _ => return Verdict::no(Reason::Unparseable),
         };
-        let cmp = Cmp {
-            g: self,
-            budget: Budget::default(),
-            pct: match self.percent {
-                PercentPolicy::Fraction => PctEval::Fraction,
-                _ => PctEval::Strip,
-            },
-        };
+        if budget.exhausted() {
+            return Verdict::no(Reason::LimitExceeded);
+        }
+        let cmp = self.cmp(budget);
         match cmp.eq(ge, pe, 0) {
             Ok(Some(r)) => Verdict::yes(r),
             Ok(None) => Verdict::no(Reason::Different),
             Err(Exhausted) => Verdict::no(Reason::LimitExceeded),
         }
+    }
+}
+
+/// Where a clustering representative can be equivalent to another one
+/// (see [`Grader::signature`]).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Sig {
+    /// Only to answers with the same normalized string (unparseable, too
+    /// long, a date).
+    Never,
+    /// Only to answers of the same `shape` (the trees of the parts that
+    /// compare only structurally: texts, products with words) whose least
+    /// and greatest values are each within [`Grader::sig_window`] of these
+    /// (`±∞` only to the same infinity; `lo = +∞, hi = -∞` when no part has
+    /// a value).
+    Value { shape: String, lo: f64, hi: f64 },
+    /// To anything: compared with every other representative.
+    Any,
+}
+
+/// A part's signature: a value range, or a tree that only equals itself.
+enum Part {
+    Range(f64, f64),
+    Structure(String),
+}
+
+impl Grader {
+    fn cmp<'a>(&'a self, budget: &'a Budget) -> Cmp<'a> {
+        Cmp {
+            g: self,
+            budget,
+            pct: match self.percent {
+                PercentPolicy::Fraction => PctEval::Fraction,
+                _ => PctEval::Strip,
+            },
+        }
+    }
+
+    /// A necessary condition for equivalence, used to compare only the
+    /// clustering representatives that can match. Mirrors [`Cmp::eq`]: a
+    /// scalar's signature is its value (at point 0 of the identity test when
+    /// it has variables), a tuple's, set's, list's or interval's are the
+    /// least and greatest values of its elements (equal collections have
+    /// matching elements, so their minima, and their maxima, are within the
+    /// window); relations, `±`, matrices and
+    /// anything not evaluable are `Any`.
+    pub(crate) fn signature(&self, p: &Prepared, budget: &Budget) -> Result<Sig, Exhausted> {
+        if p.too_long || p.canon.is_empty() || p.date.is_some() {
+            return Ok(Sig::Never);
+        }
+        let e = match &p.expr {
+            Ok(e) => e,
+            Err(_) => return Ok(Sig::Never),
+        };
+        let cmp = self.cmp(budget);
+        let items: Vec<&Expr> = match e {
+            Expr::Tuple(v) | Expr::Set(v) | Expr::List(v) | Expr::Union(v) | Expr::Ratio(v) => {
+                v.iter().collect()
+            }
+            _ => vec![e],
+        };
+        if items.is_empty() || items.len() > MAX_ELEMENTS {
+            return Ok(Sig::Any);
+        }
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        let mut shapes: Vec<String> = Vec::new();
+        for x in items {
+            match cmp.part(x, 0)? {
+                Some(Part::Range(a, b)) => {
+                    lo = lo.min(a);
+                    hi = hi.max(b);
+                }
+                Some(Part::Structure(s)) => shapes.push(s),
+                None => return Ok(Sig::Any),
+            }
+        }
+        shapes.sort_unstable();
+        shapes.dedup();
+        Ok(Sig::Value {
+            shape: shapes.join("\u{1f}"),
+            lo,
+            hi,
+        })
+    }
+
+    /// Whether two signature values are close enough to be compared:
+    /// the rounding rule's half unit (at most 0.005), the relative tolerance
+    /// (at least the identity test's 1e-8), doubled for the slack of taking
+    /// minima, and a tiny absolute floor.
+    pub(crate) fn sig_window(&self, a: f64, b: f64) -> bool {
+        if a == b {
+            return true;
+        }
+        let abs = if self.rounding { 0.0051 } else { 0.0 };
+        let rel = 2.0 * self.rel_tol.max(1e-8);
+        (a - b).abs() <= abs + rel * a.abs().max(b.abs()) + 1e-12
+    }
+}
+
+impl Cmp<'_> {
+    /// One part of a top-level answer or collection (see
+    /// [`Grader::signature`]); `None` for `Any`.
+    fn part(&self, e: &Expr, depth: usize) -> Result<Option<Part>, Exhausted> {
+        if let Some((lo, hi)) = self.sig_value(e, depth)? {
+            return Ok(Some(Part::Range(lo, hi)));
+        }
+        // `Cmp::eq` equates these only with an identical tree
+        let structural = match e {
+            Expr::Text(_) => true,
+            Expr::Mul(v) | Expr::Add(v) | Expr::Func(_, v) => {
+                !is_scalar(e) && v.iter().all(|x| !is_set_like(x) && !contains_rel(x))
+            }
+            _ => false,
+        };
+        Ok((structural && !contains_pm(e) && !contains_matrix(e))
+            .then(|| Part::Structure(format!("{e:?}"))))
+    }
+
+    /// See [`Grader::signature`]; `None` when not a valued scalar or a
+    /// collection of them.
+    fn sig_value(&self, e: &Expr, depth: usize) -> Result<Option<(f64, f64)>, Exhausted> {
+        self.budget.tick(1)?;
+        if depth > 24 || contains_pm(e) || contains_matrix(e) {
+            return Ok(None);
+        }
+        let items: Vec<&Expr> = match e {
+            Expr::Tuple(v) | Expr::Set(v) | Expr::List(v) | Expr::Union(v) | Expr::Ratio(v) => {
+                v.iter().collect()
+            }
+            Expr::Interval(a, b, _, _) => vec![&**a, &**b],
+            e if is_scalar(e) => return Ok(self.scalar_sig(e)?.map(|v| (v, v))),
+            _ => return Ok(None),
+        };
+        if items.is_empty() || items.len() > MAX_ELEMENTS {
+            return Ok(None);
+        }
+        let (mut least, mut greatest) = (f64::INFINITY, f64::NEG_INFINITY);
+        for x in items {
+            match self.sig_value(x, depth + 1)? {
+                Some((lo, hi)) => {
+                    least = least.min(lo);
+                    greatest = greatest.max(hi);
+                }
+                None => return Ok(None),
+            }
+        }
+        Ok(Some((least, greatest)))
+    }
+
+    /// A scalar's value as [`Cmp::cmp_const`] or the identity test sees it.
+    fn scalar_sig(&self, e: &Expr) -> Result<Option<f64>, Exhausted> {
+        if self.g.percent == PercentPolicy::Either && has_percent(e) {
+            return Ok(None);
+        }
+        let mut syms = BTreeSet::new();
+        free_symbols(e, &mut syms);
+        let v = if syms.is_empty() {
+            let c = self.const_val(e, self.pct)?;
+            match &c.exact {
+                Some(x) => num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN),
+                None => c.float,
+            }
+        } else {
+            let vars: HashMap<String, f64> = syms
+                .iter()
+                .map(|s| (s.clone(), point_value(s, 0)))
+                .collect();
+            let ctx = Ctx {
+                vars: &vars,
+                pct: self.pct,
+                budget: self.budget,
+            };
+            eval_f64(e, &ctx)?
+        };
+        Ok((!v.is_nan()).then_some(v))
     }
 }

@@ -11,7 +11,10 @@ use num_traits::{One, Signed, ToPrimitive, Zero};
 use crate::limits::{MAX_EXACT_BITS, MAX_EXACT_EXPONENT, MAX_WORK};
 use crate::parse::{Const, Expr};
 
-/// Work budget shared by one comparison.
+/// Work budget shared by one comparison (both directions of a clustering
+/// comparison share one). Node visits cost one unit; big-number operations
+/// cost in proportion to their size ([`Budget::big`]), so the units track
+/// time on every path (exact, radical, numeric and point evaluation).
 #[derive(Debug, Default)]
 pub(crate) struct Budget {
     used: Cell<u64>,
@@ -31,6 +34,34 @@ impl Budget {
             Ok(())
         }
     }
+
+    /// Charges one big-rational operation on operands of `a` and `b` bits:
+    /// (limbs_a + limbs_b)² / 8 units (normalizing a rational is a gcd,
+    /// quadratic in the limbs), and fails without charging when the operands
+    /// already exceed the exact-size bound, so no single operation can take
+    /// long.
+    pub(crate) fn big(&self, a: u64, b: u64) -> Result<(), Exhausted> {
+        if a.saturating_add(b) > 2 * MAX_EXACT_BITS {
+            self.used.set(MAX_WORK + 1);
+            return Err(Exhausted);
+        }
+        let limbs = (a + b) / 64 + 2;
+        self.tick(limbs * limbs / 8)
+    }
+
+    /// Charges a big-rational operation that normalizes by a gcd: num's
+    /// binary gcd is quadratic in *bits* (bits × limbs steps, about 64 times
+    /// a multiplication of the same size), so it costs bits·limbs / 16.
+    pub(crate) fn gcd(&self, a: u64, b: u64) -> Result<(), Exhausted> {
+        self.big(a, b)?;
+        let bits = a + b + 64;
+        self.tick(bits * (bits / 64) / 16)
+    }
+
+    /// Whether the budget ran out.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.used.get() > MAX_WORK
+    }
 }
 
 /// How `p%` evaluates.
@@ -48,7 +79,7 @@ pub(crate) struct Ctx<'a> {
     pub budget: &'a Budget,
 }
 
-fn bits(r: &BigRational) -> u64 {
+pub(crate) fn bits(r: &BigRational) -> u64 {
     r.numer().bits() + r.denom().bits()
 }
 
@@ -102,22 +133,29 @@ fn rat_pow(b: &BigRational, e: &BigRational) -> Option<BigRational> {
     // numerator and denominator are coprime: power them separately (no gcd)
     let n = num_traits::pow(b.numer().clone(), mag as usize);
     let d = num_traits::pow(b.denom().clone(), mag as usize);
-    Some(if ei.is_negative() {
-        BigRational::new(d, n)
-    } else {
+    // n and d stay coprime: no gcd (quadratic in bits) is needed
+    Some(if !ei.is_negative() {
         BigRational::new_raw(n, d)
+    } else if n.is_negative() {
+        BigRational::new_raw(-d, -n)
+    } else {
+        BigRational::new_raw(d, n)
     })
 }
 
-fn factorial(n: &BigRational) -> Option<BigRational> {
+/// `n!` for integers `n <= 2500`, charged before it is computed (about
+/// `n·log2(n)` bits).
+fn factorial(n: &BigRational, budget: &Budget) -> Result<Option<BigRational>, Exhausted> {
     if !n.is_integer() || n.is_negative() {
-        return None;
+        return Ok(None);
     }
-    let k = n.to_integer().to_u64()?;
-    if k > 2500 {
-        return None;
-    }
-    Some(BigRational::from_integer(range_product(1, k + 1)))
+    let k = match n.to_integer().to_u64() {
+        Some(k) if k <= 2500 => k,
+        _ => return Ok(None),
+    };
+    let est_bits = k * (64 - k.leading_zeros() as u64);
+    budget.big(est_bits, 0)?;
+    Ok(Some(BigRational::from_integer(range_product(1, k + 1))))
 }
 
 /// Product of the integers in `[a, b)` by binary splitting (balanced
@@ -137,6 +175,36 @@ fn range_product(a: u64, b: u64) -> BigInt {
     range_product(a, m) * range_product(m, b)
 }
 
+/// `a + b`, charged: integers add without a gcd.
+pub(crate) fn rat_add(
+    a: &BigRational,
+    b: &BigRational,
+    budget: &Budget,
+) -> Result<BigRational, Exhausted> {
+    if a.is_integer() && b.is_integer() {
+        budget.big(bits(a), 0)?;
+        return Ok(BigRational::from_integer(a.numer() + b.numer()));
+    }
+    budget.gcd(bits(a), bits(b))?;
+    Ok(a + b)
+}
+
+/// `a · b`, charged: integers multiply without a gcd (num's rational
+/// product takes a binary gcd with the other denominator even when it is 1,
+/// quadratic in the bits).
+pub(crate) fn rat_mul(
+    a: &BigRational,
+    b: &BigRational,
+    budget: &Budget,
+) -> Result<BigRational, Exhausted> {
+    if a.is_integer() && b.is_integer() {
+        budget.big(bits(a), bits(b))?;
+        return Ok(BigRational::from_integer(a.numer() * b.numer()));
+    }
+    budget.gcd(bits(a), bits(b))?;
+    Ok(a * b)
+}
+
 /// Exact evaluation. `Ok(None)` means "not exactly representable".
 pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exhausted> {
     ctx.budget.tick(1)?;
@@ -146,7 +214,7 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
             let mut acc = BigRational::zero();
             for t in v {
                 match eval_exact(t, ctx)? {
-                    Some(x) => acc += x,
+                    Some(x) => acc = rat_add(&acc, &x, ctx.budget)?,
                     None => return Ok(None),
                 }
             }
@@ -156,7 +224,7 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
             let mut acc = BigRational::one();
             for t in v {
                 match eval_exact(t, ctx)? {
-                    Some(x) => acc *= x,
+                    Some(x) => acc = rat_mul(&acc, &x, ctx.budget)?,
                     None => return Ok(None),
                 }
             }
@@ -164,7 +232,10 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
         }
         Expr::Neg(a) => eval_exact(a, ctx)?.map(|x| -x),
         Expr::Div(a, b) => match (eval_exact(a, ctx)?, eval_exact(b, ctx)?) {
-            (Some(x), Some(y)) if !y.is_zero() => Some(x / y),
+            (Some(x), Some(y)) if !y.is_zero() => {
+                ctx.budget.gcd(bits(&x), bits(&y))?;
+                Some(x / y)
+            }
             _ => None,
         },
         Expr::Pow(a, b) => match (eval_exact(a, ctx)?, eval_exact(b, ctx)?) {
@@ -172,7 +243,7 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
                 let r = rat_pow(&x, &y);
                 if let Some(r) = &r {
                     // big results cost work in proportion to their size
-                    ctx.budget.tick(bits(r) / 2)?;
+                    ctx.budget.big(bits(r), 0)?;
                 }
                 r
             }
@@ -190,13 +261,7 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
             match name.as_str() {
                 "sqrt" => rat_sqrt(&x),
                 "abs" => Some(x.abs()),
-                "fact" => {
-                    let r = factorial(&x);
-                    if let Some(r) = &r {
-                        ctx.budget.tick(bits(r) * 2)?;
-                    }
-                    r
-                }
+                "fact" => factorial(&x, ctx.budget)?,
                 "floor" => Some(BigRational::from_integer(x.floor().to_integer())),
                 "ceil" => Some(BigRational::from_integer(x.ceil().to_integer())),
                 _ => None,
@@ -210,6 +275,8 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
                     match (n, k) {
                         (Some(n), Some(k)) if (0..=5000).contains(&n) && k >= 0 && k <= n => {
                             let k = k.min(n - k);
+                            // k steps on a number of at most n bits
+                            ctx.budget.tick(k as u64 * (n as u64 / 64 + 1))?;
                             let mut acc = BigInt::one();
                             for i in 0..k {
                                 acc = acc * BigInt::from(n - i) / BigInt::from(i + 1);
@@ -391,6 +458,24 @@ pub(crate) fn free_symbols(e: &Expr, out: &mut BTreeSet<String>) {
     }
 }
 
+/// Value of variable `name` at identity-test point `t`: |v| in [0.35, 2.85)
+/// (away from 0 and ±1), derived from the name and `t` only, with the sign
+/// alternating over `t` (4 of 8 points negative).
+pub(crate) fn point_value(name: &str, t: u32) -> f64 {
+    let mut x = hash_str(name) ^ (u64::from(t) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..2 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    let v = 0.35 + (x >> 11) as f64 / (1u64 << 53) as f64 * 2.5;
+    if (u64::from(t) + (hash_str(name) >> 63)) % 2 == 1 {
+        -v
+    } else {
+        v
+    }
+}
+
 /// Deterministic pseudo-random sample points (xorshift).
 pub(crate) struct Points {
     state: u64,
@@ -457,34 +542,40 @@ fn gcd_u64(mut a: u64, mut b: u64) -> u64 {
     a
 }
 
-fn surd_add(mut a: Surd, b: &Surd) -> Surd {
+fn surd_add(mut a: Surd, b: &Surd, budget: &Budget) -> Result<Surd, Exhausted> {
     for (k, c) in b {
         let e = a.entry(*k).or_insert_with(BigRational::zero);
-        *e += c;
+        *e = rat_add(e, c, budget)?;
         if e.is_zero() {
             a.remove(k);
         }
     }
-    a
+    Ok(a)
 }
 
-fn surd_mul(a: &Surd, b: &Surd) -> Option<Surd> {
+fn surd_mul(a: &Surd, b: &Surd, budget: &Budget) -> Result<Option<Surd>, Exhausted> {
     let mut out = Surd::new();
     for (k1, c1) in a {
         for (k2, c2) in b {
             // √k1·√k2 = g·√((k1/g)(k2/g)) with g = gcd(k1, k2); the product
             // of the cofactors is again squarefree.
             let g = gcd_u64(*k1, *k2);
-            let k = (k1 / g).checked_mul(k2 / g)?;
-            let c = c1 * c2 * BigRational::from_integer(BigInt::from(g));
+            let Some(k) = (k1 / g).checked_mul(k2 / g) else {
+                return Ok(None);
+            };
+            let c = rat_mul(
+                &rat_mul(c1, c2, budget)?,
+                &BigRational::from_integer(BigInt::from(g)),
+                budget,
+            )?;
             let e = out.entry(k).or_insert_with(BigRational::zero);
-            *e += c;
+            *e = rat_add(e, &c, budget)?;
             if e.is_zero() {
                 out.remove(&k);
             }
         }
     }
-    (out.len() <= MAX_SURD_TERMS).then_some(out)
+    Ok((out.len() <= MAX_SURD_TERMS).then_some(out))
 }
 
 /// √q for a non-negative rational q, as s·√k / d.
@@ -532,7 +623,7 @@ pub(crate) fn eval_surd(e: &Expr, ctx: &Ctx) -> Result<Option<Surd>, Exhausted> 
             let mut acc = Surd::new();
             for t in v {
                 match eval_surd(t, ctx)? {
-                    Some(x) => acc = surd_add(acc, &x),
+                    Some(x) => acc = surd_add(acc, &x, ctx.budget)?,
                     None => return Ok(None),
                 }
             }
@@ -546,7 +637,7 @@ pub(crate) fn eval_surd(e: &Expr, ctx: &Ctx) -> Result<Option<Surd>, Exhausted> 
                     None => return Ok(None),
                 };
                 ctx.budget.tick((acc.len() * x.len()) as u64)?;
-                match surd_mul(&acc, &x) {
+                match surd_mul(&acc, &x, ctx.budget)? {
                     Some(p) => acc = p,
                     None => return Ok(None),
                 }
@@ -570,7 +661,7 @@ pub(crate) fn eval_surd(e: &Expr, ctx: &Ctx) -> Result<Option<Surd>, Exhausted> 
                 .unwrap_or((1, BigRational::one()));
             let mut inv = Surd::new();
             inv.insert(k, (c * BigRational::from_integer(BigInt::from(k))).recip());
-            surd_mul(&x, &inv)
+            surd_mul(&x, &inv, ctx.budget)?
         }
         Expr::Pow(a, b) => {
             let ex = match eval_exact(b, ctx)? {
@@ -594,7 +685,7 @@ pub(crate) fn eval_surd(e: &Expr, ctx: &Ctx) -> Result<Option<Surd>, Exhausted> 
             let mut acc = surd_of(BigRational::one());
             for _ in 0..n {
                 ctx.budget.tick((acc.len() * base.len()) as u64 + 1)?;
-                acc = match surd_mul(&acc, &base) {
+                acc = match surd_mul(&acc, &base, ctx.budget)? {
                     Some(p) => p,
                     None => return Ok(None),
                 };

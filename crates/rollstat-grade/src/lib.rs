@@ -75,14 +75,27 @@ pub fn is_equivalent(gold: &str, answer: &str) -> Verdict {
 /// ```
 /// use rollstat_grade::{grade, ExtractMode, Graded};
 /// let g = grade(Some("It is 12."), None, "12", &ExtractMode::Number);
-/// assert_eq!(g, Graded { answer: Some("12".into()), correct: true });
+/// assert_eq!(g, Graded { answer: Some("12".into()), correct: true, undecided: false });
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Graded {
     /// The answer that was graded (given, or extracted); `None` if none.
     pub answer: Option<String>,
-    /// Whether it matches the gold answer.
+    /// Whether it matches the gold answer (false when undecided).
     pub correct: bool,
+    /// The comparison hit a size or work limit ([`Reason::LimitExceeded`]):
+    /// no verdict, rather than a wrong one.
+    pub undecided: bool,
+}
+
+impl Graded {
+    fn decided(answer: Option<String>, correct: bool) -> Graded {
+        Graded {
+            answer,
+            correct,
+            undecided: false,
+        }
+    }
 }
 
 /// Grade one rollout: use `answer` if given, else extract it from
@@ -102,6 +115,9 @@ pub struct Graded {
 /// let g = grade(None, Some("[invalid]"), "B", &ExtractMode::Mcq);
 /// assert_eq!(g.answer, None);
 /// assert!(!g.correct);
+/// // past the work cap: not decided, rather than wrong
+/// let g = grade(None, Some("0"), "615!^3^32", &ExtractMode::Math);
+/// assert!(g.undecided && !g.correct);
 /// ```
 pub fn grade(
     response: Option<&str>,
@@ -115,18 +131,19 @@ pub fn grade(
         None => response.and_then(|r| extract_answer(r, mode)),
     }
     .filter(|a| !is_junk_answer(a));
-    let correct = match &ans {
-        None => false,
+    let verdict = match &ans {
+        None => None,
         Some(a) => match mode {
             ExtractMode::Mcq => match (extract::letter_of(gold), extract::letter_of(a)) {
-                (Some(x), Some(y)) => x == y,
-                _ => is_equivalent(gold, a).equal,
+                (Some(x), Some(y)) => return Graded::decided(ans, x == y),
+                _ => Some(is_equivalent(gold, a)),
             },
-            _ => is_equivalent(gold, a).equal,
+            _ => Some(is_equivalent(gold, a)),
         },
     };
     Graded {
         answer: ans,
-        correct,
+        correct: verdict.is_some_and(|v| v.equal),
+        undecided: verdict.is_some_and(|v| v.reason == Reason::LimitExceeded),
     }
 }

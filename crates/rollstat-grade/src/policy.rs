@@ -16,7 +16,7 @@
 //!   math equivalence ([`Match::Equivalent`]) or as trimmed strings
 //!   ([`Match::Exact`]).
 
-use crate::{cluster_answers, extract_answer, is_junk_answer, ExtractMode};
+use crate::{extract_answer, is_junk_answer, ExtractMode};
 use std::collections::HashMap;
 use std::fmt;
 use std::str::FromStr;
@@ -147,12 +147,32 @@ impl GradingPolicy {
         .filter(|a| !is_junk_answer(a))
     }
 
-    /// Whether an answer (already extracted, not junk) matches a gold field.
+    /// Whether an answer (already extracted, not junk) matches a gold field;
+    /// an undecided comparison ([`Self::judge`]) counts as no match.
     pub fn matches(&self, gold: &str, answer: &str) -> bool {
+        self.judge(gold, answer) == Some(true)
+    }
+
+    /// Whether an answer (already extracted, not junk) matches a gold field,
+    /// or `None` when the comparison hit a size or work limit
+    /// ([`Reason::LimitExceeded`](crate::Reason::LimitExceeded)): not
+    /// decided, rather than a wrong verdict.
+    ///
+    /// ```
+    /// use rollstat_grade::GradingPolicy;
+    /// let p = GradingPolicy::default();
+    /// assert_eq!(p.judge("#### 0.5", "1/2"), Some(true));
+    /// assert_eq!(p.judge("3", "2"), Some(false));
+    /// assert_eq!(p.judge("615!^3^32", "0"), None);
+    /// ```
+    pub fn judge(&self, gold: &str, answer: &str) -> Option<bool> {
         let gold = gold_answer(gold);
         match self.matching {
-            Match::Exact => gold == answer.trim(),
-            Match::Equivalent => crate::grade(None, Some(answer), gold, &self.extract).correct,
+            Match::Exact => Some(gold == answer.trim()),
+            Match::Equivalent => {
+                let g = crate::grade(None, Some(answer), gold, &self.extract);
+                (!g.undecided).then_some(g.correct)
+            }
         }
     }
 
@@ -164,11 +184,24 @@ impl GradingPolicy {
     /// Cluster ids for maj@n and self-consistency (`None`: does not vote),
     /// numbered from 0 in order of first appearance.
     pub fn cluster(&self, answers: &[Option<&str>]) -> Vec<Option<usize>> {
+        self.cluster_counted(answers).0
+    }
+
+    /// [`Self::cluster`] and the number of comparisons the per-pair work
+    /// cap left undecided ([`Grader::cluster_answers_counted`](crate::Grader::cluster_answers_counted)).
+    ///
+    /// ```
+    /// use rollstat_grade::GradingPolicy;
+    /// let (ids, n) = GradingPolicy::default().cluster_counted(&[Some("x+1"), Some("1+x")]);
+    /// assert_eq!((ids, n), (vec![Some(0), Some(0)], 0));
+    /// ```
+    pub fn cluster_counted(&self, answers: &[Option<&str>]) -> (Vec<Option<usize>>, u64) {
         match self.matching {
-            Match::Equivalent => {
-                integer_clusters(answers).unwrap_or_else(|| cluster_answers(answers))
-            }
-            Match::Exact => exact_clusters(answers),
+            Match::Equivalent => match integer_clusters(answers) {
+                Some(ids) => (ids, 0),
+                None => crate::Grader::default().cluster_answers_counted(answers),
+            },
+            Match::Exact => (exact_clusters(answers), 0),
         }
     }
 
@@ -263,7 +296,7 @@ mod tests {
         for answers in cases {
             assert_eq!(
                 integer_clusters(answers),
-                Some(cluster_answers(answers)),
+                Some(crate::cluster_answers(answers)),
                 "{answers:?}"
             );
         }

@@ -28,12 +28,12 @@
 //!   ascending)}, `n_rollouts_total`, `n_requested`, `n_short`,
 //!   `n_unextracted`, `n_unextracted_marked_correct`, `n_truncated`,
 //!   `n_failed`, `n_duplicate_rollouts`, `n_inconsistent_clusters`,
-//!   `n_bad_lines`, `denominator_policy`, `warnings` (findings in words),
-//!   `difficulty` {`n_problems`, `never_solved`, `always_solved`, `bins`,
-//!   `histogram`}: the distribution of each problem's c/n (after the
-//!   denominator policy; problems with n = 0 left out), entry j counting
-//!   the problems whose c/n is nearest j/`bins` (halves round up), `bins` =
-//!   min(n requested, 20).
+//!   `n_bad_lines`, `n_grading_undecided`, `denominator_policy`, `warnings`
+//!   (findings in words), `difficulty` {`n_problems`, `never_solved`,
+//!   `always_solved`, `bins`, `histogram`}: the distribution of each
+//!   problem's c/n (after the denominator policy; problems with n = 0 left
+//!   out), entry j counting the problems whose c/n is nearest j/`bins`
+//!   (halves round up), `bins` = min(n requested, 20).
 //! - `metrics` — metric name (`pass@4`, `pass^2`, `g-pass@4_0.5`,
 //!   `mg-pass@4`, `prefix@4`, `maj@2` (k below n), `maj@8`, `bon@4` and
 //!   `wmaj@8` (with scores), `self_consistency`, `distinct_answers`, and the
@@ -275,6 +275,13 @@ pub struct Health {
     /// a conflict within a problem. Counted for the whole input: 0 in a
     /// group's health.
     pub n_bad_lines: u64,
+    /// Answer comparisons (a row's answer with its gold, or two answers
+    /// being clustered) that hit the per-pair work cap and ended
+    /// undecided: such a row has no verdict (counted in `n_failed`), such
+    /// answers stay in separate clusters. Counted for the whole input: 0 in
+    /// a group's health. Absent in older reports (read as 0).
+    #[serde(default)]
+    pub n_grading_undecided: u64,
     /// The denominator policy these counts and the metrics' n were made
     /// under.
     pub denominator_policy: DenominatorPolicy,

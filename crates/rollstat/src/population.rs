@@ -19,6 +19,8 @@ pub(crate) struct Summarized {
     pub inputs: Inputs,
     /// One summary per problem of `inputs.collected.problems`.
     pub summaries: Vec<ProblemSummary>,
+    /// Gradings and answer comparisons the work cap left undecided.
+    pub n_undecided: u64,
 }
 
 /// Reads `sources` and summarizes every problem under `policy`, grading
@@ -32,10 +34,14 @@ pub(crate) fn read_population(
     limit: rollstat_formats::DecompressLimit,
     sink: Option<&MessageSink>,
 ) -> Result<Summarized> {
-    let g = Grading(grading);
+    let g = Grading::new(grading);
     let mut inputs = read_inputs(sources, read, from, limit, &g, sink)?;
-    let summaries = summarize_problems(&mut inputs.collected.problems, grading, policy, tie);
-    Ok(Summarized { inputs, summaries })
+    let summaries = summarize_problems(&mut inputs.collected.problems, &g, policy, tie);
+    Ok(Summarized {
+        inputs,
+        summaries,
+        n_undecided: g.n_undecided(),
+    })
 }
 
 /// Puts problems in their canonical order — by system, subset and problem
@@ -55,16 +61,15 @@ pub(crate) fn canonical_order(problems: &mut [CollectedProblem]) {
 /// cluster (maj@k follows rollout order there); the others keep O(clusters).
 pub(crate) fn summarize_problems(
     problems: &mut [CollectedProblem],
-    grading: &GradingPolicy,
+    clusterer: &Grading<'_>,
     policy: DenominatorPolicy,
     tie: TiePolicy,
 ) -> Vec<ProblemSummary> {
     mark_junk_unextracted(problems);
-    let clusterer = Grading(grading);
     problems
         .par_iter_mut()
         .map(|p| {
-            let mut summary = summarize_ref(&p.data, policy, &clusterer);
+            let mut summary = summarize_ref(&p.data, policy, clusterer);
             if tie != TiePolicy::First {
                 summary.vote_profile = summary.vote_profile.map(VoteProfile::without_order);
             }

@@ -151,7 +151,11 @@ impl Plan<'_> {
 }
 
 fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
-    let Summarized { inputs, summaries } = s;
+    let Summarized {
+        inputs,
+        summaries,
+        n_undecided,
+    } = s;
     let collected = &inputs.collected;
     let problems = &collected.problems;
     let max_n = summaries.iter().map(|p| p.n_arrived).max().unwrap_or(0);
@@ -178,7 +182,8 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
             .collect();
         cluster_ids(&values)
     });
-    let (health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
+    let (mut health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
+    health.n_grading_undecided = n_undecided;
     let by = opts.by.as_deref();
     let groups = match by {
         Some(_) => groups(&plan, &inputs, &summaries, clusters.as_deref()),
@@ -187,7 +192,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
     let per_problem = opts
         .per_problem
         .then(|| per_problem(&plan, &inputs, &summaries));
-    let clusterer = Grading(&opts.grading);
+    let clusterer = Grading::new(&opts.grading);
     let harness = compare_aggregates(
         &inputs.aggregates,
         &inputs.scopes,
@@ -398,6 +403,7 @@ pub(crate) fn health_of(
             .filter_map(|p| p.vote.map(|v| v.n_inconsistent as u64))
             .sum(),
         n_bad_lines: 0,
+        n_grading_undecided: 0,
         denominator_policy: policy,
         warnings: Vec::new(),
         difficulty: difficulty(problems, n_requested),
