@@ -135,7 +135,13 @@ struct Row<'a> {
     answers: Option<de::IgnoredAny>,
     /// A selector score sends the row to the general path, which reads it.
     score: Option<de::IgnoredAny>,
+    /// The default budget field ([`FAST_BUDGET`]).
+    output_tokens: Option<f64>,
 }
+
+/// The one budget field the fast paths read; rows read for another budget
+/// field take the general path.
+pub(crate) const FAST_BUDGET: &str = "output_tokens";
 
 /// Fields the fast path can read for `--by` / `--cluster-by`.
 pub(crate) fn handles_field(field: Option<&str>) -> bool {
@@ -155,6 +161,8 @@ pub(crate) struct FlatRow<'a> {
     pub answer: FlatAnswer<'a>,
     pub truncated: bool,
     pub extra: Option<Box<FlatExtra<'a>>>,
+    /// `output_tokens` ([`FAST_BUDGET`]), when given.
+    pub budget: Option<f64>,
 }
 
 /// The rarer fields of a [`FlatRow`].
@@ -189,6 +197,7 @@ impl<'a> FlatRow<'a> {
             answer,
             truncated,
             extra,
+            budget: None,
         }
     }
 
@@ -257,6 +266,7 @@ impl FlatRow<'_> {
                 gold: own(x.gold),
                 response: own(x.response),
                 score: None,
+                budget: self.budget,
             },
         }
     }
@@ -346,7 +356,11 @@ pub(crate) fn parse_flat<'a>(
     } else {
         (None, None)
     };
-    Some(FlatRow::new(
+    // A negative budget is an error the general path names.
+    if row.output_tokens.is_some_and(|x| x < 0.0) {
+        return None;
+    }
+    let mut flat = FlatRow::new(
         problem,
         row.rollout,
         verdict,
@@ -360,7 +374,9 @@ pub(crate) fn parse_flat<'a>(
             gold,
             response,
         },
-    ))
+    );
+    flat.budget = row.output_tokens;
+    Some(flat)
 }
 
 #[cfg(test)]

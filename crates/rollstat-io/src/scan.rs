@@ -51,6 +51,8 @@ enum Key {
     /// `n`, `c`, `answers` or `score` (0, 1, 2, 3): unless `null`, not a
     /// row this scanner reads (`score` goes to the general path).
     Count(u8),
+    /// `output_tokens`, the default budget field.
+    Budget,
     Unknown,
 }
 
@@ -75,6 +77,7 @@ impl Key {
             b"c" => Key::Count(1),
             b"answers" => Key::Count(2),
             b"score" => Key::Count(3),
+            b"output_tokens" => Key::Budget,
             _ => Key::Unknown,
         }
     }
@@ -88,6 +91,7 @@ impl Key {
             Key::Correct => 1 << (TEXT_SLOTS + 1),
             Key::Truncated => 1 << (TEXT_SLOTS + 2),
             Key::Count(k) => 1 << (TEXT_SLOTS + 3 + usize::from(k)),
+            Key::Budget => 1 << (TEXT_SLOTS + 7),
             Key::Unknown => 0,
         }
     }
@@ -502,6 +506,19 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// A budget: an integer up to 2⁵³ (exact as an `f64`); `Some(None)`
+    /// for `null`; other numbers are left to serde.
+    fn budget(&mut self) -> Option<Option<f64>> {
+        if self.peek()? == b'n' {
+            return self.literal(b"null").map(|()| None);
+        }
+        let n = self.number()?;
+        match n.magnitude {
+            Some(m) if n.int && !n.neg && m <= 1 << 53 => Some(Some(m as f64)),
+            _ => None,
+        }
+    }
+
     /// `truncated`: a boolean; `Some(None)` for `null`.
     fn boolean(&mut self) -> Option<Option<bool>> {
         match self.peek()? {
@@ -610,6 +627,7 @@ pub(crate) fn scan_line<'a>(
         rollout: None,
         correct: None,
         truncated: None,
+        budget: None,
     };
     let line = std::str::from_utf8(line).ok()?;
     let mut s = Scanner {
@@ -643,6 +661,7 @@ pub(crate) fn scan_line<'a>(
                 Key::Correct => f.correct = Some(s.correct()?),
                 Key::Truncated => f.truncated = s.boolean()?,
                 Key::Count(_) => s.literal(b"null")?,
+                Key::Budget => f.budget = s.budget()?,
                 Key::Unknown => s.skip_value()?,
             }
             s.ws();
@@ -673,6 +692,7 @@ struct Fields {
     /// `Some(None)` for `null`.
     correct: Option<Option<Verdict>>,
     truncated: Option<bool>,
+    budget: Option<f64>,
 }
 
 impl Fields {
@@ -745,7 +765,7 @@ impl Fields {
         };
         let by_value = pick(by);
         let cluster_value = pick(cluster_by);
-        Some(FlatRow::new(
+        let mut row = FlatRow::new(
             problem,
             self.rollout,
             verdict,
@@ -759,7 +779,9 @@ impl Fields {
                 gold,
                 response,
             },
-        ))
+        );
+        row.budget = self.budget;
+        Some(row)
     }
 }
 

@@ -360,6 +360,20 @@ fn run(
     config: &BootstrapConfig,
     clustered: bool,
 ) -> Result<BootstrapReport> {
+    run_with_replicates(columns, unit_of, u, m, config, clustered).map(|(r, _)| r)
+}
+
+/// [`run`], also returning each column's replicates in resample order
+/// (`replicates[c][b]`: column `c`'s mean in resample `b`, `NaN` where it
+/// had no defined value).
+fn run_with_replicates(
+    columns: &[&[f64]],
+    unit_of: &[usize],
+    u: usize,
+    m: usize,
+    config: &BootstrapConfig,
+    clustered: bool,
+) -> Result<(BootstrapReport, Vec<Vec<f64>>)> {
     let mut first_of: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
     let mut unique: Vec<&[f64]> = Vec::new();
     let slot: Vec<usize> = columns
@@ -372,12 +386,16 @@ fn run(
             })
         })
         .collect();
-    if unique.len() == m {
-        return run_distinct(columns, unit_of, u, m, config, clustered);
+    let mu = unique.len();
+    let (mut r, stats) = run_distinct(&unique, unit_of, u, mu, config, clustered)?;
+    let replicates = slot
+        .iter()
+        .map(|&i| stats.iter().skip(i).step_by(mu).copied().collect())
+        .collect();
+    if mu < m {
+        r.columns = slot.iter().map(|&i| r.columns[i].clone()).collect();
     }
-    let mut r = run_distinct(&unique, unit_of, u, unique.len(), config, clustered)?;
-    r.columns = slot.iter().map(|&i| r.columns[i].clone()).collect();
-    Ok(r)
+    Ok((r, replicates))
 }
 
 fn run_distinct(
@@ -387,7 +405,7 @@ fn run_distinct(
     m: usize,
     config: &BootstrapConfig,
     clustered: bool,
-) -> Result<BootstrapReport> {
+) -> Result<(BootstrapReport, Vec<f64>)> {
     check_level(config.level)?;
     if config.resamples == 0 {
         return Err(StatsError::InvalidArgument("resamples must be > 0".into()));
@@ -437,53 +455,166 @@ fn run_distinct(
             let _ = mean;
             (sd / (nn as f64).sqrt(), nn as f64 - 1.0)
         };
-        let mut dist: Vec<f64> = stats
-            .iter()
-            .skip(k)
-            .step_by(m)
-            .copied()
-            .filter(|x| !x.is_nan())
-            .collect();
-        let undefined_resamples = config.resamples - dist.len();
-        dist.sort_unstable_by(f64::total_cmp);
-        let std_error = sd_ddof1(&dist);
-        let level = config.level;
-        let di = |method| {
-            if n_def == 0 {
-                Interval::NAN
-            } else {
-                distribution_interval(method, estimate, &dist, acceleration, level)
-                    .unwrap_or(Interval::NAN)
-            }
-        };
-        let percentile = di(CiMethod::Percentile);
-        let basic = di(CiMethod::Basic);
-        let bca = di(CiMethod::Bca);
-        let t = t_interval(estimate, analytic_se, t_df, level);
-        out.push(ColumnBootstrap {
+        let dist: Vec<f64> = stats.iter().skip(k).step_by(m).copied().collect();
+        out.push(column_of(
             estimate,
-            n: n_def,
-            std_error,
-            analytic_se,
-            t_df,
+            n_def,
+            dist,
             acceleration,
-            undefined_resamples,
-            level,
-            percentile,
-            basic,
-            bca,
-            t,
-            distribution: dist,
-        });
+            (analytic_se, t_df),
+            config,
+        ));
     }
-    Ok(BootstrapReport {
+    let report = BootstrapReport {
         resamples: config.resamples,
         level: config.level,
         seed: config.seed,
         rng_scheme: rng::RNG_SCHEME,
         units: u,
         columns: out,
-    })
+    };
+    Ok((report, stats))
+}
+
+/// One column's result from its estimate and its replicates in resample
+/// order (`NaN`: no value in that resample, dropped and counted).
+fn column_of(
+    estimate: f64,
+    n_def: usize,
+    mut dist: Vec<f64>,
+    acceleration: f64,
+    (analytic_se, t_df): (f64, f64),
+    config: &BootstrapConfig,
+) -> ColumnBootstrap {
+    dist.retain(|x| !x.is_nan());
+    let undefined_resamples = config.resamples - dist.len();
+    dist.sort_unstable_by(f64::total_cmp);
+    let std_error = sd_ddof1(&dist);
+    let level = config.level;
+    let di = |method| {
+        if n_def == 0 || !estimate.is_finite() {
+            Interval::NAN
+        } else {
+            distribution_interval(method, estimate, &dist, acceleration, level)
+                .unwrap_or(Interval::NAN)
+        }
+    };
+    ColumnBootstrap {
+        estimate,
+        n: n_def,
+        std_error,
+        analytic_se,
+        t_df,
+        acceleration,
+        undefined_resamples,
+        level,
+        percentile: di(CiMethod::Percentile),
+        basic: di(CiMethod::Basic),
+        bca: di(CiMethod::Bca),
+        t: t_interval(estimate, analytic_se, t_df, level),
+        distribution: dist,
+    }
+}
+
+/// [`bootstrap_means`] (or [`cluster_bootstrap_means`] with `clusters`)
+/// that also bootstraps ratios of column means: for each `(num, den)` in
+/// `ratios`, the statistic mean(`columns[num]`) / mean(`columns[den]`),
+/// computed in every resample from the same resampled problems as the
+/// columns (a ratio estimator, not a mean of per-problem ratios). The two
+/// columns should be defined on the same problems. BCa uses the
+/// leave-one-unit-out ratios; the `t` interval uses the delta-method SE,
+/// the SE of the mean of (numᵢ − R·denᵢ) / mean(den) (CR1 when clustered).
+/// A resample whose denominator mean is 0 has no ratio (counted in
+/// `undefined_resamples`).
+///
+/// ```
+/// use rollstat_stats::{bootstrap_means_with_ratios, BootstrapConfig};
+/// let tokens = [100.0, 300.0, 200.0, 400.0];
+/// let solved = [1.0, 0.0, 0.5, 0.5];
+/// let cfg = BootstrapConfig { resamples: 200, ..Default::default() };
+/// let (report, ratios) = bootstrap_means_with_ratios(&[&tokens, &solved], &[(0, 1)], None, &cfg).unwrap();
+/// assert_eq!(report.columns.len(), 2);
+/// assert_eq!(ratios[0].estimate, 250.0 / 0.5);
+/// ```
+pub fn bootstrap_means_with_ratios(
+    columns: &[&[f64]],
+    ratios: &[(usize, usize)],
+    clusters: Option<&[u64]>,
+    config: &BootstrapConfig,
+) -> Result<(BootstrapReport, Vec<ColumnBootstrap>)> {
+    let (m, n) = check_columns(columns)?;
+    if let Some(&(a, b)) = ratios.iter().find(|&&(a, b)| a >= m || b >= m) {
+        return Err(StatsError::InvalidArgument(format!(
+            "ratio ({a}, {b}) refers to a column beyond {m}"
+        )));
+    }
+    let (unit_of, u) = match clusters {
+        Some(cl) if cl.len() != n => {
+            return Err(StatsError::LengthMismatch {
+                what: "clusters vs columns",
+                left: cl.len(),
+                right: n,
+            })
+        }
+        Some(cl) => dense_cluster_ids(cl),
+        None => ((0..n).collect(), n),
+    };
+    let (report, replicates) =
+        run_with_replicates(columns, &unit_of, u, m, config, clusters.is_some())?;
+    let ratio_columns = ratios
+        .iter()
+        .map(|&(a, b)| {
+            let dist = replicates[a]
+                .iter()
+                .zip(&replicates[b])
+                .map(|(&x, &y)| if y != 0.0 { x / y } else { f64::NAN })
+                .collect();
+            ratio_column(columns[a], columns[b], &unit_of, u, dist, clusters, config)
+        })
+        .collect();
+    Ok((report, ratio_columns))
+}
+
+/// The result of one ratio of means from its replicates.
+fn ratio_column(
+    num: &[f64],
+    den: &[f64],
+    unit_of: &[usize],
+    u: usize,
+    dist: Vec<f64>,
+    clusters: Option<&[u64]>,
+    config: &BootstrapConfig,
+) -> ColumnBootstrap {
+    let (mut sa, mut sb, mut cnt) = (vec![0.0; u], vec![0.0; u], vec![0.0; u]);
+    for (i, (&a, &b)) in num.iter().zip(den).enumerate() {
+        if !a.is_nan() && !b.is_nan() {
+            sa[unit_of[i]] += a;
+            sb[unit_of[i]] += b;
+            cnt[unit_of[i]] += 1.0;
+        }
+    }
+    let (ta, tb, tn): (f64, f64, f64) = (sa.iter().sum(), sb.iter().sum(), cnt.iter().sum());
+    let ratio = |a: f64, b: f64| if b != 0.0 { a / b } else { f64::NAN };
+    let estimate = ratio(ta, tb);
+    let loo: Vec<f64> = (0..u).map(|j| ratio(ta - sa[j], tb - sb[j])).collect();
+    let acceleration = jackknife_acceleration(&[&loo]);
+    // Delta method: the ratio's error is that of the mean of z.
+    let mean_b = tb / tn;
+    let z: Vec<f64> = num
+        .iter()
+        .zip(den)
+        .map(|(&a, &b)| (a - estimate * b) / mean_b)
+        .collect();
+    let se = match clusters {
+        Some(cl) => clustered_se(&z, cl)
+            .map(|c| (c.se_cr1, c.clusters as f64 - 1.0))
+            .unwrap_or((f64::NAN, f64::NAN)),
+        None => {
+            let (_, sd, nn) = mean_sd(&z);
+            (sd / (nn as f64).sqrt(), nn as f64 - 1.0)
+        }
+    };
+    column_of(estimate, tn as usize, dist, acceleration, se, config)
 }
 
 /// Resamples per rayon task; fixed so the work split is deterministic (the
