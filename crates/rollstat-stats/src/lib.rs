@@ -107,7 +107,7 @@ pub use binomial::{binomial_interval, BinomialMethod};
 pub use bootstrap::{
     bootstrap_means, bootstrap_means_with_ratios, cluster_bootstrap_means, distribution_interval,
     jackknife_acceleration, quantile_sorted, t_interval, BootstrapConfig, BootstrapReport,
-    CiMethod, ColumnBootstrap, Interval,
+    CiMethod, ColumnBootstrap, Interval, RatioBootstrap, EXACT_DRAWS,
 };
 pub use cluster::{clustered_se, ClusteredSe};
 pub use error::{Result, StatsError};
