@@ -79,6 +79,7 @@ fn metric_options(
         score_order: Default::default(),
         strict,
         dedupe: dedupe.map(str::parse).transpose().map_err(|e| bad("dedupe", e))?,
+        budget: Default::default(),
     })
 }
 

@@ -156,6 +156,13 @@ pub struct MetricArgs {
     /// Keep the first or last of duplicated (problem, rollout) rows instead of failing.
     #[arg(long, value_name = "first|last")]
     pub dedupe: Option<String>,
+    /// The field holding each rollout's budget: `output_tokens`, `cost`,
+    /// `total_tokens`, `latency_s` or any numeric column; `none`: off.
+    /// report: budget@k and cost_of_pass@k (default: `output_tokens` when
+    /// every rollout has it). compare: also budget-matched rows (only when
+    /// a field is given).
+    #[arg(long, value_name = "FIELD|none")]
+    pub budget: Option<String>,
 }
 
 /// Grading flags shared by `report`, `compare` and `grade`.

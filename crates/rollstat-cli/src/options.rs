@@ -142,6 +142,10 @@ fn metric_options(a: &MetricArgs) -> Result<MetricOptions> {
             .map(str::parse)
             .transpose()
             .map_err(|e| usage(format!("--dedupe: {e}")))?,
+        budget: match &a.budget {
+            Some(b) => b.parse().map_err(|e| usage(format!("--budget: {e}")))?,
+            None => Default::default(),
+        },
     })
 }
 

@@ -256,6 +256,10 @@ fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOptions {
         strict: o.metrics.strict,
         dedupe: o.metrics.dedupe,
         cluster_by: o.intervals.cluster_by.clone(),
+        budget: match &o.metrics.budget {
+            crate::Budget::Field(f) => Some(f.clone()),
+            _ => None,
+        },
         bytes_read: None,
     }
 }

@@ -264,6 +264,42 @@ pub struct Health {
     pub denominator_policy: DenominatorPolicy,
     /// Findings, in words on the wire.
     pub warnings: Vec<Finding>,
+    /// What the rollouts spent, when a budget field was read and some
+    /// rollout carries it (docs/spec.md §4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetHealth>,
+}
+
+/// The budget part of the accounting block: how many rollouts carry a
+/// budget, its distribution over rollouts and its correlation with
+/// correctness.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetHealth {
+    /// The field read (`output_tokens`, `cost`, …).
+    pub field: String,
+    /// Whether the budget metrics (budget@k, cost_of_pass@k, …) were
+    /// computed: with the default field only when every rollout carries it.
+    pub used: bool,
+    /// Rollouts in the denominator with a budget value.
+    pub n_rollouts: u64,
+    /// Rollouts in the denominator without one (never counted as zero).
+    pub n_missing: u64,
+    /// Problems none of whose rollouts carries a budget (excluded from the
+    /// budget metrics).
+    pub n_problems_without: u64,
+    /// Smallest per-rollout budget (null without values).
+    pub min: Option<f64>,
+    /// Median per-rollout budget (linear interpolation, type 7).
+    pub median: Option<f64>,
+    /// 90th percentile of the per-rollout budget (type 7).
+    pub p90: Option<f64>,
+    /// Largest per-rollout budget.
+    pub max: Option<f64>,
+    /// Pearson correlation between a rollout's budget and its correctness
+    /// (0/1, point-biserial), over the rollouts with a value; null when
+    /// either is constant.
+    pub correlation_with_correct: Option<f64>,
 }
 
 /// A confidence interval for one metric.
@@ -310,10 +346,14 @@ pub struct MetricEntry {
     pub n: u64,
     /// The denominator policy the per-problem n was counted under.
     pub denominator: DenominatorPolicy,
-    /// `fraction` or `count`.
+    /// `fraction`, `count`, `budget` (budget@k: in the budget field's unit)
+    /// or `budget_per_solved` (cost_of_pass@k and its kin).
     pub unit: String,
     /// Between- vs within-problem variance (pass@k, where estimable).
     pub variance: Option<VarianceEntry>,
+    /// How the value is estimated when it is not a mean of per-problem
+    /// values (the cost metrics are ratios of two means).
+    pub estimator: Option<String>,
 }
 
 #[derive(Clone, DeriveSerialize, DeriveDeserialize)]
@@ -338,6 +378,8 @@ struct EntryWire {
     unit: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     variance: Option<VarianceEntry>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    estimator: Option<String>,
 }
 
 impl From<MetricEntry> for EntryWire {
@@ -357,6 +399,7 @@ impl From<MetricEntry> for EntryWire {
             denominator: e.denominator,
             unit: e.unit,
             variance: e.variance,
+            estimator: e.estimator,
         }
     }
 }
@@ -384,6 +427,7 @@ impl From<EntryWire> for MetricEntry {
             denominator: w.denominator,
             unit: w.unit,
             variance: w.variance,
+            estimator: w.estimator,
         }
     }
 }

@@ -38,6 +38,7 @@
 
 #![warn(missing_docs)]
 
+mod budget;
 mod compare;
 mod document;
 mod error;
@@ -59,16 +60,16 @@ pub use compare::{
     Row as CompareRow, Side, COMPARE_SCHEMA,
 };
 pub use document::{
-    CiConfig, Config, Diagnostics, GroupReport, HarnessComparison, Health, InputInfo, Interval,
-    MetricBlock, MetricEntry, Ordered, PerProblem, Report, RolloutDistribution, VarianceEntry,
-    REPORT_SCHEMA,
+    BudgetHealth, CiConfig, Config, Diagnostics, GroupReport, HarnessComparison, Health, InputInfo,
+    Interval, MetricBlock, MetricEntry, Ordered, PerProblem, Report, RolloutDistribution,
+    VarianceEntry, REPORT_SCHEMA,
 };
 pub use error::{Error, OptionName, Result};
 pub use extrapolation::{ExtrapolatedEntry, Extrapolation, FitCheckEntry, EXTRAPOLATION_LABEL};
 pub use findings::Finding;
 pub use options::{
-    CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink, MetricOptions,
-    ReportOptions, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
+    Budget, CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink, MetricOptions,
+    ReportOptions, DEFAULT_BUDGET_FIELD, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
 };
 pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
 pub use read::{canonical_rows, gather, Gathered, Loaded, Source};

@@ -1,6 +1,7 @@
 //! [`report()`]: sources → canonical rollouts → per-problem summaries →
 //! metric columns → the finished [`Report`].
 
+use crate::budget::{budget_health, budget_metrics, ratio_specs, settle, BudgetUse};
 use crate::document::{
     Config, Diagnostics, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report,
     RolloutDistribution, REPORT_SCHEMA,
@@ -53,6 +54,7 @@ pub(crate) fn read_options(opts: &ReportOptions) -> ReadOptions {
         strict: opts.metrics.strict,
         dedupe: opts.metrics.dedupe,
         cluster_by: opts.intervals.cluster_by.clone(),
+        budget: opts.metrics.budget.field().map(str::to_string),
         bytes_read: opts.bytes_read.clone(),
     }
 }
@@ -107,6 +109,7 @@ struct Plan<'a> {
     metrics: Vec<Metric>,
     n_requested: u64,
     opts: &'a ReportOptions,
+    budget: Option<BudgetUse>,
 }
 
 impl Plan<'_> {
@@ -125,19 +128,19 @@ impl Plan<'_> {
             .map(|m| builder.build(m.clone()))
             .collect();
         let policy = self.opts.metrics.denominator;
+        let ratios = ratio_specs(&columns);
         let pop = Population {
             columns: &columns,
             summaries,
             clusters,
             n_requested: self.n_requested,
             policy,
+            ratios: &ratios,
         };
         let (block, interval_findings) = metric_block(&pop, &self.opts.intervals);
-        (
-            health_of(summaries, self.n_requested, policy),
-            block,
-            interval_findings,
-        )
+        let mut health = health_of(summaries, self.n_requested, policy);
+        health.budget = self.budget.as_ref().map(|b| budget_health(summaries, b));
+        (health, block, interval_findings)
     }
 
     /// A population's health with its findings, and its block.
@@ -150,7 +153,11 @@ impl Plan<'_> {
 }
 
 fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
-    let Summarized { inputs, summaries } = s;
+    let Summarized {
+        inputs,
+        mut summaries,
+    } = s;
+    let budget = settle(&mut summaries, &opts.metrics.budget);
     let collected = &inputs.collected;
     let problems = &collected.problems;
     let max_n = summaries.iter().map(|p| p.n_arrived).max().unwrap_or(0);
@@ -165,10 +172,13 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         .k
         .clone()
         .unwrap_or_else(|| default_ks(n_requested));
+    let mut metrics = all_metrics(&ks, &opts.metrics, n_requested, any_scored(&summaries));
+    metrics.extend(budget_metrics(&ks, budget.as_ref()));
     let plan = Plan {
-        metrics: all_metrics(&ks, &opts.metrics, n_requested, any_scored(&summaries)),
+        metrics,
         n_requested,
         opts,
+        budget,
     };
     let clusters = opts.intervals.cluster_by.as_ref().map(|_| {
         let values: Vec<Option<&str>> = problems
@@ -388,6 +398,7 @@ pub(crate) fn health_of(
         n_bad_lines: 0,
         denominator_policy: policy,
         warnings: Vec::new(),
+        budget: None,
     }
 }
 
