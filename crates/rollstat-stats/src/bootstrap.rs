@@ -233,6 +233,39 @@ impl ColumnBootstrap {
         self.interval_at(method, 2.0 * level - 1.0)
     }
 
+    /// The result for the column multiplied by `factor` > 0: every
+    /// estimate, SE, bound and replicate scaled (the percentile, basic, BCa
+    /// and t intervals all scale with the column).
+    ///
+    /// ```
+    /// # use rollstat_stats::{bootstrap_means, BootstrapConfig, CiMethod};
+    /// let y = [0.0, 1.0, 0.5, 1.0, 0.2, 0.4];
+    /// let cfg = BootstrapConfig { resamples: 300, ..Default::default() };
+    /// let r = bootstrap_means(&[&y], &cfg).unwrap();
+    /// let y4: Vec<f64> = y.iter().map(|v| 4.0 * v).collect();
+    /// let r4 = bootstrap_means(&[&y4], &cfg).unwrap();
+    /// let s = r.columns[0].scaled(4.0);
+    /// let (a, b) = (s.interval(CiMethod::Bca), r4.columns[0].interval(CiMethod::Bca));
+    /// assert!((a.lower - b.lower).abs() < 1e-12 && (a.upper - b.upper).abs() < 1e-12);
+    /// ```
+    pub fn scaled(&self, factor: f64) -> ColumnBootstrap {
+        let iv = |i: Interval| Interval {
+            lower: i.lower * factor,
+            upper: i.upper * factor,
+        };
+        ColumnBootstrap {
+            estimate: self.estimate * factor,
+            std_error: self.std_error * factor,
+            analytic_se: self.analytic_se * factor,
+            percentile: iv(self.percentile),
+            basic: iv(self.basic),
+            bca: iv(self.bca),
+            t: iv(self.t),
+            distribution: self.distribution.iter().map(|x| x * factor).collect(),
+            ..self.clone()
+        }
+    }
+
     /// The sorted finite bootstrap replicates.
     ///
     /// ```
@@ -676,13 +709,15 @@ pub const EXACT_DRAWS: u32 = 32;
 /// compression (their values differ from unit to unit, like budgets), so a
 /// resample sums them over its drawn units.
 struct PerDraw {
-    mt: usize,
     /// Units of each type: `members[offsets[t]..offsets[t + 1]]`.
     offsets: Vec<usize>,
     members: Vec<u32>,
     /// Per type and per-draw column: mean and population variance of the
     /// members' sums (type-major).
     moments: Vec<(f64, f64)>,
+    /// The per-draw columns' sums, unit-major (`values[i·mp + k]`): compact,
+    /// for the random reads of the draws.
+    values: Vec<f64>,
 }
 
 impl PerDraw {
@@ -712,18 +747,26 @@ impl PerDraw {
                 moments[t * mp + k] = (mean, var);
             }
         }
+        let values = (0..type_of.len())
+            .flat_map(|i| sums[i * m + mt..(i + 1) * m].iter().copied())
+            .collect();
         PerDraw {
-            mt,
             offsets,
             members,
             moments,
+            values,
         }
     }
 
     /// Adds unit `i`'s per-draw sums to `acc`.
     #[inline]
-    fn add_unit(&self, sums: &[f64], m: usize, i: usize, acc: &mut [f64]) {
-        for (a, &x) in acc.iter_mut().zip(&sums[i * m + self.mt..(i + 1) * m]) {
+    fn add_unit(&self, i: usize, acc: &mut [f64]) {
+        let mp = acc.len();
+        if mp == 1 {
+            acc[0] += self.values[i];
+            return;
+        }
+        for (a, &x) in acc.iter_mut().zip(&self.values[i * mp..(i + 1) * mp]) {
             *a += x;
         }
     }
@@ -731,15 +774,7 @@ impl PerDraw {
     /// Adds the per-draw sums of `w` draws from type `t`: drawn exactly up
     /// to [`EXACT_DRAWS`], else one standard normal shared by the columns
     /// (they are masks of one quantity, perfectly correlated in a type).
-    fn add_type(
-        &self,
-        sums: &[f64],
-        m: usize,
-        t: usize,
-        w: u32,
-        r: &mut rng::Xoshiro256PlusPlus,
-        acc: &mut [f64],
-    ) {
+    fn add_type(&self, t: usize, w: u32, r: &mut rng::Xoshiro256PlusPlus, acc: &mut [f64]) {
         let of = &self.members[self.offsets[t]..self.offsets[t + 1]];
         if of.len() == 1 || w <= EXACT_DRAWS {
             for _ in 0..w {
@@ -748,7 +783,7 @@ impl PerDraw {
                 } else {
                     rng::bounded(r, of.len() as u64) as usize
                 };
-                self.add_unit(sums, m, of[j] as usize, acc);
+                self.add_unit(of[j] as usize, acc);
             }
             return;
         }
@@ -845,7 +880,7 @@ fn resample_stats(
                     multinomial::multinomial(&mut r, u as u64, &multiplicity, &mut w);
                     if let Some(pd) = &per_draw {
                         for (t, &c) in w.iter().enumerate().filter(|(_, &c)| c > 0) {
-                            pd.add_type(sums, m, t, c, &mut r, &mut acc);
+                            pd.add_type(t, c, &mut r, &mut acc);
                         }
                     }
                 } else {
@@ -854,7 +889,7 @@ fn resample_stats(
                         let i = rng::bounded(&mut r, u as u64) as usize;
                         w[type_of[i] as usize] += 1;
                         if let Some(pd) = &per_draw {
-                            pd.add_unit(sums, m, i, &mut acc);
+                            pd.add_unit(i, &mut acc);
                         }
                     }
                 }

@@ -55,13 +55,13 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
         .zip(&points)
         .filter_map(|(c, p)| p.map(|_| c))
         .collect();
-    let ratio_cols: Vec<(Vec<f64>, Vec<f64>)> = pop
+    let ratio_cols: Vec<RatioColumns> = pop
         .ratios
         .iter()
         .map(|r| ratio_columns(r, pop.columns))
         .collect();
     let boot = (o.method.resamples() && !defined.is_empty())
-        .then(|| bootstrap(&defined, &ratio_cols, pop.clusters, o))
+        .then(|| bootstrap(&defined, (&ratio_cols, pop.ratios), pop.clusters, o))
         .flatten();
     // What each column needs from its values, for all columns in parallel.
     let stats: Vec<ColumnStats> = defined
@@ -280,43 +280,65 @@ pub(crate) fn distinct_count(ids: &[u64]) -> usize {
     ids.len()
 }
 
+/// A cost ratio's (numerator, denominator) columns.
+type RatioColumns = (Vec<f64>, Vec<f64>);
+
 /// Every defined column's bootstrap (in order) and each cost ratio's, from
 /// one set of resamples: budget columns are per-draw columns (their values
-/// differ from problem to problem), the others typed.
+/// differ from problem to problem), the others typed. budget@k is k × the
+/// per-rollout budget: it is resampled divided by k, so that the budget
+/// columns of every k (and the ratios' numerators) are one column when
+/// their problems agree, and the results are scaled back.
 fn bootstrap(
     cols: &[&MetricColumn],
-    ratios: &[(Vec<f64>, Vec<f64>)],
+    (ratios, specs): (&[RatioColumns], &[RatioSpec]),
     clusters: Option<&[u64]>,
     o: &IntervalOptions,
 ) -> Option<(Vec<ColumnBootstrap>, Vec<ColumnBootstrap>)> {
-    let is_budget = |c: &&&MetricColumn| matches!(c.metric, Metric::BudgetAtK(_));
-    let (budget, typed): (Vec<&&MetricColumn>, Vec<&&MetricColumn>) =
-        cols.iter().partition(is_budget);
-    let mut typed_slices: Vec<&[f64]> = typed.iter().map(|c| c.values.as_slice()).collect();
-    let mut per_draw: Vec<&[f64]> = budget.iter().map(|c| c.values.as_slice()).collect();
-    let (nt, np) = (
-        typed_slices.len() + ratios.len(),
-        per_draw.len() + ratios.len(),
-    );
-    let mut pairs = Vec::with_capacity(ratios.len());
-    for (num, den) in ratios {
-        pairs.push((nt + per_draw.len(), typed_slices.len()));
-        per_draw.push(num);
-        typed_slices.push(den);
+    let per_rollout = |v: &[f64], k: u64| -> Vec<f64> { v.iter().map(|x| x / k as f64).collect() };
+    let budget_k = |c: &MetricColumn| match c.metric {
+        Metric::BudgetAtK(k) => Some(k),
+        _ => None,
+    };
+    let mut typed: Vec<&[f64]> = Vec::new();
+    let mut drawn: Vec<(Vec<f64>, u64)> = Vec::new();
+    for c in cols {
+        match budget_k(c) {
+            Some(k) => drawn.push((per_rollout(&c.values, k), k)),
+            None => typed.push(&c.values),
+        }
     }
-    debug_assert_eq!((typed_slices.len(), per_draw.len()), (nt, np));
+    let n_budget = drawn.len();
+    let mut pairs = Vec::with_capacity(ratios.len());
+    let nt = typed.len() + ratios.len();
+    for ((num, den), spec) in ratios.iter().zip(specs) {
+        let k = spec.k;
+        pairs.push((nt + drawn.len(), typed.len()));
+        drawn.push((per_rollout(num, k), k));
+        typed.push(den);
+    }
+    let per_draw: Vec<&[f64]> = drawn.iter().map(|(v, _)| v.as_slice()).collect();
     let cfg = BootstrapConfig {
         resamples: o.resamples,
         level: o.level,
         seed: o.seed,
     };
-    let (report, drawn, ratio_boots) =
-        bootstrap_means_with_ratios(&typed_slices, &per_draw, &pairs, clusters, &cfg).ok()?;
-    let (mut t, mut d) = (report.columns.into_iter(), drawn.into_iter());
+    let (report, drawn_boots, ratio_boots) =
+        bootstrap_means_with_ratios(&typed, &per_draw, &pairs, clusters, &cfg).ok()?;
+    let mut t = report.columns.into_iter();
+    let mut d = drawn_boots.iter().zip(&drawn).take(n_budget);
     let aligned = cols
         .iter()
-        .map(|c| if is_budget(&c) { d.next() } else { t.next() })
+        .map(|c| match budget_k(c) {
+            Some(_) => d.next().map(|(b, (_, k))| b.scaled(*k as f64)),
+            None => t.next(),
+        })
         .collect::<Option<Vec<_>>>()?;
+    let ratio_boots = ratio_boots
+        .iter()
+        .zip(&drawn[n_budget..])
+        .map(|(b, (_, k))| b.scaled(*k as f64))
+        .collect();
     Some((aligned, ratio_boots))
 }
 

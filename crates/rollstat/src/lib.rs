@@ -39,6 +39,7 @@
 #![warn(missing_docs)]
 
 mod budget;
+pub(crate) mod budget_match;
 mod compare;
 mod document;
 mod error;
@@ -55,6 +56,7 @@ mod read;
 mod report;
 pub mod rows;
 
+pub use budget_match::BudgetMatch;
 pub use compare::{
     compare, trim_float, CompareConfig, Comparison, Discordant, FailCheck, NotComputable, Pairs,
     Row as CompareRow, Side, COMPARE_SCHEMA,
