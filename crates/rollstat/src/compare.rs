@@ -39,8 +39,10 @@ pub const COMPARE_SCHEMA: &str = "rollstat.compare/1";
 /// The `rollstat.compare/1` document.
 ///
 /// Keys: `schema`, `version`, `margin`, `level`, `pairs` {`matched`,
-/// `only_a`, `only_b`}, `rows` (one per metric overall, then per group; see
-/// [`Row`]), `a` / `b` {`name`, `inputs`, `n_problems`}, `config` (see
+/// `only_a`, `only_b`}, `rows` (one per metric overall, then with a
+/// budget field one budget-matched `pass@k` row per k carrying
+/// `budget_matched` {`k_a`, `k_b`, `budget`}, then per group; see [`Row`]),
+/// `a` / `b` {`name`, `inputs`, `n_problems`}, `config` (see
 /// [`CompareConfig`]), `not_computable` [{`metric`, `group`, `reason`}],
 /// `fail` (the verdict check, or null), `warnings` (findings in words).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]

@@ -26,19 +26,27 @@
 //!   ascending)}, `n_rollouts_total`, `n_requested`, `n_short`,
 //!   `n_unextracted`, `n_unextracted_marked_correct`, `n_truncated`,
 //!   `n_failed`, `n_duplicate_rollouts`, `n_inconsistent_clusters`,
-//!   `n_bad_lines`, `denominator_policy`, `warnings` (findings in words).
+//!   `n_bad_lines`, `denominator_policy`, `warnings` (findings in words),
+//!   and with a budget field `budget` {`field`, `used` (budget metrics
+//!   computed), `n_rollouts`, `n_missing`, `n_problems_without`, `min`,
+//!   `median`, `p90`, `max`, `correlation_with_correct`}.
 //! - `metrics` — metric name (`pass@4`, `pass^2`, `g-pass@4_0.5`,
 //!   `mg-pass@4`, `prefix@4`, `maj@8`, `self_consistency`,
-//!   `distinct_answers`) → entry: `value` (mean over `n_problems`), `stderr`
+//!   `distinct_answers`, with a budget `budget@4`, `cost_of_pass@4`,
+//!   `cost_of_maj@4`, `cost_of_bon@4`) → entry: `value` (mean over `n_problems`), `stderr`
 //!   (sd/√N, CR1 when clustered; null below 2 problems), `ci` (`[lower,
 //!   upper]` at `level`, or null), `method` (the interval method; `none`
 //!   when none was asked), `level` and `seed` (present when an interval was
 //!   asked / resampled), `n_problems`, `n_excluded`, `excluded` (reason →
 //!   count, only when some were: `too_few_rollouts`, `no_rollout_detail`,
-//!   `no_answers`), `k` (absent for metrics without one), `n` (requested),
-//!   `denominator`, `unit` (`fraction` or `count`), and for pass@k where
-//!   estimable `variance` {`between`, `within`, `dominant`, `advice`,
-//!   `n_problems`}.
+//!   `no_answers`, `no_scores`, `vote_too_large`, `no_budget`), `k` (absent
+//!   for metrics without one), `n` (requested), `denominator`, `unit`
+//!   (`fraction`, `count`, `budget` for budget@k, `budget_per_solved` for
+//!   the cost metrics), for pass@k where estimable `variance` {`between`,
+//!   `within`, `dominant`, `advice`, `n_problems`}, and for the cost metrics
+//!   `estimator` (they are ratios of two means, not means of per-problem
+//!   values: `stderr` is the delta-method SE, `ci` the ratio of the two
+//!   means in each of the same resamples).
 //! - `not_computable` — metric name → why no problem had a value.
 //! - `groups` — with a breakdown field, group value (`(none)` for rows
 //!   without it) → {`health`, `metrics`, `not_computable`} as above.

@@ -188,3 +188,22 @@ fn bad_budgets_are_named() {
         bad[1].reason
     );
 }
+
+/// A native harness file: NeMo-Skills' `num_generated_tokens` is the
+/// rollout's `output_tokens` (fixture rows: 12, 4096 and 3 tokens).
+#[test]
+fn nemo_skills_generated_tokens_are_the_budget() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../rollstat-formats/tests/fixtures/nemo_skills/output-rs0.jsonl");
+    let r = report(&[Source::Path(path)], &opts(Budget::Auto)).unwrap();
+    let h = r.health.budget.as_ref().expect("budget health");
+    assert_eq!(
+        (h.field.as_str(), h.n_rollouts, h.n_missing),
+        ("output_tokens", 3, 0)
+    );
+    assert_eq!(
+        (h.min, h.median, h.max),
+        (Some(3.0), Some(12.0), Some(4096.0))
+    );
+    assert!(r.block.metrics.get("budget@1").is_some());
+}

@@ -81,6 +81,27 @@ fn health_line(h: &Health) -> String {
     )
 }
 
+/// The budget distribution, missing values and correlation in one line.
+fn budget_line(b: &rollstat::BudgetHealth) -> String {
+    let num = |x: Option<f64>| x.map_or("–".into(), rollstat::trim_float);
+    let used = if b.used {
+        ""
+    } else {
+        " — not every rollout has it, so no budget metrics (name the field with --budget to use it)"
+    };
+    format!(
+        "{} on {} rollouts, missing on {}; per rollout min {} / median {} / p90 {} / max {}; correlation with correct {}{used}",
+        b.field,
+        b.n_rollouts,
+        b.n_missing,
+        num(b.min),
+        num(b.median),
+        num(b.p90),
+        num(b.max),
+        b.correlation_with_correct.map_or("–".into(), |r| format!("{r:.2}")),
+    )
+}
+
 fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut String) {
     match style {
         Style::Terminal => {
@@ -94,6 +115,9 @@ fn block(title: &str, h: &Health, b: &MetricBlock, style: Style, out: &mut Strin
     let _ = writeln!(out);
     let bullet = if style == Style::Markdown { "- " } else { "  " };
     let _ = writeln!(out, "{bullet}Health: {}", health_line(h));
+    if let Some(b) = &h.budget {
+        let _ = writeln!(out, "{bullet}Budget: {}", budget_line(b));
+    }
     let splits: Vec<String> = b
         .metrics
         .iter()
