@@ -3,7 +3,7 @@
 //! bootstrapped from the same resamples as every metric
 //! (docs/statistics.md §7, "Budgets").
 
-use crate::document::{BudgetHealth, Interval, MetricEntry, Ordered};
+use crate::document::{BudgetHealth, FrontierPoint, GroupReport, Interval, MetricEntry, Ordered};
 use crate::options::{Budget, IntervalMethod, IntervalOptions};
 use rollstat_core::aggregate::{Metric, MetricColumn};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
@@ -238,6 +238,44 @@ impl RatioEntry<'_> {
             estimator: Some(ratio_estimator(self.spec)),
         }
     }
+}
+
+/// The accuracy-vs-budget frontier across groups: every (group, k) with
+/// budget@k and pass@k, by increasing budget (ties: higher pass first),
+/// kept when its pass@k exceeds that of every cheaper point.
+pub(crate) fn frontier(groups: &Ordered<GroupReport>) -> Vec<FrontierPoint> {
+    let mut points: Vec<FrontierPoint> = Vec::new();
+    for (name, g) in groups.iter() {
+        for (metric, e) in g.block.metrics.iter() {
+            let Some(k) = metric
+                .strip_prefix("budget@")
+                .and_then(|k| k.parse::<u64>().ok())
+            else {
+                continue;
+            };
+            if let Some(p) = g.block.metrics.get(&format!("pass@{k}")) {
+                points.push(FrontierPoint {
+                    group: name.clone(),
+                    k,
+                    budget: e.value,
+                    pass: p.value,
+                    ci: p.ci.as_ref().map(|i| [i.lower, i.upper]),
+                });
+            }
+        }
+    }
+    points.sort_by(|a, b| {
+        a.budget
+            .total_cmp(&b.budget)
+            .then(b.pass.total_cmp(&a.pass))
+    });
+    let mut best = f64::NEG_INFINITY;
+    points.retain(|p| {
+        let keep = p.pass > best;
+        best = best.max(p.pass);
+        keep
+    });
+    points
 }
 
 #[cfg(test)]

@@ -55,6 +55,10 @@
 //!   `rollstat_value`, `agrees`, `note`.
 //! - `per_problem` (when asked) — per problem: `problem`, `group` (when
 //!   grouped), `n`, `c`, `values` (metric → value; excluded ones absent).
+//! - `frontier` (with `by` and a budget) — the accuracy-vs-budget frontier
+//!   across groups: the (group, k) points, by increasing `budget`
+//!   (budget@k), whose `pass` (pass@k) beats every cheaper point; each
+//!   with `group`, `k`, `budget`, `pass`, `ci` (pass@k's).
 //! - `extrapolation` (when asked) — pass@K beyond n from a beta-binomial
 //!   fit to the problems' (n, c): `model` (`beta-binomial`), `label` (says
 //!   it is model-based), `alpha`, `beta`, `log_likelihood`, `converged`,
@@ -593,6 +597,10 @@ pub struct Report {
     /// pass@K beyond n from a beta-binomial fit, when asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extrapolation: Option<crate::extrapolation::Extrapolation>,
+    /// With a breakdown and a budget: the accuracy-vs-budget frontier
+    /// across groups (systems with `--by model`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub frontier: Vec<FrontierPoint>,
     /// Not serialized: see [`Diagnostics`].
     #[serde(skip)]
     pub diagnostics: Diagnostics,
@@ -615,6 +623,8 @@ struct ReportWire {
     per_problem: Option<Vec<PerProblem>>,
     #[serde(default)]
     extrapolation: Option<crate::extrapolation::Extrapolation>,
+    #[serde(default)]
+    frontier: Vec<FrontierPoint>,
 }
 
 impl From<ReportWire> for Report {
@@ -633,9 +643,27 @@ impl From<ReportWire> for Report {
             harness: w.harness,
             per_problem: w.per_problem,
             extrapolation: w.extrapolation,
+            frontier: w.frontier,
             diagnostics: Diagnostics::default(),
         }
     }
+}
+
+/// One point of the accuracy-vs-budget frontier: a group (system) at a
+/// draw size k whose pass@k no cheaper point reaches.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrontierPoint {
+    /// The group (system) value.
+    pub group: String,
+    /// The draw size.
+    pub k: u64,
+    /// The group's budget@k.
+    pub budget: f64,
+    /// The group's pass@k.
+    pub pass: f64,
+    /// pass@k's interval, when it has one.
+    pub ci: Option<[f64; 2]>,
 }
 
 impl Report {

@@ -211,6 +211,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         },
     );
     let (extrapolation, health) = extrapolation(&summaries, &block, &ks, opts, health);
+    let frontier = crate::budget::frontier(&groups);
     let config = config(opts, ks, n_requested, n_source);
     let collected = inputs.collected;
     Ok(Report {
@@ -224,6 +225,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         harness,
         per_problem,
         extrapolation,
+        frontier,
         diagnostics: Diagnostics {
             bad_rows: collected.bad_lines,
             messages: inputs.messages,

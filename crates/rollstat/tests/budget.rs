@@ -207,3 +207,47 @@ fn nemo_skills_generated_tokens_are_the_budget() {
     );
     assert!(r.block.metrics.get("budget@1").is_some());
 }
+
+/// Two systems by `--by model`: short (100 tokens; pass@1 1/4, pass@2 1/2)
+/// and long (150 tokens; pass@1 3/4, pass@2 1). Points (budget, pass):
+/// short (100, 1/4), (200, 1/2); long (150, 3/4), (300, 1). Long at k = 1
+/// beats short at k = 2 for less: the frontier is short@1, long@1, long@2.
+#[test]
+fn frontier_across_systems() {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut add = |model: &str, tokens: f64, verdicts: [[bool; 2]; 2]| {
+        for (p, vs) in verdicts.iter().enumerate() {
+            for &ok in vs {
+                let r = RolloutRow::new(format!("p{p}"), ok)
+                    .number("output_tokens", tokens)
+                    .field("model", model);
+                rows.push(r.into());
+            }
+        }
+    };
+    add("short", 100.0, [[true, false], [false, false]]);
+    add("long", 150.0, [[true, true], [true, false]]);
+    let mut o = opts(Budget::Auto);
+    o.by = Some("model".into());
+    let r = report(
+        &[Source::Rows {
+            name: "rows".into(),
+            rows,
+        }],
+        &o,
+    )
+    .unwrap();
+    let got: Vec<(&str, u64, f64, f64)> = r
+        .frontier
+        .iter()
+        .map(|p| (p.group.as_str(), p.k, p.budget, p.pass))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("short", 1, 100.0, 0.25),
+            ("long", 1, 150.0, 0.75),
+            ("long", 2, 300.0, 1.0)
+        ]
+    );
+}

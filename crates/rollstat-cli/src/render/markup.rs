@@ -187,6 +187,27 @@ pub fn render(r: &Report, style: Style) -> String {
     if let Some(x) = &r.extrapolation {
         extrapolation(x, style, &mut out);
     }
+    if !r.frontier.is_empty() {
+        let points: Vec<String> = r
+            .frontier
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} at k = {}: {} → {:.2}%",
+                    p.group,
+                    p.k,
+                    rollstat::trim_float(p.budget),
+                    100.0 * p.pass
+                )
+            })
+            .collect();
+        let bullet = if style == Style::Markdown { "- " } else { "  " };
+        let _ = writeln!(
+            out,
+            "{bullet}Frontier (pass@k vs budget@k; best at each budget): {}\n",
+            points.join("; ")
+        );
+    }
     for (name, g) in r.groups.iter() {
         block(
             &format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),
