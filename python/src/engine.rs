@@ -100,6 +100,7 @@ fn metric_options(
             .transpose()
             .map_err(|e| bad("dedupe", e))?,
         decompress_limit: Default::default(),
+        budget: Default::default(),
     })
 }
 

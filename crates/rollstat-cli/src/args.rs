@@ -161,6 +161,13 @@ pub struct MetricArgs {
     /// `4G`, `500M`, or `none` (default: 100× its size, at least 256M).
     #[arg(long = "max-decompressed", value_name = "SIZE|none")]
     pub max_decompressed: Option<String>,
+    /// The field holding each rollout's budget: `output_tokens`, `cost`,
+    /// `total_tokens`, `latency_s` or any numeric column; `none`: off.
+    /// report: budget@k and cost_of_pass@k (default: `output_tokens` when
+    /// every rollout has it). compare: also budget-matched rows (only when
+    /// a field is given).
+    #[arg(long, value_name = "FIELD|none")]
+    pub budget: Option<String>,
 }
 
 /// Grading flags shared by `report`, `compare` and `grade`.

@@ -156,6 +156,10 @@ fn metric_options(a: &MetricArgs) -> Result<MetricOptions> {
                 ))
             })?),
         },
+        budget: match &a.budget {
+            Some(b) => b.parse().map_err(|e| usage(format!("--budget: {e}")))?,
+            None => Default::default(),
+        },
     })
 }
 

@@ -100,3 +100,40 @@ fn extrapolation_equals_the_library_block() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--extrapolate"));
 }
+
+/// `--budget`: the budget metrics, the health budget and the
+/// budget-matched compare rows are the library's.
+#[test]
+fn budgets_equal_the_library() {
+    let (a, b) = ("examples/budget_short.jsonl", "examples/budget_long.jsonl");
+    let out = cli(&["report", b, "--format", "json", "--resamples", "500"]);
+    let from_cli: Report = serde_json::from_slice(&out).expect("typed report.json");
+    let mut o = ReportOptions::default();
+    o.intervals.resamples = 500;
+    let lib = report(&[Source::Path(root().join(b))], &o).unwrap();
+    assert!(lib.block.metrics.get("cost_of_pass@1").is_some());
+    assert_eq!(from_cli.block, lib.block);
+    assert_eq!(from_cli.health.budget, lib.health.budget);
+    let args = [
+        "compare",
+        a,
+        b,
+        "--budget",
+        "output_tokens",
+        "--k",
+        "1,2",
+        "--resamples",
+        "500",
+        "--format",
+        "json",
+    ];
+    let from_cli: Comparison = serde_json::from_slice(&cli(&args)).expect("typed compare.json");
+    let mut o = CompareOptions::default();
+    o.metrics.budget = rollstat::Budget::Field("output_tokens".into());
+    o.metrics.k = Some(vec![1, 2]);
+    o.intervals.resamples = 500;
+    let sources = [Source::Path(root().join(a)), Source::Path(root().join(b))];
+    let lib = compare(&sources, &o).unwrap();
+    assert!(lib.rows.iter().any(|r| r.budget_matched.is_some()));
+    assert_eq!(from_cli.rows, lib.rows);
+}

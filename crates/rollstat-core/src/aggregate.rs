@@ -49,6 +49,9 @@ pub enum Metric {
     SelfConsistency,
     /// Mean number of distinct answer clusters per problem (a count).
     DistinctAnswers,
+    /// budget@k: the expected budget of k draws, k × the problem's mean
+    /// budget per rollout (defined for k ≤ n, like pass@k).
+    BudgetAtK(u64),
 }
 
 impl fmt::Display for Metric {
@@ -65,6 +68,7 @@ impl fmt::Display for Metric {
             Metric::SelectionGap { k, selector } => write!(f, "pass@{k}-{selector}"),
             Metric::SelfConsistency => f.write_str("self_consistency"),
             Metric::DistinctAnswers => f.write_str("distinct_answers"),
+            Metric::BudgetAtK(k) => write!(f, "budget@{k}"),
         }
     }
 }
@@ -82,7 +86,8 @@ impl Metric {
             | Metric::MajAtK(k)
             | Metric::BonAtK { k, .. }
             | Metric::WmajAtN(k)
-            | Metric::SelectionGap { k, .. } => Some(k),
+            | Metric::SelectionGap { k, .. }
+            | Metric::BudgetAtK(k) => Some(k),
             Metric::SelfConsistency | Metric::DistinctAnswers => None,
         }
     }
@@ -108,7 +113,7 @@ impl Metric {
 
     /// Whether values are fractions in [0, 1] (printed as %) or counts.
     pub fn is_fraction(&self) -> bool {
-        !matches!(self, Metric::DistinctAnswers)
+        !matches!(self, Metric::DistinctAnswers | Metric::BudgetAtK(_))
     }
 
     /// The per-problem value, or why the problem is excluded.
@@ -170,6 +175,15 @@ impl Metric {
                 let vote = vote()?;
                 Ok(vote.n_clusters as f64)
             }
+            Metric::BudgetAtK(k) => {
+                let mean = p.budget.as_ref().and_then(|b| b.mean());
+                let mean = mean.ok_or(match p.first_correct_rank {
+                    None => Exclusion::NoRolloutDetail,
+                    Some(_) => Exclusion::NoBudget,
+                })?;
+                too_few(*k)?;
+                Ok(*k as f64 * mean)
+            }
         }
     }
 }
@@ -203,6 +217,8 @@ pub enum Exclusion {
     NoAnswers,
     /// Not every rollout carries a selector score.
     NoScores,
+    /// No rollout of the problem carries a budget.
+    NoBudget,
     /// maj@k's exact program is not run: more than
     /// [`crate::select::VOTE_DP_MAX_N`]
     /// rollouts, or past its work limit.
@@ -218,6 +234,7 @@ impl fmt::Display for Exclusion {
                 "no extracted answers (add an `answer` field or `answers` array)"
             }
             Exclusion::NoScores => "no selector scores (add a `score` field or `scores` array)",
+            Exclusion::NoBudget => "no rollout carries a budget value",
             Exclusion::VoteTooLarge => {
                 "more than 1000 rollouts, or past the work limit of the exact maj@k program"
             }

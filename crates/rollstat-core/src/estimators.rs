@@ -143,6 +143,41 @@ fn valid(n: u64, c: u64, k: u64) -> bool {
     k >= 1 && k <= n && c <= n
 }
 
+/// pass@k at a fractional draw size k ≥ 0: the exact success probability
+/// of the randomized policy that draws ⌊k⌋ rollouts with probability
+/// ⌈k⌉ − k and ⌈k⌉ rollouts otherwise (expected draws: k), i.e.
+/// (1 − f)·pass@⌊k⌋ + f·pass@⌈k⌉ with f = k − ⌊k⌋ and pass@0 = 0.
+///
+/// Returns `None` when k is negative or not finite, ⌈k⌉ > n, or `c > n`.
+///
+/// ```
+/// use rollstat_core::estimators::{pass_at_k, pass_at_fractional_k};
+/// assert_eq!(pass_at_fractional_k(6, 3, 2.0), pass_at_k(6, 3, 2));
+/// // Half the time 1 draw (1/2), half the time 2 draws (4/5).
+/// assert!((pass_at_fractional_k(6, 3, 1.5).unwrap() - 0.65).abs() < 1e-15);
+/// assert_eq!(pass_at_fractional_k(6, 3, 0.25), Some(0.125)); // a quarter of one draw
+/// assert_eq!(pass_at_fractional_k(6, 3, 6.5), None);
+/// ```
+pub fn pass_at_fractional_k(n: u64, c: u64, k: f64) -> Option<f64> {
+    if !(k.is_finite() && k >= 0.0) || c > n || k.ceil() > n as f64 {
+        return None;
+    }
+    let lo = k.floor() as u64;
+    let f = k - lo as f64;
+    let at = |j: u64| {
+        if j == 0 {
+            Some(0.0)
+        } else {
+            pass_at_k(n, c, j)
+        }
+    };
+    let low = at(lo)?;
+    if f == 0.0 {
+        return Some(low);
+    }
+    Some((1.0 - f) * low + f * at(lo + 1)?)
+}
+
 /// Unbiased pass@k of Chen et al. (2021): `1 − C(n−c, k)/C(n, k)`, the
 /// probability that at least one of k rollouts drawn without replacement
 /// from the n is correct.

@@ -466,6 +466,9 @@ pub struct RolloutTable {
     /// Selector scores by storage position (`NaN`: none), when any rollout
     /// has one.
     scores: Option<Scores>,
+    /// Budgets (tokens, cost, seconds) by storage position (`NaN`: none),
+    /// when any rollout has one.
+    budgets: Option<Scores>,
 }
 
 /// Scores compared by bits, so that a table equals itself (`NaN` marks a
@@ -490,6 +493,7 @@ impl Default for RolloutTable {
             layout: Layout::Dense(NarrowVec::default()),
             answers: AnswerSet::default(),
             scores: None,
+            budgets: None,
         }
     }
 }
@@ -509,6 +513,7 @@ impl RolloutTable {
             layout: Layout::Packed(rows),
             answers,
             scores: None,
+            budgets: None,
         }
     }
 
@@ -527,6 +532,7 @@ impl RolloutTable {
             layout: Layout::Dense(values),
             answers,
             scores: None,
+            budgets: None,
         }
     }
 
@@ -534,7 +540,7 @@ impl RolloutTable {
     pub fn push(&mut self, r: &Rollout) -> Result<(), String> {
         let code = self.answers.code_of(r.answer.as_ref())?;
         let packed = PackedRollout::new(r.index, r.verdict, code, r.truncated)?;
-        if let Some(Scores(s)) = &mut self.scores {
+        for Scores(s) in [&mut self.scores, &mut self.budgets].into_iter().flatten() {
             s.push(f64::NAN);
         }
         if let Layout::Dense(values) = &mut self.layout {
@@ -587,6 +593,41 @@ impl RolloutTable {
     /// Whether any rollout has a selector score.
     pub fn has_scores(&self) -> bool {
         self.scores.is_some()
+    }
+
+    /// The same table with a budget (tokens, cost, seconds) for each stored
+    /// rollout (`budgets[i]` for the rollout stored at `i`, `None` for a
+    /// missing value).
+    ///
+    /// Panics unless there is one entry per rollout.
+    ///
+    /// ```
+    /// use rollstat_core::rollouts::RolloutTable;
+    /// use rollstat_core::summary::{Answer, Rollout, Verdict};
+    /// let r = |index| Rollout { index, verdict: Verdict::Wrong, answer: Answer::Unknown, truncated: false };
+    /// let t: RolloutTable = vec![r(0), r(1)].into_iter().collect();
+    /// let t = t.with_budgets(&[Some(120.0), None]);
+    /// assert_eq!((t.budget(0), t.budget(1), t.has_budgets()), (Some(120.0), None, true));
+    /// ```
+    pub fn with_budgets(mut self, budgets: &[Option<f64>]) -> Self {
+        assert_eq!(budgets.len(), self.len(), "one budget entry per rollout");
+        let values = budgets.iter().map(|s| s.unwrap_or(f64::NAN)).collect();
+        self.budgets = budgets
+            .iter()
+            .any(Option::is_some)
+            .then_some(Scores(values));
+        self
+    }
+
+    /// The budget of the rollout stored at `i`, if it has one.
+    pub fn budget(&self, i: usize) -> Option<f64> {
+        let s = self.budgets.as_ref()?.0[i];
+        (!s.is_nan()).then_some(s)
+    }
+
+    /// Whether any rollout has a budget.
+    pub fn has_budgets(&self) -> bool {
+        self.budgets.is_some()
     }
 
     pub fn len(&self) -> usize {

@@ -121,6 +121,53 @@ pub struct ProblemSummary {
     /// Selector scores (bon@k, and wmaj@n when there is a vote), when every
     /// rollout in the denominator has one.
     pub scores: Option<Box<ScoreProfile>>,
+    /// Budgets (tokens, cost, seconds) of the rollouts in the denominator,
+    /// when any rollout of the problem has one.
+    pub budget: Option<Box<BudgetProfile>>,
+}
+
+/// What one problem spent: the budgets of its rollouts in the denominator
+/// that carry one, and how many carry none (never counted as zero).
+///
+/// ```
+/// use rollstat_core::summary::BudgetProfile;
+/// let mut b = BudgetProfile::default();
+/// b.add(Some(100.0), true);
+/// b.add(Some(300.0), false);
+/// b.add(None, true);
+/// assert_eq!((b.mean(), b.n_missing, b.sum_correct), (Some(200.0), 1, 100.0));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BudgetProfile {
+    /// Budgets of the rollouts that have one, in rollout order.
+    pub values: Vec<f64>,
+    /// How many of `values` belong to correct rollouts, and their sum.
+    pub n_correct: u64,
+    pub sum_correct: f64,
+    /// Rollouts in the denominator without a budget.
+    pub n_missing: u64,
+}
+
+impl BudgetProfile {
+    /// Records one rollout's budget (`None`: missing).
+    pub fn add(&mut self, budget: Option<f64>, correct: bool) {
+        match budget {
+            Some(x) => {
+                self.values.push(x);
+                if correct {
+                    self.n_correct += 1;
+                    self.sum_correct += x;
+                }
+            }
+            None => self.n_missing += 1,
+        }
+    }
+
+    /// Mean budget per rollout over the rollouts that have one.
+    pub fn mean(&self) -> Option<f64> {
+        (!self.values.is_empty())
+            .then(|| self.values.iter().sum::<f64>() / self.values.len() as f64)
+    }
 }
 
 /// The data of one problem as read.
@@ -189,6 +236,7 @@ pub fn summarize_ref(
                 policy,
                 vote_profile: None,
                 scores: None,
+                budget: None,
             }
         }
         ProblemData::Rollouts(r) => r,
@@ -206,6 +254,7 @@ pub fn summarize_ref(
         policy,
         vote_profile: None,
         scores: None,
+        budget: None,
     };
     // Rollouts in index order: tables from readers are stored so already;
     // others are ordered here (stable: arrival order among equal indices).
@@ -222,6 +271,7 @@ pub fn summarize_ref(
     let mut all_answered = true;
     // Selector scores of the rollouts in the denominator, while all have one.
     let mut scored: Option<(Vec<f64>, Vec<bool>)> = all.has_scores().then(Default::default);
+    let mut budget: Option<BudgetProfile> = all.has_budgets().then(Default::default);
     for k in 0..all.len() {
         let i = order.as_ref().map_or(k, |o| o[k]);
         let r = all.get(i);
@@ -249,6 +299,9 @@ pub fn summarize_ref(
                 None => scored = None,
             }
         }
+        if let Some(b) = &mut budget {
+            b.add(all.budget(i), verdict == Verdict::Correct);
+        }
         if verdict == Verdict::Correct {
             s.c += 1;
             if s.first_correct_rank == Some(None) {
@@ -266,6 +319,7 @@ pub fn summarize_ref(
         }
     }
     let scored = scored.filter(|_| s.n > 0);
+    s.budget = budget.map(Box::new);
     let mut weighted = None;
     if s.n > 0 && all_answered {
         let clusters = cluster_codes(all, &codes, clusterer);
@@ -384,6 +438,7 @@ mod tests {
             policy,
             vote_profile: None,
             scores: None,
+            budget: None,
         };
         for r in all {
             s.n_truncated += r.truncated as u64;

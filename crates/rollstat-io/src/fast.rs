@@ -217,6 +217,8 @@ struct Row<'a> {
     /// a selector `score` (not null), which the general path reads. Such
     /// rows go to the general path.
     counts: bool,
+    /// The default budget field ([`FAST_BUDGET`]).
+    output_tokens: Option<f64>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Row<'a> {
@@ -257,6 +259,7 @@ impl<'de> Visitor<'de> for RowVisitor {
                 "run" => row.run = a.next_value()?,
                 "subset" => row.subset = a.next_value()?,
                 "group" => row.group = a.next_value()?,
+                "output_tokens" => row.output_tokens = a.next_value()?,
                 "n" | "c" | "answers" | "score" => {
                     row.counts |= a.next_value::<Option<Checked>>()?.is_some();
                 }
@@ -268,6 +271,10 @@ impl<'de> Visitor<'de> for RowVisitor {
         Ok(row)
     }
 }
+
+/// The one budget field the fast paths read; rows read for another budget
+/// field take the general path.
+pub(crate) const FAST_BUDGET: &str = "output_tokens";
 
 /// Fields the fast path can read for `--by` / `--cluster-by`.
 pub(crate) fn handles_field(field: Option<&str>) -> bool {
@@ -287,6 +294,8 @@ pub(crate) struct FlatRow<'a> {
     pub answer: FlatAnswer<'a>,
     pub truncated: bool,
     pub extra: Option<Box<FlatExtra<'a>>>,
+    /// `output_tokens` ([`FAST_BUDGET`]), when given.
+    pub budget: Option<f64>,
 }
 
 /// The rarer fields of a [`FlatRow`].
@@ -321,6 +330,7 @@ impl<'a> FlatRow<'a> {
             answer,
             truncated,
             extra,
+            budget: None,
         }
     }
 
@@ -389,6 +399,7 @@ impl FlatRow<'_> {
                 gold: own(x.gold),
                 response: own(x.response),
                 score: None,
+                budget: self.budget,
             },
         }
     }
@@ -478,7 +489,11 @@ pub(crate) fn parse_flat<'a>(
     } else {
         (None, None)
     };
-    Some(FlatRow::new(
+    // A negative budget is an error the general path names.
+    if row.output_tokens.is_some_and(|x| x < 0.0) {
+        return None;
+    }
+    let mut flat = FlatRow::new(
         problem,
         row.rollout,
         verdict,
@@ -492,7 +507,9 @@ pub(crate) fn parse_flat<'a>(
             gold,
             response,
         },
-    ))
+    );
+    flat.budget = row.output_tokens;
+    Some(flat)
 }
 
 /// A record as the fast path builds it: gold and response are kept only
@@ -516,7 +533,7 @@ mod tests {
     use super::*;
 
     fn general(line: &str, by: Option<&str>) -> Result<Record, String> {
-        crate::source::parse_general(line.as_bytes(), by, None)
+        crate::source::parse_general(line.as_bytes(), by, None, Some(FAST_BUDGET))
     }
 
     /// Every row the fast path accepts parses to exactly what the general

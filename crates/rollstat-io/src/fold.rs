@@ -160,11 +160,14 @@ struct Acc {
     /// (rollout index, selector score) in arrival order, from the first
     /// score on (rollouts before it entered as `None`); empty without scores.
     scores: Vec<(u64, Option<f64>)>,
+    /// (rollout index, budget), kept as `scores` is.
+    budgets: Vec<(u64, Option<f64>)>,
 }
 
 impl Acc {
-    /// Adds a rollout and its score; without an index it is numbered by
-    /// arrival.
+    /// Adds a rollout with its score and budget; without an index it is
+    /// numbered by arrival.
+    #[allow(clippy::too_many_arguments)]
     fn push(
         &mut self,
         index: Option<u64>,
@@ -173,19 +176,28 @@ impl Acc {
         t: bool,
         here: Origin,
         score: Option<f64>,
+        budget: Option<f64>,
     ) -> Result<(), String> {
         let index = self.rollouts.push(index, v, code, t, here)?;
-        if score.is_some() && self.scores.is_empty() {
-            let earlier = self.rollouts.indices();
-            self.scores = earlier[..earlier.len() - 1]
-                .iter()
-                .map(|&i| (i, None))
-                .collect();
-        }
-        if !self.scores.is_empty() || score.is_some() {
-            self.scores.push((index, score));
-        }
+        track(&mut self.scores, &self.rollouts, index, score);
+        track(&mut self.budgets, &self.rollouts, index, budget);
         Ok(())
+    }
+}
+
+/// Records the optional value of the rollout just added as `index`: from
+/// the first value on (rollouts before it enter as `None`); nothing while
+/// no rollout has one.
+fn track(list: &mut Vec<(u64, Option<f64>)>, rollouts: &Store, index: u64, value: Option<f64>) {
+    if value.is_some() && list.is_empty() {
+        let earlier = rollouts.indices();
+        *list = earlier[..earlier.len() - 1]
+            .iter()
+            .map(|&i| (i, None))
+            .collect();
+    }
+    if !list.is_empty() || value.is_some() {
+        list.push((index, value));
     }
 }
 
@@ -433,6 +445,7 @@ impl Shard {
             answers: AnswerSet::default(),
             counts: None,
             scores: Vec::new(),
+            budgets: Vec::new(),
         };
         if let std::collections::hash_map::Entry::Vacant(e) = self.index.entry(item.hash) {
             e.insert(i);
@@ -481,7 +494,7 @@ impl Shard {
                         (v, acc.answers.code_of(a.as_ref())?)
                     }
                 };
-                acc.push(r.index, verdict, code, r.truncated, here, None)?;
+                acc.push(r.index, verdict, code, r.truncated, here, None, r.budget)?;
             }
             Row::Full(r) => match &r.body {
                 RecordBody::Counts { n, c } => {
@@ -502,6 +515,7 @@ impl Shard {
                     gold,
                     response,
                     score,
+                    budget,
                 } => {
                     if acc.counts.is_some() {
                         return Err(count_conflict(acc));
@@ -515,22 +529,36 @@ impl Shard {
                             (v, acc.answers.code_of(a.as_ref())?)
                         }
                     };
-                    acc.push(*index, verdict, code, *truncated, here, *score)?;
+                    acc.push(*index, verdict, code, *truncated, here, *score, *budget)?;
                 }
-                RecordBody::Problem { rollouts, scores } => {
+                RecordBody::Problem {
+                    rollouts,
+                    scores,
+                    budgets,
+                } => {
                     if acc.counts.is_some() {
                         return Err(count_conflict(acc));
                     }
                     for (i, (verdict, answer, truncated)) in rollouts.iter().enumerate() {
                         let code = acc.answers.code_of(answer.as_ref())?;
                         let score = scores.as_ref().and_then(|s| s[i]);
-                        acc.push(Some(i as u64), *verdict, code, *truncated, here, score)?;
+                        let budget = budgets.as_ref().and_then(|s| s[i]);
+                        acc.push(
+                            Some(i as u64),
+                            *verdict,
+                            code,
+                            *truncated,
+                            here,
+                            score,
+                            budget,
+                        )?;
                     }
                 }
                 RecordBody::ProblemToGrade {
                     gold,
                     rollouts,
                     scores,
+                    budgets,
                 } => {
                     if acc.counts.is_some() {
                         return Err(count_conflict(acc));
@@ -540,7 +568,8 @@ impl Shard {
                         let (v, a) = cx.grader.grade(gold, answer, response.as_deref());
                         let code = acc.answers.code_of(a.as_ref())?;
                         let score = scores.as_ref().and_then(|s| s[i]);
-                        acc.push(Some(i as u64), v, code, *truncated, here, score)?;
+                        let budget = budgets.as_ref().and_then(|s| s[i]);
+                        acc.push(Some(i as u64), v, code, *truncated, here, score, budget)?;
                     }
                 }
             },
@@ -568,6 +597,7 @@ impl Shard {
                 let mut n_dup = 0u64;
                 let mut first_dup = None;
                 let scores = std::mem::take(&mut acc.scores);
+                let budgets = std::mem::take(&mut acc.budgets);
                 let data = match acc.counts {
                     Some((n, c)) => ProblemData::Counts { n, c },
                     None => match acc.rollouts {
@@ -606,10 +636,16 @@ impl Shard {
                         }
                     },
                 };
+                let keep_last = dedupe == Some(Dedupe::Last);
                 let data = match data {
-                    ProblemData::Rollouts(t) if !scores.is_empty() => {
-                        let keep_last = dedupe == Some(Dedupe::Last);
-                        ProblemData::Rollouts(t.with_scores(&table_scores(scores, keep_last)))
+                    ProblemData::Rollouts(mut t) => {
+                        if !scores.is_empty() {
+                            t = t.with_scores(&table_scores(scores, keep_last));
+                        }
+                        if !budgets.is_empty() {
+                            t = t.with_budgets(&table_scores(budgets, keep_last));
+                        }
+                        ProblemData::Rollouts(t)
                     }
                     other => other,
                 };
@@ -683,13 +719,19 @@ pub(crate) fn parse_json_row<'a>(
     line: &'a [u8],
     by: Option<&str>,
     cluster_by: Option<&str>,
+    budget: Option<&str>,
 ) -> Result<Row<'a>, String> {
-    if crate::fast::handles_field(by) && crate::fast::handles_field(cluster_by) {
-        if let Some(r) = crate::scan::scan_line(line, by, cluster_by)
+    // The fast paths read `output_tokens` only (the default budget).
+    let fast_budget = matches!(budget, None | Some(crate::fast::FAST_BUDGET));
+    if crate::fast::handles_field(by) && crate::fast::handles_field(cluster_by) && fast_budget {
+        if let Some(mut r) = crate::scan::scan_line(line, by, cluster_by)
             .or_else(|| crate::fast::parse_flat(line, by, cluster_by))
         {
+            if budget.is_none() {
+                r.budget = None;
+            }
             return Ok(Row::Flat(r));
         }
     }
-    crate::source::parse_general(line, by, cluster_by).map(|r| Row::Full(Box::new(r)))
+    crate::source::parse_general(line, by, cluster_by, budget).map(|r| Row::Full(Box::new(r)))
 }

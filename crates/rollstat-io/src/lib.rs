@@ -73,6 +73,9 @@ pub struct ReadOptions {
     pub dedupe: Option<Dedupe>,
     /// Field whose value clusters problems.
     pub cluster_by: Option<String>,
+    /// Field holding each rollout's budget (tokens, cost, seconds), if
+    /// any: a number on rollout rows, an array on problem rows.
+    pub budget: Option<String>,
     /// Bytes read so far, for a progress display.
     pub bytes_read: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
 }
@@ -260,6 +263,7 @@ impl<'g> Collector<'g> {
                 &bytes,
                 self.opts.by.as_deref(),
                 self.opts.cluster_by.as_deref(),
+                self.opts.budget.as_deref(),
             );
             records = rows.len() as u64;
             self.push_rows(&path, rows)?;
@@ -359,6 +363,7 @@ impl<'g> Collector<'g> {
     fn fold_block(&mut self, bytes: &[u8], first_line: u64) -> (u64, u64) {
         use rayon::prelude::*;
         let (by, cluster_by) = (self.opts.by.as_deref(), self.opts.cluster_by.as_deref());
+        let budget = self.opts.budget.as_deref();
         // Cut the block into pieces at newlines; count each piece's lines in
         // parallel to number them, then parse the pieces in parallel. (A
         // sequential split of the block left a core idle for a third of
@@ -405,7 +410,7 @@ impl<'g> Collector<'g> {
                 };
                 for &(line, text) in &lines {
                     let seq = base + (line - first_line);
-                    match fold::parse_json_row(text, by, cluster_by) {
+                    match fold::parse_json_row(text, by, cluster_by, budget) {
                         Ok(row) => {
                             let hash = row.key_hash();
                             parsed.shards[fold::shard_of(hash)].push(parsed.items.len() as u32);
@@ -631,7 +636,8 @@ pub mod oracle {
         if let Some(s) = &scanned {
             assert_eq!(Some(s), flat.as_ref(), "scanner and serde disagree");
         }
-        let general = crate::source::parse_general(line, by, cluster_by);
+        let general =
+            crate::source::parse_general(line, by, cluster_by, Some(crate::fast::FAST_BUDGET));
         if let Some(f) = flat {
             let g = general.clone().unwrap_or_else(|e| {
                 panic!("fast path accepted a row the general path refuses: {e}")

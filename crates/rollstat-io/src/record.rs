@@ -24,12 +24,16 @@ pub enum RecordBody {
         response: Option<String>,
         /// The selector score (`score`), if any.
         score: Option<f64>,
+        /// The value of the budget field, if any.
+        budget: Option<f64>,
     },
     /// All rollouts of a problem, indexed by position.
     Problem {
         rollouts: Vec<(Verdict, Answer, bool)>,
         /// Selector scores by position (`scores`), if given.
         scores: Option<Vec<Option<f64>>>,
+        /// Budgets by position (the budget field's array), if given.
+        budgets: Option<Vec<Option<f64>>>,
     },
     /// All rollouts of a problem without verdicts, to grade against `gold`:
     /// (answer, response, truncated) by position.
@@ -38,6 +42,8 @@ pub enum RecordBody {
         rollouts: Vec<(Answer, Option<String>, bool)>,
         /// Selector scores by position (`scores`), if given.
         scores: Option<Vec<Option<f64>>>,
+        /// Budgets by position (the budget field's array), if given.
+        budgets: Option<Vec<Option<f64>>>,
     },
     /// Only counts.
     Counts { n: u64, c: u64 },
@@ -152,6 +158,41 @@ fn scores_of(m: &Map<String, Value>, len: usize) -> Result<Option<Vec<Option<f64
         )),
         Some(other) => Err(format!(
             "`scores` must be an array, found {}",
+            type_name(other)
+        )),
+    }
+}
+
+/// A budget value: a finite number ≥ 0, or `null` for none (missing).
+fn budget_of(v: Option<&Value>, what: &str) -> Result<Option<f64>, String> {
+    match score_of(v, what)? {
+        Some(x) if x < 0.0 => Err(format!("`{what}` = {x} is negative")),
+        x => Ok(x),
+    }
+}
+
+/// The budget array of a problem row with `len` rollouts, if the budget
+/// field is present.
+fn budgets_of(
+    m: &Map<String, Value>,
+    field: Option<&str>,
+    len: usize,
+) -> Result<Option<Vec<Option<f64>>>, String> {
+    let Some(field) = field else { return Ok(None) };
+    match m.get(field) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) if a.len() == len => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| budget_of(Some(v), &format!("{field}[{i}]")))
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(Value::Array(a)) => Err(format!(
+            "`{field}` has {} entries but the row has {len} rollouts",
+            a.len()
+        )),
+        Some(other) => Err(format!(
+            "`{field}` on a problem row must be an array aligned with the rollouts, found {}",
             type_name(other)
         )),
     }
@@ -292,6 +333,26 @@ pub fn parse_record_with(
     by: Option<&str>,
     cluster_by: Option<&str>,
 ) -> Result<Record, String> {
+    parse_record_budget(m, by, cluster_by, None)
+}
+
+/// [`parse_record_with`] that also reads the budget field `budget` (a
+/// number on a rollout row, an array aligned with the rollouts on a problem
+/// row; `null` or absent: missing).
+///
+/// ```
+/// use rollstat_io::record::{parse_record_budget, RecordBody};
+/// let row = serde_json::json!({"problem": "p", "correct": [true, false], "cost": [0.5, null]});
+/// let r = parse_record_budget(row.as_object().unwrap(), None, None, Some("cost")).unwrap();
+/// let RecordBody::Problem { budgets, .. } = r.body else { panic!() };
+/// assert_eq!(budgets, Some(vec![Some(0.5), None]));
+/// ```
+pub fn parse_record_budget(
+    m: &Map<String, Value>,
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+    budget: Option<&str>,
+) -> Result<Record, String> {
     let problem = match m.get("problem") {
         None | Some(Value::Null) => {
             return Err("missing `problem` (every row needs a problem id)".into())
@@ -324,13 +385,13 @@ pub fn parse_record_with(
     };
     let failed_status = matches!(m.get("status"), Some(Value::String(s)) if FAILED_STATUSES.contains(&s.to_ascii_lowercase().as_str()));
     let body = if let Some(Value::Array(arr)) = m.get("correct") {
-        body_from_arrays(m, arr)?
+        body_from_arrays(m, arr, budget)?
     } else if !m.contains_key("correct")
         && m.get("gold").is_some_and(|g| !g.is_null())
         && (matches!(m.get("answers"), Some(Value::Array(_)))
             || matches!(m.get("responses"), Some(Value::Array(_))))
     {
-        body_to_grade(m)?
+        body_to_grade(m, budget)?
     } else if given(m, "n") || given(m, "c") {
         if m.contains_key("correct") {
             return Err("a row has either `correct` or `n`+`c`, not both".into());
@@ -368,6 +429,10 @@ pub fn parse_record_with(
             gold,
             response,
             score: score_of(m.get("score"), "score")?,
+            budget: match budget {
+                Some(field) => budget_of(m.get(field), field)?,
+                None => None,
+            },
         }
     };
     Ok(Record {
@@ -382,7 +447,7 @@ pub fn parse_record_with(
 
 /// A problem row with `gold` and `answers` and/or `responses` arrays but no
 /// `correct`: every rollout is graded.
-fn body_to_grade(m: &Map<String, Value>) -> Result<RecordBody, String> {
+fn body_to_grade(m: &Map<String, Value>, budget: Option<&str>) -> Result<RecordBody, String> {
     let gold = opt_string(m, "gold")?.ok_or("`gold` must be a string")?;
     let array = |key: &str| match m.get(key) {
         Some(Value::Array(a)) => Ok(Some(a)),
@@ -429,10 +494,15 @@ fn body_to_grade(m: &Map<String, Value>) -> Result<RecordBody, String> {
         gold,
         rollouts,
         scores,
+        budgets: budgets_of(m, budget, len)?,
     })
 }
 
-fn body_from_arrays(m: &Map<String, Value>, correct: &[Value]) -> Result<RecordBody, String> {
+fn body_from_arrays(
+    m: &Map<String, Value>,
+    correct: &[Value],
+    budget: Option<&str>,
+) -> Result<RecordBody, String> {
     let answers = match m.get("answers") {
         None | Some(Value::Null) => None,
         Some(Value::Array(a)) if a.len() == correct.len() => Some(a),
@@ -467,7 +537,12 @@ fn body_from_arrays(m: &Map<String, Value>, correct: &[Value]) -> Result<RecordB
         rollouts.push((verdict, answer, truncated));
     }
     let scores = scores_of(m, correct.len())?;
-    Ok(RecordBody::Problem { rollouts, scores })
+    let budgets = budgets_of(m, budget, correct.len())?;
+    Ok(RecordBody::Problem {
+        rollouts,
+        scores,
+        budgets,
+    })
 }
 
 #[cfg(test)]
@@ -497,7 +572,8 @@ mod tests {
                 truncated: true,
                 gold: None,
                 response: None,
-                score: None
+                score: None,
+                budget: None
             }
         );
     }

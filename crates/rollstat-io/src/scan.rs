@@ -52,6 +52,8 @@ enum Key {
     /// `n`, `c`, `answers` or `score` (0, 1, 2, 3): unless `null`, not a
     /// row this scanner reads (`score` goes to the general path).
     Count(u8),
+    /// `output_tokens`, the default budget field.
+    Budget,
     Unknown,
 }
 
@@ -76,6 +78,7 @@ impl Key {
             b"c" => Key::Count(1),
             b"answers" => Key::Count(2),
             b"score" => Key::Count(3),
+            b"output_tokens" => Key::Budget,
             _ => Key::Unknown,
         }
     }
@@ -89,6 +92,7 @@ impl Key {
             Key::Correct => 1 << (TEXT_SLOTS + 1),
             Key::Truncated => 1 << (TEXT_SLOTS + 2),
             Key::Count(k) => 1 << (TEXT_SLOTS + 3 + usize::from(k)),
+            Key::Budget => 1 << (TEXT_SLOTS + 7),
             Key::Unknown => 0,
         }
     }
@@ -503,6 +507,19 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// A budget: an integer up to 2⁵³ (exact as an `f64`); `Some(None)`
+    /// for `null`; other numbers are left to serde.
+    fn budget(&mut self) -> Option<Option<f64>> {
+        if self.peek()? == b'n' {
+            return self.literal(b"null").map(|()| None);
+        }
+        let n = self.number()?;
+        match n.magnitude {
+            Some(m) if n.int && !n.neg && m <= 1 << 53 => Some(Some(m as f64)),
+            _ => None,
+        }
+    }
+
     /// `truncated`: a boolean; `Some(None)` for `null`.
     fn boolean(&mut self) -> Option<Option<bool>> {
         match self.peek()? {
@@ -611,6 +628,7 @@ pub(crate) fn scan_line<'a>(
         rollout: None,
         correct: None,
         truncated: None,
+        budget: None,
     };
     let mut unknown = UnknownKeys::default();
     let line = std::str::from_utf8(line).ok()?;
@@ -645,6 +663,7 @@ pub(crate) fn scan_line<'a>(
                 Key::Correct => f.correct = Some(s.correct()?),
                 Key::Truncated => f.truncated = s.boolean()?,
                 Key::Count(_) => s.literal(b"null")?,
+                Key::Budget => f.budget = s.budget()?,
                 Key::Unknown => {
                     unknown.insert(name)?;
                     s.skip_value()?
@@ -707,6 +726,7 @@ struct Fields {
     /// `Some(None)` for `null`.
     correct: Option<Option<Verdict>>,
     truncated: Option<bool>,
+    budget: Option<f64>,
 }
 
 impl Fields {
@@ -779,7 +799,7 @@ impl Fields {
         };
         let by_value = pick(by);
         let cluster_value = pick(cluster_by);
-        Some(FlatRow::new(
+        let mut row = FlatRow::new(
             problem,
             self.rollout,
             verdict,
@@ -793,7 +813,9 @@ impl Fields {
                 gold,
                 response,
             },
-        ))
+        );
+        row.budget = self.budget;
+        Some(row)
     }
 }
 
@@ -818,7 +840,8 @@ mod tests {
                 "{shown} by {by:?} cluster by {cluster_by:?}"
             );
         }
-        let general = crate::source::parse_general(line, by, cluster_by);
+        let general =
+            crate::source::parse_general(line, by, cluster_by, Some(crate::fast::FAST_BUDGET));
         if let Some(row) = flat {
             let general = general.unwrap_or_else(|e| {
                 panic!("fast path accepted, general path refused ({e}): {shown}")
@@ -893,6 +916,7 @@ mod tests {
             // An unknown float field (`score` is a selector score now, left to serde).
             r#"{"problem":"q","correct":false,"rollout":18446744073709551615,"loss":-1.5e-3,"ok":true,"no":false,"x":null}"#,
             r#"{"problem":"q","correct":true,"score":null}"#,
+            r#"{"problem":"q","correct":true,"output_tokens":812,"x":[1]}"#,
             r#"{"problem":"q","correct":false,"meta":{"a":[],"b":{},"c":[[1,{"d":"e"}],"\u0041"]},"tags":["x","y"]}"#,
             r#"{"problem":"q","correct":true,"correct_ish":1,"problem_id":"z","Correct":2}"#,
             " \t{ \"problem\" :\"q\" , \"correct\"\n:\rtrue\t}\r\n ",

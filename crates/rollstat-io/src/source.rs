@@ -1,7 +1,7 @@
 //! Raw inputs: bytes from a file or stdin, their format and digest, and
 //! the split into parsed rows.
 
-use crate::record::{parse_record_with, Record};
+use crate::record::{parse_record_budget, Record};
 use crate::ReadError;
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -96,6 +96,16 @@ impl Input {
         by: Option<&str>,
         cluster_by: Option<&str>,
     ) -> Vec<(u64, Result<Record, String>)> {
+        self.parse_rows_budget(by, cluster_by, None)
+    }
+
+    /// [`Input::parse_rows`] that also reads the budget field `budget`.
+    pub fn parse_rows_budget(
+        &self,
+        by: Option<&str>,
+        cluster_by: Option<&str>,
+        budget: Option<&str>,
+    ) -> Vec<(u64, Result<Record, String>)> {
         let owned;
         let bytes: &[u8] = match &self.source {
             Source::Bytes(b) => b,
@@ -105,8 +115,8 @@ impl Input {
             }
         };
         match self.format {
-            InputFormat::Jsonl => parse_jsonl(bytes, 1, by, cluster_by),
-            InputFormat::Csv => parse_csv(bytes, by, cluster_by),
+            InputFormat::Jsonl => parse_jsonl(bytes, 1, [by, cluster_by, budget]),
+            InputFormat::Csv => parse_csv(bytes, by, cluster_by, budget),
         }
     }
 
@@ -149,8 +159,7 @@ fn sniff(path: &str, bytes: &[u8]) -> InputFormat {
 pub(crate) fn parse_jsonl(
     bytes: &[u8],
     first_line: u64,
-    by: Option<&str>,
-    cluster_by: Option<&str>,
+    [by, cluster_by, budget]: [Option<&str>; 3],
 ) -> Vec<(u64, Result<Record, String>)> {
     // Split into lines first (cheap, memchr), then parse in parallel; the
     // order of rows is kept so rollout indices and --dedupe stay defined.
@@ -158,7 +167,7 @@ pub(crate) fn parse_jsonl(
     lines
         .par_iter()
         .with_min_len(256)
-        .map(|&(no, line)| (no, parse_json_line(line, by, cluster_by)))
+        .map(|&(no, line)| (no, parse_json_line(line, by, cluster_by, budget)))
         .collect()
 }
 
@@ -166,8 +175,9 @@ fn parse_json_line(
     line: &[u8],
     by: Option<&str>,
     cluster_by: Option<&str>,
+    budget: Option<&str>,
 ) -> Result<Record, String> {
-    crate::fold::parse_json_row(line, by, cluster_by).map(crate::fold::Row::into_record)
+    crate::fold::parse_json_row(line, by, cluster_by, budget).map(crate::fold::Row::into_record)
 }
 
 /// The general path: any row form, and the wording of every error.
@@ -175,8 +185,14 @@ pub(crate) fn parse_general(
     line: &[u8],
     by: Option<&str>,
     cluster_by: Option<&str>,
+    budget: Option<&str>,
 ) -> Result<Record, String> {
-    parse_record_with(&crate::record::parse_row_object(line)?, by, cluster_by)
+    parse_record_budget(
+        &crate::record::parse_row_object(line)?,
+        by,
+        cluster_by,
+        budget,
+    )
 }
 
 /// Columns that are always text, even when they look numeric
@@ -229,6 +245,7 @@ pub(crate) fn parse_csv(
     bytes: &[u8],
     by: Option<&str>,
     cluster_by: Option<&str>,
+    budget: Option<&str>,
 ) -> Vec<(u64, Result<Record, String>)> {
     let mut rdr = csv::ReaderBuilder::new().flexible(false).from_reader(bytes);
     let headers = match rdr.headers() {
@@ -259,7 +276,7 @@ pub(crate) fn parse_csv(
                         }
                     }
                 }
-                out.push((line, parse_record_with(&m, by, cluster_by)));
+                out.push((line, parse_record_budget(&m, by, cluster_by, budget)));
             }
             Err(e) => {
                 let line = e.position().map(|p| p.line()).unwrap_or(0);

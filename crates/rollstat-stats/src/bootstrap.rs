@@ -233,6 +233,39 @@ impl ColumnBootstrap {
         self.interval_at(method, 2.0 * level - 1.0)
     }
 
+    /// The result for the column multiplied by `factor` > 0: every
+    /// estimate, SE, bound and replicate scaled (the percentile, basic, BCa
+    /// and t intervals all scale with the column).
+    ///
+    /// ```
+    /// # use rollstat_stats::{bootstrap_means, BootstrapConfig, CiMethod};
+    /// let y = [0.0, 1.0, 0.5, 1.0, 0.2, 0.4];
+    /// let cfg = BootstrapConfig { resamples: 300, ..Default::default() };
+    /// let r = bootstrap_means(&[&y], &cfg).unwrap();
+    /// let y4: Vec<f64> = y.iter().map(|v| 4.0 * v).collect();
+    /// let r4 = bootstrap_means(&[&y4], &cfg).unwrap();
+    /// let s = r.columns[0].scaled(4.0);
+    /// let (a, b) = (s.interval(CiMethod::Bca), r4.columns[0].interval(CiMethod::Bca));
+    /// assert!((a.lower - b.lower).abs() < 1e-12 && (a.upper - b.upper).abs() < 1e-12);
+    /// ```
+    pub fn scaled(&self, factor: f64) -> ColumnBootstrap {
+        let iv = |i: Interval| Interval {
+            lower: i.lower * factor,
+            upper: i.upper * factor,
+        };
+        ColumnBootstrap {
+            estimate: self.estimate * factor,
+            std_error: self.std_error * factor,
+            analytic_se: self.analytic_se * factor,
+            percentile: iv(self.percentile),
+            basic: iv(self.basic),
+            bca: iv(self.bca),
+            t: iv(self.t),
+            distribution: self.distribution.iter().map(|x| x * factor).collect(),
+            ..self.clone()
+        }
+    }
+
     /// The sorted finite bootstrap replicates.
     ///
     /// ```
@@ -360,34 +393,66 @@ fn run(
     config: &BootstrapConfig,
     clustered: bool,
 ) -> Result<BootstrapReport> {
-    let mut first_of: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
-    let mut unique: Vec<&[f64]> = Vec::new();
-    let slot: Vec<usize> = columns
-        .iter()
-        .map(|c| {
-            let key: Vec<u64> = c.iter().map(|v| v.to_bits()).collect();
-            *first_of.entry(key).or_insert_with(|| {
-                unique.push(c);
-                unique.len() - 1
-            })
-        })
-        .collect();
-    if unique.len() == m {
-        return run_distinct(columns, unit_of, u, m, config, clustered);
-    }
-    let mut r = run_distinct(&unique, unit_of, u, unique.len(), config, clustered)?;
-    r.columns = slot.iter().map(|&i| r.columns[i].clone()).collect();
-    Ok(r)
+    run_with_replicates(columns, 0, unit_of, u, m, config, clustered).map(|(r, _)| r)
 }
 
-fn run_distinct(
+/// [`run`], also returning each column's replicates in resample order
+/// (`replicates[c][b]`: column `c`'s mean in resample `b`, `NaN` where it
+/// had no defined value). The last `per_draw` columns are per-draw
+/// columns (see [`bootstrap_means_with_ratios`]).
+fn run_with_replicates(
     columns: &[&[f64]],
+    per_draw: usize,
     unit_of: &[usize],
     u: usize,
     m: usize,
     config: &BootstrapConfig,
     clustered: bool,
-) -> Result<BootstrapReport> {
+) -> Result<(BootstrapReport, Vec<Vec<f64>>)> {
+    let mut first_of: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
+    let mut unique: Vec<&[f64]> = Vec::new();
+    // Typed columns come first, so their unique copies do too: the first
+    // `mt` unique columns are typed.
+    let mut mt = 0;
+    let slot: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let kind = u64::from(k >= m - per_draw);
+            let key: Vec<u64> = std::iter::once(kind)
+                .chain(c.iter().map(|v| v.to_bits()))
+                .collect();
+            let s = *first_of.entry(key).or_insert_with(|| {
+                unique.push(c);
+                unique.len() - 1
+            });
+            if kind == 0 {
+                mt = unique.len();
+            }
+            s
+        })
+        .collect();
+    let mu = unique.len();
+    let (mut r, stats) = run_distinct(&unique, mt, unit_of, u, mu, config, clustered)?;
+    let replicates = slot
+        .iter()
+        .map(|&i| stats.iter().skip(i).step_by(mu).copied().collect())
+        .collect();
+    if mu < m {
+        r.columns = slot.iter().map(|&i| r.columns[i].clone()).collect();
+    }
+    Ok((r, replicates))
+}
+
+fn run_distinct(
+    columns: &[&[f64]],
+    mt: usize,
+    unit_of: &[usize],
+    u: usize,
+    m: usize,
+    config: &BootstrapConfig,
+    clustered: bool,
+) -> Result<(BootstrapReport, Vec<f64>)> {
     check_level(config.level)?;
     if config.resamples == 0 {
         return Err(StatsError::InvalidArgument("resamples must be > 0".into()));
@@ -403,7 +468,7 @@ fn run_distinct(
             }
         }
     }
-    let stats = resample_stats(&sums, &counts, m, u, config.resamples, config.seed);
+    let stats = resample_stats(&sums, &counts, (m, mt), u, config.resamples, config.seed);
 
     let mut out = Vec::with_capacity(m);
     for (k, col) in columns.iter().enumerate() {
@@ -437,63 +502,309 @@ fn run_distinct(
             let _ = mean;
             (sd / (nn as f64).sqrt(), nn as f64 - 1.0)
         };
-        let mut dist: Vec<f64> = stats
-            .iter()
-            .skip(k)
-            .step_by(m)
-            .copied()
-            .filter(|x| !x.is_nan())
-            .collect();
-        let undefined_resamples = config.resamples - dist.len();
-        dist.sort_unstable_by(f64::total_cmp);
-        let std_error = sd_ddof1(&dist);
-        let level = config.level;
-        let di = |method| {
-            if n_def == 0 {
-                Interval::NAN
-            } else {
-                distribution_interval(method, estimate, &dist, acceleration, level)
-                    .unwrap_or(Interval::NAN)
-            }
-        };
-        let percentile = di(CiMethod::Percentile);
-        let basic = di(CiMethod::Basic);
-        let bca = di(CiMethod::Bca);
-        let t = t_interval(estimate, analytic_se, t_df, level);
-        out.push(ColumnBootstrap {
+        let dist: Vec<f64> = stats.iter().skip(k).step_by(m).copied().collect();
+        out.push(column_of(
             estimate,
-            n: n_def,
-            std_error,
-            analytic_se,
-            t_df,
+            n_def,
+            dist,
             acceleration,
-            undefined_resamples,
-            level,
-            percentile,
-            basic,
-            bca,
-            t,
-            distribution: dist,
-        });
+            (analytic_se, t_df),
+            config,
+        ));
     }
-    Ok(BootstrapReport {
+    let report = BootstrapReport {
         resamples: config.resamples,
         level: config.level,
         seed: config.seed,
         rng_scheme: rng::RNG_SCHEME,
         units: u,
         columns: out,
-    })
+    };
+    Ok((report, stats))
+}
+
+/// One column's result from its estimate and its replicates in resample
+/// order (`NaN`: no value in that resample, dropped and counted).
+fn column_of(
+    estimate: f64,
+    n_def: usize,
+    mut dist: Vec<f64>,
+    acceleration: f64,
+    (analytic_se, t_df): (f64, f64),
+    config: &BootstrapConfig,
+) -> ColumnBootstrap {
+    dist.retain(|x| !x.is_nan());
+    let undefined_resamples = config.resamples - dist.len();
+    dist.sort_unstable_by(f64::total_cmp);
+    let std_error = sd_ddof1(&dist);
+    let level = config.level;
+    let di = |method| {
+        if n_def == 0 || !estimate.is_finite() {
+            Interval::NAN
+        } else {
+            distribution_interval(method, estimate, &dist, acceleration, level)
+                .unwrap_or(Interval::NAN)
+        }
+    };
+    ColumnBootstrap {
+        estimate,
+        n: n_def,
+        std_error,
+        analytic_se,
+        t_df,
+        acceleration,
+        undefined_resamples,
+        level,
+        percentile: di(CiMethod::Percentile),
+        basic: di(CiMethod::Basic),
+        bca: di(CiMethod::Bca),
+        t: t_interval(estimate, analytic_se, t_df, level),
+        distribution: dist,
+    }
+}
+
+/// [`bootstrap_means`] (or [`cluster_bootstrap_means`] with `clusters`)
+/// with per-draw columns and ratios of column means.
+///
+/// `typed` are ordinary columns. `per_draw` are columns whose values differ
+/// from problem to problem (budgets): they take part in the same resamples
+/// but not in the compression of interchangeable problems, so each resample
+/// sums them over its drawn problems — exactly when it draws problems one by
+/// one; when it draws counts per type of interchangeable problems, exactly
+/// for a type drawn at most [`EXACT_DRAWS`] times, otherwise as a normal
+/// with the exact conditional mean and variance of that sum (one normal per
+/// type shared by the per-draw columns, which should be masks of one
+/// quantity). Adding per-draw columns changes no replicate of a typed column.
+///
+/// For each `(num, den)` in `ratios` (indices into `typed` then
+/// `per_draw`), the statistic mean(num) / mean(den) is computed in every
+/// resample from the same resampled problems (a ratio estimator, not a mean
+/// of per-problem ratios); the two columns should be defined on the same
+/// problems. BCa uses the leave-one-unit-out ratios; the `t` interval the
+/// delta-method SE, the SE of the mean of (numᵢ − R·denᵢ) / mean(den) (CR1
+/// when clustered). A resample whose denominator mean is 0 has no ratio
+/// (counted in `undefined_resamples`).
+///
+/// Returns the typed columns' report, then the per-draw columns' and the
+/// ratios' results.
+///
+/// ```
+/// use rollstat_stats::{bootstrap_means_with_ratios, BootstrapConfig};
+/// let solved = [1.0, 0.0, 0.5, 0.5];
+/// let tokens = [100.0, 300.0, 200.0, 400.0];
+/// let cfg = BootstrapConfig { resamples: 200, ..Default::default() };
+/// let (report, budget, ratios) =
+///     bootstrap_means_with_ratios(&[&solved], &[&tokens], &[(1, 0)], None, &cfg).unwrap();
+/// assert_eq!((report.columns.len(), budget[0].estimate), (1, 250.0));
+/// assert_eq!(ratios[0].estimate, 250.0 / 0.5);
+/// ```
+pub fn bootstrap_means_with_ratios(
+    typed: &[&[f64]],
+    per_draw: &[&[f64]],
+    ratios: &[(usize, usize)],
+    clusters: Option<&[u64]>,
+    config: &BootstrapConfig,
+) -> Result<RatioBootstrap> {
+    let columns: Vec<&[f64]> = typed.iter().chain(per_draw).copied().collect();
+    let (m, n) = check_columns(&columns)?;
+    if typed.is_empty() {
+        return Err(StatsError::Empty("no typed columns"));
+    }
+    if let Some(&(a, b)) = ratios.iter().find(|&&(a, b)| a >= m || b >= m) {
+        return Err(StatsError::InvalidArgument(format!(
+            "ratio ({a}, {b}) refers to a column beyond {m}"
+        )));
+    }
+    let (unit_of, u) = match clusters {
+        Some(cl) if cl.len() != n => {
+            return Err(StatsError::LengthMismatch {
+                what: "clusters vs columns",
+                left: cl.len(),
+                right: n,
+            })
+        }
+        Some(cl) => dense_cluster_ids(cl),
+        None => ((0..n).collect(), n),
+    };
+    let (mut report, replicates) = run_with_replicates(
+        &columns,
+        per_draw.len(),
+        &unit_of,
+        u,
+        m,
+        config,
+        clusters.is_some(),
+    )?;
+    let ratio_columns = ratios
+        .iter()
+        .map(|&(a, b)| {
+            let dist = replicates[a]
+                .iter()
+                .zip(&replicates[b])
+                .map(|(&x, &y)| if y != 0.0 { x / y } else { f64::NAN })
+                .collect();
+            ratio_column(columns[a], columns[b], &unit_of, u, dist, clusters, config)
+        })
+        .collect();
+    let per_draw_columns = report.columns.split_off(typed.len());
+    Ok((report, per_draw_columns, ratio_columns))
+}
+
+/// What [`bootstrap_means_with_ratios`] returns: the typed columns' report,
+/// the per-draw columns' results and the ratios' results.
+pub type RatioBootstrap = (BootstrapReport, Vec<ColumnBootstrap>, Vec<ColumnBootstrap>);
+
+/// The result of one ratio of means from its replicates.
+fn ratio_column(
+    num: &[f64],
+    den: &[f64],
+    unit_of: &[usize],
+    u: usize,
+    dist: Vec<f64>,
+    clusters: Option<&[u64]>,
+    config: &BootstrapConfig,
+) -> ColumnBootstrap {
+    let (mut sa, mut sb, mut cnt) = (vec![0.0; u], vec![0.0; u], vec![0.0; u]);
+    for (i, (&a, &b)) in num.iter().zip(den).enumerate() {
+        if !a.is_nan() && !b.is_nan() {
+            sa[unit_of[i]] += a;
+            sb[unit_of[i]] += b;
+            cnt[unit_of[i]] += 1.0;
+        }
+    }
+    let (ta, tb, tn): (f64, f64, f64) = (sa.iter().sum(), sb.iter().sum(), cnt.iter().sum());
+    let ratio = |a: f64, b: f64| if b != 0.0 { a / b } else { f64::NAN };
+    let estimate = ratio(ta, tb);
+    let loo: Vec<f64> = (0..u).map(|j| ratio(ta - sa[j], tb - sb[j])).collect();
+    let acceleration = jackknife_acceleration(&[&loo]);
+    // Delta method: the ratio's error is that of the mean of z.
+    let mean_b = tb / tn;
+    let z: Vec<f64> = num
+        .iter()
+        .zip(den)
+        .map(|(&a, &b)| (a - estimate * b) / mean_b)
+        .collect();
+    let se = match clusters {
+        Some(cl) => clustered_se(&z, cl)
+            .map(|c| (c.se_cr1, c.clusters as f64 - 1.0))
+            .unwrap_or((f64::NAN, f64::NAN)),
+        None => {
+            let (_, sd, nn) = mean_sd(&z);
+            (sd / (nn as f64).sqrt(), nn as f64 - 1.0)
+        }
+    };
+    column_of(estimate, tn as usize, dist, acceleration, se, config)
 }
 
 /// Resamples per rayon task; fixed so the work split is deterministic (the
 /// results do not depend on it anyway, since each resample owns its stream).
 const CHUNK: usize = 64;
 
+/// A type drawn more often than this in one resample has the sum of its
+/// per-draw columns over the draws taken from a normal with the sum's exact
+/// conditional mean and variance instead of drawing its members one by one.
+pub const EXACT_DRAWS: u32 = 32;
+
+/// Columns `mt..m` of the unit-major `sums`: left out of the type
+/// compression (their values differ from unit to unit, like budgets), so a
+/// resample sums them over its drawn units.
+struct PerDraw {
+    /// Units of each type: `members[offsets[t]..offsets[t + 1]]`.
+    offsets: Vec<usize>,
+    members: Vec<u32>,
+    /// Per type and per-draw column: mean and population variance of the
+    /// members' sums (type-major).
+    moments: Vec<(f64, f64)>,
+    /// The per-draw columns' sums, unit-major (`values[i·mp + k]`): compact,
+    /// for the random reads of the draws.
+    values: Vec<f64>,
+}
+
+impl PerDraw {
+    fn new(sums: &[f64], m: usize, mt: usize, type_of: &[u32], ut: usize) -> PerDraw {
+        let mp = m - mt;
+        let mut offsets = vec![0usize; ut + 1];
+        for &t in type_of {
+            offsets[t as usize + 1] += 1;
+        }
+        for t in 0..ut {
+            offsets[t + 1] += offsets[t];
+        }
+        let mut fill = offsets.clone();
+        let mut members = vec![0u32; type_of.len()];
+        for (i, &t) in type_of.iter().enumerate() {
+            members[fill[t as usize]] = i as u32;
+            fill[t as usize] += 1;
+        }
+        let mut moments = vec![(0.0, 0.0); ut * mp];
+        for t in 0..ut {
+            let of = &members[offsets[t]..offsets[t + 1]];
+            let n = of.len() as f64;
+            for k in 0..mp {
+                let x = |i: &u32| sums[*i as usize * m + mt + k];
+                let mean = of.iter().map(x).sum::<f64>() / n;
+                let var = of.iter().map(|i| (x(i) - mean).powi(2)).sum::<f64>() / n;
+                moments[t * mp + k] = (mean, var);
+            }
+        }
+        let values = (0..type_of.len())
+            .flat_map(|i| sums[i * m + mt..(i + 1) * m].iter().copied())
+            .collect();
+        PerDraw {
+            offsets,
+            members,
+            moments,
+            values,
+        }
+    }
+
+    /// Adds unit `i`'s per-draw sums to `acc`.
+    #[inline]
+    fn add_unit(&self, i: usize, acc: &mut [f64]) {
+        let mp = acc.len();
+        if mp == 1 {
+            acc[0] += self.values[i];
+            return;
+        }
+        for (a, &x) in acc.iter_mut().zip(&self.values[i * mp..(i + 1) * mp]) {
+            *a += x;
+        }
+    }
+
+    /// Adds the per-draw sums of `w` draws from type `t`: drawn exactly up
+    /// to [`EXACT_DRAWS`], else one standard normal shared by the columns
+    /// (they are masks of one quantity, perfectly correlated in a type).
+    fn add_type(&self, t: usize, w: u32, r: &mut rng::Xoshiro256PlusPlus, acc: &mut [f64]) {
+        let of = &self.members[self.offsets[t]..self.offsets[t + 1]];
+        if of.len() == 1 || w <= EXACT_DRAWS {
+            for _ in 0..w {
+                let j = if of.len() == 1 {
+                    0
+                } else {
+                    rng::bounded(r, of.len() as u64) as usize
+                };
+                self.add_unit(of[j] as usize, acc);
+            }
+            return;
+        }
+        let u1 = 1.0 - r.next_f64();
+        let u2 = r.next_f64();
+        let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+        let mp = acc.len();
+        let wf = f64::from(w);
+        for (k, a) in acc.iter_mut().enumerate() {
+            let (mean, var) = self.moments[t * mp + k];
+            *a += wf * mean + (wf * var).sqrt() * z;
+        }
+    }
+}
+
+/// Resampled means of every column, resample-major (`out[b·m + k]`).
+/// Columns `mt..m` are per-draw columns ([`PerDraw`]).
 fn resample_stats(
     sums: &[f64],
     counts: &[f64],
-    m: usize,
+    (m, mt): (usize, usize),
     u: usize,
     resamples: usize,
     seed: u64,
@@ -503,14 +814,18 @@ fn resample_stats(
     // n-rollout problems take few distinct values (pass@k depends on c
     // alone), so T ≪ U and each resample costs O(U + T·M) instead of
     // O(U·M). The draws themselves are unchanged, so the resampled
-    // problems are exactly those of the uncompressed scheme.
+    // problems are exactly those of the uncompressed scheme. Per-draw
+    // columns enter the type by their counts only.
     let mut type_of = vec![0u32; u];
     let mut rows: Vec<usize> = Vec::new(); // representative unit of each type
     {
         let mut seen: std::collections::HashMap<Vec<u64>, u32> = std::collections::HashMap::new();
         for (i, t) in type_of.iter_mut().enumerate() {
             let key: Vec<u64> = (0..m)
-                .flat_map(|k| [sums[i * m + k].to_bits(), counts[i * m + k].to_bits()])
+                .flat_map(|k| {
+                    let s = if k < mt { sums[i * m + k].to_bits() } else { 0 };
+                    [s, counts[i * m + k].to_bits()]
+                })
                 .collect();
             let next = rows.len() as u32;
             *t = *seen.entry(key).or_insert_with(|| {
@@ -528,6 +843,7 @@ fn resample_stats(
         multiplicity[t as usize] += 1;
     }
     let by_type = ut * 64 <= u;
+    let per_draw = (mt < m).then(|| PerDraw::new(sums, m, mt, &type_of, ut));
     // Columns without NaN share one denominator: the number of problems in the
     // resample (Σ_t w_t·size_t). Only columns with NaN need their own counts.
     let sizes: Vec<f64> = rows
@@ -535,7 +851,7 @@ fn resample_stats(
         .map(|&i| (0..m).map(|k| counts[i * m + k]).fold(0.0, f64::max))
         .collect();
     // Column-major copies for sequential dot products.
-    let sums_cm: Vec<Vec<f64>> = (0..m)
+    let sums_cm: Vec<Vec<f64>> = (0..mt)
         .map(|k| rows.iter().map(|&i| sums[i * m + k]).collect())
         .collect();
     let mut own = vec![None; m];
@@ -555,15 +871,26 @@ fn resample_stats(
             // O(U·(1 + M)) per resample, cache-friendly for large U.
             let mut w = vec![0u32; ut];
             let mut wf = vec![0.0f64; ut];
+            let mut acc = vec![0.0f64; m - mt];
             for (j, row) in chunk.chunks_mut(m).enumerate() {
                 let b = (ci * CHUNK + j) as u64;
                 let mut r = rng::stream(seed, b);
+                acc.fill(0.0);
                 if by_type {
                     multinomial::multinomial(&mut r, u as u64, &multiplicity, &mut w);
+                    if let Some(pd) = &per_draw {
+                        for (t, &c) in w.iter().enumerate().filter(|(_, &c)| c > 0) {
+                            pd.add_type(t, c, &mut r, &mut acc);
+                        }
+                    }
                 } else {
                     w.fill(0);
                     for _ in 0..u {
-                        w[type_of[rng::bounded(&mut r, u as u64) as usize] as usize] += 1;
+                        let i = rng::bounded(&mut r, u as u64) as usize;
+                        w[type_of[i] as usize] += 1;
+                        if let Some(pd) = &per_draw {
+                            pd.add_unit(i, &mut acc);
+                        }
                     }
                 }
                 for (f, &c) in wf.iter_mut().zip(&w) {
@@ -575,11 +902,12 @@ fn resample_stats(
                         None => total,
                         Some(j) => dot(&wf, &counts_cm[j]),
                     };
-                    row[k] = if den > 0.0 {
-                        dot(&wf, &sums_cm[k]) / den
+                    let num = if k < mt {
+                        dot(&wf, &sums_cm[k])
                     } else {
-                        f64::NAN
+                        acc[k - mt]
                     };
+                    row[k] = if den > 0.0 { num / den } else { f64::NAN };
                 }
             }
         });

@@ -105,9 +105,9 @@ mod warnings;
 
 pub use binomial::{binomial_interval, BinomialMethod};
 pub use bootstrap::{
-    bootstrap_means, cluster_bootstrap_means, distribution_interval, jackknife_acceleration,
-    quantile_sorted, t_interval, BootstrapConfig, BootstrapReport, CiMethod, ColumnBootstrap,
-    Interval,
+    bootstrap_means, bootstrap_means_with_ratios, cluster_bootstrap_means, distribution_interval,
+    jackknife_acceleration, quantile_sorted, t_interval, BootstrapConfig, BootstrapReport,
+    CiMethod, ColumnBootstrap, Interval, RatioBootstrap, EXACT_DRAWS,
 };
 pub use cluster::{clustered_se, ClusteredSe};
 pub use error::{Result, StatsError};

@@ -10,6 +10,7 @@
 //! Holm and BH over every row of the call → non-inferiority verdicts from
 //! one-sided bounds. The conventions are written up in `docs/compare.md`.
 
+use crate::budget_match::{matched_columns, BudgetMatch};
 use crate::document::InputInfo;
 use crate::error::{Error, Result};
 use crate::findings::Finding;
@@ -38,8 +39,10 @@ pub const COMPARE_SCHEMA: &str = "rollstat.compare/1";
 /// The `rollstat.compare/1` document.
 ///
 /// Keys: `schema`, `version`, `margin`, `level`, `pairs` {`matched`,
-/// `only_a`, `only_b`}, `rows` (one per metric overall, then per group; see
-/// [`Row`]), `a` / `b` {`name`, `inputs`, `n_problems`}, `config` (see
+/// `only_a`, `only_b`}, `rows` (one per metric overall, then with a
+/// budget field one budget-matched `pass@k` row per k carrying
+/// `budget_matched` {`k_a`, `k_b`, `budget`}, then per group; see [`Row`]),
+/// `a` / `b` {`name`, `inputs`, `n_problems`}, `config` (see
 /// [`CompareConfig`]), `not_computable` [{`metric`, `group`, `reason`}],
 /// `fail` (the verdict check, or null), `warnings` (findings in words).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -173,7 +176,8 @@ pub struct FailCheck {
     pub metrics: Option<Vec<String>>,
     /// Whether any checked row hit the condition (`rows` is not empty).
     pub failed: bool,
-    /// Checked rows that hit the condition.
+    /// Checked rows that hit the condition (a budget-matched row as
+    /// `pass@1 (budget-matched)`).
     pub rows: Vec<String>,
 }
 
@@ -241,6 +245,10 @@ pub struct Row {
     /// (`g-pass@4_0.25` is `pass@4`); absent when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_as: Option<String>,
+    /// A budget-matched row: A evaluated at the budget B spends at `k_b`
+    /// (`a` is A's pass at `k_a` draws); absent on the same-k rows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_matched: Option<BudgetMatch>,
 }
 
 // ---------------------------------------------------------------- reading
@@ -260,6 +268,10 @@ fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOptions {
         strict: o.metrics.strict,
         dedupe: o.metrics.dedupe,
         cluster_by: o.intervals.cluster_by.clone(),
+        budget: match &o.metrics.budget {
+            crate::Budget::Field(f) => Some(f.clone()),
+            _ => None,
+        },
         bytes_read: None,
     }
 }
@@ -432,12 +444,24 @@ struct Population<'a> {
     a: Vec<&'a ProblemSummary>,
     b: Vec<&'a ProblemSummary>,
     clusters: Option<Vec<u64>>,
+    /// The ks of the budget-matched rows, when budgets are matched.
+    budget_ks: Option<&'a [u64]>,
 }
 
-/// Both sides' columns of every metric and their differences.
+/// Both sides' columns of every metric and their differences; the
+/// budget-matched columns follow the metrics' (`matched` is `Some` there).
 struct Columns {
     cols: Vec<(MetricColumn, MetricColumn)>,
     diffs: Vec<Vec<f64>>,
+    matched: Vec<Option<BudgetMatch>>,
+}
+
+fn differences(ca: &MetricColumn, cb: &MetricColumn) -> Vec<f64> {
+    ca.values
+        .iter()
+        .zip(&cb.values)
+        .map(|(x, y)| y - x)
+        .collect()
 }
 
 fn columns(pop: &Population, metrics: &[Metric], tie: TiePolicy) -> Columns {
@@ -451,17 +475,17 @@ fn columns(pop: &Population, metrics: &[Metric], tie: TiePolicy) -> Columns {
         .par_iter()
         .map(|m| (ba.build(m.clone()), bb.build(m.clone())))
         .collect();
-    let diffs = cols
-        .iter()
-        .map(|(ca, cb)| {
-            ca.values
-                .iter()
-                .zip(&cb.values)
-                .map(|(x, y)| y - x)
-                .collect()
-        })
-        .collect();
-    Columns { cols, diffs }
+    let mut c = Columns {
+        diffs: cols.iter().map(|(ca, cb)| differences(ca, cb)).collect(),
+        matched: vec![None; cols.len()],
+        cols,
+    };
+    for m in matched_columns(&pop.a, &pop.b, pop.budget_ks.unwrap_or(&[])) {
+        c.diffs.push(differences(&m.a, &m.b));
+        c.matched.push(Some(m.matched));
+        c.cols.push((m.a, m.b));
+    }
+    c
 }
 
 /// One bootstrap for every difference column with ≥ 2 values: the same
@@ -500,8 +524,9 @@ fn rows_for(
     // Identical difference columns (G-Pass at τ ≤ 1/k is pass@k, …) get
     // the identical sign-flip test: computed once.
     let mut flips: FlipMemo = HashMap::new();
-    for (mi, metric) in metrics.iter().enumerate() {
+    for mi in 0..c.cols.len() {
         let (ca, cb) = &c.cols[mi];
+        let metric = &ca.metric;
         let keep: Vec<usize> = (0..c.diffs[mi].len())
             .filter(|&i| !c.diffs[mi][i].is_nan())
             .collect();
@@ -511,8 +536,13 @@ fn rows_for(
             } else {
                 (cb, "B")
             };
+            let suffix = if c.matched[mi].is_some() {
+                " (budget-matched)"
+            } else {
+                ""
+            };
             missing.push(NotComputable {
-                metric: metric.to_string(),
+                metric: format!("{metric}{suffix}"),
                 group: pop.group.clone(),
                 reason: format!(
                     "no problem has a value on both sides ({side}: {})",
@@ -525,15 +555,9 @@ fn rows_for(
             .iter()
             .position(|&u| u == mi)
             .and_then(|j| boot.as_ref().map(|b| &b.columns[j]));
-        rows.push(row(
-            pop,
-            metric,
-            (ca, cb),
-            &keep,
-            boot_col,
-            plan,
-            &mut flips,
-        ));
+        let mut r = row(pop, metric, (ca, cb), &keep, boot_col, plan, &mut flips);
+        r.budget_matched = c.matched[mi];
+        rows.push(r);
     }
     note_identities(&mut rows, metrics);
     (rows, missing)
@@ -623,6 +647,7 @@ fn row(
         bounds: plan.margin.and(bounds),
         decision: None,
         same_as: None,
+        budget_matched: None,
     }
 }
 
@@ -855,6 +880,9 @@ struct Setup {
     n_source: String,
     ks: Vec<u64>,
     max: (u64, u64),
+    /// The ks of the budget-matched rows (B's ks up to its n), when a
+    /// budget field is named.
+    budget_ks: Option<Vec<u64>>,
 }
 
 fn setup(sums: (&[ProblemSummary], &[ProblemSummary]), o: &CompareOptions) -> Result<Setup> {
@@ -883,6 +911,8 @@ fn setup(sums: (&[ProblemSummary], &[ProblemSummary]), o: &CompareOptions) -> Re
         },
         permutations: o.permutations,
     };
+    let budget_ks = matches!(o.metrics.budget, crate::Budget::Field(_))
+        .then(|| ks.iter().copied().filter(|&k| k <= max.1).collect());
     Ok(Setup {
         metrics,
         plan,
@@ -890,6 +920,7 @@ fn setup(sums: (&[ProblemSummary], &[ProblemSummary]), o: &CompareOptions) -> Re
         n_source,
         ks,
         max,
+        budget_ks,
     })
 }
 
@@ -908,11 +939,12 @@ fn all_rows(
         a: sums.0.iter().collect(),
         b: sums.1.iter().collect(),
         clusters: clusters.map(<[u64]>::to_vec),
+        budget_ks: st.budget_ks.as_deref(),
     };
     let (mut rows, mut not_computable) = rows_for(&overall, &st.metrics, tie, &st.plan);
     let mut found = Vec::new();
     if let Some(field) = &o.group_by {
-        let (r, nc, differ) = group_rows(a, b, m, sums, clusters, (&st.metrics, tie, &st.plan));
+        let (r, nc, differ) = group_rows(a, b, m, sums, clusters, (st, tie));
         rows.extend(r);
         not_computable.extend(nc);
         if differ > 0 {
@@ -1027,7 +1059,7 @@ fn group_rows(
     m: &Matched,
     (sum_a, sum_b): (&[ProblemSummary], &[ProblemSummary]),
     clusters: Option<&[u64]>,
-    (metrics, tie, plan): (&[Metric], TiePolicy, &Plan),
+    (st, tie): (&Setup, TiePolicy),
 ) -> GroupRows {
     let keys = m
         .pairs
@@ -1046,8 +1078,9 @@ fn group_rows(
             a: members.iter().map(|&k| &sum_a[k]).collect(),
             b: members.iter().map(|&k| &sum_b[k]).collect(),
             clusters: clusters.map(|c| members.iter().map(|&k| c[k]).collect()),
+            budget_ks: st.budget_ks.as_deref(),
         };
-        let (r, nc) = rows_for(&pop, metrics, tie, plan);
+        let (r, nc) = rows_for(&pop, &st.metrics, tie, &st.plan);
         rows.extend(r);
         missing.extend(nc);
     }
@@ -1080,7 +1113,10 @@ fn fail_check(on: FailOn, rows: &[Row], metrics: Option<&Vec<String>>) -> FailCh
             FailOn::Inferior => r.verdict.as_deref() == Some(Verdict::Inferior.name()),
             FailOn::Inconclusive => r.verdict.as_deref() != Some(Verdict::NonInferior.name()),
         })
-        .map(|r| r.metric.clone())
+        .map(|r| match r.budget_matched {
+            Some(_) => format!("{} (budget-matched)", r.metric),
+            None => r.metric.clone(),
+        })
         .collect();
     FailCheck {
         on: on.name().into(),

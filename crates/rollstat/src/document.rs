@@ -33,24 +33,34 @@
 //!   `always_solved`, `bins`, `histogram`}: the distribution of each
 //!   problem's c/n (after the denominator policy; problems with n = 0 left
 //!   out), entry j counting the problems whose c/n is nearest j/`bins`
-//!   (halves round up), `bins` = min(n requested, 20).
+//!   (halves round up), `bins` = min(n requested, 20); and with a budget
+//!   field `budget` {`field`, `used` (budget metrics computed),
+//!   `n_rollouts`, `n_missing`, `n_problems_without`, `min`, `median`,
+//!   `p90`, `max`, `correlation_with_correct`}.
 //! - `metrics` — metric name (`pass@4`, `pass^2`, `g-pass@4_0.5`,
 //!   `mg-pass@4`, `prefix@4`, `maj@2` (k below n), `maj@8`, `bon@4` and
-//!   `wmaj@8` (with scores), `self_consistency`, `distinct_answers`, and the
+//!   `wmaj@8` (with scores), `self_consistency`, `distinct_answers`, the
 //!   selection gaps `pass@4-maj@4`, `pass@4-bon@4` (per-problem
-//!   differences, so their intervals are paired)) → entry: `value` (mean over `n_problems`), `stderr`
+//!   differences, so their intervals are paired), and with a budget
+//!   `budget@4`, `cost_of_pass@4`, `cost_of_maj@4`, `cost_of_bon@4`) →
+//!   entry: `value` (mean over `n_problems`), `stderr`
 //!   (sd/√N, CR1 when clustered; null below 2 problems), `ci` (`[lower,
 //!   upper]` at `level`, or null), `method` (the interval method; `none`
 //!   when none was asked), `level` and `seed` (present when an interval was
 //!   asked / resampled), `n_problems`, `n_excluded`, `excluded` (reason →
 //!   count, only when some were: `too_few_rollouts`, `no_rollout_detail`,
-//!   `no_answers`, `no_scores`, `vote_too_large`), `k` (absent for metrics without one), `n` (requested),
-//!   `denominator`, `unit` (`fraction` or `count`), for pass@k where
-//!   estimable `variance` {`between`, `within`, `dominant`, `advice`,
-//!   `n_problems`}, and `same_as` when the metric is another metric of the
-//!   report by definition (`g-pass@k_τ` with ⌈τk⌉ = 1 is `pass@k`, with
-//!   ⌈τk⌉ = k it is `pass^k`, two τ with the same ⌈τk⌉ are one metric;
-//!   `mg-pass@2` is `pass^2`): the name of the first such metric.
+//!   `no_answers`, `no_scores`, `vote_too_large`, `no_budget`), `k` (absent
+//!   for metrics without one), `n` (requested), `denominator`, `unit`
+//!   (`fraction`, `count`, `budget` for budget@k, `budget_per_solved` for
+//!   the cost metrics), for pass@k where estimable `variance` {`between`,
+//!   `within`, `dominant`, `advice`, `n_problems`}, `same_as` when the
+//!   metric is another metric of the report by definition (`g-pass@k_τ`
+//!   with ⌈τk⌉ = 1 is `pass@k`, with ⌈τk⌉ = k it is `pass^k`, two τ with
+//!   the same ⌈τk⌉ are one metric; `mg-pass@2` is `pass^2`): the name of
+//!   the first such metric, and for the cost metrics `estimator` (they are
+//!   ratios of two means, not means of per-problem values: `stderr` is the
+//!   delta-method SE, `ci` the ratio of the two means in each of the same
+//!   resamples).
 //! - `not_computable` — metric name → why no problem had a value.
 //! - `groups` — with a breakdown field, group value (`(none)` for rows
 //!   without it) → {`health`, `metrics`, `not_computable`} as above.
@@ -59,6 +69,10 @@
 //!   `rollstat_value`, `agrees`, `note`.
 //! - `per_problem` (when asked) — per problem: `problem`, `group` (when
 //!   grouped), `n`, `c`, `values` (metric → value; excluded ones absent).
+//! - `frontier` (with `by` and a budget) — the accuracy-vs-budget frontier
+//!   across groups: the (group, k) points, by increasing `budget`
+//!   (budget@k), whose `pass` (pass@k) beats every cheaper point; each
+//!   with `group`, `k`, `budget`, `pass`, `ci` (pass@k's).
 //! - `extrapolation` (when asked) — pass@K beyond n from a beta-binomial
 //!   fit to the problems' (n, c): `model` (`beta-binomial`), `label` (says
 //!   it is model-based), `alpha`, `beta`, `log_likelihood`, `converged`,
@@ -291,6 +305,10 @@ pub struct Health {
     /// difficulty histogram of the HTML report draws).
     #[serde(default)]
     pub difficulty: Difficulty,
+    /// What the rollouts spent, when a budget field was read and some
+    /// rollout carries it (docs/spec.md §4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetHealth>,
 }
 
 /// How often each problem was solved: the distribution of c/n over
@@ -314,6 +332,38 @@ pub struct Difficulty {
     /// Entry j: problems whose c/n is nearest j/B (halves round up); with
     /// every problem at n = B, entry j counts the problems with c = j.
     pub histogram: Vec<u64>,
+}
+
+/// The budget part of the accounting block: how many rollouts carry a
+/// budget, its distribution over rollouts and its correlation with
+/// correctness.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetHealth {
+    /// The field read (`output_tokens`, `cost`, …).
+    pub field: String,
+    /// Whether the budget metrics (budget@k, cost_of_pass@k, …) were
+    /// computed: with the default field only when every rollout carries it.
+    pub used: bool,
+    /// Rollouts in the denominator with a budget value.
+    pub n_rollouts: u64,
+    /// Rollouts in the denominator without one (never counted as zero).
+    pub n_missing: u64,
+    /// Problems none of whose rollouts carries a budget (excluded from the
+    /// budget metrics).
+    pub n_problems_without: u64,
+    /// Smallest per-rollout budget (null without values).
+    pub min: Option<f64>,
+    /// Median per-rollout budget (linear interpolation, type 7).
+    pub median: Option<f64>,
+    /// 90th percentile of the per-rollout budget (type 7).
+    pub p90: Option<f64>,
+    /// Largest per-rollout budget.
+    pub max: Option<f64>,
+    /// Pearson correlation between a rollout's budget and its correctness
+    /// (0/1, point-biserial), over the rollouts with a value; null when
+    /// either is constant.
+    pub correlation_with_correct: Option<f64>,
 }
 
 /// A confidence interval for one metric.
@@ -360,13 +410,17 @@ pub struct MetricEntry {
     pub n: u64,
     /// The denominator policy the per-problem n was counted under.
     pub denominator: DenominatorPolicy,
-    /// `fraction` or `count`.
+    /// `fraction`, `count`, `budget` (budget@k: in the budget field's unit)
+    /// or `budget_per_solved` (cost_of_pass@k and its kin).
     pub unit: String,
     /// Between- vs within-problem variance (pass@k, where estimable).
     pub variance: Option<VarianceEntry>,
     /// The metric of the same report this one is by definition, if any
     /// (`g-pass@4_0.25` is `pass@4`).
     pub same_as: Option<String>,
+    /// How the value is estimated when it is not a mean of per-problem
+    /// values (the cost metrics are ratios of two means).
+    pub estimator: Option<String>,
 }
 
 #[derive(Clone, DeriveSerialize, DeriveDeserialize)]
@@ -393,6 +447,8 @@ struct EntryWire {
     variance: Option<VarianceEntry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     same_as: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    estimator: Option<String>,
 }
 
 impl From<MetricEntry> for EntryWire {
@@ -413,6 +469,7 @@ impl From<MetricEntry> for EntryWire {
             unit: e.unit,
             variance: e.variance,
             same_as: e.same_as,
+            estimator: e.estimator,
         }
     }
 }
@@ -441,6 +498,7 @@ impl From<EntryWire> for MetricEntry {
             unit: w.unit,
             variance: w.variance,
             same_as: w.same_as,
+            estimator: w.estimator,
         }
     }
 }
@@ -598,6 +656,10 @@ pub struct Report {
     /// pass@K beyond n from a beta-binomial fit, when asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub extrapolation: Option<crate::extrapolation::Extrapolation>,
+    /// With a breakdown and a budget: the accuracy-vs-budget frontier
+    /// across groups (systems with `--by model`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub frontier: Vec<FrontierPoint>,
     /// Not serialized: see [`Diagnostics`].
     #[serde(skip)]
     pub diagnostics: Diagnostics,
@@ -620,6 +682,8 @@ struct ReportWire {
     per_problem: Option<Vec<PerProblem>>,
     #[serde(default)]
     extrapolation: Option<crate::extrapolation::Extrapolation>,
+    #[serde(default)]
+    frontier: Vec<FrontierPoint>,
 }
 
 impl From<ReportWire> for Report {
@@ -638,9 +702,27 @@ impl From<ReportWire> for Report {
             harness: w.harness,
             per_problem: w.per_problem,
             extrapolation: w.extrapolation,
+            frontier: w.frontier,
             diagnostics: Diagnostics::default(),
         }
     }
+}
+
+/// One point of the accuracy-vs-budget frontier: a group (system) at a
+/// draw size k whose pass@k no cheaper point reaches.
+#[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FrontierPoint {
+    /// The group (system) value.
+    pub group: String,
+    /// The draw size.
+    pub k: u64,
+    /// The group's budget@k.
+    pub budget: f64,
+    /// The group's pass@k.
+    pub pass: f64,
+    /// pass@k's interval, when it has one.
+    pub ci: Option<[f64; 2]>,
 }
 
 impl Report {

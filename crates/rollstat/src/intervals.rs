@@ -4,6 +4,7 @@
 //! with the same problem (or cluster) indices, so their intervals are
 //! consistent.
 
+use crate::budget::{ratio_columns, ratio_point, RatioEntry, RatioSpec};
 use crate::document::{CiConfig, Interval, MetricBlock, MetricEntry, Ordered, VarianceEntry};
 use crate::findings::Finding;
 use crate::options::{IntervalMethod, IntervalOptions};
@@ -11,9 +12,9 @@ use rayon::prelude::*;
 use rollstat_core::aggregate::{Exclusion, Metric, MetricColumn, PointSummary};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_stats::{
-    binomial_interval, bootstrap_means, cluster_bootstrap_means, clustered_se, method_warnings,
+    binomial_interval, bootstrap_means_with_ratios, clustered_se, method_warnings,
     pass1_sampling_variance, pass_at_k_sampling_variance, rng, t_interval, variance_decomposition,
-    BootstrapConfig, BootstrapReport, CiMethod, ClusteredSe, MethodContext,
+    BootstrapConfig, CiMethod, ClusteredSe, ColumnBootstrap, MethodContext,
 };
 
 /// What `config.ci` records for these options.
@@ -40,6 +41,8 @@ pub(crate) struct Population<'a> {
     pub clusters: Option<&'a [u64]>,
     pub n_requested: u64,
     pub policy: DenominatorPolicy,
+    /// The cost metrics (ratios of two columns' means).
+    pub ratios: &'a [RatioSpec],
 }
 
 /// Builds every entry of the population's block; returns the findings
@@ -52,8 +55,13 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
         .zip(&points)
         .filter_map(|(c, p)| p.map(|_| c))
         .collect();
+    let ratio_cols: Vec<RatioColumns> = pop
+        .ratios
+        .iter()
+        .map(|r| ratio_columns(r, pop.columns))
+        .collect();
     let boot = (o.method.resamples() && !defined.is_empty())
-        .then(|| bootstrap(&defined, pop.clusters, o))
+        .then(|| bootstrap(&defined, (&ratio_cols, pop.ratios), pop.clusters, o))
         .flatten();
     // What each column needs from its values, for all columns in parallel.
     let stats: Vec<ColumnStats> = defined
@@ -75,7 +83,7 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
             col,
             point,
             stats: &stats[idx],
-            boot: boot.as_ref().map(|b| (b, idx)),
+            boot: boot.as_ref().map(|b| &b.0[idx]),
             clustered: pop.clusters.is_some(),
         }
         .build(o, pop);
@@ -83,6 +91,29 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
             fell_back.push(name.clone());
         }
         block.metrics.insert(name, built.entry);
+    }
+    for (i, spec) in pop.ratios.iter().enumerate() {
+        let (num, den) = &ratio_cols[i];
+        let Some((value, n_problems)) = ratio_point(num, den) else {
+            let why = format!(
+                "no problem solved at k = {} (or none with a budget)",
+                spec.k
+            );
+            block.not_computable.insert(spec.name.clone(), why);
+            continue;
+        };
+        let entry = RatioEntry {
+            spec,
+            value,
+            n_problems,
+            n_excluded: num.len() as u64 - n_problems,
+            boot: boot.as_ref().map(|b| &b.1[i]),
+            n_requested: pop.n_requested,
+            policy: pop.policy,
+        };
+        block
+            .metrics
+            .insert(spec.name.clone(), entry.build(o, ci_config(o).method));
     }
     crate::identities::note_identities(&mut block, pop.columns);
     let mut findings = Vec::new();
@@ -113,6 +144,7 @@ fn exclusion_key(e: Exclusion) -> &'static str {
         Exclusion::NoRolloutDetail => "no_rollout_detail",
         Exclusion::NoAnswers => "no_answers",
         Exclusion::NoScores => "no_scores",
+        Exclusion::NoBudget => "no_budget",
         Exclusion::VoteTooLarge => "vote_too_large",
     }
 }
@@ -122,8 +154,8 @@ struct Entry<'a> {
     col: &'a MetricColumn,
     point: PointSummary,
     stats: &'a ColumnStats,
-    /// The population's bootstrap and this column's index in it.
-    boot: Option<(&'a BootstrapReport, usize)>,
+    /// This column's bootstrap.
+    boot: Option<&'a ColumnBootstrap>,
     clustered: bool,
 }
 
@@ -142,8 +174,8 @@ impl Entry<'_> {
         };
         let value = self.point.mean;
         let interval = |m: CiMethod| {
-            self.boot.map(|(b, i)| {
-                let iv = b.columns[i].interval(m);
+            self.boot.map(|b| {
+                let iv = b.interval(m);
                 [iv.lower, iv.upper]
             })
         };
@@ -196,14 +228,15 @@ impl Entry<'_> {
             k: metric.k(),
             n: pop.n_requested,
             denominator: pop.policy,
-            unit: if metric.is_fraction() {
-                "fraction"
-            } else {
-                "count"
+            unit: match metric {
+                Metric::BudgetAtK(_) => "budget",
+                m if m.is_fraction() => "fraction",
+                _ => "count",
             }
             .into(),
             variance: st.variance.clone(),
             same_as: None,
+            estimator: None,
         };
         Built { entry, fell_back }
     }
@@ -249,21 +282,66 @@ pub(crate) fn distinct_count(ids: &[u64]) -> usize {
     ids.len()
 }
 
+/// A cost ratio's (numerator, denominator) columns.
+type RatioColumns = (Vec<f64>, Vec<f64>);
+
+/// Every defined column's bootstrap (in order) and each cost ratio's, from
+/// one set of resamples: budget columns are per-draw columns (their values
+/// differ from problem to problem), the others typed. budget@k is k × the
+/// per-rollout budget: it is resampled divided by k, so that the budget
+/// columns of every k (and the ratios' numerators) are one column when
+/// their problems agree, and the results are scaled back.
 fn bootstrap(
     cols: &[&MetricColumn],
+    (ratios, specs): (&[RatioColumns], &[RatioSpec]),
     clusters: Option<&[u64]>,
     o: &IntervalOptions,
-) -> Option<BootstrapReport> {
-    let slices: Vec<&[f64]> = cols.iter().map(|c| c.values.as_slice()).collect();
+) -> Option<(Vec<ColumnBootstrap>, Vec<ColumnBootstrap>)> {
+    let per_rollout = |v: &[f64], k: u64| -> Vec<f64> { v.iter().map(|x| x / k as f64).collect() };
+    let budget_k = |c: &MetricColumn| match c.metric {
+        Metric::BudgetAtK(k) => Some(k),
+        _ => None,
+    };
+    let mut typed: Vec<&[f64]> = Vec::new();
+    let mut drawn: Vec<(Vec<f64>, u64)> = Vec::new();
+    for c in cols {
+        match budget_k(c) {
+            Some(k) => drawn.push((per_rollout(&c.values, k), k)),
+            None => typed.push(&c.values),
+        }
+    }
+    let n_budget = drawn.len();
+    let mut pairs = Vec::with_capacity(ratios.len());
+    let nt = typed.len() + ratios.len();
+    for ((num, den), spec) in ratios.iter().zip(specs) {
+        let k = spec.k;
+        pairs.push((nt + drawn.len(), typed.len()));
+        drawn.push((per_rollout(num, k), k));
+        typed.push(den);
+    }
+    let per_draw: Vec<&[f64]> = drawn.iter().map(|(v, _)| v.as_slice()).collect();
     let cfg = BootstrapConfig {
         resamples: o.resamples,
         level: o.level,
         seed: o.seed,
     };
-    match clusters {
-        Some(cl) => cluster_bootstrap_means(&slices, cl, &cfg).ok(),
-        None => bootstrap_means(&slices, &cfg).ok(),
-    }
+    let (report, drawn_boots, ratio_boots) =
+        bootstrap_means_with_ratios(&typed, &per_draw, &pairs, clusters, &cfg).ok()?;
+    let mut t = report.columns.into_iter();
+    let mut d = drawn_boots.iter().zip(&drawn).take(n_budget);
+    let aligned = cols
+        .iter()
+        .map(|c| match budget_k(c) {
+            Some(_) => d.next().map(|(b, (_, k))| b.scaled(*k as f64)),
+            None => t.next(),
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let ratio_boots = ratio_boots
+        .iter()
+        .zip(&drawn[n_budget..])
+        .map(|(b, (_, k))| b.scaled(*k as f64))
+        .collect();
+    Some((aligned, ratio_boots))
 }
 
 /// Per column: what the interval code reads from its values.

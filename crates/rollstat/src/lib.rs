@@ -38,6 +38,8 @@
 
 #![warn(missing_docs)]
 
+mod budget;
+pub(crate) mod budget_match;
 mod compare;
 mod document;
 mod error;
@@ -55,21 +57,22 @@ mod read;
 mod report;
 pub mod rows;
 
+pub use budget_match::BudgetMatch;
 pub use compare::{
     compare, trim_float, CompareConfig, Comparison, Discordant, FailCheck, NotComputable, Pairs,
     Row as CompareRow, Side, COMPARE_SCHEMA,
 };
 pub use document::{
-    CiConfig, Config, Diagnostics, Difficulty, GroupReport, HarnessComparison, Health, InputInfo,
-    Interval, MetricBlock, MetricEntry, Ordered, PerProblem, Report, RolloutDistribution,
-    VarianceEntry, REPORT_SCHEMA,
+    BudgetHealth, CiConfig, Config, Diagnostics, Difficulty, FrontierPoint, GroupReport,
+    HarnessComparison, Health, InputInfo, Interval, MetricBlock, MetricEntry, Ordered, PerProblem,
+    Report, RolloutDistribution, VarianceEntry, REPORT_SCHEMA,
 };
 pub use error::{Error, OptionName, Result};
 pub use extrapolation::{ExtrapolatedEntry, Extrapolation, FitCheckEntry, EXTRAPOLATION_LABEL};
 pub use findings::Finding;
 pub use options::{
-    CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink, MetricOptions,
-    ReportOptions, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
+    Budget, CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink, MetricOptions,
+    ReportOptions, DEFAULT_BUDGET_FIELD, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
 };
 pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
 pub use read::{canonical_rows, gather, gather_with, Gathered, Loaded, Source};

@@ -166,6 +166,52 @@ pub(crate) fn tau_text(t: f64) -> String {
     format!("{t:?}")
 }
 
+/// Which field holds each rollout's budget (tokens, cost, seconds).
+///
+/// ```
+/// use rollstat::Budget;
+/// assert_eq!("none".parse::<Budget>(), Ok(Budget::Off));
+/// assert_eq!("cost".parse::<Budget>(), Ok(Budget::Field("cost".into())));
+/// assert_eq!(Budget::Auto.field(), Some("output_tokens"));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum Budget {
+    /// `output_tokens` when every rollout has it; a report only (compare
+    /// matches budgets only for a named field).
+    #[default]
+    Auto,
+    /// No budget metrics.
+    Off,
+    /// This field; rollouts without it are counted as missing.
+    Field(String),
+}
+
+/// The field [`Budget::Auto`] reads.
+pub const DEFAULT_BUDGET_FIELD: &str = "output_tokens";
+
+impl Budget {
+    /// The field to read, if any.
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            Budget::Auto => Some(DEFAULT_BUDGET_FIELD),
+            Budget::Off => None,
+            Budget::Field(f) => Some(f),
+        }
+    }
+}
+
+impl std::str::FromStr for Budget {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "" => Err("the budget field name is empty".into()),
+            "none" => Ok(Budget::Off),
+            "auto" => Ok(Budget::Auto),
+            f => Ok(Budget::Field(f.to_string())),
+        }
+    }
+}
+
 /// What to compute, shared by report and compare.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MetricOptions {
@@ -189,6 +235,9 @@ pub struct MetricOptions {
     /// How far gzip / zstd inputs and `.eval` archives may expand when read;
     /// default 100× their size, at least 256 MiB.
     pub decompress_limit: DecompressLimit,
+    /// The budget field (budget@k, cost_of_pass@k, budget-matched
+    /// comparison); default [`Budget::Auto`].
+    pub budget: Budget,
 }
 
 impl Default for MetricOptions {
@@ -203,6 +252,7 @@ impl Default for MetricOptions {
             strict: false,
             dedupe: None,
             decompress_limit: DecompressLimit::default(),
+            budget: Budget::Auto,
         }
     }
 }

@@ -19,7 +19,7 @@ use rollstat_core::input::InputInfo;
 use rollstat_formats::{
     Classified, DecompressLimit, Format, FormatError, HarnessAggregate, NativeFile,
 };
-use rollstat_io::record::{parse_record_with, Record};
+use rollstat_io::record::{parse_record_budget, Record};
 use rollstat_io::{BadLine, Collected, Collector, Input, ReadError, ReadOptions};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -433,7 +433,12 @@ impl Reader<'_> {
     }
 
     fn parse_map(&self, m: &Map<String, Value>) -> Result<Record, String> {
-        parse_record_with(m, self.opts.by.as_deref(), self.opts.cluster_by.as_deref())
+        parse_record_budget(
+            m,
+            self.opts.by.as_deref(),
+            self.opts.cluster_by.as_deref(),
+            self.opts.budget.as_deref(),
+        )
     }
 
     fn add(&mut self, loaded: Loaded) -> Result<()> {
@@ -488,7 +493,11 @@ impl Reader<'_> {
 
     fn add_canonical(&mut self, path: String, sha256: String, content: Vec<u8>) -> Result<()> {
         let input = Input::from_bytes(&plain_name(&path), content);
-        let rows = input.parse_rows(self.opts.by.as_deref(), self.opts.cluster_by.as_deref());
+        let rows = input.parse_rows_budget(
+            self.opts.by.as_deref(),
+            self.opts.cluster_by.as_deref(),
+            self.opts.budget.as_deref(),
+        );
         for (line, r) in &rows {
             self.track(&path, *line, r);
         }

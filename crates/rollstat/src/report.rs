@@ -1,6 +1,7 @@
 //! [`report()`]: sources → canonical rollouts → per-problem summaries →
 //! metric columns → the finished [`Report`].
 
+use crate::budget::{budget_health, budget_metrics, ratio_specs, settle, BudgetUse};
 use crate::document::{
     Config, Diagnostics, Difficulty, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report,
     RolloutDistribution, REPORT_SCHEMA,
@@ -54,6 +55,7 @@ pub(crate) fn read_options(opts: &ReportOptions) -> ReadOptions {
         strict: opts.metrics.strict,
         dedupe: opts.metrics.dedupe,
         cluster_by: opts.intervals.cluster_by.clone(),
+        budget: opts.metrics.budget.field().map(str::to_string),
         bytes_read: opts.bytes_read.clone(),
     }
 }
@@ -108,6 +110,7 @@ struct Plan<'a> {
     metrics: Vec<Metric>,
     n_requested: u64,
     opts: &'a ReportOptions,
+    budget: Option<BudgetUse>,
 }
 
 impl Plan<'_> {
@@ -126,19 +129,19 @@ impl Plan<'_> {
             .map(|m| builder.build(m.clone()))
             .collect();
         let policy = self.opts.metrics.denominator;
+        let ratios = ratio_specs(&columns);
         let pop = Population {
             columns: &columns,
             summaries,
             clusters,
             n_requested: self.n_requested,
             policy,
+            ratios: &ratios,
         };
         let (block, interval_findings) = metric_block(&pop, &self.opts.intervals);
-        (
-            health_of(summaries, self.n_requested, policy),
-            block,
-            interval_findings,
-        )
+        let mut health = health_of(summaries, self.n_requested, policy);
+        health.budget = self.budget.as_ref().map(|b| budget_health(summaries, b));
+        (health, block, interval_findings)
     }
 
     /// A population's health with its findings, and its block.
@@ -153,9 +156,10 @@ impl Plan<'_> {
 fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
     let Summarized {
         inputs,
-        summaries,
+        mut summaries,
         n_undecided,
     } = s;
+    let budget = settle(&mut summaries, &opts.metrics.budget);
     let collected = &inputs.collected;
     let problems = &collected.problems;
     let max_n = summaries.iter().map(|p| p.n_arrived).max().unwrap_or(0);
@@ -170,10 +174,13 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         .k
         .clone()
         .unwrap_or_else(|| default_ks(n_requested));
+    let mut metrics = all_metrics(&ks, &opts.metrics, n_requested, any_scored(&summaries));
+    metrics.extend(budget_metrics(&ks, budget.as_ref()));
     let plan = Plan {
-        metrics: all_metrics(&ks, &opts.metrics, n_requested, any_scored(&summaries)),
+        metrics,
         n_requested,
         opts,
+        budget,
     };
     let clusters = opts.intervals.cluster_by.as_ref().map(|_| {
         let values: Vec<Option<&str>> = problems
@@ -207,6 +214,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         },
     );
     let (extrapolation, health) = extrapolation(&summaries, &block, &ks, opts, health);
+    let frontier = crate::budget::frontier(&groups);
     let mut config = config(opts, ks, n_requested, n_source);
     config.score_order = any_scored(&summaries).then_some(opts.metrics.score_order);
     let collected = inputs.collected;
@@ -221,6 +229,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         harness,
         per_problem,
         extrapolation,
+        frontier,
         diagnostics: Diagnostics {
             bad_rows: collected.bad_lines,
             messages: inputs.messages,
@@ -407,6 +416,7 @@ pub(crate) fn health_of(
         denominator_policy: policy,
         warnings: Vec::new(),
         difficulty: difficulty(problems, n_requested),
+        budget: None,
     }
 }
 

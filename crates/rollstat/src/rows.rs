@@ -40,6 +40,9 @@ pub struct RolloutRow {
     /// Selector score (reward model, verifier, log-probability) for bon@k
     /// and wmaj@n.
     pub score: Option<f64>,
+    /// Numeric fields, such as the rollout's budget (`output_tokens`,
+    /// `cost`, `latency_s`, …).
+    pub numbers: Vec<(String, f64)>,
     /// Other text fields: `model`, `run`, `subset`, and any field named by
     /// `by` or `cluster_by`.
     pub fields: Vec<(String, String)>,
@@ -79,6 +82,18 @@ impl RolloutRow {
     /// ```
     pub fn score(mut self, score: f64) -> RolloutRow {
         self.score = Some(score);
+        self
+    }
+
+    /// Adds a numeric field (a budget: `output_tokens`, `cost`, …).
+    ///
+    /// ```
+    /// use rollstat::rows::RolloutRow;
+    /// let r = RolloutRow::new("p1", true).number("output_tokens", 812.0);
+    /// assert_eq!(r.numbers, [("output_tokens".to_string(), 812.0)]);
+    /// ```
+    pub fn number(mut self, name: impl Into<String>, value: f64) -> RolloutRow {
+        self.numbers.push((name.into(), value));
         self
     }
 
@@ -212,6 +227,9 @@ impl Row {
                 }
                 if let Some(s) = r.score {
                     m.insert("score".into(), Value::from(s));
+                }
+                for (k, v) in &r.numbers {
+                    m.insert(k.clone(), Value::from(*v));
                 }
                 &r.fields
             }

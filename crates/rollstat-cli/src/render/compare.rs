@@ -35,9 +35,22 @@ fn p_fmt(p: Option<f64>) -> String {
     }
 }
 
+/// A row's name; a budget-matched row says what A draws at B's budget.
+fn row_name(r: &Row) -> String {
+    match r.budget_matched {
+        Some(m) => format!(
+            "{} at B's budget {} (A draws {})",
+            r.metric,
+            trim_float(m.budget),
+            trim_float(m.k_a)
+        ),
+        None => r.metric.clone(),
+    }
+}
+
 fn row_cells(r: &Row, with_verdict: bool) -> Vec<String> {
     let mut cells = vec![
-        r.metric.clone(),
+        row_name(r),
         pct(r.a),
         pct(r.b),
         format!("{:+.2}", 100.0 * r.delta),
@@ -157,7 +170,7 @@ pub fn render_text(c: &Comparison, markdown: bool) -> String {
         );
         for r in c.rows.iter().filter(|r| r.group.is_none()) {
             match &r.decision {
-                Some(d) => para(&mut out, format!("  {}: {d}", r.metric)),
+                Some(d) => para(&mut out, format!("  {}: {d}", row_name(r))),
                 None => para(
                     &mut out,
                     format!("  {}: not a correctness score, no verdict", r.metric),

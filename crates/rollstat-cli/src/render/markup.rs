@@ -81,6 +81,27 @@ fn health_line(h: &Health) -> String {
     )
 }
 
+/// The budget distribution, missing values and correlation in one line.
+fn budget_line(b: &rollstat::BudgetHealth) -> String {
+    let num = |x: Option<f64>| x.map_or("–".into(), rollstat::trim_float);
+    let used = if b.used {
+        ""
+    } else {
+        " — not every rollout has it, so no budget metrics (name the field with --budget to use it)"
+    };
+    format!(
+        "{} on {} rollouts, missing on {}; per rollout min {} / median {} / p90 {} / max {}; correlation with correct {}{used}",
+        b.field,
+        b.n_rollouts,
+        b.n_missing,
+        num(b.min),
+        num(b.median),
+        num(b.p90),
+        num(b.max),
+        b.correlation_with_correct.map_or("–".into(), |r| format!("{r:.2}")),
+    )
+}
+
 /// One population: its title, table, health line, variance split and
 /// findings.
 struct Section<'a> {
@@ -107,6 +128,9 @@ fn block(s: &Section, n: u64, view: View, style: Style, out: &mut String) {
     }
 
     let _ = writeln!(out, "{bullet}Health: {}", health_line(h));
+    if let Some(b) = &h.budget {
+        let _ = writeln!(out, "{bullet}Budget: {}", budget_line(b));
+    }
     let splits: Vec<String> = b
         .metrics
         .iter()
@@ -177,6 +201,27 @@ pub fn render(r: &Report, style: Style, view: View) -> String {
     }
     if let Some(x) = &r.extrapolation {
         extrapolation(x, style, &mut out);
+    }
+    if !r.frontier.is_empty() {
+        let points: Vec<String> = r
+            .frontier
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} at k = {}: {} → {:.2}%",
+                    p.group,
+                    p.k,
+                    rollstat::trim_float(p.budget),
+                    100.0 * p.pass
+                )
+            })
+            .collect();
+        let bullet = if style == Style::Markdown { "- " } else { "  " };
+        let _ = writeln!(
+            out,
+            "{bullet}Frontier (pass@k vs budget@k; best at each budget): {}\n",
+            points.join("; ")
+        );
     }
     for (name, g) in r.groups.iter() {
         let section = Section {
