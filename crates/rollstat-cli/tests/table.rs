@@ -51,9 +51,11 @@ const HEADLINE: [&str; 16] = [
 fn default_table_is_the_headline_set() {
     let t = run(&["report", "examples/demo.jsonl", "--ci", "none"]);
     assert_eq!(table_metrics(&t), names(&HEADLINE));
-    // 8 rows equal to another, 7 other G-Pass rows, distinct_answers, and
-    // the 4 gaps pass@k-maj@k.
-    assert!(t.contains("--all adds 20 more"), "{t}");
+    // 8 rows equal to another, 7 other G-Pass rows, distinct_answers, the 4
+    // gaps pass@k-maj@k, and (the demo carries output_tokens) budget@k and
+    // cost_of_pass@k / cost_of_maj@k for k = 1, 2, 4, 8.
+    assert!(t.contains("--all adds 32 more"), "{t}");
+    assert!(t.contains("12 budget@k and cost_of_…@k rows"), "{t}");
     assert!(t.contains("4 pass@k-maj@k gaps"), "{t}");
 }
 

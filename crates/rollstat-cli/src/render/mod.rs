@@ -196,12 +196,18 @@ pub fn hidden_summary(block: &MetricBlock, n: u64, view: View) -> Option<String>
     if gaps > 0 {
         parts.push(format!("{gaps} pass@k-maj@k gaps"));
     }
+    let is_budget = |name: &str| name.starts_with("budget@") || name.starts_with("cost_of_");
+    let budgets = hidden.iter().filter(|(name, _)| is_budget(name)).count();
+    if budgets > 0 {
+        parts.push(format!("{budgets} budget@k and cost_of_…@k rows"));
+    }
     parts.extend(
         hidden
             .iter()
             .filter(|(name, e)| {
                 e.same_as.is_none()
                     && !is_gap(name)
+                    && !is_budget(name)
                     && !matches!(family(name), Some("g-pass@" | "mg-pass@"))
             })
             .map(|(name, _)| name.to_string()),
