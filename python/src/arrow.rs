@@ -27,7 +27,7 @@ use serde_json::{Number, Value};
 
 /// Fields the row parser reads (docs/spec.md §2); a column with one of
 /// these names must have a type rows can hold.
-const READ_FIELDS: [&str; 17] = [
+const READ_FIELDS: [&str; 20] = [
     "problem",
     "rollout",
     "correct",
@@ -45,6 +45,9 @@ const READ_FIELDS: [&str; 17] = [
     "model",
     "run",
     "subset",
+    "score",
+    "scores",
+    "output_tokens",
 ];
 
 /// Deepest nesting of list and struct types accepted.
