@@ -21,7 +21,6 @@ import json
 import math
 import multiprocessing as mp
 import random
-import statistics
 import sys
 import time
 
@@ -136,7 +135,7 @@ def load_column(path, col=0):
     import numpy as np
 
     with open(path) as f:
-        return np.array([float(l.split()[col]) for l in f if l.strip()])
+        return np.array([float(line.split()[col]) for line in f if line.strip()])
 
 
 def scipy_boot(values_path, method, resamples, batch):

@@ -17,8 +17,8 @@ import os
 import platform
 import re
 import shlex
-import statistics
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -173,11 +173,15 @@ def metric_columns(n, c, ks, taus):
 
     cols, names = [], []
     for k in ks:
-        cols.append(refs.np_pass_at_k(n, c, k)); names.append(f"pass@{k}")
-        cols.append(refs.np_pass_pow_k(n, c, k)); names.append(f"pass^{k}")
+        cols.append(refs.np_pass_at_k(n, c, k))
+        names.append(f"pass@{k}")
+        cols.append(refs.np_pass_pow_k(n, c, k))
+        names.append(f"pass^{k}")
         for t in taus:
-            cols.append(refs.np_g_pass_at_k(n, c, k, t)); names.append(f"g-pass@{k}_{t}")
-        cols.append(refs.np_mg_pass_at_k(n, c, k)); names.append(f"mg-pass@{k}")
+            cols.append(refs.np_g_pass_at_k(n, c, k, t))
+            names.append(f"g-pass@{k}_{t}")
+        cols.append(refs.np_mg_pass_at_k(n, c, k))
+        names.append(f"mg-pass@{k}")
     return cols, names
 
 
@@ -398,7 +402,7 @@ def main():
     facts["commit"] = subprocess.run("git rev-parse --short HEAD", shell=True, capture_output=True, text=True, cwd=REPO).stdout.strip()
     dirty = subprocess.run("git status --porcelain -- crates Cargo.toml", shell=True, capture_output=True, text=True, cwd=REPO).stdout.strip()
     if dirty:
-        facts["commit"] += " (crates/ with uncommitted changes: " + ", ".join(l[3:] for l in dirty.splitlines()) + ")"
+        facts["commit"] += " (crates/ with uncommitted changes: " + ", ".join(line[3:] for line in dirty.splitlines()) + ")"
 
     sections = []
     summary = []  # (target, reference, rollstat, measured, target value, met)
@@ -550,7 +554,7 @@ def main():
     def parse_boot(out):
         lines = out.splitlines()
         head = lines[0].split("\t")
-        cols = [list(map(float, l.split("\t"))) for l in lines[1:]]
+        cols = [list(map(float, row.split("\t"))) for row in lines[1:]]
         return float(head[0]), int(head[1]), int(head[2]), int(head[3]), cols
 
     boot_all_cmd = [bench_boot, ci_vals, a.resamples, "1"]
