@@ -2,7 +2,7 @@
 //! (docs/spec.md §7, schema `rollstat.compare/1`).
 //!
 //! read both sides through the report's population path (the same grading,
-//! junk rule and clustering) → pair problems by id → the report's metric
+//! junk rule and clustering) → pair problems by (subset, id) → the report's metric
 //! columns on the matched problems → per-problem differences `d = b − a` →
 //! one bootstrap over all difference columns (the same resampled problems,
 //! or clusters, for every metric and both sides) → paired SE, correlation,
@@ -408,15 +408,32 @@ fn read_one(src: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
     Ok((side(&an, c.bad_lines.len()), side(&bn, 0)))
 }
 
-/// Index of each problem id on one side; a repeated id is an error.
-fn index(side: &SideData, label: &str) -> Result<HashMap<String, usize>> {
+/// A problem's identity across the two sides: its subset and id (ids
+/// repeat across subsets, as in the report).
+type ProblemKey = (Option<String>, String);
+
+fn key_of(p: &CollectedProblem) -> ProblemKey {
+    (p.subset.clone(), p.problem.clone())
+}
+
+/// The name of a problem in messages: `subset/id`, or the id.
+fn shown(p: &CollectedProblem) -> String {
+    match &p.subset {
+        Some(s) => format!("{s}/{}", p.problem),
+        None => p.problem.clone(),
+    }
+}
+
+/// Index of each (subset, problem id) on one side; a repeated one is an
+/// error.
+fn index(side: &SideData, label: &str) -> Result<HashMap<ProblemKey, usize>> {
     let mut map = HashMap::new();
     for (i, p) in side.problems.iter().enumerate() {
-        if let Some(j) = map.insert(p.problem.clone(), i) {
+        if let Some(j) = map.insert(key_of(p), i) {
             let first = &side.problems[j];
             return Err(Error::input(format!(
                 "{label}: problem '{}' appears twice (at {} as system {:?}, at {} as system {:?}); one side must hold one system — tell the runs apart by a field, or split the input",
-                p.problem, first.origin, first.system, p.origin, p.system
+                shown(p), first.origin, first.system, p.origin, p.system
             )));
         }
     }
@@ -764,18 +781,18 @@ fn match_problems(a: &SideData, b: &SideData) -> Result<Matched> {
         .problems
         .iter()
         .enumerate()
-        .filter_map(|(i, p)| ib.get(&p.problem).map(|&j| (i, j)))
+        .filter_map(|(i, p)| ib.get(&key_of(p)).map(|&j| (i, j)))
         .collect();
-    let only = |s: &SideData, other: &HashMap<String, usize>| -> Vec<String> {
+    let only = |s: &SideData, other: &HashMap<ProblemKey, usize>| -> Vec<String> {
         s.problems
             .iter()
-            .filter(|p| !other.contains_key(&p.problem))
-            .map(|p| p.problem.clone())
+            .filter(|p| !other.contains_key(&key_of(p)))
+            .map(shown)
             .collect()
     };
     if pairs.is_empty() {
         return Err(Error::input(format!(
-            "no problem appears in both A ({}) and B ({}); compare pairs problems by their `problem` id",
+            "no problem appears in both A ({}) and B ({}); compare pairs problems by their `subset` and `problem` id",
             a.name, b.name
         )));
     }
