@@ -262,6 +262,26 @@ fn metric_rows(
 
 const METRIC_HEADER: [&str; 6] = ["metric", "value", "±stderr", "CI", "problems", "excluded"];
 
+/// A chart with one labelled row per name (top to bottom) against a 0–100 %
+/// x axis: the layout of the variance split and the per-group dot plot.
+fn percent_rows(names: &[String], row_height: f64, left: f64, x_label: &str) -> Chart {
+    let count = names.len() as f64;
+    let y = Scale::Linear {
+        min: count - 0.5,
+        max: -0.5,
+    };
+    let x = Scale::Linear { min: 0.0, max: 1.0 };
+    let mut chart = Chart::new(680.0, 70.0 + row_height * count, x, y).with_left(left);
+    chart.axes(&percent_ticks(), &[], x_label, "");
+    let labels: Vec<(f64, String)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (i as f64, n.clone()))
+        .collect();
+    chart.row_labels(&labels);
+    chart
+}
+
 fn headline(r: &Report, view: View, out: &mut String) {
     out.push_str("<h2 id=\"metrics\">Metrics</h2>\n");
     let c = &r.config;
@@ -587,30 +607,13 @@ fn variance(block: &MetricBlock, out: &mut String) {
         out.push_str("<p class=\"note\">No variance split (it needs pass@k with n ≥ 2k).</p>\n");
         return;
     }
-    let count = rows.len() as f64;
-    let y = Scale::Linear {
-        min: count - 0.5,
-        max: -0.5,
-    };
-    let mut chart = Chart::new(
-        680.0,
-        70.0 + 34.0 * count,
-        Scale::Linear { min: 0.0, max: 1.0 },
-        y,
-    )
-    .with_left(90.0);
-    chart.axes(
-        &percent_ticks(),
-        &[],
+    let names: Vec<String> = rows.iter().map(|(n, _)| n.to_string()).collect();
+    let mut chart = percent_rows(
+        &names,
+        34.0,
+        90.0,
         "share of the per-problem variance of the value (%)",
-        "",
     );
-    let labels: Vec<(f64, String)> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, (n, _))| (i as f64, n.to_string()))
-        .collect();
-    chart.row_labels(&labels);
     for (i, (name, v)) in rows.iter().enumerate() {
         let total = v.between + v.within;
         let share = if total > 0.0 { v.between / total } else { 0.0 };
@@ -722,30 +725,13 @@ fn groups(r: &Report, out: &mut String) {
         if rows.is_empty() {
             continue;
         }
-        let count = rows.len() as f64;
-        let y = Scale::Linear {
-            min: count - 0.5,
-            max: -0.5,
-        };
-        let mut chart = Chart::new(
-            680.0,
-            70.0 + 30.0 * count,
-            Scale::Linear { min: 0.0, max: 1.0 },
-            y,
-        )
-        .with_left(130.0);
-        chart.axes(
-            &percent_ticks(),
-            &[],
+        let names: Vec<String> = rows.iter().map(|(g, _)| g.to_string()).collect();
+        let mut chart = percent_rows(
+            &names,
+            30.0,
+            130.0,
             &format!("{metric} (% of problems in the group), with CI"),
-            "",
         );
-        let labels: Vec<(f64, String)> = rows
-            .iter()
-            .enumerate()
-            .map(|(i, (g, _))| (i as f64, g.to_string()))
-            .collect();
-        chart.row_labels(&labels);
         for (i, (g, e)) in rows.iter().enumerate() {
             if let Some(ci) = &e.ci {
                 chart.hbar(i as f64, ci.lower, ci.upper, "err s1");
