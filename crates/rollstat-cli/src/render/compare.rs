@@ -27,7 +27,8 @@ fn pct(x: f64) -> String {
     format!("{:.2}%", 100.0 * x)
 }
 
-fn p_fmt(p: Option<f64>) -> String {
+/// A p-value: 4 decimals, or scientific below 1e-4; `–` without one.
+pub(super) fn p_fmt(p: Option<f64>) -> String {
     match p {
         None => "–".into(),
         Some(p) if p < 1e-4 => format!("{p:.1e}"),
@@ -48,9 +49,10 @@ fn row_name(r: &Row) -> String {
     }
 }
 
-fn row_cells(r: &Row, with_verdict: bool) -> Vec<String> {
-    let mut cells = vec![
-        row_name(r),
+/// A, B, B − A, its stderr and interval, as every compare table prints
+/// them (percent, points).
+pub(super) fn delta_cells(r: &Row) -> [String; 5] {
+    [
         pct(r.a),
         pct(r.b),
         format!("{:+.2}", 100.0 * r.delta),
@@ -59,13 +61,20 @@ fn row_cells(r: &Row, with_verdict: bool) -> Vec<String> {
         r.ci.map_or("–".into(), |[l, h]| {
             format!("[{:+.2}, {:+.2}]", 100.0 * l, 100.0 * h)
         }),
+    ]
+}
+
+fn row_cells(r: &Row, with_verdict: bool) -> Vec<String> {
+    let mut cells = vec![row_name(r)];
+    cells.extend(delta_cells(r));
+    cells.extend([
         r.correlation.map_or("–".into(), |c| format!("{c:.2}")),
         p_fmt(r.p_value),
         p_fmt(r.p_holm),
         p_fmt(r.p_bh),
         p_fmt(r.mcnemar_p),
         r.n_problems.to_string(),
-    ];
+    ]);
     if with_verdict {
         cells.push(r.verdict.as_deref().unwrap_or("–").to_string());
     }

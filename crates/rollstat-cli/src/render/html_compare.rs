@@ -2,6 +2,7 @@
 //! and group with its CI, the margin and the verdict in colour; the table
 //! with p-values; the discordant pairs of 0/1 metrics.
 
+use super::compare::{delta_cells, p_fmt};
 use super::html::{exact, key_values, legend, nav, page, table};
 use super::svg::{esc, nice_ticks, Chart, Scale};
 use crate::options::finding_text;
@@ -218,17 +219,8 @@ fn forest(c: &Comparison, out: &mut String) {
     let _ = writeln!(out, "<p class=\"note\">Dots: B − A; bars: the two-sided {}% interval. Right of 0: B is better.{}</p>", trim_float(100.0 * c.level), if same > 0 { format!(" {same} rows that equal another row by definition (marked = in the table) are not drawn again.") } else { String::new() });
 }
 
-fn p_cell(p: Option<f64>) -> String {
-    match p {
-        None => "–".into(),
-        Some(p) if p < 1e-4 => format!("{p:.1e}"),
-        Some(p) => format!("{p:.4}"),
-    }
-}
-
 fn rows_table(c: &Comparison, out: &mut String) {
     out.push_str("<h2 id=\"table\">Table</h2>\n");
-    let pct = |x: f64| format!("{:.2}%", 100.0 * x);
     let rows: Vec<(String, Vec<String>)> = c
         .rows
         .iter()
@@ -254,23 +246,16 @@ fn rows_table(c: &Comparison, out: &mut String) {
             if let Some(same) = &r.same_as {
                 let _ = write!(label, " <span class=\"muted\">(= {})</span>", esc(same));
             }
-            let cells = vec![
-                label,
-                pct(r.a),
-                pct(r.b),
-                format!("{:+.2}", 100.0 * r.delta),
-                r.stderr
-                    .map_or("–".into(), |s| format!("±{:.2}", 100.0 * s)),
-                r.ci.map_or("–".into(), |[l, h]| {
-                    format!("[{:+.2}, {:+.2}]", 100.0 * l, 100.0 * h)
-                }),
-                p_cell(r.p_value),
-                p_cell(r.p_holm),
-                p_cell(r.p_bh),
-                p_cell(r.mcnemar_p),
+            let mut cells = vec![label];
+            cells.extend(delta_cells(r));
+            cells.extend([
+                p_fmt(r.p_value),
+                p_fmt(r.p_holm),
+                p_fmt(r.p_bh),
+                p_fmt(r.mcnemar_p),
                 r.n_problems.to_string(),
                 verdict,
-            ];
+            ]);
             (attrs, cells)
         })
         .collect();
