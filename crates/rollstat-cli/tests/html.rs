@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 use std::collections::BTreeMap;
+#[cfg(has_chromium)]
 use std::path::Path;
 #[cfg(has_chromium)]
 use std::process::Command;
@@ -437,6 +438,7 @@ fn the_check_for_external_urls_catches_one() {
 
 /// Decodes an 8-bit RGB or RGBA, non-interlaced PNG into (width, height,
 /// RGB pixels): what chromium's `--screenshot` writes.
+#[cfg(has_chromium)]
 fn decode_png(bytes: &[u8]) -> (usize, usize, Vec<[u8; 3]>) {
     use std::io::Read;
     assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "not a PNG");
