@@ -1,18 +1,18 @@
 //! The terminal table and Markdown: the same rows, two styles.
 
 use super::{answer_note, layout, View};
-use crate::options::finding_text;
+use crate::Words;
 use rollstat::{Extrapolation, Health, MetricBlock, Report};
 use std::fmt::Write;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Style {
+pub enum Style {
     Terminal,
     Markdown,
 }
 
 /// Aligned columns (first left, rest right) in the terminal or Markdown style.
-pub(crate) fn table(rows: &[Vec<String>], style: Style, out: &mut String) {
+pub fn table(rows: &[Vec<String>], style: Style, out: &mut String) {
     let cols = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..cols)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
@@ -110,7 +110,7 @@ struct Section<'a> {
     block: &'a MetricBlock,
 }
 
-fn block(s: &Section, n: u64, view: View, style: Style, out: &mut String) {
+fn block(s: &Section, n: u64, view: View, style: Style, words: &Words, out: &mut String) {
     let (title, h, b) = (&s.title, s.health, s.block);
     match style {
         Style::Terminal => {
@@ -151,13 +151,13 @@ fn block(s: &Section, n: u64, view: View, style: Style, out: &mut String) {
         );
     }
     for w in &h.warnings {
-        let _ = writeln!(out, "{bullet}warning: {}", finding_text(w));
+        let _ = writeln!(out, "{bullet}warning: {}", (words.finding)(w));
     }
     let _ = writeln!(out);
 }
 
 /// Renders the whole report.
-pub fn render(r: &Report, style: Style, view: View) -> String {
+pub fn render(r: &Report, style: Style, view: View, words: &Words) -> String {
     let mut out = String::new();
     let inputs: Vec<String> = r.inputs.iter().map(|i| i.path.clone()).collect();
     let c = &r.config;
@@ -195,7 +195,7 @@ pub fn render(r: &Report, style: Style, view: View) -> String {
         health: &r.health,
         block: &r.block,
     };
-    block(&overall, c.n, view, style, &mut out);
+    block(&overall, c.n, view, style, words, &mut out);
     if !r.harness.is_empty() {
         harness(r, style, &mut out);
     }
@@ -229,7 +229,7 @@ pub fn render(r: &Report, style: Style, view: View) -> String {
             health: &g.health,
             block: &g.block,
         };
-        block(&section, c.n, view, style, &mut out);
+        block(&section, c.n, view, style, words, &mut out);
     }
     out
 }

@@ -5,20 +5,25 @@
 //! NB: a new field in `MetricEntry` needs a column here and in `csv.rs`.
 
 pub mod compare;
-mod csv;
-mod html;
+pub mod csv;
+pub mod html;
 mod html_compare;
-mod markup;
+pub mod markup;
 pub mod power;
 mod svg;
 
-pub(crate) use markup::{table, Style};
+pub use markup::{table, Style};
 
-use crate::args::OutputFormat;
-use crate::options::finding_text;
-use rollstat::{MetricBlock, MetricEntry, Report};
+use rollstat::{MetricBlock, MetricEntry};
 
 pub use html_compare::render as compare_html;
+
+/// How a front end words what it controls on the page.
+#[derive(Clone, Copy)]
+pub struct Words {
+    /// A finding in the front end's words.
+    pub finding: fn(&rollstat::Finding) -> String,
+}
 
 /// Which metrics the tables for people show.
 #[derive(Clone, Copy, Debug, Default)]
@@ -61,22 +66,6 @@ pub fn family(name: &str) -> Option<&str> {
 pub fn key_k(name: &str) -> Option<u64> {
     let end = name.find(['@', '^'])?;
     name[end + 1..].parse().ok()
-}
-
-/// Renders `report` in `format`.
-pub fn render(report: &Report, format: OutputFormat, view: View) -> String {
-    match format {
-        OutputFormat::Json => json(report),
-        OutputFormat::Table => markup::render(report, markup::Style::Terminal, view),
-        OutputFormat::Markdown => markup::render(report, markup::Style::Markdown, view),
-        OutputFormat::Csv => csv::render(report),
-        OutputFormat::Html => html::render(report, view),
-    }
-}
-
-/// report.json with the findings in the CLI's words (naming flags).
-fn json(report: &Report) -> String {
-    rollstat::Finding::serialize_worded(finding_text, || report.to_json())
 }
 
 /// Formats a metric value for people: percent for fractions.
