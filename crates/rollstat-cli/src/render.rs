@@ -10,6 +10,10 @@ pub use rollstat_render::{compare, compare_html, power};
 /// The command's words: findings name its flags.
 pub const WORDS: Words = Words {
     finding: finding_text,
+    all: "--all",
+    tau: "--tau",
+    budget: Some("--budget"),
+    fail_on: "--fail-on",
 };
 
 /// Renders `report` in `format`.

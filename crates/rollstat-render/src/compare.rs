@@ -195,13 +195,14 @@ pub fn render_text(c: &Comparison, markdown: bool, words: &Words) -> String {
         };
         let line = if f.failed {
             format!(
-                "--fail-on {}: FAILED ({} checked; hit by {}) → exit code 1",
+                "{} {}: FAILED ({} checked; hit by {}) → exit code 1",
+                words.fail_on,
                 f.on,
                 scope,
                 f.rows.join(", ")
             )
         } else {
-            format!("--fail-on {}: passed ({scope} checked)", f.on)
+            format!("{} {}: passed ({scope} checked)", words.fail_on, f.on)
         };
         para(&mut out, line);
         out.push('\n');

@@ -134,7 +134,7 @@ pub fn render(r: &Report, view: View, words: &Words) -> String {
     }
     let _ = writeln!(
         b,
-        "<p class=\"note\">Written by rollstat {} ({}). Every number comes from the same report as <code>--format json</code>.</p>",
+        "<p class=\"note\">Written by rollstat {} ({}). Every number comes from the same report as the JSON document (report.json).</p>",
         esc(&r.version),
         esc(&r.schema)
     );
@@ -307,7 +307,7 @@ fn headline(r: &Report, view: View, out: &mut String) {
     if let Some(note) = super::answer_note(&r.block, c.n, view) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
-    if let Some(line) = super::hidden_summary(&r.block, c.n, view) {
+    if let Some(line) = super::hidden_summary(&r.block, c.n, view, None) {
         let _ = writeln!(
             out,
             "<p class=\"note\">Headline metrics; {}</p>",

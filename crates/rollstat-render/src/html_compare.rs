@@ -51,7 +51,7 @@ pub fn render(c: &Comparison, words: &Words) -> String {
     }
     let _ = writeln!(
         b,
-        "<p class=\"note\">Written by rollstat {} ({}). Every number comes from the same comparison as <code>--format json</code>.</p>",
+        "<p class=\"note\">Written by rollstat {} ({}). Every number comes from the same comparison as the JSON document (compare.json).</p>",
         esc(&c.version),
         esc(&c.schema)
     );

@@ -18,11 +18,32 @@ use rollstat::{MetricBlock, MetricEntry};
 
 pub use html_compare::render as compare_html;
 
-/// How a front end words what it controls on the page.
+/// How a front end words what it controls: findings, and the options the
+/// terminal table and Markdown point to. The HTML page names no option (the
+/// same page comes out of every front end); only its findings are worded.
+///
+/// ```
+/// let words = rollstat_render::Words {
+///     finding: |f| f.to_string(),
+///     all: "all=True",
+///     tau: "tau=",
+///     budget: None,
+///     fail_on: "fail_on=",
+/// };
+/// assert_eq!((words.finding)(&rollstat::Finding::BadRows { n: 2 }), "2 malformed rows were skipped");
+/// ```
 #[derive(Clone, Copy)]
 pub struct Words {
     /// A finding in the front end's words.
     pub finding: fn(&rollstat::Finding) -> String,
+    /// The option that shows every metric (`--all`).
+    pub all: &'static str,
+    /// The option that sets G-Pass thresholds (`--tau`).
+    pub tau: &'static str,
+    /// The option that names a budget field (`--budget`), where there is one.
+    pub budget: Option<&'static str>,
+    /// The option that asks for a verdict check (`--fail-on`).
+    pub fail_on: &'static str,
 }
 
 /// Which metrics the tables for people show.
@@ -152,10 +173,17 @@ pub fn answer_note(block: &MetricBlock, n: u64, view: View) -> Option<String> {
     })
 }
 
-/// What the table leaves out that `--all` prints, by reason, e.g. `12
-/// G-Pass rows (no --tau), 8 equal to another row by definition,
-/// distinct_answers`; `None` when nothing is left out.
-pub fn hidden_summary(block: &MetricBlock, n: u64, view: View) -> Option<String> {
+/// What the table leaves out that the full table prints, by reason, e.g.
+/// `--all adds 20 more: 8 equal to another row by definition, 12 G-Pass
+/// rows (thresholds not asked with --tau)`; `None` when nothing is left
+/// out. With `words` the options are named; without, the text names none
+/// (the HTML page).
+pub fn hidden_summary(
+    block: &MetricBlock,
+    n: u64,
+    view: View,
+    words: Option<&Words>,
+) -> Option<String> {
     let hidden: Vec<(&String, &MetricEntry)> = block
         .metrics
         .iter()
@@ -176,9 +204,10 @@ pub fn hidden_summary(block: &MetricBlock, n: u64, view: View) -> Option<String>
         parts.push(format!("{same} equal to another row by definition"));
     }
     if gpass > 0 {
-        parts.push(format!(
-            "{gpass} G-Pass rows (thresholds not asked with --tau)"
-        ));
+        parts.push(match words {
+            Some(w) => format!("{gpass} G-Pass rows (thresholds not asked with {})", w.tau),
+            None => format!("{gpass} G-Pass rows (no thresholds asked)"),
+        });
     }
     let is_gap = |name: &str| name.contains("-maj@");
     let gaps = hidden.iter().filter(|(name, _)| is_gap(name)).count();
@@ -202,7 +231,8 @@ pub fn hidden_summary(block: &MetricBlock, n: u64, view: View) -> Option<String>
             .map(|(name, _)| name.to_string()),
     );
     Some(format!(
-        "--all adds {} more: {}; report.json has every metric.",
+        "{} adds {} more: {}; the JSON report has every metric.",
+        words.map_or("the full table", |w| w.all),
         hidden.len(),
         parts.join(", ")
     ))

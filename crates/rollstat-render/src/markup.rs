@@ -82,12 +82,14 @@ fn health_line(h: &Health) -> String {
 }
 
 /// The budget distribution, missing values and correlation in one line.
-fn budget_line(b: &rollstat::BudgetHealth) -> String {
+fn budget_line(b: &rollstat::BudgetHealth, words: &Words) -> String {
     let num = |x: Option<f64>| x.map_or("–".into(), rollstat::trim_float);
-    let used = if b.used {
-        ""
-    } else {
-        " — not every rollout has it, so no budget metrics (name the field with --budget to use it)"
+    let used = match (b.used, words.budget) {
+        (true, _) => String::new(),
+        (false, Some(option)) => format!(
+            " — not every rollout has it, so no budget metrics (name the field with {option} to use it)"
+        ),
+        (false, None) => " — not every rollout has it, so no budget metrics".into(),
     };
     format!(
         "{} on {} rollouts, missing on {}; per rollout min {} / median {} / p90 {} / max {}; correlation with correct {}{used}",
@@ -129,7 +131,7 @@ fn block(s: &Section, n: u64, view: View, style: Style, words: &Words, out: &mut
 
     let _ = writeln!(out, "{bullet}Health: {}", health_line(h));
     if let Some(b) = &h.budget {
-        let _ = writeln!(out, "{bullet}Budget: {}", budget_line(b));
+        let _ = writeln!(out, "{bullet}Budget: {}", budget_line(b, words));
     }
     let splits: Vec<String> = b
         .metrics
@@ -187,7 +189,7 @@ pub fn render(r: &Report, style: Style, view: View, words: &Words) -> String {
             c.ci.level * 100.0
         )
     };
-    if let Some(line) = super::hidden_summary(&r.block, c.n, view) {
+    if let Some(line) = super::hidden_summary(&r.block, c.n, view, Some(words)) {
         let _ = writeln!(out, "Headline metrics; {line}\n");
     }
     let overall = Section {
