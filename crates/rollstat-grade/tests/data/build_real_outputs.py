@@ -1,6 +1,9 @@
-"""Build real_outputs.jsonl from the BIG-Bench-Hard code-davinci-002 generations.
+"""Build real_outputs.jsonl from public model generations.
 
-Usage: python build_real_outputs.py <git dir of suzgunmirac/BIG-Bench-Hard> > real_outputs.jsonl
+Usage: python build_real_outputs.py <git dir of suzgunmirac/BIG-Bench-Hard> <Faithful-COT data dir> > real_outputs.jsonl
+
+The Faithful-COT data dir holds faithfulcot_date_ltm_n40_predictions.jsonl and faithfulcot_date_gold.jsonl
+(veronica320/Faithful-COT @ 3017843, copied unchanged into the workspace's shared/data/real/).
 
 The expected verdict of each row is BIG-Bench-Hard's own exact-match scoring
 (the text after the last "So the answer is ", trailing period removed, equal to
@@ -91,8 +94,62 @@ def rows(git_dir: str):
                     }
 
 
+# Faithful-COT date understanding (Codex, least-to-most, 40 samples per problem):
+# every third problem, completion number id % 40. The verdict is the reading of
+# each row: the date after the final "So the answer is" compared with the gold
+# date by eye (6/25/2019 is 06/25/2019). These problem ids state a wrong date;
+# all other sampled rows state the gold date.
+FAITHFUL_WRONG_BY_READING = {
+    3,
+    15,
+    18,
+    81,
+    84,
+    87,
+    90,
+    93,
+    96,
+    105,
+    111,
+    117,
+    120,
+    123,
+    129,
+    153,
+    171,
+    243,
+    246,
+    303,
+    309,
+    336,
+}
+
+
+def faithful_rows(data_dir: str):
+    with open(f"{data_dir}/faithfulcot_date_gold.jsonl") as f:
+        gold = {r["id"]: r["answer"] for r in map(json.loads, f)}
+    with open(f"{data_dir}/faithfulcot_date_ltm_n40_predictions.jsonl") as f:
+        for problem in map(json.loads, f):
+            pid = problem["id"]
+            if pid % 3:
+                continue
+            k = pid % 40
+            yield {
+                "id": f"faithfulcot/date/{pid}/{k}",
+                "source": "faithfulcot-date-codex",
+                "mode": "math",
+                "gold": gold[pid],
+                "response": problem["completions"][k],
+                "expected": pid not in FAITHFUL_WRONG_BY_READING,
+                "adjudication": "read",
+                "note": "",
+            }
+
+
 def main() -> None:
     for row in rows(sys.argv[1]):
+        sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+    for row in faithful_rows(sys.argv[2]):
         sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
 
 
