@@ -56,26 +56,46 @@ pub fn check_not_an_input(output: Option<&Path>, inputs: &[String]) -> Result<()
 /// A file being written: bytes go to a temporary file beside the
 /// destination, renamed over it by [`AtomicFile::commit`]; dropped
 /// without a commit, the temporary file is removed and the destination is
-/// untouched.
+/// untouched. A destination that exists and is not a regular file (a device
+/// such as `/dev/null` or `/dev/stdout`, a named pipe) is written directly:
+/// renaming over it would replace the device with a file. A symlink to a
+/// file is followed, so the link stays a link.
 pub struct AtomicFile {
-    tmp: PathBuf,
+    /// The temporary file, `None` when writing directly.
+    tmp: Option<PathBuf>,
     dest: PathBuf,
     file: Option<std::io::BufWriter<File>>,
 }
 
 impl AtomicFile {
-    /// Creates the temporary file next to `dest`.
+    /// Creates the temporary file next to `dest` (or opens `dest` itself
+    /// when it is not a regular file).
     pub fn create(dest: &Path) -> Result<AtomicFile> {
-        let name = dest
+        let cannot = |e: std::io::Error| anyhow::anyhow!("cannot write {}: {e}", dest.display());
+        if let Ok(meta) = std::fs::metadata(dest) {
+            if !meta.is_file() {
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(dest)
+                    .map_err(cannot)?;
+                return Ok(AtomicFile {
+                    tmp: None,
+                    dest: dest.to_path_buf(),
+                    file: Some(std::io::BufWriter::new(file)),
+                });
+            }
+        }
+        // Through a symlink to an existing file: write beside the target.
+        let target = std::fs::canonicalize(dest).unwrap_or_else(|_| dest.to_path_buf());
+        let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "output".into());
-        let tmp = dest.with_file_name(format!(".{name}.rollstat-{}.tmp", std::process::id()));
-        let file = File::create(&tmp)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", dest.display()))?;
+        let tmp = target.with_file_name(format!(".{name}.rollstat-{}.tmp", std::process::id()));
+        let file = File::create(&tmp).map_err(cannot)?;
         Ok(AtomicFile {
-            tmp,
-            dest: dest.to_path_buf(),
+            tmp: Some(tmp),
+            dest: target,
             file: Some(std::io::BufWriter::new(file)),
         })
     }
@@ -83,12 +103,16 @@ impl AtomicFile {
     /// Flushes, syncs and renames the file into place.
     pub fn commit(mut self) -> Result<()> {
         let file = self.file.take().expect("not yet committed");
-        let file = file
-            .into_inner()
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", self.dest.display()))?;
-        file.sync_all()
-            .and_then(|()| std::fs::rename(&self.tmp, &self.dest))
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", self.dest.display()))
+        let cannot =
+            |e: std::io::Error| anyhow::anyhow!("cannot write {}: {e}", self.dest.display());
+        let file = file.into_inner().map_err(|e| cannot(e.into_error()))?;
+        match &self.tmp {
+            Some(tmp) => file
+                .sync_all()
+                .and_then(|()| std::fs::rename(tmp, &self.dest))
+                .map_err(cannot),
+            None => Ok(()),
+        }
     }
 }
 
@@ -103,8 +127,8 @@ impl Write for AtomicFile {
 
 impl Drop for AtomicFile {
     fn drop(&mut self) {
-        if self.file.take().is_some() {
-            let _ = std::fs::remove_file(&self.tmp);
+        if let (Some(_), Some(tmp)) = (self.file.take(), &self.tmp) {
+            let _ = std::fs::remove_file(tmp);
         }
     }
 }

@@ -83,3 +83,69 @@ fn dash_is_stdout_and_files_are_written_whole() {
         graded
     );
 }
+
+/// `-o /dev/null` (what benchmarks and scripts use to discard output) writes
+/// to the device: renaming a temporary file over it would replace the
+/// machine's `/dev/null` with a regular file.
+#[cfg(unix)]
+#[test]
+fn a_device_output_is_written_in_place_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = setup();
+    let d = dir.path();
+    for args in [
+        &["report", "x.jsonl", "--ci", "none", "-o", "/dev/null"][..],
+        &["grade", "x.jsonl", "-o", "/dev/null"][..],
+        &["convert", "x.jsonl", "-o", "/dev/null"][..],
+    ] {
+        let o = run(d, args);
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let meta = std::fs::metadata("/dev/null").unwrap();
+        assert!(
+            meta.file_type().is_char_device(),
+            "{args:?} replaced /dev/null"
+        );
+    }
+    let leftovers: Vec<_> = std::fs::read_dir("/dev")
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".rollstat-"))
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "temporary files left in /dev: {leftovers:?}"
+    );
+}
+
+/// An output named through a symlink replaces the file it points to and
+/// leaves the link a link.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_output_keeps_the_link() {
+    let dir = setup();
+    let d = dir.path();
+    std::fs::write(d.join("out.json"), "old").unwrap();
+    std::os::unix::fs::symlink("out.json", d.join("out-link.json")).unwrap();
+    let o = run(
+        d,
+        &[
+            "report",
+            "x.jsonl",
+            "--ci",
+            "none",
+            "--format",
+            "json",
+            "-o",
+            "out-link.json",
+        ],
+    );
+    assert!(o.status.success());
+    let link = std::fs::symlink_metadata(d.join("out-link.json")).unwrap();
+    assert!(link.file_type().is_symlink());
+    let written = std::fs::read_to_string(d.join("out.json")).unwrap();
+    assert!(written.contains("\"metrics\""), "{written}");
+}
