@@ -403,9 +403,24 @@ const PROSE_WORDS: &[&str] = &[
 ];
 
 fn has_prose_word(t: &str) -> bool {
-    t.split(|c: char| !c.is_ascii_alphabetic())
-        .any(|w| PROSE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
-        && !t.contains('\\')
+    let mut prev = ' ';
+    let mut word = String::new();
+    // a trailing non-letter closes the last word; `\to` is a command
+    for c in t.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphabetic() {
+            if word.is_empty() && prev == '\\' {
+                word.push('\\');
+            }
+            word.push(c.to_ascii_lowercase());
+        } else {
+            if PROSE_WORDS.contains(&word.as_str()) {
+                return true;
+            }
+            word.clear();
+        }
+        prev = c;
+    }
+    false
 }
 
 /// Words that may stand between an answer statement and its value

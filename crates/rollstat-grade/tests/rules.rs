@@ -668,6 +668,9 @@ fn stated_value_comes_from_its_own_clause() {
     // prose words are not part of a math answer
     assert_eq!(math("so 7").as_deref(), Some("7"));
     assert_eq!(math("thus, it is 12").as_deref(), Some("12"));
+    assert_eq!(math("x is 5").as_deref(), Some("5"));
+    // commands that spell a short word are math
+    assert_eq!(math("x \\to 0").as_deref(), Some("x \\to 0"));
 }
 
 #[test]
