@@ -309,7 +309,7 @@ fn find_envs(s: &str) -> Vec<Span> {
 }
 
 /// Last LaTeX span, joined with up to 4 preceding spans separated only by
-/// `,`, `and`, `or`.
+/// `,`, `and`, `or`; a span repeating a joined one counts once.
 fn envs_answer(s: &str, envs: &[Span]) -> Option<String> {
     let last = envs.last()?;
     let mut parts = vec![last.content.trim().to_string()];
@@ -318,7 +318,10 @@ fn envs_answer(s: &str, envs: &[Span]) -> Option<String> {
         let gap = s[e.end..cur.start].trim().to_ascii_lowercase();
         let gap = gap.trim_start_matches(',').trim();
         if matches!(gap, "" | "and" | "or") && parts.len() < 5 {
-            parts.push(e.content.trim().to_string());
+            let content = e.content.trim().to_string();
+            if !repeats(&parts, &content) {
+                parts.push(content);
+            }
             cur = e;
         } else {
             break;

@@ -706,6 +706,16 @@ fn equivalent_repeated_boxes_count_once() {
     );
     assert_eq!(math("\\boxed{2} and \\boxed{2}").as_deref(), Some("2"));
     assert_eq!(math("\\boxed{2} and \\boxed{3}").as_deref(), Some("2, 3"));
+    // the same for LaTeX spans
+    assert_eq!(math("so $12$ and $12$").as_deref(), Some("12"));
+    assert_eq!(
+        math("The final answer is $12$ or $12.0$").as_deref(),
+        Some("12.0")
+    );
+    assert_eq!(
+        math("so $x = 2$ or $x = 3$").as_deref(),
+        Some("x = 2, x = 3")
+    );
 }
 
 #[test]
