@@ -570,6 +570,8 @@ fn mcq_statements_in_other_words_and_languages() {
     assert_eq!(mcq("The correct option letter is D.").as_deref(), Some("D"));
     assert_eq!(mcq("因此，答案为 B。").as_deref(), Some("B"));
     assert_eq!(mcq("答案：(D)").as_deref(), Some("D"));
+    assert_eq!(mcq("由上可知，故选：C").as_deref(), Some("C"));
+    assert_eq!(mcq("正确选项是 A。").as_deref(), Some("A"));
     assert_eq!(mcq("We compare them.\n**(C)**").as_deref(), Some("C"));
     // options past J (BIG-Bench-Hard has up to 18)
     assert_eq!(mcq("So the answer is (M).").as_deref(), Some("M"));
