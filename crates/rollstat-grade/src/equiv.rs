@@ -117,7 +117,9 @@ pub struct Grader {
     /// Percent policy (default [`PercentPolicy::Strip`]).
     pub percent: PercentPolicy,
     /// Accept a decimal literal with `d >= 2` written decimals when it is the
-    /// correct rounding of the other side (`|a-b| <= 0.5·10^-d`). Default true.
+    /// correct rounding of the other side (`|a-b| <= 0.5·10^-d`), and one
+    /// with `s >= 6` significant digits within the relative tolerance
+    /// `10^(1-s)` (a printed float: `0.78539815` = π/4). Default true.
     pub rounding: bool,
     /// Also compare a gold *set* with a predicted *relation* (`[-2,7]` vs
     /// `-2 <= x <= 7`). The reverse (gold relation, predicted set) is always

@@ -309,7 +309,7 @@ fn find_envs(s: &str) -> Vec<Span> {
 }
 
 /// Last LaTeX span, joined with up to 4 preceding spans separated only by
-/// `,`, `and`, `or`.
+/// `,`, `and`, `or`; a span repeating a joined one counts once.
 fn envs_answer(s: &str, envs: &[Span]) -> Option<String> {
     let last = envs.last()?;
     let mut parts = vec![last.content.trim().to_string()];
@@ -318,7 +318,10 @@ fn envs_answer(s: &str, envs: &[Span]) -> Option<String> {
         let gap = s[e.end..cur.start].trim().to_ascii_lowercase();
         let gap = gap.trim_start_matches(',').trim();
         if matches!(gap, "" | "and" | "or") && parts.len() < 5 {
-            parts.push(e.content.trim().to_string());
+            let content = e.content.trim().to_string();
+            if !repeats(&parts, &content) {
+                parts.push(content);
+            }
             cur = e;
         } else {
             break;
@@ -403,9 +406,24 @@ const PROSE_WORDS: &[&str] = &[
 ];
 
 fn has_prose_word(t: &str) -> bool {
-    t.split(|c: char| !c.is_ascii_alphabetic())
-        .any(|w| PROSE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
-        && !t.contains('\\')
+    let mut prev = ' ';
+    let mut word = String::new();
+    // a trailing non-letter closes the last word; `\to` is a command
+    for c in t.chars().chain(std::iter::once(' ')) {
+        if c.is_ascii_alphabetic() {
+            if word.is_empty() && prev == '\\' {
+                word.push('\\');
+            }
+            word.push(c.to_ascii_lowercase());
+        } else {
+            if PROSE_WORDS.contains(&word.as_str()) {
+                return true;
+            }
+            word.clear();
+        }
+        prev = c;
+    }
+    false
 }
 
 /// Words that may stand between an answer statement and its value

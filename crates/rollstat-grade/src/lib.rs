@@ -58,13 +58,16 @@ pub(crate) fn equiv_has_percent(e: &parse::Expr) -> bool {
 
 /// Compare a gold answer with a candidate answer using the default
 /// [`Grader`] (relative tolerance `1e-9`, `50%` = `50`, rounding accepted
-/// for decimals with at least 2 written digits).
+/// for decimals with at least 2 written digits, a decimal with `s >= 6`
+/// significant digits matching to relative `10^(1-s)`).
 ///
 /// ```
 /// use rollstat_grade::{is_equivalent, Reason};
 /// assert!(is_equivalent("\\frac{\\sqrt{8}}{2}", "\\sqrt2").equal);
 /// assert!(is_equivalent("x = 3", "3").equal);
 /// assert!(!is_equivalent("1/3", "0.3").equal);
+/// assert!(is_equivalent("0.78539815", "\\pi/4").equal);
+/// assert!(!is_equivalent("0", "10^{-100000}").equal);
 /// assert_eq!(is_equivalent("1/3", "(((").reason, Reason::Unparseable);
 /// ```
 pub fn is_equivalent(gold: &str, answer: &str) -> Verdict {

@@ -13,12 +13,13 @@ use regex::Regex;
 use crate::extract::{find_boxes, tail};
 
 /// An answer statement: `answer is`, `answer:`, `correct option (letter) is`,
-/// `choice is`, and the Chinese `答案是` / `答案为` / `答案：`.
+/// `choice is`, and the Chinese `答案是` / `答案为` / `答案选` / `答案：`,
+/// `故选` / `应选` / `所以选` and `正确选项是`.
 fn statement_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"(?i:\b(?:answer|option|choice)(?:\s+(?:letter|choice|option))?(?:\s+(?:is|would\s+be|should\s+be)\s*[:：]?|\s*[:：]))|答案\s*(?:是|为|為|[:：])\s*[:：]?",
+            r"(?i:\b(?:answer|option|choice)(?:\s+(?:letter|choice|option))?(?:\s+(?:is|would\s+be|should\s+be)\s*[:：]?|\s*[:：]))|答案\s*(?:是|为|為|选|[:：])\s*[:：]?|(?:故|应|應|所以)选\s*[:：]?|正确选项\s*(?:是|为)\s*[:：]?",
         )
         .expect("valid regex")
     })

@@ -19,12 +19,21 @@ const REAL: &str = include_str!("data/real_outputs.jsonl");
 const ITEM18: &str = include_str!("data/item18_excerpts.jsonl");
 const KNOWN: &str = include_str!("data/real_outputs_known.txt");
 
-/// Row ids listed as known disagreements (first word of each line).
+/// Row ids listed as known disagreements (first word of each line); every
+/// entry must give a reason after the id.
 fn known() -> BTreeSet<String> {
     KNOWN
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .map(|l| {
+            let mut words = l.split_whitespace();
+            let id = words.next().unwrap_or_default().to_string();
+            assert!(
+                words.next().is_some(),
+                "known disagreement {id} gives no reason"
+            );
+            id
+        })
         .collect()
 }
 

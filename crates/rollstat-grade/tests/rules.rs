@@ -570,6 +570,8 @@ fn mcq_statements_in_other_words_and_languages() {
     assert_eq!(mcq("The correct option letter is D.").as_deref(), Some("D"));
     assert_eq!(mcq("因此，答案为 B。").as_deref(), Some("B"));
     assert_eq!(mcq("答案：(D)").as_deref(), Some("D"));
+    assert_eq!(mcq("由上可知，故选：C").as_deref(), Some("C"));
+    assert_eq!(mcq("正确选项是 A。").as_deref(), Some("A"));
     assert_eq!(mcq("We compare them.\n**(C)**").as_deref(), Some("C"));
     // options past J (BIG-Bench-Hard has up to 18)
     assert_eq!(mcq("So the answer is (M).").as_deref(), Some("M"));
@@ -668,6 +670,9 @@ fn stated_value_comes_from_its_own_clause() {
     // prose words are not part of a math answer
     assert_eq!(math("so 7").as_deref(), Some("7"));
     assert_eq!(math("thus, it is 12").as_deref(), Some("12"));
+    assert_eq!(math("x is 5").as_deref(), Some("5"));
+    // commands that spell a short word are math
+    assert_eq!(math("x \\to 0").as_deref(), Some("x \\to 0"));
 }
 
 #[test]
@@ -703,6 +708,16 @@ fn equivalent_repeated_boxes_count_once() {
     );
     assert_eq!(math("\\boxed{2} and \\boxed{2}").as_deref(), Some("2"));
     assert_eq!(math("\\boxed{2} and \\boxed{3}").as_deref(), Some("2, 3"));
+    // the same for LaTeX spans
+    assert_eq!(math("so $12$ and $12$").as_deref(), Some("12"));
+    assert_eq!(
+        math("The final answer is $12$ or $12.0$").as_deref(),
+        Some("12.0")
+    );
+    assert_eq!(
+        math("so $x = 2$ or $x = 3$").as_deref(),
+        Some("x = 2, x = 3")
+    );
 }
 
 #[test]
