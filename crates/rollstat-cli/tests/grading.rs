@@ -98,7 +98,7 @@ fn grade_small_fixture_matches_hand_derived_rows() {
     let err = String::from_utf8_lossy(&out.stderr);
     // 9 rows graded; 11 rollouts (5 + 3 + 3); correct a0 a4 b1 d0; unextracted a2 a3 b2 d2
     assert!(
-        err.contains("9 rows graded (11 rollouts: 4 correct, 4 unextracted)"),
+        err.contains("9 rows graded (11 rollouts: 4 correct, 4 unextracted, 0 undecided"),
         "{err}"
     );
 
