@@ -610,3 +610,40 @@ fn explain(
         fmt_num(harness - mine * scale)
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// evalscope's report names (schema 1 `mean_acc`, `mean_acc_pass@4`,
+    /// `AverageAccuracy` of 0.x; schema 2 identities written `acc_vote@4`,
+    /// `acc_pass^2`) and lm-eval's, with the metric the rows were scored by.
+    #[test]
+    fn harness_names_map_to_the_metric_they_report() {
+        let m = |name: &str, scored_by: Option<&str>| target(name, 8, None, scored_by);
+        let metric = |x: Metric| Target::Metric(x);
+        assert_eq!(m("mean_acc", Some("acc")), metric(Metric::PassAtK(1)));
+        assert_eq!(m("AverageAccuracy", None), metric(Metric::PassAtK(1)));
+        assert_eq!(m("accuracy", None), metric(Metric::PassAtK(1)));
+        assert_eq!(
+            m("mean_acc_pass@4", Some("acc")),
+            metric(Metric::PassAtK(4))
+        );
+        assert_eq!(m("acc_pass^2", None), metric(Metric::PassPowK(2)));
+        assert_eq!(m("acc_vote@4", None), metric(Metric::MajAtK(4)));
+        assert_eq!(m("acc_vote@8", None), metric(Metric::MajAtN(8)));
+        // A task scored only by acc_norm: its mean is pass@1, its stderr
+        // that of pass@1; acc (not the verdicts) has no counterpart.
+        let norm = Some("acc_norm");
+        assert_eq!(m("acc_norm,none", norm), metric(Metric::PassAtK(1)));
+        assert_eq!(
+            m("acc_norm_stderr,none", norm),
+            Target::Stderr(Metric::PassAtK(1))
+        );
+        assert_eq!(m("acc,none", norm), Target::None);
+        assert_eq!(m("acc_norm,none", None), Target::None);
+        // Verdicts from acc: acc_norm stays without a counterpart.
+        assert_eq!(m("acc_norm,none", Some("acc")), Target::None);
+        assert_eq!(m("acc,none", Some("acc")), metric(Metric::PassAtK(1)));
+    }
+}

@@ -314,3 +314,42 @@ fn map_line(
     }
     Ok(r.into_map())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn name_of(m: Value) -> Option<String> {
+        report_metric_name(m.as_object().unwrap())
+    }
+
+    /// Schema 1 keeps the stored name; schema 2's identity (as in evalscope's
+    /// web fixture report-real-single-sample.json, and `pass_at_k` /
+    /// `vote_at_k` / `pass_hat_k` with `dimensions.k` as its aggregators
+    /// emit them) is written as a name `target` reads.
+    #[test]
+    fn report_metric_names_of_both_schemas() {
+        assert_eq!(
+            name_of(json!({"name": "mean_acc"})).as_deref(),
+            Some("mean_acc")
+        );
+        let id = |aggregation: &str, dims: Value| json!({"identity": {"name": "acc", "aggregation": aggregation, "dimensions": dims}});
+        let real =
+            json!({"identity": {"name": "accuracy", "aggregation": "mean", "dimensions": {}}});
+        assert_eq!(name_of(real).as_deref(), Some("accuracy"));
+        assert_eq!(
+            name_of(id("pass_at_k", json!({"k": 4}))).as_deref(),
+            Some("acc_pass@4")
+        );
+        assert_eq!(
+            name_of(id("vote_at_k", json!({"k": 2}))).as_deref(),
+            Some("acc_vote@2")
+        );
+        assert_eq!(
+            name_of(id("pass_hat_k", json!({"k": 3}))).as_deref(),
+            Some("acc_pass^3")
+        );
+        assert_eq!(name_of(json!({"num": 1})), None);
+    }
+}
