@@ -267,6 +267,9 @@ class Report(_Document):
         parts = [self._title(), "", _text_table(self._header(), self._cells())]
         if self.not_computable:
             parts += ["", "not computable:"] + [f"  {m}: {why}" for m, why in self.not_computable.items()]
+        left_out = self.config.get("answer_metrics_left_out")
+        if left_out:
+            parts += ["", f"answer metrics (maj@k, self_consistency, distinct_answers) left out: {left_out}"]
         if self.groups:
             parts += ["", f"groups ({self.config.get('by')}): " + ", ".join(self.groups)]
         if self.warnings:
@@ -330,12 +333,12 @@ class Comparison(_Document):
 
     @property
     def a(self) -> Dict[str, Any]:
-        """System A: name, inputs, n_problems."""
+        """System A: name, inputs, n_problems, n_grading_undecided."""
         return self._doc["a"]
 
     @property
     def b(self) -> Dict[str, Any]:
-        """System B: name, inputs, n_problems."""
+        """System B: name, inputs, n_problems, n_grading_undecided."""
         return self._doc["b"]
 
     def table(self) -> List[Dict[str, Any]]:

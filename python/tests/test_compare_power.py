@@ -159,3 +159,14 @@ def test_compare_bad_rows_warn_with_row_names():
     with pytest.warns(rollstat.RollstatWarning, match=r"25 malformed rows were skipped: b\[3\]: .*… and 20 more"):
         c = rollstat.compare(a, b, k=1, resamples=2000)
     assert c.pairs["matched"] == 30
+
+
+def test_undecided_gradings_are_counted_per_side():
+    # gold 615!^3^32 vs answer 0 is past the grader's per-pair work limit:
+    # no verdict (counted), as the CLI and the engine count it.
+    raw = [{"problem": "p1", "gold": "615!^3^32", "answer": "0"}, {"problem": "p1", "gold": "1/2", "answer": "0.5"},
+           {"problem": "p2", "gold": "3", "answer": "3"}, {"problem": "p2", "gold": "3", "answer": "4"}]
+    decided = [dict(r, gold="2", answer="2") if r["gold"] == "615!^3^32" else r for r in raw]
+    c = rollstat.compare(raw, decided, resamples=200)
+    assert (c.a["n_grading_undecided"], c.b["n_grading_undecided"]) == (1, 0)
+    assert rollstat.report(raw).health["n_grading_undecided"] == 1

@@ -366,7 +366,27 @@ def test_not_computable_and_excluded(tmp_path):
     rows = [{"problem": "p1", "n": 2, "c": 1}, {"problem": "p2", "n": 4, "c": 4}]
     r = rollstat.report(rows, k=[1, 4])
     assert r.metrics["pass@4"]["n_excluded"] == 1
-    assert "maj@4" in r.not_computable
+    assert "prefix@4" in r.not_computable
+    # Count rows carry no answers: the answer metrics are left out, once.
+    assert "maj@4" not in r.not_computable and "maj@4" not in r.metrics
+    assert r.config["answer_metrics_left_out"] == "no_answers"
+
+
+def test_answer_metrics_only_where_answers_exist():
+    # n = 1 with answers: maj@1 would be pass@1 and self-consistency 100%.
+    one = [{"problem": "a", "correct": True, "answer": "1"}, {"problem": "b", "correct": False, "answer": "2"}]
+    r = rollstat.report(one)
+    assert r.config["answer_metrics_left_out"] == "one_rollout"
+    assert not any(m.startswith("maj@") or m in ("self_consistency", "distinct_answers") for m in r.metrics)
+    assert not any("answer" in w for w in r.warnings)
+    # Two rollouts with answers: a = [1, 1] both correct, b = [2 wrong, 3 correct];
+    # self_consistency = (2/2 + 1/2)/2 = 3/4, distinct_answers = (1 + 2)/2 = 3/2.
+    two = [{"problem": "a", "correct": True, "answer": "1"}, {"problem": "a", "correct": True, "answer": "1"},
+           {"problem": "b", "correct": False, "answer": "2"}, {"problem": "b", "correct": True, "answer": "3"}]
+    r = rollstat.report(two)
+    assert "answer_metrics_left_out" not in r.config
+    assert r.metrics["self_consistency"]["value"] == 0.75
+    assert r.metrics["distinct_answers"]["value"] == 1.5
 
 
 # ------------------------------------------------------ lenient bad rows

@@ -9,7 +9,9 @@
 //!   `answers` array (when absent) and a `correct` array;
 //! - rows that already have `correct`, rows without `gold`, count rows and
 //!   malformed lines are written through unchanged (malformed lines are
-//!   named on stderr).
+//!   named on stderr);
+//! - a rollout the grader could not decide (work limit) gets
+//!   `correct: null` and `grading_undecided` says why; they are counted.
 //!
 //! The new keys are appended to the row's own text, so numbers, escapes and
 //! unknown fields are byte-for-byte what they were.
@@ -19,7 +21,7 @@ use crate::options::{grading_policy, InputError};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use rayon::prelude::*;
-use rollstat::grade::{grade_line, LineOutcome};
+use rollstat::grade::{grade_line, GradedCounts, LineOutcome};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
@@ -62,7 +64,8 @@ pub fn run(a: &GradeArgs) -> Result<()> {
         Some(f) => f,
         None => &mut stdout,
     };
-    let (mut rows, mut rollouts, mut correct, mut unextracted) = (0u64, 0u64, 0u64, 0u64);
+    let mut rows = 0u64;
+    let mut total = GradedCounts::default();
     let mut kept: Vec<(&'static str, u64)> = Vec::new();
     let mut bad: Vec<String> = Vec::new();
     for path in &a.inputs {
@@ -91,11 +94,12 @@ pub fn run(a: &GradeArgs) -> Result<()> {
             .collect();
         for (i, (line, o)) in lines.iter().zip(outcomes).enumerate() {
             match o {
-                LineOutcome::Graded(s, r, c, u) => {
+                LineOutcome::Graded(s, c) => {
                     rows += 1;
-                    rollouts += r;
-                    correct += c;
-                    unextracted += u;
+                    total.rollouts += c.rollouts;
+                    total.correct += c.correct;
+                    total.unextracted += c.unextracted;
+                    total.undecided += c.undecided;
                     writeln!(out, "{s}")?;
                 }
                 LineOutcome::Kept("blank") => {}
@@ -123,8 +127,14 @@ pub fn run(a: &GradeArgs) -> Result<()> {
     if bad.len() > 20 {
         eprintln!("rollstat: … and {} more malformed rows", bad.len() - 20);
     }
+    let GradedCounts {
+        rollouts,
+        correct,
+        unextracted,
+        undecided,
+    } = total;
     let mut note = format!(
-        "rollstat grade: {rows} rows graded ({rollouts} rollouts: {correct} correct, {unextracted} unextracted) with --extract {} --match {}",
+        "rollstat grade: {rows} rows graded ({rollouts} rollouts: {correct} correct, {unextracted} unextracted, {undecided} undecided (correct: null, over the grader's work limit)) with --extract {} --match {}",
         a.grading.extract.trim(),
         a.grading.matching.trim()
     );

@@ -143,11 +143,14 @@ fn stdin_csv_and_several_files_agree() {
     assert_eq!(metric(&piped, "pass@1"), 0.5);
     assert_eq!(metric(&piped, "pass@2"), 0.75);
     assert_eq!(piped["inputs"][0]["path"], "<stdin>");
-    // Count rows cannot give prefix/maj: listed as not computable with the reason.
-    assert!(piped["not_computable"]["maj@4"]
+    // Count rows cannot give prefix@k: listed as not computable with the
+    // reason; they carry no answers, so the answer metrics are left out.
+    assert!(piped["not_computable"]["prefix@4"]
         .as_str()
         .unwrap()
         .contains("count rows"));
+    assert_eq!(piped["config"]["answer_metrics_left_out"], "no_answers");
+    assert!(piped["not_computable"].get("maj@4").is_none());
 }
 
 /// A problem with 2 rollouts among problems with 4: pass@4 excludes it and says so.

@@ -98,7 +98,7 @@ fn grade_small_fixture_matches_hand_derived_rows() {
     let err = String::from_utf8_lossy(&out.stderr);
     // 9 rows graded; 11 rollouts (5 + 3 + 3); correct a0 a4 b1 d0; unextracted a2 a3 b2 d2
     assert!(
-        err.contains("9 rows graded (11 rollouts: 4 correct, 4 unextracted)"),
+        err.contains("9 rows graded (11 rollouts: 4 correct, 4 unextracted, 0 undecided"),
         "{err}"
     );
 
@@ -438,4 +438,32 @@ fn faithfulcot_date_file_real_data() {
             self_consistency: 0.9511142061281337,
         },
     );
+}
+
+/// `rollstat grade` on a pair past the work limit (gold `615!^3^32` vs
+/// `0`, undecided by the grading policy's own doctest): `correct: null`
+/// with the reason, counted on stderr; the graded rows give `report` the
+/// raw rows' numbers (p1: 1 of 2 with the undecided one counted wrong, p2:
+/// 1 of 2 → pass@1 = 1/2) and one failed rollout.
+#[test]
+fn grade_writes_undecided_pairs_as_null_and_counts_them() {
+    let raw = "{\"problem\":\"p1\",\"gold\":\"615!^3^32\",\"answer\":\"0\"}\n{\"problem\":\"p1\",\"gold\":\"1/2\",\"answer\":\"0.5\"}\n{\"problem\":\"p2\",\"gold\":\"3\",\"answer\":\"3\"}\n{\"problem\":\"p2\",\"gold\":\"3\",\"answer\":\"4\"}\n";
+    let out = run_stdin(&["grade", "-"], raw);
+    let graded = ok(&out);
+    let first: Value = serde_json::from_str(graded.lines().next().unwrap()).unwrap();
+    assert_eq!(first["correct"], Value::Null);
+    assert!(first["grading_undecided"]
+        .as_str()
+        .unwrap()
+        .contains("work limit"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("4 rollouts: 2 correct, 0 unextracted, 1 undecided"),
+        "{err}"
+    );
+    for input in [raw, graded.as_str()] {
+        let r = json(&run_stdin(&["report", "-", "--format", "json"], input));
+        assert_eq!(metric(&r, "pass@1"), 0.5);
+        assert_eq!(health(&r, "n_failed"), 1);
+    }
 }

@@ -140,17 +140,44 @@ fn answer_metrics_left_out_with_one_line_why() {
         .iter()
         .any(|m| m.starts_with("maj@") || m == "self_consistency"));
     assert!(
-        t.contains("maj@2, self_consistency, distinct_answers left out: no extracted answers"),
+        t.contains("maj@k, self_consistency and distinct_answers left out: no rollout carries an extracted answer"),
         "{t}"
     );
+    assert!(!t.contains("warning: maj@"), "{t}");
 
     let one = dir.path().join("n1.jsonl");
     std::fs::write(&one, "{\"problem\":\"a\",\"rollout\":0,\"correct\":true,\"answer\":\"1\"}\n{\"problem\":\"b\",\"rollout\":0,\"correct\":false,\"answer\":\"2\"}\n").unwrap();
     let t = run(&["report", one.to_str().unwrap(), "--ci", "none"]);
     assert_eq!(table_metrics(&t), names(&["pass@1", "prefix@1"]));
     assert!(t.contains("with n = 1 each problem has one answer"), "{t}");
+    // The engine leaves them out, so --all and every format agree.
     let all = run(&["report", one.to_str().unwrap(), "--ci", "none", "--all"]);
-    assert!(table_metrics(&all).contains(&"maj@1".to_string()));
+    let shown = table_metrics(&all);
+    assert!(
+        !shown
+            .iter()
+            .any(|m| m == "maj@1" || m == "self_consistency"),
+        "{all}"
+    );
+    // A row of maj@1 or self_consistency in each format's own syntax.
+    for (format, rows) in [
+        ("json", ["\"maj@1\"", "\"self_consistency\""]),
+        ("csv", [",maj@1,", ",self_consistency,"]),
+        ("markdown", ["| maj@1 ", "| self_consistency "]),
+        ("html", ["<td>maj@1</td>", "<td>self_consistency</td>"]),
+    ] {
+        let out = run(&[
+            "report",
+            one.to_str().unwrap(),
+            "--ci",
+            "none",
+            "--format",
+            format,
+        ]);
+        for row in rows {
+            assert!(!out.contains(row), "{format}: {row} in {out}");
+        }
+    }
 }
 
 #[test]

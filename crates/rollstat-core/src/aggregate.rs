@@ -74,6 +74,27 @@ impl fmt::Display for Metric {
 }
 
 impl Metric {
+    /// Whether the metric reads the rollouts' answers: maj@k, maj@n,
+    /// wmaj@n, `self_consistency`, `distinct_answers` and the gaps
+    /// pass@k − maj@k.
+    ///
+    /// ```
+    /// use rollstat_core::aggregate::Metric;
+    /// assert!(Metric::MajAtK(2).needs_answers());
+    /// assert!(!Metric::PassAtK(2).needs_answers());
+    /// ```
+    pub fn needs_answers(&self) -> bool {
+        match self {
+            Metric::MajAtN(_)
+            | Metric::MajAtK(_)
+            | Metric::WmajAtN(_)
+            | Metric::SelfConsistency
+            | Metric::DistinctAnswers => true,
+            Metric::SelectionGap { selector, .. } => selector.needs_answers(),
+            _ => false,
+        }
+    }
+
     /// The k (draw size) this metric is about, where it has one.
     pub fn k(&self) -> Option<u64> {
         match *self {

@@ -276,7 +276,9 @@ pub(crate) fn check(format: Format, p: &Probe<'_>) -> Result<(), String> {
             }
         }
         Format::EvalscopeReviews => {
-            if p.has("sample_score") {
+            // v1 `ReviewResult` rows, or v0.x rows with reviewed `choices`.
+            let v0 = p.has("choices") && p.has_any(&["review_id", "reviewed"]);
+            if p.has("sample_score") || v0 {
                 Ok(())
             } else {
                 Err(p.missing("key", &["sample_score"]))
@@ -322,8 +324,14 @@ pub(crate) fn check(format: Format, p: &Probe<'_>) -> Result<(), String> {
             }
         }
         Format::TauBench => {
+            // tau2's per-simulation layout: results.json without them.
+            let dir_layout = p.name == "results.json"
+                && p.has("info")
+                && p.has("tasks")
+                && p.has_any(&["timestamp", "simulation_index"]);
             if (p.is_array && p.has("task_id") && p.has_any(&["reward", "trial"]))
                 || (p.has("simulations") && p.has_any(&["tasks", "info"]))
+                || dir_layout
             {
                 Ok(())
             } else {
@@ -366,8 +374,14 @@ pub(crate) fn companion(path: &Path, bytes: &[u8]) -> Option<&'static str> {
     let p = Probe::new(path, bytes);
     if p.has("model_output") && p.has_any(&["index", "messages"]) {
         Some("evalscope predictions file: the verdicts are in the matching reviews/ file")
+    } else if !p.is_array
+        && p.has("task_id")
+        && p.has("trial")
+        && p.has_any(&["termination_reason", "reward_info"])
+    {
+        Some("tau2-bench simulation: read with the results.json of its experiment")
     } else if p.has("dataset_name") && p.has("model_name") && p.has("metrics") {
-        Some("evalscope report: aggregates only (not read); the rows are in reviews/")
+        Some("evalscope report: read with its reviews/ file (the harness's numbers beside rollstat's)")
     } else if [
         "meta.json",
         "manifest.json",

@@ -207,6 +207,13 @@ pub fn render_text(c: &Comparison, markdown: bool, words: &Words) -> String {
         para(&mut out, line);
         out.push('\n');
     }
+    if let Some(why) = c.config.answer_metrics_left_out {
+        para(
+            &mut out,
+            format!("maj@k and self_consistency left out: {why}"),
+        );
+        out.push('\n');
+    }
     if !c.warnings.is_empty() {
         head(&mut out, "warnings");
         for w in &c.warnings {

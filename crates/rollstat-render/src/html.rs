@@ -304,7 +304,7 @@ fn headline(r: &Report, view: View, out: &mut String) {
     let _ = writeln!(out, "<div id=\"{id}\">");
     table(&METRIC_HEADER, &metric_rows(&r.block, c.n, view, None), out);
     out.push_str("</div>\n");
-    if let Some(note) = super::answer_note(&r.block, c.n, view) {
+    if let Some(note) = super::answer_note(&r.block, c) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
     if let Some(line) = super::hidden_summary(&r.block, c.n, view, None) {

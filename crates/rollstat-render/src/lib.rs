@@ -148,10 +148,15 @@ fn is_answer_metric(name: &str) -> bool {
     family(name) == Some("maj@") || name == "self_consistency" || name == "distinct_answers"
 }
 
-/// One line saying why the answer metrics are not in the table, when they
-/// are left out: no extracted answers, or n = 1 (one answer per problem:
-/// maj@1 is pass@1 and self-consistency is 100%).
-pub fn answer_note(block: &MetricBlock, n: u64, view: View) -> Option<String> {
+/// One line saying why the answer metrics are not in the table: the report
+/// left them out (no extracted answers, or n = 1), or no problem of this
+/// population had one.
+pub fn answer_note(block: &MetricBlock, c: &rollstat::Config) -> Option<String> {
+    if let Some(why) = c.answer_metrics_left_out {
+        return Some(format!(
+            "maj@k, self_consistency and distinct_answers left out: {why}"
+        ));
+    }
     let missing: Vec<&String> = block
         .not_computable
         .iter()
@@ -159,18 +164,16 @@ pub fn answer_note(block: &MetricBlock, n: u64, view: View) -> Option<String> {
         .map(|(name, _)| name)
         .collect();
     let present = block.metrics.iter().any(|(name, _)| is_answer_metric(name));
-    if !missing.is_empty() && !present {
-        let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
-        let reason = block
-            .not_computable
-            .get(missing[0])
-            .cloned()
-            .unwrap_or_default();
-        return Some(format!("{} left out: {reason}", names.join(", ")));
+    if missing.is_empty() || present {
+        return None;
     }
-    (n == 1 && present && !view.all).then(|| {
-        "maj@k and self-consistency left out: with n = 1 each problem has one answer (maj@1 is pass@1, self-consistency is 100%)".to_string()
-    })
+    let names: Vec<&str> = missing.iter().map(|s| s.as_str()).collect();
+    let reason = block.not_computable.get(missing[0]).cloned();
+    Some(format!(
+        "{} left out: {}",
+        names.join(", "),
+        reason.unwrap_or_default()
+    ))
 }
 
 /// What the table leaves out that the full table prints, by reason, e.g.

@@ -112,8 +112,15 @@ struct Section<'a> {
     block: &'a MetricBlock,
 }
 
-fn block(s: &Section, n: u64, view: View, style: Style, words: &Words, out: &mut String) {
-    let (title, h, b) = (&s.title, s.health, s.block);
+fn block(
+    s: &Section,
+    c: &rollstat::Config,
+    view: View,
+    style: Style,
+    words: &Words,
+    out: &mut String,
+) {
+    let (title, h, b, n) = (&s.title, s.health, s.block, c.n);
     match style {
         Style::Terminal => {
             let _ = writeln!(out, "{title}");
@@ -125,7 +132,7 @@ fn block(s: &Section, n: u64, view: View, style: Style, words: &Words, out: &mut
     table(&layout(b, view, n), style, out);
     let _ = writeln!(out);
     let bullet = if style == Style::Markdown { "- " } else { "  " };
-    if let Some(note) = answer_note(b, n, view) {
+    if let Some(note) = answer_note(b, c) {
         let _ = writeln!(out, "{bullet}{note}");
     }
 
@@ -197,7 +204,7 @@ pub fn render(r: &Report, style: Style, view: View, words: &Words) -> String {
         health: &r.health,
         block: &r.block,
     };
-    block(&overall, c.n, view, style, words, &mut out);
+    block(&overall, c, view, style, words, &mut out);
     if !r.harness.is_empty() {
         harness(r, style, &mut out);
     }
@@ -231,7 +238,7 @@ pub fn render(r: &Report, style: Style, view: View, words: &Words) -> String {
             health: &g.health,
             block: &g.block,
         };
-        block(&section, c.n, view, style, words, &mut out);
+        block(&section, c, view, style, words, &mut out);
     }
     out
 }

@@ -103,6 +103,11 @@ pub struct Side {
     pub inputs: Vec<InputInfo>,
     /// Problems read for this side (matched or not).
     pub n_problems: u64,
+    /// Answer comparisons of this side's reading that the grader's per-pair
+    /// work limit left undecided (as a report's `health.n_grading_undecided`;
+    /// one input holding both systems counts them once, on A).
+    #[serde(default)]
+    pub n_grading_undecided: u64,
 }
 
 /// A metric without a row.
@@ -163,6 +168,11 @@ pub struct CompareConfig {
     pub verdict_level: Option<f64>,
     /// How `p_holm` and `p_bh` were adjusted, in words.
     pub p_adjust: String,
+    /// Why the answer metrics (maj@k, wmaj@n, `self_consistency`) have no
+    /// rows (as for a report: no extracted answer on either side, or
+    /// n = 1); absent when they were compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_metrics_left_out: Option<crate::AnswerMetricsLeftOut>,
 }
 
 /// The verdict check.
@@ -260,6 +270,7 @@ struct SideData {
     problems: Vec<CollectedProblem>,
     summaries: Vec<ProblemSummary>,
     n_bad_lines: usize,
+    n_undecided: u64,
 }
 
 fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOptions {
@@ -312,6 +323,7 @@ fn read_two(a: &Source, b: &Source, o: &CompareOptions) -> Result<(SideData, Sid
             problems: c.problems,
             summaries: s.summaries,
             n_bad_lines: c.bad_lines.len(),
+            n_undecided: s.n_undecided,
         });
     }
     let b = out.pop().expect("two sides");
@@ -392,7 +404,7 @@ fn read_one(src: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
     if an == bn {
         return Err(Error::invalid("b", format!("A and B both name '{an}'")));
     }
-    let side = |name: &str, n_bad_lines: usize| {
+    let side = |name: &str, (n_bad_lines, n_undecided): (usize, u64)| {
         let keep: Vec<usize> = (0..c.problems.len())
             .filter(|&i| c.problems[i].by_value.as_deref() == Some(name))
             .collect();
@@ -402,10 +414,12 @@ fn read_one(src: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
             problems: keep.iter().map(|&i| c.problems[i].clone()).collect(),
             summaries: keep.iter().map(|&i| s.summaries[i].clone()).collect(),
             n_bad_lines,
+            n_undecided,
         }
     };
-    // Bad rows of the one input are counted once, on A.
-    Ok((side(&an, c.bad_lines.len()), side(&bn, 0)))
+    // Bad rows and undecided gradings of the one input are counted once, on A.
+    let a = side(&an, (c.bad_lines.len(), s.n_undecided));
+    Ok((a, side(&bn, (0, 0))))
 }
 
 /// A problem's identity across the two sides: its subset and id (ids
@@ -892,6 +906,8 @@ fn matched_clusters(a: &SideData, b: &SideData, m: &Matched) -> (Vec<u64>, u64) 
 /// What every population of one comparison is computed with.
 struct Setup {
     metrics: Vec<Metric>,
+    /// Why the answer metrics are not among `metrics`.
+    left_out: Option<crate::AnswerMetricsLeftOut>,
     plan: Plan,
     n_req: u64,
     n_source: String,
@@ -908,9 +924,11 @@ fn setup(sums: (&[ProblemSummary], &[ProblemSummary]), o: &CompareOptions) -> Re
     let (n_req, n_source) = requested_n(o.metrics.n, max.0.max(max.1));
     let ks = o.metrics.k.clone().unwrap_or_else(|| default_ks(n_req));
     let scored = crate::report::any_scored(sums.0) || crate::report::any_scored(sums.1);
+    let left_out = crate::report::answer_metrics_left_out(&[sums.0, sums.1], n_req);
     let metrics: Vec<Metric> = crate::report::all_metrics(&ks, &o.metrics, n_req, scored)
         .into_iter()
         .filter(|m| *m != Metric::DistinctAnswers)
+        .filter(|m| left_out.is_none() || !m.needs_answers())
         .filter(|m| !matches!(m, Metric::SelectionGap { .. }))
         .collect();
     check_metric_names(o, &metrics)?;
@@ -932,6 +950,7 @@ fn setup(sums: (&[ProblemSummary], &[ProblemSummary]), o: &CompareOptions) -> Re
         .then(|| ks.iter().copied().filter(|&k| k <= max.1).collect());
     Ok(Setup {
         metrics,
+        left_out,
         plan,
         n_req,
         n_source,
@@ -985,6 +1004,7 @@ fn side(s: &SideData) -> Side {
         name: s.name.clone(),
         inputs: s.inputs.clone(),
         n_problems: s.problems.len() as u64,
+        n_grading_undecided: s.n_undecided,
     }
 }
 
@@ -1044,7 +1064,10 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         rows,
         a: side(&a),
         b: side(&b),
-        config: config(o, st.plan.method, st.n_req, st.n_source, st.ks),
+        config: CompareConfig {
+            answer_metrics_left_out: st.left_out,
+            ..config(o, st.plan.method, st.n_req, st.n_source, st.ks)
+        },
         not_computable,
         fail,
         warnings: all,
@@ -1186,6 +1209,14 @@ impl Warn<'_> {
         if bad > 0 {
             w.push(Finding::BadRows { n: bad as u64 });
         }
+        for (side, n) in [("A", self.a.n_undecided), ("B", self.b.n_undecided)] {
+            if n > 0 {
+                w.push(Finding::GradingUndecided {
+                    side: Some(side),
+                    n,
+                });
+            }
+        }
         for nc in not_computable.iter().filter(|n| n.group.is_none()) {
             w.push(Finding::NotCompared {
                 metric: nc.metric.clone(),
@@ -1256,5 +1287,6 @@ fn config(
         group_by: o.group_by.clone(),
         verdict_level: o.margin.map(|_| u.level),
         p_adjust: "holm and bh over every row with a p-value".into(),
+        answer_metrics_left_out: None,
     }
 }

@@ -21,7 +21,11 @@
 //!   and maj@k — `first` follows rollout order), `score_order`
 //!   (`descending` | `ascending`, only when some problem carries scores),
 //!   `denominator_policy` (`requested` | `judged`), `answer_clustering`
-//!   (`equivalence, extract=math` or `exact-string, extract=…`), `strict`,
+//!   (`equivalence, extract=math` or `exact-string, extract=…`),
+//!   `answer_metrics_left_out` when the answer metrics (maj@k, wmaj@n,
+//!   `self_consistency`, `distinct_answers`, pass@k − maj@k) were not
+//!   computed (`no_answers`: no rollout carries an extracted answer;
+//!   `one_rollout`: n = 1), `strict`,
 //!   and when set `dedupe` (`first` | `last`) and `by`.
 //! - `health` — the accounting of docs/spec.md §4: `n_problems`,
 //!   `n_rollouts` {`min`, `median`, `max`, `histogram` (rollouts → problems,
@@ -224,6 +228,11 @@ pub struct Config {
     /// `distinct_answers`, and how they were extracted, e.g.
     /// `equivalence, extract=math` or `exact-string, extract=…`.
     pub answer_clustering: String,
+    /// Why the answer metrics (maj@k, wmaj@n, `self_consistency`,
+    /// `distinct_answers`, pass@k − maj@k) are not in the report; absent
+    /// when they were computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer_metrics_left_out: Option<AnswerMetricsLeftOut>,
     /// Whether strict mode was on (bad rows, short problems and unreadable
     /// files are errors).
     pub strict: bool,
@@ -234,6 +243,38 @@ pub struct Config {
     /// The breakdown field behind `groups`; absent without a breakdown.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+}
+
+/// Why a report has no answer metrics: they would say nothing.
+///
+/// ```
+/// use rollstat::AnswerMetricsLeftOut;
+/// let why = AnswerMetricsLeftOut::OneRollout;
+/// assert_eq!(serde_json::to_string(&why).unwrap(), r#""one_rollout""#);
+/// assert!(why.to_string().contains("n = 1"));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, DeriveSerialize, DeriveDeserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerMetricsLeftOut {
+    /// No rollout carries an extracted answer (agent and code benchmarks,
+    /// files with verdicts only): there is nothing to vote on.
+    NoAnswers,
+    /// n = 1: each problem has one answer, so maj@1 is pass@1,
+    /// self-consistency is 100% and there is one distinct answer.
+    OneRollout,
+}
+
+impl fmt::Display for AnswerMetricsLeftOut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            AnswerMetricsLeftOut::NoAnswers => {
+                "no rollout carries an extracted answer (add an `answer` field or `answers` array)"
+            }
+            AnswerMetricsLeftOut::OneRollout => {
+                "with n = 1 each problem has one answer (maj@1 is pass@1, self-consistency is 100%)"
+            }
+        })
+    }
 }
 
 /// Distribution of rollouts per problem (as arrived).

@@ -76,6 +76,13 @@ pub enum Finding {
         /// Such clusters.
         n: u64,
     },
+    /// Answer comparisons the grader's per-pair work limit left undecided.
+    GradingUndecided {
+        /// compare: the side (`A` or `B`); `None` in a report.
+        side: Option<&'static str>,
+        /// Such comparisons.
+        n: u64,
+    },
     /// Problems given as counts only.
     CountRows {
         /// Problems without per-rollout detail.
@@ -233,6 +240,9 @@ impl Finding {
                 "{n} duplicated rollouts were dropped by the dedupe policy"),
             Finding::InconsistentClusters { n } => write!(f,
                 "{n} answer clusters hold members judged differently; a cluster's verdict is its first judged member's"),
+            Finding::GradingUndecided { side, n } => write!(f,
+                "{}{n} answer comparisons were not decided (over the grader's per-pair work limit): a rollout graded this way has no verdict (failed), two answers compared this way stay in separate clusters",
+                side.map_or(String::new(), |s| format!("{s}: "))),
             Finding::CountRows { n } => write!(f,
                 "{n} problems are count rows (n, c only): prefix@k, maj@n and self-consistency exclude them"),
             Finding::NotComputable { metric, reason } => write!(f, "{metric} is not computable: {reason}"),

@@ -95,7 +95,13 @@ pub(crate) fn record_scopes(
                 })
                 .collect()
         } else {
-            t.keys.iter().collect()
+            // A file of several tasks (lm-eval results with embedded
+            // samples): a task's number covers that task's rows only.
+            let of_task = |(k, _): &&(Key, Option<String>)| k.1.is_some() && k.1 == task;
+            match t.keys.iter().any(|k| of_task(&k)) {
+                true => t.keys.iter().filter(of_task).collect(),
+                false => t.keys.iter().collect(),
+            }
         };
         let mut members: Vec<usize> = keys
             .into_iter()
@@ -151,7 +157,11 @@ fn maj_at(k: u64, n: u64) -> Metric {
 }
 
 /// Maps a harness metric name to the rollstat metric it reports.
-fn target(name: &str, n: u64, k_hint: Option<u64>) -> Target {
+/// `scored_by` is the per-sample metric the rows' verdicts come from, when
+/// the adapter knows it (lm-eval's first metric, evalscope's main score):
+/// that metric's mean is pass@1 whatever its name (`acc_norm`), and
+/// another accuracy-like metric is not.
+fn target(name: &str, n: u64, k_hint: Option<u64>, scored_by: Option<&str>) -> Target {
     let full = name.trim().to_ascii_lowercase();
     // lm-eval `metric,filter`: the filter decides what was scored.
     let (metric, filter) = match full.split_once(',') {
@@ -187,13 +197,36 @@ fn target(name: &str, n: u64, k_hint: Option<u64>) -> Target {
             Some(f) => format!("{base},{f}"),
             None => base.to_string(),
         };
-        return match target(&base, n, k_hint) {
+        return match target(&base, n, k_hint, scored_by) {
             Target::Metric(m) => Target::Stderr(m),
             _ => Target::None,
         };
     }
     if metric.contains("stderr") || metric == "std" || metric.starts_with("sample") {
         return Target::None;
+    }
+    // evalscope `mean_acc`, `mean_acc_pass@4`, `acc_vote@4`, `acc_pass^4`.
+    if let Some((_, at)) = metric
+        .rsplit_once("_pass@")
+        .map(|(b, k)| (b, format!("pass@{k}")))
+        .or_else(|| {
+            metric
+                .rsplit_once("_pass^")
+                .map(|(b, k)| (b, format!("pass^{k}")))
+        })
+    {
+        return target(&at, n, k_hint, scored_by);
+    }
+    if let Some((_, k)) = metric.rsplit_once("_vote@") {
+        if let Ok(k) = k.trim().parse::<u64>() {
+            return Target::Metric(maj_at(k, n));
+        }
+    }
+    if let Some(k) = metric
+        .strip_prefix("vote@")
+        .and_then(|k| k.trim().parse::<u64>().ok())
+    {
+        return Target::Metric(maj_at(k, n));
     }
     match metric.as_str() {
         "n_short" => return Target::Health("n_short"),
@@ -265,7 +298,18 @@ fn target(name: &str, n: u64, k_hint: Option<u64>) -> Target {
         "quasi_exact_match",
         "math_pass@1:1_samples",
         "extractive_match",
+        "averageaccuracy",
+        "weightedaverageaccuracy",
     ];
+    let metric = metric.strip_prefix("mean_").unwrap_or(&metric).to_string();
+    if let Some(main) = scored_by.map(str::to_ascii_lowercase) {
+        if metric == main {
+            return Target::Metric(Metric::PassAtK(1));
+        }
+        if accuracy_like.contains(&metric.as_str()) || metric.contains("acc") {
+            return Target::None;
+        }
+    }
     if accuracy_like.contains(&metric.as_str())
         || metric.starts_with("accuracy")
         || metric.starts_with("avg@")
@@ -380,10 +424,14 @@ pub(crate) fn compare_aggregates(
             note: a.note.clone(),
         };
         let scope_n = scope.map(|s| s.problems.len());
-        match target(&a.metric_name, n, k_hint) {
-            Target::None => {
-                cmp.note.push_str("; no rollstat counterpart");
-            }
+        let scored_by = note_field(&a.note, "scored_by");
+        match target(&a.metric_name, n, k_hint, scored_by.as_deref()) {
+            Target::None => match scored_by {
+                Some(main) => cmp.note.push_str(&format!(
+                    "; no rollstat counterpart: the rows' verdicts are {main}, not this metric"
+                )),
+                None => cmp.note.push_str("; no rollstat counterpart"),
+            },
             Target::Health(field) => {
                 if scope.is_some_and(|s| s.whole) {
                     let v = match field {
@@ -561,4 +609,41 @@ fn explain(
         "differs by {}; no single known cause (scale, first-sample scoring, denominator, ties, short problems) reproduces it — the harness may extract or grade answers differently",
         fmt_num(harness - mine * scale)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// evalscope's report names (schema 1 `mean_acc`, `mean_acc_pass@4`,
+    /// `AverageAccuracy` of 0.x; schema 2 identities written `acc_vote@4`,
+    /// `acc_pass^2`) and lm-eval's, with the metric the rows were scored by.
+    #[test]
+    fn harness_names_map_to_the_metric_they_report() {
+        let m = |name: &str, scored_by: Option<&str>| target(name, 8, None, scored_by);
+        let metric = |x: Metric| Target::Metric(x);
+        assert_eq!(m("mean_acc", Some("acc")), metric(Metric::PassAtK(1)));
+        assert_eq!(m("AverageAccuracy", None), metric(Metric::PassAtK(1)));
+        assert_eq!(m("accuracy", None), metric(Metric::PassAtK(1)));
+        assert_eq!(
+            m("mean_acc_pass@4", Some("acc")),
+            metric(Metric::PassAtK(4))
+        );
+        assert_eq!(m("acc_pass^2", None), metric(Metric::PassPowK(2)));
+        assert_eq!(m("acc_vote@4", None), metric(Metric::MajAtK(4)));
+        assert_eq!(m("acc_vote@8", None), metric(Metric::MajAtN(8)));
+        // A task scored only by acc_norm: its mean is pass@1, its stderr
+        // that of pass@1; acc (not the verdicts) has no counterpart.
+        let norm = Some("acc_norm");
+        assert_eq!(m("acc_norm,none", norm), metric(Metric::PassAtK(1)));
+        assert_eq!(
+            m("acc_norm_stderr,none", norm),
+            Target::Stderr(Metric::PassAtK(1))
+        );
+        assert_eq!(m("acc,none", norm), Target::None);
+        assert_eq!(m("acc_norm,none", None), Target::None);
+        // Verdicts from acc: acc_norm stays without a counterpart.
+        assert_eq!(m("acc_norm,none", Some("acc")), Target::None);
+        assert_eq!(m("acc,none", Some("acc")), metric(Metric::PassAtK(1)));
+    }
 }

@@ -63,9 +63,9 @@ pub use compare::{
     Row as CompareRow, Side, COMPARE_SCHEMA,
 };
 pub use document::{
-    BudgetHealth, CiConfig, Config, Diagnostics, Difficulty, FrontierPoint, GroupReport,
-    HarnessComparison, Health, InputInfo, Interval, MetricBlock, MetricEntry, Ordered, PerProblem,
-    Report, RolloutDistribution, VarianceEntry, REPORT_SCHEMA,
+    AnswerMetricsLeftOut, BudgetHealth, CiConfig, Config, Diagnostics, Difficulty, FrontierPoint,
+    GroupReport, HarnessComparison, Health, InputInfo, Interval, MetricBlock, MetricEntry, Ordered,
+    PerProblem, Report, RolloutDistribution, VarianceEntry, REPORT_SCHEMA,
 };
 pub use error::{Error, OptionName, Result};
 pub use extrapolation::{ExtrapolatedEntry, Extrapolation, FitCheckEntry, EXTRAPOLATION_LABEL};

@@ -3,8 +3,8 @@
 
 use crate::budget::{budget_health, budget_metrics, ratio_specs, settle, BudgetUse};
 use crate::document::{
-    Config, Diagnostics, Difficulty, GroupReport, Health, MetricBlock, Ordered, PerProblem, Report,
-    RolloutDistribution, REPORT_SCHEMA,
+    AnswerMetricsLeftOut, Config, Diagnostics, Difficulty, GroupReport, Health, MetricBlock,
+    Ordered, PerProblem, Report, RolloutDistribution, REPORT_SCHEMA,
 };
 use crate::error::{Error, Result};
 use crate::findings::Finding;
@@ -100,6 +100,25 @@ pub(crate) fn all_metrics(
     metrics
 }
 
+/// Why the answer metrics say nothing about these populations, or `None`
+/// when some rollout carries an extracted answer and n > 1.
+pub(crate) fn answer_metrics_left_out(
+    populations: &[&[ProblemSummary]],
+    n_requested: u64,
+) -> Option<AnswerMetricsLeftOut> {
+    let answered = populations
+        .iter()
+        .flat_map(|s| s.iter())
+        .any(|p| p.vote.is_some_and(|v| v.n_clusters > 0));
+    if !answered {
+        Some(AnswerMetricsLeftOut::NoAnswers)
+    } else if n_requested == 1 {
+        Some(AnswerMetricsLeftOut::OneRollout)
+    } else {
+        None
+    }
+}
+
 /// Whether some problem carries selector scores.
 pub(crate) fn any_scored(summaries: &[ProblemSummary]) -> bool {
     summaries.iter().any(|p| p.scores.is_some())
@@ -174,7 +193,9 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         .k
         .clone()
         .unwrap_or_else(|| default_ks(n_requested));
+    let left_out = answer_metrics_left_out(&[&summaries], n_requested);
     let mut metrics = all_metrics(&ks, &opts.metrics, n_requested, any_scored(&summaries));
+    metrics.retain(|m| left_out.is_none() || !m.needs_answers());
     metrics.extend(budget_metrics(&ks, budget.as_ref()));
     let plan = Plan {
         metrics,
@@ -191,6 +212,12 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
     });
     let (mut health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
     health.n_grading_undecided = n_undecided;
+    if n_undecided > 0 {
+        health.warnings.push(Finding::GradingUndecided {
+            side: None,
+            n: n_undecided,
+        });
+    }
     let by = opts.by.as_deref();
     let groups = match by {
         Some(_) => groups(&plan, &inputs, &summaries, clusters.as_deref()),
@@ -217,6 +244,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
     let frontier = crate::budget::frontier(&groups);
     let mut config = config(opts, ks, n_requested, n_source);
     config.score_order = any_scored(&summaries).then_some(opts.metrics.score_order);
+    config.answer_metrics_left_out = left_out;
     let collected = inputs.collected;
     Ok(Report {
         schema: REPORT_SCHEMA.into(),
@@ -293,6 +321,7 @@ fn config(opts: &ReportOptions, ks: Vec<u64>, n: u64, n_source: String) -> Confi
         score_order: None,
         denominator_policy: opts.metrics.denominator,
         answer_clustering: opts.grading.describe(),
+        answer_metrics_left_out: None,
         strict: opts.metrics.strict,
         dedupe: opts.metrics.dedupe.map(|d| dedupe_name(d).to_string()),
         by: opts.by.clone(),

@@ -15,7 +15,12 @@
 //!
 //! `results_<date>.json` beside the samples (same date id) gives `model`,
 //! the configured `repeats` (to flag short docs) and the harness aggregates
-//! for the task.
+//! for the task, each noting `scored_by=` the task's first configured metric
+//! (the one the rows' verdicts come from, e.g. `acc_norm`).
+//!
+//! A results json that embeds `samples` (`{task: [sample, …]}`, what
+//! `simple_evaluate()` returns, json-dumped) is read as rollouts too, each
+//! sample mapped as a samples-file line of that task.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -88,21 +93,84 @@ pub(crate) fn read_results_file(path: &Path, bytes: &[u8]) -> Result<NativeFile,
     let doc = read_json(path, &text)?;
     if let Some(Value::Object(results)) = doc.get("results") {
         for task in results.keys() {
-            push_aggregates(path, &doc, task, &mut file.aggregates);
+            push_aggregates(path, &doc, task, None, &mut file.aggregates);
         }
     }
-    file.warnings.push(format!(
-        "{}: lm-eval results file has aggregates only; per-rollout rows need \
-         --log_samples and the samples_<task>_<date>.jsonl files",
-        path.display()
-    ));
+    match doc.get("samples") {
+        Some(Value::Object(samples)) if !samples.is_empty() => {
+            for (task, records) in samples {
+                read_embedded(path, &doc, task, records, &mut file);
+            }
+        }
+        _ => file.warnings.push(format!(
+            "{}: lm-eval results file has aggregates only; per-rollout rows need \
+             --log_samples and the samples_<task>_<date>.jsonl files",
+            path.display()
+        )),
+    }
     Ok(file)
 }
 
-fn push_aggregates(path: &Path, doc: &Value, task: &str, out: &mut Vec<HarnessAggregate>) {
+/// One task's `samples` list embedded in a results json, mapped as the
+/// lines of its samples file (line = position in the list, from 1).
+fn read_embedded(path: &Path, doc: &Value, task: &str, records: &Value, file: &mut NativeFile) {
+    let Some(records) = records.as_array() else {
+        file.bad_lines += 1;
+        file.warnings.push(format!(
+            "{}: samples of task {task} is not a list; skipped",
+            path.display()
+        ));
+        return;
+    };
+    let filters: BTreeSet<&str> = records
+        .iter()
+        .map(|r| r.get("filter").and_then(Value::as_str).unwrap_or("none"))
+        .collect();
+    let ctx = Ctx {
+        path,
+        task: Some(Value::from(task)),
+        model: doc.get("model_name").cloned().filter(|m| !m.is_null()),
+        repeats: doc
+            .pointer(&format!("/configs/{}/repeats", escape_ptr(task)))
+            .and_then(Value::as_u64),
+        multi_filter: filters.len() > 1,
+    };
+    let mut ungraded = false;
+    for (i, rec) in records.iter().enumerate() {
+        let outcome = match rec.as_object() {
+            Some(rec) => map_line(&ctx, i + 1, rec, file, &mut ungraded),
+            None => Err("not a JSON object".to_string()),
+        };
+        if let Err(reason) = outcome {
+            file.bad_lines += 1;
+            file.warnings.push(format!(
+                "{}: samples[{task}][{i}]: {reason}; sample skipped",
+                path.display()
+            ));
+        }
+    }
+}
+
+/// The task's aggregates from a results json. `primary` is the samples'
+/// first metric, used when the config lists no metrics.
+fn push_aggregates(
+    path: &Path,
+    doc: &Value,
+    task: &str,
+    primary: Option<&str>,
+    out: &mut Vec<HarnessAggregate>,
+) {
     let Some(Value::Object(res)) = doc.pointer(&format!("/results/{}", escape_ptr(task))) else {
         return;
     };
+    // The first configured metric is the one the samples' verdicts use.
+    let scored_by = doc
+        .pointer(&format!(
+            "/configs/{}/metric_list/0/metric",
+            escape_ptr(task)
+        ))
+        .and_then(Value::as_str)
+        .or(primary);
     for (key, v) in res {
         if key == "alias" || key.contains("_stderr,") {
             continue;
@@ -118,6 +186,9 @@ fn push_aggregates(path: &Path, doc: &Value, task: &str, out: &mut Vec<HarnessAg
         let mut note = format!("lm-eval results; task={task}");
         if let Some(s) = stderr {
             note.push_str(&format!("; stderr={s}"));
+        }
+        if let Some(m) = scored_by {
+            note.push_str(&format!("; scored_by={m}"));
         }
         out.push(HarnessAggregate {
             source_path: path.to_path_buf(),
@@ -137,6 +208,16 @@ pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
     let name = inner_name(path);
     let (task, date) = split_samples_name(&name).unzip();
     let results = date.as_deref().and_then(|d| results_beside(path, d));
+    let text = input::text(path, bytes, &mut file.warnings);
+    let lines = read_jsonl(path, &text, &mut file.warnings, &mut file.bad_lines)?;
+    // The samples' first metric: the one their verdicts come from.
+    let primary = lines.first().and_then(|(_, r)| {
+        r.get("metrics")?
+            .as_array()?
+            .first()?
+            .as_str()
+            .map(str::to_string)
+    });
     let mut model = None;
     let mut repeats = None;
     if let Some((rpath, doc)) = &results {
@@ -145,11 +226,9 @@ pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
             repeats = doc
                 .pointer(&format!("/configs/{}/repeats", escape_ptr(t)))
                 .and_then(Value::as_u64);
-            push_aggregates(rpath, doc, t, &mut file.aggregates);
+            push_aggregates(rpath, doc, t, primary.as_deref(), &mut file.aggregates);
         }
     }
-    let text = input::text(path, bytes, &mut file.warnings);
-    let lines = read_jsonl(path, &text, &mut file.warnings, &mut file.bad_lines)?;
     let filters: BTreeSet<String> = lines
         .iter()
         .map(|(_, r)| {

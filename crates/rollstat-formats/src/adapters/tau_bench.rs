@@ -10,6 +10,12 @@
 //! tau2-bench: `{info, tasks, simulations: [{task_id, trial, reward_info:
 //! {reward}, termination_reason, …}]}`; `infrastructure_error` terminations
 //! are failures (tau2 excludes them).
+//!
+//! tau2-bench's per-simulation ("dir") layout, the default for voice runs:
+//! `results.json` holds `{timestamp, info, tasks, simulation_index?}`
+//! without `simulations`, and each simulation is `simulations/<id>.json`
+//! beside it; they are read in file-name order, as tau2's `Results.load`
+//! does.
 
 use std::path::Path;
 
@@ -32,11 +38,12 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
         Value::Object(mut obj) => {
             let sims = match obj.remove("simulations") {
                 Some(Value::Array(s)) => s,
+                None if sims_dir(path).is_some() => read_sims_dir(path, &mut file),
                 _ => {
                     return Err(FormatError::parse(
                         path,
                         None,
-                        "object without a \"simulations\" list",
+                        "object without a \"simulations\" list (and no simulations/ directory beside it)",
                         "pass a tau-bench results list or a tau2-bench results.json",
                     ))
                 }
@@ -53,6 +60,44 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
         }
     }
     Ok(file)
+}
+
+/// The `simulations/` directory beside a tau2 `results.json`.
+fn sims_dir(path: &Path) -> Option<std::path::PathBuf> {
+    let dir = path.parent()?.join("simulations");
+    dir.is_dir().then_some(dir)
+}
+
+/// Every `simulations/*.json` beside `path`, in file-name order; a file
+/// that cannot be read or parsed is named and counted as a bad line.
+fn read_sims_dir(path: &Path, file: &mut NativeFile) -> Vec<Value> {
+    let Some(dir) = sims_dir(path) else {
+        return Vec::new();
+    };
+    let mut names: Vec<std::path::PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    names.retain(|p| p.extension().is_some_and(|e| e == "json"));
+    names.sort();
+    let mut sims = Vec::with_capacity(names.len());
+    for p in names {
+        let parsed = input::load(&p, input::DecompressLimit::default())
+            .map_err(|e| e.to_string())
+            .and_then(|l| serde_json::from_slice::<Value>(&l.content).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(v) if v.is_object() => sims.push(v),
+            Ok(_) => {
+                file.bad_lines += 1;
+                file.warnings
+                    .push(format!("{}: not a simulation object; skipped", p.display()));
+            }
+            Err(e) => {
+                file.bad_lines += 1;
+                file.warnings.push(format!("{}: {e}; skipped", p.display()));
+            }
+        }
+    }
+    sims
 }
 
 fn verdict(reward: Option<f64>) -> Value {
