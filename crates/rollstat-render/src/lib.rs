@@ -10,6 +10,7 @@ pub mod html;
 mod html_compare;
 pub mod markup;
 pub mod power;
+mod scatter;
 mod svg;
 
 pub use markup::{table, Style};
