@@ -538,9 +538,64 @@ fn a_large_scatter_is_binned_and_counts_every_problem() {
     assert_self_contained(&html);
 }
 
+const BUDGET: &[&str] = &[
+    "report",
+    "examples/budget_short.jsonl",
+    "examples/budget_long.jsonl",
+    "--by",
+    "model",
+    "--budget",
+    "output_tokens",
+];
+
+#[test]
+fn frontier_plot_draws_the_jsons_points() {
+    let (html, json) = page_and_json(BUDGET);
+    // One marker per (group, k): the group's budget@k and pass@k.
+    let mut expected = Vec::new();
+    for (g, gr) in json["groups"].as_object().unwrap() {
+        for (name, e) in gr["metrics"].as_object().unwrap() {
+            if let Some(k) = name.strip_prefix("budget@") {
+                let pass = gr["metrics"][format!("pass@{k}")]["value"]
+                    .as_f64()
+                    .unwrap();
+                expected.push((g.clone(), k.to_string(), e["value"].as_f64().unwrap(), pass));
+            }
+        }
+    }
+    assert_eq!(expected.len(), 8, "2 models × k = 1, 2, 4, 8");
+    let drawn: Vec<(String, String, f64, f64)> = tags(&html, "circle", "data-budget")
+        .iter()
+        .map(|(a, _)| {
+            let (g, k) = (a["data-group"].clone(), a["data-k"].clone());
+            (g, k, num(&a["data-budget"]), num(&a["data-pass"]))
+        })
+        .collect();
+    assert_eq!(drawn, expected);
+    // The line runs through the JSON's frontier points.
+    let frontier: Vec<String> = json["frontier"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{}:{}", f["group"].as_str().unwrap(), f["k"]))
+        .collect();
+    let (d, _) = &tags(&html, "div", "data-frontier")[0];
+    assert_eq!(d["data-frontier"], frontier.join(","));
+    // Budgets span more than 10× (k = 1 of the short model to k = 8 of
+    // the long one): a log axis, and the axis says so.
+    let budgets: Vec<f64> = expected.iter().map(|p| p.2).collect();
+    let span = budgets.iter().cloned().fold(0.0, f64::max)
+        / budgets.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(span > 10.0);
+    assert!(html.contains("budget@k: mean output_tokens per problem for k draws, log scale"));
+    assert!(html.contains("out of n = 8"));
+    assert!(html.contains("data-plot=\"plot-frontier\""));
+    assert_self_contained(&html);
+}
+
 #[test]
 fn pages_are_identical_for_any_thread_count() {
-    for args in [DEMO, CMP] {
+    for args in [DEMO, CMP, BUDGET] {
         let args = with_format(args, "html");
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let one = run_with(&args, "1");

@@ -6,6 +6,7 @@
 
 pub mod compare;
 pub mod csv;
+mod frontier;
 pub mod html;
 mod html_compare;
 pub mod markup;
