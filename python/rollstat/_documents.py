@@ -187,6 +187,15 @@ class _Document:
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other._doc == self._doc  # type: ignore[attr-defined]
 
+    def __getstate__(self) -> Dict[str, Any]:
+        # The typed document (for to_html) lives in the extension and does
+        # not pickle; a copy renders from its JSON instead (a Comparison
+        # read back so has no per-problem values, so no scatter).
+        state = dict(self.__dict__)
+        if "_typed" in state:
+            state["_typed"] = None
+        return state
+
     __hash__ = None  # type: ignore[assignment]
 
 

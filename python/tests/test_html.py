@@ -65,3 +65,15 @@ def test_page_from_json_alone(demo):
     r = rollstat.report(str(demo))
     again = rollstat.Report(r.to_json())
     assert again.to_html() == r.to_html()
+
+
+def test_documents_still_pickle_and_copy(demo):
+    import copy
+    import pickle
+
+    r = rollstat.report(str(demo))
+    again = pickle.loads(pickle.dumps(r))
+    assert again == r and again.to_html() == r.to_html()
+    assert copy.deepcopy(r).to_html() == r.to_html()
+    c = rollstat.compare(str(demo), str(demo.parent / DEMO_B))
+    assert pickle.loads(pickle.dumps(c)) == c
