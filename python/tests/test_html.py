@@ -77,3 +77,11 @@ def test_documents_still_pickle_and_copy(demo):
     assert copy.deepcopy(r).to_html() == r.to_html()
     c = rollstat.compare(str(demo), str(demo.parent / DEMO_B))
     assert pickle.loads(pickle.dumps(c)) == c
+
+
+def test_comparison_read_back_from_json_says_why_no_scatter(demo):
+    c = rollstat.compare(str(demo), str(demo.parent / DEMO_B))
+    assert 'data-plot="plot-scatter"' in c.to_html()
+    page = rollstat.Comparison(c.to_json()).to_html()
+    assert 'data-plot="plot-scatter"' not in page
+    assert "read back from compare.json carries no per-problem values" in page

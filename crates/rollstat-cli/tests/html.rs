@@ -594,6 +594,33 @@ fn frontier_plot_draws_the_jsons_points() {
 }
 
 #[test]
+fn frontier_axis_is_linear_when_budgets_span_at_most_ten_times() {
+    // The demo carries output_tokens; by group it has a frontier.
+    let (html, json) = page_and_json(DEMO);
+    let budgets: Vec<f64> = json["groups"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|g| {
+            g["metrics"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(name, _)| name.starts_with("budget@"))
+                .map(|(_, e)| e["value"].as_f64().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(!json["frontier"].as_array().unwrap().is_empty());
+    let span = budgets.iter().cloned().fold(0.0, f64::max)
+        / budgets.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(span <= 10.0, "span {span}");
+    assert!(html.contains("mean output_tokens per problem for k draws</text>"));
+    assert!(!html.contains("log scale"));
+    assert_eq!(tags(&html, "circle", "data-budget").len(), budgets.len());
+}
+
+#[test]
 fn pages_are_identical_for_any_thread_count() {
     for args in [DEMO, CMP, BUDGET] {
         let args = with_format(args, "html");
