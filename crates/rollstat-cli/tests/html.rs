@@ -512,6 +512,7 @@ fn a_large_scatter_is_binned_and_counts_every_problem() {
     let mut args = vec!["compare", a.as_str(), b.as_str(), "--format", "html"];
     args.extend(fast);
     let html = run(&args);
+    assert_eq!(html, run_with(&args, "1"), "same bytes on one thread");
     let (d, _) = &tags(&html, "div", "data-b-higher")[0];
     assert_eq!(d["data-binned"], "true");
     assert_eq!(d["data-problems"], "2500");
