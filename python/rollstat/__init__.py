@@ -322,7 +322,7 @@ def report(
         cluster_by=cluster_by, extract=extract, match=match, source_format=source_format,
     )
     try:
-        text, bad, messages = _rollstat.report(
+        text, bad, messages, typed = _rollstat.report(
             srcs, by=_opt_str(by, "by"), per_problem=bool(per_problem), **opts
         )
     except InputError as e:
@@ -330,7 +330,7 @@ def report(
     bad_rows = _bad_rows(bad, names)
     warn_messages(messages, names)
     warn_bad_rows([(b.location, b.reason) for b in bad_rows])
-    return Report(text, bad_rows)
+    return Report(text, bad_rows, typed=typed, tau_asked=tau is not DEFAULT_TAU)
 
 
 # ----------------------------------------------------------------- compare
@@ -399,7 +399,7 @@ def compare(
         cluster_by=cluster_by, extract=extract, match=match, source_format=source_format,
     )
     try:
-        text, messages = _rollstat.compare(
+        text, messages, typed = _rollstat.compare(
             srcs,
             by=_opt_str(by, "by"),
             a_name=_opt_str(a_name, "a_name"),
@@ -420,7 +420,7 @@ def compare(
         where, _, why = rename_rows(m, names).partition(": ")
         located.append((where, why))
     warn_bad_rows(located, unnamed=unnamed)
-    return Comparison(text)
+    return Comparison(text, typed=typed)
 
 
 # ------------------------------------------------------------------- power

@@ -10,6 +10,8 @@ import json
 from collections.abc import Mapping
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence
 
+from . import _rollstat
+
 METRIC_COLUMNS = (
     "metric",
     "group",
@@ -85,12 +87,20 @@ def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join([line(header)] + [line(r) for r in rows])
 
 
-def _html_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    th = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows
+def _write_page(page: str, path: Optional[str]) -> str:
+    if path is not None:
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            f.write(page)
+    return page
+
+
+def _notebook_frame(page: str, title: str) -> str:
+    # The page itself, untouched, in an iframe: its stylesheet (body, table,
+    # :root colours) stays out of the notebook's and the notebook's out of it.
+    return (
+        f'<iframe title="{html.escape(title)}" srcdoc="{html.escape(page, quote=True)}" '
+        'style="width:100%;height:720px;border:1px solid #8884;border-radius:6px"></iframe>'
     )
-    return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _interval(ci: Optional[Sequence[float]]) -> str:
@@ -177,6 +187,15 @@ class _Document:
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other._doc == self._doc  # type: ignore[attr-defined]
 
+    def __getstate__(self) -> Dict[str, Any]:
+        # The typed document (for to_html) lives in the extension and does
+        # not pickle; a copy renders from its JSON instead (a Comparison
+        # read back so has no per-problem values, so no scatter).
+        state = dict(self.__dict__)
+        if "_typed" in state:
+            state["_typed"] = None
+        return state
+
     __hash__ = None  # type: ignore[assignment]
 
 
@@ -185,8 +204,17 @@ class Report(_Document):
     accounting and findings, per-group breakdowns (report.json,
     schema ``rollstat.report/1``)."""
 
-    def __init__(self, json_text: str, bad_rows: Sequence[BadRow] = ()):
+    def __init__(
+        self,
+        json_text: str,
+        bad_rows: Sequence[BadRow] = (),
+        *,
+        typed: Any = None,
+        tau_asked: bool = False,
+    ):
         super().__init__(json_text)
+        self._typed = typed
+        self._tau_asked = tau_asked
         self.bad_rows: List[BadRow] = list(bad_rows)
         """Malformed rows skipped in lenient mode (not part of report.json)."""
         self.metrics = Metrics(self._doc)
@@ -276,17 +304,28 @@ class Report(_Document):
             parts += ["", "warnings:"] + [f"  - {w}" for w in self.warnings]
         return "\n".join(parts)
 
+    def to_html(self, path: Optional[str] = None, *, all: bool = False) -> str:
+        """The HTML page ``rollstat report --format html`` writes for the
+        same rows (the same renderer; findings in the keyword arguments'
+        words): one self-contained file, inline CSS and SVG, no script.
+        ``all=True`` puts every metric in the tables. Writes the page to
+        ``path`` when given; returns it either way."""
+        if self._typed is None:
+            self._typed = _rollstat.TypedReport.from_json(self._json)
+        page = self._typed.html(all=bool(all), tau_asked=self._tau_asked)
+        return _write_page(page, path)
+
     def _repr_html_(self) -> str:
-        parts = [f"<p><b>{html.escape(self._title())}</b></p>", _html_table(self._header(), self._cells())]
-        if self.warnings:
-            items = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
-            parts.append(f"<p>warnings:</p><ul>{items}</ul>")
-        return "<div class='rollstat-report'>" + "".join(parts) + "</div>"
+        return _notebook_frame(self.to_html(), "rollstat report")
 
 
 class Comparison(_Document):
     """A paired comparison of system A (baseline) and B (candidate) on the
     problems both have (compare.json, schema ``rollstat.compare/1``)."""
+
+    def __init__(self, json_text: str, *, typed: Any = None):
+        super().__init__(json_text)
+        self._typed = typed
 
     @property
     def rows(self) -> List[Dict[str, Any]]:
@@ -395,12 +434,17 @@ class Comparison(_Document):
             parts += ["", "warnings:"] + [f"  - {w}" for w in self.warnings]
         return "\n".join(parts)
 
+    def to_html(self, path: Optional[str] = None) -> str:
+        """The HTML page ``rollstat compare --format html`` writes for the
+        same rows (the same renderer; findings in the keyword arguments'
+        words). Writes the page to ``path`` when given; returns it either
+        way."""
+        if self._typed is None:
+            self._typed = _rollstat.TypedComparison.from_json(self._json)
+        return _write_page(self._typed.html(), path)
+
     def _repr_html_(self) -> str:
-        parts = [f"<p><b>{html.escape(self._title())}</b></p>", _html_table(self._header(), self._cells())]
-        if self.warnings:
-            items = "".join(f"<li>{html.escape(w)}</li>" for w in self.warnings)
-            parts.append(f"<p>warnings:</p><ul>{items}</ul>")
-        return "<div class='rollstat-compare'>" + "".join(parts) + "</div>"
+        return _notebook_frame(self.to_html(), "rollstat compare")
 
 
 class PowerReport(_Document):

@@ -11,6 +11,18 @@ __version__: str
 class InputError(ValueError):
     """Bad input or options: names the keyword argument or the row."""
 
+class TypedReport:
+    """The engine's typed report (what report.json is the text of)."""
+    @staticmethod
+    def from_json(text: str) -> TypedReport: ...
+    def html(self, *, all: bool, tau_asked: bool) -> str: ...
+
+class TypedComparison:
+    """The engine's typed comparison (what compare.json is the text of)."""
+    @staticmethod
+    def from_json(text: str) -> TypedComparison: ...
+    def html(self) -> str: ...
+
 def estimate(
     kind: str,
     n: npt.NDArray[np.uint64],
@@ -42,7 +54,7 @@ def report(
     per_problem: bool,
     n: Optional[int],
     dedupe: Optional[str],
-) -> Tuple[str, List[Tuple[str, int, str]], List[str]]: ...
+) -> Tuple[str, List[Tuple[str, int, str]], List[str], TypedReport]: ...
 
 def compare(
     sources: Sequence[Source],
@@ -70,7 +82,7 @@ def compare(
     extract: str,
     matching: str,
     source_format: Optional[str],
-) -> Tuple[str, List[str]]: ...
+) -> Tuple[str, List[str], TypedComparison]: ...
 
 def power(
     report_json: Optional[str],

@@ -3,6 +3,7 @@
 //! keyword arguments). The engine runs with the GIL released.
 
 use crate::convert::rows_to_maps;
+use crate::pages::{TypedComparison, TypedReport};
 use crate::wording::{engine_error, finding_text};
 use crate::InputError;
 use pyo3::prelude::*;
@@ -128,7 +129,7 @@ fn grading_policy(extract: &str, matching: &str) -> PyResult<GradingPolicy> {
 /// `(path, line, reason)` of each malformed row skipped.
 type BadRows = Vec<(String, u64, String)>;
 
-/// `report(sources, **options) -> (report_json, bad_rows, messages)`.
+/// `report(sources, **options) -> (report_json, bad_rows, messages, typed)`.
 #[pyfunction]
 #[pyo3(signature = (sources, *, k, tau, ci, level, resamples, seed, cluster_by, by, tie_policy,
     denominator, extract, matching, source_format, strict, per_problem, n, dedupe))]
@@ -153,7 +154,7 @@ pub fn report(
     per_problem: bool,
     n: Option<u64>,
     dedupe: Option<&str>,
-) -> PyResult<(String, BadRows, Vec<String>)> {
+) -> PyResult<(String, BadRows, Vec<String>, TypedReport)> {
     let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by]))?;
     let opts = ReportOptions {
         metrics: metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?,
@@ -177,10 +178,11 @@ pub fn report(
         .iter()
         .map(|b| (b.path.clone(), b.line, b.reason.clone()))
         .collect();
-    Ok((json, bad_rows, r.diagnostics.messages.clone()))
+    let messages = r.diagnostics.messages.clone();
+    Ok((json, bad_rows, messages, TypedReport(r)))
 }
 
-/// `compare(sources, **options) -> (compare_json, messages)`; one source
+/// `compare(sources, **options) -> (compare_json, messages, typed)`; one source
 /// holding both systems (told apart by `by`), or two.
 #[pyfunction]
 #[pyo3(signature = (sources, *, by, a_name, b_name, group_by, margin, fail_on, metric, permutations,
@@ -213,7 +215,7 @@ pub fn compare(
     extract: &str,
     matching: &str,
     source_format: Option<&str>,
-) -> PyResult<(String, Vec<String>)> {
+) -> PyResult<(String, Vec<String>, TypedComparison)> {
     let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by, &group_by]))?;
     let fail_on = match fail_on {
         None => None,
@@ -254,7 +256,7 @@ pub fn compare(
         serde_json::to_string_pretty(&c).expect("a comparison serializes")
     });
     let messages = said.lock().expect("messages").clone();
-    Ok((json + "\n", messages))
+    Ok((json + "\n", messages, TypedComparison(c)))
 }
 
 /// `power(report_json, source, **options) -> power_json`: from parameters

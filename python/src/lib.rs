@@ -13,6 +13,8 @@
 //! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → in-memory rows.
 //! - [`convert`]: Python rows (dicts) → in-memory rows.
 //! - [`grading`]: answer extraction and equivalence.
+//! - [`pages`]: the typed report / comparison and their HTML pages (the
+//!   renderer the command uses).
 
 use pyo3::prelude::*;
 
@@ -22,6 +24,7 @@ mod engine;
 mod estimators;
 mod fast;
 mod grading;
+mod pages;
 mod wording;
 
 pyo3::create_exception!(
@@ -39,6 +42,8 @@ fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine::report, m)?)?;
     m.add_function(wrap_pyfunction!(engine::compare, m)?)?;
     m.add_function(wrap_pyfunction!(engine::power, m)?)?;
+    m.add_class::<pages::TypedReport>()?;
+    m.add_class::<pages::TypedComparison>()?;
     m.add_function(wrap_pyfunction!(grading::grade, m)?)?;
     m.add_function(wrap_pyfunction!(grading::extract_answer, m)?)?;
     m.add_function(wrap_pyfunction!(grading::is_equivalent, m)?)?;

@@ -99,7 +99,7 @@ def test_group_by_and_tables():
     assert isinstance(df, pd.DataFrame) and len(df) == len(c.rows)
     assert {"metric", "group", "a", "b", "delta", "ci_low", "ci_high", "p_value", "verdict"} <= set(df.columns)
     assert c.to_polars().height == len(c.rows) and c.to_arrow().num_rows == len(c.rows)
-    assert "rollstat compare" in repr(c) and "<table>" in c._repr_html_()
+    assert "rollstat compare" in repr(c) and "&lt;table&gt;" in c._repr_html_()
 
 
 def test_compare_option_errors():

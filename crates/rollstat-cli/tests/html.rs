@@ -413,9 +413,217 @@ fn compare_page_numbers_are_the_jsons() {
     assert_self_contained(&html);
 }
 
+/// Each problem's (A, B) values from each side's own report with
+/// `--per-problem`, joined by problem id: what the scatter must draw.
+fn per_problem_pairs(a: &str, b: &str, metric: &str, extra: &[&str]) -> Vec<(f64, f64)> {
+    let side = |path: &str| -> BTreeMap<String, f64> {
+        let mut args = vec!["report", path, "--per-problem", "--format", "json"];
+        args.extend(extra);
+        let json: Value = serde_json::from_str(&run(&args)).unwrap();
+        json["per_problem"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                let id = p["problem"].as_str().unwrap().to_string();
+                (id, p["values"][metric].as_f64().unwrap())
+            })
+            .collect()
+    };
+    let (va, vb) = (side(a), side(b));
+    let mut pairs: Vec<(f64, f64)> = va
+        .iter()
+        .filter_map(|(id, x)| vb.get(id).map(|y| (*x, *y)))
+        .collect();
+    pairs.sort_by(|p, q| p.partial_cmp(q).unwrap());
+    pairs
+}
+
+#[test]
+fn compare_scatter_draws_each_problems_values() {
+    let (html, json) = page_and_json(CMP);
+    // The demo's pass@1 has n = 8 rollouts: values in eighths, not 0/1.
+    let expected = per_problem_pairs(
+        "examples/demo.jsonl",
+        "examples/demo-b.jsonl",
+        "pass@1",
+        &[],
+    );
+    assert_eq!(
+        expected.len() as u64,
+        json["pairs"]["matched"].as_u64().unwrap()
+    );
+    let mut drawn: Vec<(f64, f64)> = tags(&html, "circle", "data-b")
+        .iter()
+        .map(|(a, _)| (num(&a["data-a"]), num(&a["data-b"])))
+        .collect();
+    drawn.sort_by(|p, q| p.partial_cmp(q).unwrap());
+    assert_eq!(drawn, expected);
+    let (d, _) = &tags(&html, "div", "data-b-higher")[0];
+    assert_eq!(d["data-metric"], "pass@1");
+    assert_eq!(d["data-binned"], "false");
+    let above = expected.iter().filter(|(a, b)| b > a).count();
+    let below = expected.iter().filter(|(a, b)| a > b).count();
+    assert_eq!(d["data-b-higher"], above.to_string());
+    assert_eq!(d["data-a-higher"], below.to_string());
+    assert_eq!(
+        d["data-equal"],
+        (expected.len() - above - below).to_string()
+    );
+    // The JSON's rows are the means of these pairs.
+    let row = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["metric"] == "pass@1")
+        .unwrap();
+    let mean_a = expected.iter().map(|p| p.0).sum::<f64>() / expected.len() as f64;
+    assert!((row["a"].as_f64().unwrap() - mean_a).abs() < 1e-12);
+}
+
+/// Two systems over `problems` problems with 2 rollouts each: A solves
+/// `i % 3` of problem i's rollouts, B `(i / 3) % 3`.
+fn two_systems(dir: &std::path::Path, problems: usize) -> (String, String) {
+    let write = |name: &str, solved: &dyn Fn(usize) -> usize| {
+        let mut text = String::new();
+        for i in 0..problems {
+            for r in 0..2 {
+                text.push_str(&format!(
+                    "{{\"problem\":\"p{i}\",\"rollout\":{r},\"correct\":{}}}\n",
+                    r < solved(i)
+                ));
+            }
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    (
+        write("a.jsonl", &|i| i % 3),
+        write("b.jsonl", &|i| (i / 3) % 3),
+    )
+}
+
+#[test]
+fn a_large_scatter_is_binned_and_counts_every_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_systems(dir.path(), 2500);
+    let fast = ["--ci", "t", "--permutations", "200"];
+    let mut args = vec!["compare", a.as_str(), b.as_str(), "--format", "html"];
+    args.extend(fast);
+    let html = run(&args);
+    assert_eq!(html, run_with(&args, "1"), "same bytes on one thread");
+    let (d, _) = &tags(&html, "div", "data-b-higher")[0];
+    assert_eq!(d["data-binned"], "true");
+    assert_eq!(d["data-problems"], "2500");
+    assert!(
+        tags(&html, "circle", "data-b").is_empty(),
+        "no dot per problem"
+    );
+    assert!(html.contains("2500 problems binned (40 × 40)"));
+    // With values 0, ½ and 1 each (A, B) combination is its own cell:
+    // the cells' counts are the combinations' counts in the two reports.
+    let pairs = per_problem_pairs(&a, &b, "pass@1", &["--ci", "t"]);
+    let mut combos: BTreeMap<String, u64> = BTreeMap::new();
+    for (x, y) in &pairs {
+        *combos.entry(format!("{x}/{y}")).or_default() += 1;
+    }
+    let mut expected: Vec<u64> = combos.into_values().collect();
+    let mut counts: Vec<u64> = tags(&html, "rect", "data-count")
+        .iter()
+        .map(|(a, _)| a["data-count"].parse().unwrap())
+        .collect();
+    expected.sort_unstable();
+    counts.sort_unstable();
+    assert_eq!(counts, expected);
+    assert_self_contained(&html);
+}
+
+const BUDGET: &[&str] = &[
+    "report",
+    "examples/budget_short.jsonl",
+    "examples/budget_long.jsonl",
+    "--by",
+    "model",
+    "--budget",
+    "output_tokens",
+];
+
+#[test]
+fn frontier_plot_draws_the_jsons_points() {
+    let (html, json) = page_and_json(BUDGET);
+    // One marker per (group, k): the group's budget@k and pass@k.
+    let mut expected = Vec::new();
+    for (g, gr) in json["groups"].as_object().unwrap() {
+        for (name, e) in gr["metrics"].as_object().unwrap() {
+            if let Some(k) = name.strip_prefix("budget@") {
+                let pass = gr["metrics"][format!("pass@{k}")]["value"]
+                    .as_f64()
+                    .unwrap();
+                expected.push((g.clone(), k.to_string(), e["value"].as_f64().unwrap(), pass));
+            }
+        }
+    }
+    assert_eq!(expected.len(), 8, "2 models × k = 1, 2, 4, 8");
+    let drawn: Vec<(String, String, f64, f64)> = tags(&html, "circle", "data-budget")
+        .iter()
+        .map(|(a, _)| {
+            let (g, k) = (a["data-group"].clone(), a["data-k"].clone());
+            (g, k, num(&a["data-budget"]), num(&a["data-pass"]))
+        })
+        .collect();
+    assert_eq!(drawn, expected);
+    // The line runs through the JSON's frontier points.
+    let frontier: Vec<String> = json["frontier"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| format!("{}:{}", f["group"].as_str().unwrap(), f["k"]))
+        .collect();
+    let (d, _) = &tags(&html, "div", "data-frontier")[0];
+    assert_eq!(d["data-frontier"], frontier.join(","));
+    // Budgets span more than 10× (k = 1 of the short model to k = 8 of
+    // the long one): a log axis, and the axis says so.
+    let budgets: Vec<f64> = expected.iter().map(|p| p.2).collect();
+    let span = budgets.iter().cloned().fold(0.0, f64::max)
+        / budgets.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(span > 10.0);
+    assert!(html.contains("budget@k: mean output_tokens per problem for k draws, log scale"));
+    assert!(html.contains("out of n = 8"));
+    assert!(html.contains("data-plot=\"plot-frontier\""));
+    assert_self_contained(&html);
+}
+
+#[test]
+fn frontier_axis_is_linear_when_budgets_span_at_most_ten_times() {
+    // The demo carries output_tokens; by group it has a frontier.
+    let (html, json) = page_and_json(DEMO);
+    let budgets: Vec<f64> = json["groups"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|g| {
+            g["metrics"]
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(name, _)| name.starts_with("budget@"))
+                .map(|(_, e)| e["value"].as_f64().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(!json["frontier"].as_array().unwrap().is_empty());
+    let span = budgets.iter().cloned().fold(0.0, f64::max)
+        / budgets.iter().cloned().fold(f64::INFINITY, f64::min);
+    assert!(span <= 10.0, "span {span}");
+    assert!(html.contains("mean output_tokens per problem for k draws</text>"));
+    assert!(!html.contains("log scale"));
+    assert_eq!(tags(&html, "circle", "data-budget").len(), budgets.len());
+}
+
 #[test]
 fn pages_are_identical_for_any_thread_count() {
-    for args in [DEMO, CMP] {
+    for args in [DEMO, CMP, BUDGET] {
         let args = with_format(args, "html");
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         let one = run_with(&args, "1");

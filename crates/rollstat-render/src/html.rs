@@ -49,7 +49,8 @@ path.line{fill:none}
 .sw.ok{border-color:var(--ok)}.sw.bad{border-color:var(--bad)}.sw.mid{border-color:var(--mid)}
 .sw.ref{border-color:var(--muted)}.sw.margin{border-color:var(--bad);border-top-style:dashed}
 .sw.sq{width:12px;height:12px;border-top:none}.sq.s1{background:var(--c1)}.sq.s2{background:var(--c2)}
-.sq.s3{background:var(--c3)}.sq.s5{background:var(--c5)}
+.sq.s3{background:var(--c3)}.sq.s4{background:var(--c4)}.sq.s5{background:var(--c5)}
+#plot-scatter{max-width:460px}.dot{stroke:none;fill:var(--c1);opacity:.45}.cell{stroke:none;fill:var(--c1)}
 .bar{stroke:none}.bar.never{fill:var(--c2)}.bar.always{fill:var(--c3)}.bar.some{fill:var(--c1)}
 ul.findings{margin:.3em 0;padding-left:1.2em}
 nav.toc{font-size:.9em;margin:.2em 0 .8em}.wide table{font-size:.86em}.wide th,.wide td{padding:3px 6px}a{color:var(--c1)}
@@ -126,6 +127,7 @@ pub fn render(r: &Report, view: View, words: &Words) -> String {
     if !r.groups.is_empty() {
         groups(r, &mut b);
     }
+    super::frontier::section(r, &mut b);
     if let Some(x) = &r.extrapolation {
         extrapolation(x, &mut b);
     }
@@ -154,6 +156,9 @@ fn contents(r: &Report, out: &mut String) {
     ];
     if !r.groups.is_empty() {
         items.push(("groups", "groups"));
+    }
+    if !r.frontier.is_empty() {
+        items.push(("frontier-h", "budget frontier"));
     }
     if r.extrapolation.is_some() {
         items.push(("extrapolation", "extrapolation"));

@@ -1,6 +1,7 @@
 //! `rollstat compare --format html`: the forest plot of B − A per metric
 //! and group with its CI, the margin and the verdict in colour; the table
-//! with p-values; the discordant pairs of 0/1 metrics.
+//! with p-values; the per-problem A-vs-B scatter; the discordant pairs of
+//! 0/1 metrics.
 
 use super::compare::{delta_cells, p_fmt};
 use super::html::{exact, key_values, legend, nav, page, table};
@@ -33,6 +34,7 @@ pub fn render(c: &Comparison, words: &Words) -> String {
     let mut items = vec![
         ("forest", "forest plot"),
         ("table", "table"),
+        ("scatter-h", "per problem"),
         ("discordant-h", "discordant pairs"),
     ];
     if !c.warnings.is_empty() {
@@ -41,6 +43,7 @@ pub fn render(c: &Comparison, words: &Words) -> String {
     nav(&items, &mut b);
     forest(c, &mut b);
     rows_table(c, &mut b);
+    super::scatter::section(c, &mut b);
     discordant(c, &mut b);
     if !c.warnings.is_empty() {
         b.push_str("<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");

@@ -6,10 +6,12 @@
 
 pub mod compare;
 pub mod csv;
+mod frontier;
 pub mod html;
 mod html_compare;
 pub mod markup;
 pub mod power;
+mod scatter;
 mod svg;
 
 pub use markup::{table, Style};

@@ -178,6 +178,35 @@ impl Chart {
         ));
     }
 
+    /// A small dot without a tooltip (a scatter draws thousands); `data`
+    /// as in [`Chart::point`].
+    pub fn dot(&mut self, x: f64, y: f64, class: &str, data: &str) {
+        let (cx, cy) = (self.px(x), self.py(y));
+        self.raw(format!(
+            r#"<circle class="{class}" cx="{cx:.1}" cy="{cy:.1}" r="3.5"{data}/>"#
+        ));
+    }
+
+    /// A rectangle between data corners shaded by `opacity` (a cell of a
+    /// 2-D count grid), with a tooltip and `data` attributes.
+    pub fn cell(
+        &mut self,
+        (xa, ya): (f64, f64),
+        (xb, yb): (f64, f64),
+        opacity: f64,
+        tip: &str,
+        data: &str,
+    ) {
+        let (x0, x1) = (self.px(xa).min(self.px(xb)), self.px(xa).max(self.px(xb)));
+        let (y0, y1) = (self.py(ya).min(self.py(yb)), self.py(ya).max(self.py(yb)));
+        self.raw(format!(
+            r#"<rect class="cell" x="{x0:.1}" y="{y0:.1}" width="{:.1}" height="{:.1}" fill-opacity="{opacity:.2}"{data}><title>{}</title></rect>"#,
+            x1 - x0,
+            y1 - y0,
+            esc(tip)
+        ));
+    }
+
     /// A vertical error bar at `x` from `lo` to `hi`.
     pub fn vbar(&mut self, x: f64, lo: f64, hi: f64, class: &str) {
         let (px, a, b) = (self.px(x), self.py(lo), self.py(hi));

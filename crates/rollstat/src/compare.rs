@@ -259,6 +259,15 @@ pub struct Row {
     /// (`a` is A's pass at `k_a` draws); absent on the same-k rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_matched: Option<BudgetMatch>,
+    /// Every problem's (A, B) values behind the row, in the order problems
+    /// paired up — for the A-vs-B scatter of the HTML page. Filled on
+    /// overall same-k rows whose values are not all 0/1 (0/1 rows have
+    /// the discordant counts in `mcnemar`); empty elsewhere. Not in
+    /// compare.json (docs/spec.md §6): it would grow the document by every
+    /// problem for every metric, and each side's report with per-problem
+    /// values already has them.
+    #[serde(skip)]
+    pub per_problem: Vec<(f64, f64)>,
 }
 
 // ---------------------------------------------------------------- reading
@@ -588,6 +597,9 @@ fn rows_for(
             .and_then(|j| boot.as_ref().map(|b| &b.columns[j]));
         let mut r = row(pop, metric, (ca, cb), &keep, boot_col, plan, &mut flips);
         r.budget_matched = c.matched[mi];
+        if r.budget_matched.is_some() {
+            r.per_problem = Vec::new();
+        }
         rows.push(r);
     }
     note_identities(&mut rows, metrics);
@@ -654,6 +666,11 @@ fn row(
     // Each side's mean as the report computes it (compensated summation),
     // so compare's A column is report(A) to the last bit.
     let mean = |v: &[f64]| PointSummary::of(v.iter().copied()).map_or(f64::NAN, |p| p.mean);
+    let per_problem = if pop.group.is_none() && s.mcnemar.is_none() {
+        va.iter().copied().zip(vb.iter().copied()).collect()
+    } else {
+        Vec::new()
+    };
     Row {
         metric: metric.to_string(),
         group: pop.group.clone(),
@@ -679,6 +696,7 @@ fn row(
         decision: None,
         same_as: None,
         budget_matched: None,
+        per_problem,
     }
 }
 

@@ -1,0 +1,61 @@
+//! The HTML pages of `rollstat-render` for the Python package: the typed
+//! report or comparison is kept beside its JSON, and `Report.to_html()` /
+//! `_repr_html_()` render it with the renderer the command uses, findings
+//! worded with the keyword arguments.
+
+use crate::wording::{engine_error, finding_text};
+use pyo3::prelude::*;
+use rollstat_render::{View, Words};
+
+/// The package's words: options are keyword arguments.
+const WORDS: Words = Words {
+    finding: finding_text,
+    all: "all=True",
+    tau: "tau=",
+    budget: None,
+    fail_on: "fail_on=",
+};
+
+/// A finished report, typed (what `report.json` is the text of).
+#[pyclass(frozen, module = "rollstat._rollstat")]
+pub struct TypedReport(pub rollstat::Report);
+
+#[pymethods]
+impl TypedReport {
+    /// A report read back from report.json's text (findings stay as worded
+    /// there).
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        serde_json::from_str(text)
+            .map(TypedReport)
+            .map_err(|e| engine_error(rollstat::Error::Input(format!("report.json: {e}"))))
+    }
+
+    /// The HTML page the command writes with `--format html` (`all`: every
+    /// metric in the tables; `tau_asked`: G-Pass rows shown).
+    #[pyo3(signature = (*, all, tau_asked))]
+    fn html(&self, py: Python<'_>, all: bool, tau_asked: bool) -> String {
+        let view = View { all, tau_asked };
+        py.detach(|| rollstat_render::html::render(&self.0, view, &WORDS))
+    }
+}
+
+/// A finished comparison, typed (what `compare.json` is the text of).
+#[pyclass(frozen, module = "rollstat._rollstat")]
+pub struct TypedComparison(pub rollstat::Comparison);
+
+#[pymethods]
+impl TypedComparison {
+    /// A comparison read back from compare.json's text.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        serde_json::from_str(text)
+            .map(TypedComparison)
+            .map_err(|e| engine_error(rollstat::Error::Input(format!("compare.json: {e}"))))
+    }
+
+    /// The HTML page the command writes with `compare --format html`.
+    fn html(&self, py: Python<'_>) -> String {
+        py.detach(|| rollstat_render::compare_html(&self.0, &WORDS))
+    }
+}
