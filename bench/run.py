@@ -302,7 +302,7 @@ def majk_section(bench_majk, problems, summary, n=64):
     run = timed(cmd)
     rows = {}
     for line in run.out.splitlines():
-        policy, ks, secs, checksum = line.split("\t")
+        policy, ks, secs, _cpu, checksum = line.split("\t")
         rows[(policy, ks)] = (float(secs), float(checksum))
     worst = max(s for s, _ in rows.values())
     first_all = rows[("first", "1..n-1")][0]

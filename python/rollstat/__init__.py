@@ -203,6 +203,7 @@ def _common(
     n: Any,
     denominator: Any,
     tie_policy: Any,
+    score_order: Any,
     strict: Any,
     dedupe: Any,
     ci: Any,
@@ -221,6 +222,7 @@ def _common(
         n=_opt_int(n, "n", 1),
         denominator=_opt_str(denominator, "denominator") or "requested",
         tie_policy=_opt_str(tie_policy, "tie_policy") or "first",
+        score_order=_opt_str(score_order, "score_order") or "descending",
         strict=bool(strict),
         dedupe=_opt_str(dedupe, "dedupe"),
         ci="none" if ci is None else _opt_str(ci, "ci"),
@@ -264,6 +266,7 @@ def report(
     cluster_by: Optional[str] = None,
     by: Optional[str] = None,
     tie_policy: str = "first",
+    score_order: str = "descending",
     denominator: str = "requested",
     extract: str = "math",
     match: str = "equivalent",
@@ -297,7 +300,9 @@ def report(
     ``wilson``, ``jeffreys``, ``clopper-pearson`` or ``none``/None),
     ``level``, ``resamples``, ``seed``, ``cluster_by`` (a field whose values
     cluster problems), ``by`` (break metrics down by a field), ``tie_policy``
-    (maj@n: ``first``, ``none``, ``fractional``), ``denominator``
+    (maj@k and maj@n: ``first``, ``none``, ``fractional``), ``score_order``
+    (``descending``: a higher ``score`` is better for bon@k and wmaj@n;
+    ``ascending``: lower is better, e.g. a loss), ``denominator``
     (``requested``: failed rollouts count as wrong; ``judged``: dropped),
     ``extract`` (``math``, ``mcq``, ``number``, ``regex:PATTERN``), ``match``
     (``equivalent`` or ``exact``), ``source_format`` (override format
@@ -317,7 +322,7 @@ def report(
     """
     srcs, names = _sources(data, "<data>", "data")
     opts = _common(
-        k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, strict=strict,
+        k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, score_order=score_order, strict=strict,
         dedupe=dedupe, ci=ci, level=level, resamples=resamples, seed=seed,
         cluster_by=cluster_by, extract=extract, match=match, source_format=source_format,
     )
@@ -357,6 +362,7 @@ def compare(
     seed: int = DEFAULT_SEED,
     cluster_by: Optional[str] = None,
     tie_policy: str = "first",
+    score_order: str = "descending",
     denominator: str = "requested",
     extract: str = "math",
     match: str = "equivalent",
@@ -394,7 +400,7 @@ def compare(
     elif len(srcs) != 1:
         raise InputError("compare takes one input per side; pass b=, or one input holding both systems with by=")
     opts = _common(
-        k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, strict=strict,
+        k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, score_order=score_order, strict=strict,
         dedupe=dedupe, ci=ci, level=level, resamples=resamples, seed=seed,
         cluster_by=cluster_by, extract=extract, match=match, source_format=source_format,
     )

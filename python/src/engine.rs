@@ -85,6 +85,7 @@ fn metric_options(
     n: Option<u64>,
     denominator: &str,
     tie_policy: &str,
+    score_order: &str,
     strict: bool,
     dedupe: Option<&str>,
 ) -> PyResult<MetricOptions> {
@@ -94,7 +95,7 @@ fn metric_options(
         n,
         denominator: denominator.parse().map_err(|e| bad("denominator", e))?,
         tie_policy: tie_policy.parse().map_err(|e| bad("tie_policy", e))?,
-        score_order: Default::default(),
+        score_order: score_order.parse().map_err(|e| bad("score_order", e))?,
         strict,
         dedupe: dedupe
             .map(str::parse)
@@ -132,7 +133,7 @@ type BadRows = Vec<(String, u64, String)>;
 /// `report(sources, **options) -> (report_json, bad_rows, messages, typed)`.
 #[pyfunction]
 #[pyo3(signature = (sources, *, k, tau, ci, level, resamples, seed, cluster_by, by, tie_policy,
-    denominator, extract, matching, source_format, strict, per_problem, n, dedupe))]
+    score_order, denominator, extract, matching, source_format, strict, per_problem, n, dedupe))]
 #[allow(clippy::too_many_arguments)]
 pub fn report(
     py: Python<'_>,
@@ -146,6 +147,7 @@ pub fn report(
     cluster_by: Option<String>,
     by: Option<String>,
     tie_policy: &str,
+    score_order: &str,
     denominator: &str,
     extract: &str,
     matching: &str,
@@ -157,7 +159,7 @@ pub fn report(
 ) -> PyResult<(String, BadRows, Vec<String>, TypedReport)> {
     let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by]))?;
     let opts = ReportOptions {
-        metrics: metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?,
+        metrics: metric_options(k, tau, n, denominator, tie_policy, score_order, strict, dedupe)?,
         intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
         grading: grading_policy(extract, matching)?,
         by,
@@ -186,7 +188,7 @@ pub fn report(
 /// holding both systems (told apart by `by`), or two.
 #[pyfunction]
 #[pyo3(signature = (sources, *, by, a_name, b_name, group_by, margin, fail_on, metric, permutations,
-    k, tau, n, denominator, tie_policy, strict, dedupe, ci, level, resamples, seed, cluster_by,
+    k, tau, n, denominator, tie_policy, score_order, strict, dedupe, ci, level, resamples, seed, cluster_by,
     extract, matching, source_format))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
@@ -205,6 +207,7 @@ pub fn compare(
     n: Option<u64>,
     denominator: &str,
     tie_policy: &str,
+    score_order: &str,
     strict: bool,
     dedupe: Option<&str>,
     ci: &str,
@@ -234,7 +237,7 @@ pub fn compare(
         MessageSink::new(move |m| said.lock().expect("messages").push(m.to_string()))
     };
     let opts = CompareOptions {
-        metrics: metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?,
+        metrics: metric_options(k, tau, n, denominator, tie_policy, score_order, strict, dedupe)?,
         intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
         grading: grading_policy(extract, matching)?,
         by,

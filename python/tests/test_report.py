@@ -440,3 +440,41 @@ def test_unreadable_file_in_a_directory_warns(tmp_path, demo):
     assert any("strict=True makes this an error" in w for w in r.warnings), r.warnings
     with pytest.raises(rollstat.InputError, match="strict=False"):
         rollstat.report(tmp_path, strict=True)
+
+
+# ------------------------------------------------ selector score order
+
+# Problem p: 4 rollouts, only the lowest-scored one correct. Ascending (lower
+# is better): the subset's best is rollout 0 exactly when it is drawn,
+# bon@k = k/4. Descending: rollout 0 is the best of a subset only alone,
+# bon@1 = 1/4, bon@k = 0 for k ≥ 2. Problem q (T 0.5, F 0.5, T 0.2, F 0.1),
+# its 6 pairs by hand: descending, {0,1} is a tie (½), {0,2}, {0,3}, {2,3}
+# are won by a correct rollout, {1,2}, {1,3} not: bon@2 = 3.5/6 = 7/12;
+# ascending, {0,1} ½, {0,2} and {1,2} won by rollout 2 (0.2, correct), the
+# three pairs holding rollout 3 (0.1, wrong) lost: bon@2 = 2.5/6 = 5/12.
+SCORED = [
+    *({"problem": "p", "rollout": i, "correct": i == 0, "score": s} for i, s in enumerate([0.1, 0.9, 0.5, 0.3])),
+    *({"problem": "q", "rollout": i, "correct": c, "score": s}
+      for i, (c, s) in enumerate([(True, 0.5), (False, 0.5), (True, 0.2), (False, 0.1)])),
+]
+BON = {
+    "ascending": {"bon@1": (0.25 + 0.5) / 2, "bon@2": (0.5 + 5 / 12) / 2},
+    "descending": {"bon@1": (0.25 + 0.5) / 2, "bon@2": (0.0 + 7 / 12) / 2},
+}
+
+
+@pytest.mark.parametrize("order", ["ascending", "descending"])
+def test_score_order_matches_cli_and_hand_values(cli, tmp_path, order):
+    path = write_jsonl(tmp_path / "scored.jsonl", SCORED)
+    r = rollstat.report(SCORED, k=[1, 2], ci=None, score_order=order)
+    expect = cli_report(cli, path, k=[1, 2], ci="none", score_order=order)
+    for name, value in BON[order].items():
+        assert r.metrics[name]["value"] == pytest.approx(value, abs=1e-15)
+        assert r.metrics[name]["value"] == expect["metrics"][name]["value"]
+    assert r.config["score_order"] == order == expect["config"]["score_order"]
+    assert r.metrics.get("wmaj@4") == expect["metrics"].get("wmaj@4")
+
+
+def test_score_order_is_checked():
+    with pytest.raises(rollstat.InputError, match="score_order"):
+        rollstat.report(SCORED, ci=None, score_order="up")

@@ -23,6 +23,7 @@
 //! stops at [`VOTE_DP_MAX_WORK`] multiply-adds and reports [`NotComputed::TooMuchWork`].
 
 use crate::vote::{ClusterTally, TiePolicy};
+use std::cell::RefCell;
 use std::sync::OnceLock;
 
 /// Largest n (rollouts in the denominator) for which a [`VoteProfile`] is
@@ -143,17 +144,6 @@ impl VoteProfile {
     pub fn sizes(&self) -> &[usize] {
         &self.sizes
     }
-
-    /// The cluster of each voting rollout, in rollout order.
-    fn voters(&self) -> Option<impl Iterator<Item = usize> + '_> {
-        let order = self.order.as_ref()?;
-        Some(
-            (0..self.n())
-                .map(|i| order.get(i))
-                .filter(|&v| v > 0)
-                .map(|v| v - 1),
-        )
-    }
 }
 
 /// Why maj@k has no value.
@@ -199,15 +189,15 @@ fn pascal() -> &'static [f64] {
 }
 
 /// Row n of Pascal's triangle: C(n, 0), …, C(n, n).
-fn row(t: &[f64], n: usize) -> &[f64] {
+fn row(n: usize) -> &'static [f64] {
     let start = n * (n + 1) / 2;
-    &t[start..=start + n]
+    &pascal()[start..=start + n]
 }
 
-/// C(n, k) from row n (0 for k > n).
+/// C(n, k) (0 for k > n).
 #[inline]
-fn at(row: &[f64], k: usize) -> f64 {
-    row.get(k).copied().unwrap_or(0.0)
+fn binom(n: usize, k: usize) -> f64 {
+    row(n).get(k).copied().unwrap_or(0.0)
 }
 
 /// maj@1, …, maj@K (element k − 1 is maj@k) with K = min(`k_max`, n):
@@ -232,347 +222,616 @@ pub fn maj_at_ks(
 ) -> Result<Vec<f64>, NotComputed> {
     let n = profile.n();
     let k_max = k_max.min(n);
-    let mut budget = Budget(0);
-    let counts = match tie {
-        TiePolicy::First => counts_first(profile, k_max, &mut budget)?,
-        _ => counts_symmetric(profile, tie, k_max, &mut budget)?,
-    };
-    let total = row(pascal(), n);
-    Ok((1..=k_max).map(|k| counts[k] / total[k]).collect())
+    SCRATCH.with_borrow_mut(|scratch| {
+        let mut program = Program {
+            profile,
+            k_max,
+            budget: Budget(0),
+            s: scratch,
+        };
+        match tie {
+            TiePolicy::First => program.counts_first()?,
+            _ => program.counts_symmetric(tie)?,
+        }
+        let (counts, total) = (&scratch.joined.0, row(n));
+        Ok((1..=k_max).map(|k| counts[k] / total[k]).collect())
+    })
+}
+
+thread_local! {
+    /// Each thread's buffers, reused from problem to problem so that a
+    /// problem allocates only its result.
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// Buffers of one program.
+#[derive(Default)]
+struct Scratch {
+    /// Cluster ids, largest first (ties by id).
+    by_size: Vec<usize>,
+    /// The clusters multiplied out at the current count j: the first
+    /// `cursor` of `by_size` (`held` rollouts), less the winner under
+    /// `first`; the `split` correct ones first.
+    big: Vec<usize>,
+    cursor: usize,
+    held: usize,
+    split: usize,
+    /// The buffers of [`Joined`] (the counts, when done).
+    joined: (Vec<f64>, Vec<f64>),
+    /// Polynomial tables: layers by tied count, or prefix products.
+    table: Vec<f64>,
+    next: Vec<f64>,
+    /// `first`: per cluster, its members after the winner's first
+    /// member; the clusters of the voters between the winner's members
+    /// (see [`Program::fill_before`]).
+    start_after: Vec<usize>,
+    between: Vec<usize>,
+    between_at: Vec<usize>,
+    /// `first`: per cluster, its members after the current member, the
+    /// last member at which its key changes, its place among the rivals,
+    /// and running sums of the tie weights.
+    after: Vec<usize>,
+    last: Vec<usize>,
+    pos: Vec<usize>,
+    since: Vec<f64>,
+    sums: Vec<f64>,
+    /// `first`: the counts summed over the correct clusters.
+    counts: Vec<f64>,
+    /// `first`: per rival, its current key and per-rival scalars.
+    keys: Vec<usize>,
+    weights: Vec<f64>,
+    degrees: Vec<usize>,
+}
+
+/// One problem's program: its profile, the largest k, the work done.
+struct Program<'a> {
+    profile: &'a VoteProfile,
+    k_max: usize,
+    budget: Budget,
+    s: &'a mut Scratch,
+}
+
+/// `y[i] += a · x[i]` over the shorter of the two.
+#[inline]
+fn axpy(a: f64, x: &[f64], y: &mut [f64]) {
+    for (o, &v) in y.iter_mut().zip(x) {
+        *o += a * v;
+    }
+}
+
+/// Adds `src` (degree `deg`) times L(x) = Σ_{d<j} C(a, d) x^d to `dst`,
+/// truncated at dst's length (the caller has cleared dst that far).
+#[inline]
+fn add_times_below(src: &[f64], deg: usize, a: usize, j: usize, dst: &mut [f64]) {
+    let top = dst.len() - 1;
+    for (d, &b) in row(a).iter().enumerate().take(j.min(top + 1)) {
+        axpy(b, &src[..=deg.min(top - d)], &mut dst[d..]);
+    }
+}
+
+/// Adds `src` (degree `deg`) times `coef`·x^j to `dst` (truncated).
+#[inline]
+fn add_times_tied(src: &[f64], deg: usize, coef: f64, j: usize, dst: &mut [f64]) {
+    let top = dst.len() - 1;
+    if j <= top && coef != 0.0 {
+        axpy(coef, &src[..=deg.min(top - j)], &mut dst[j..]);
+    }
 }
 
 /// Σ_j G_j(x)·(1+x)^{m_j}: winning draws G_j from the tracked clusters,
 /// joined by the m_j rollouts outside them (any number of which may be in
 /// the subset). Fed with m_j non-increasing, the sum so far is kept divided
-/// by (1+x)^{m}, so the whole join costs at most n multiplications by
-/// (1 + x), each O(K).
+/// by (1+x)^{m}, so the whole join multiplies by (1+x)^d for steps d
+/// summing to at most n, each over the sum's degree (≤ K).
 struct Joined {
     poly: Vec<f64>,
+    spare: Vec<f64>,
+    deg: usize,
     m: usize,
 }
 
 impl Joined {
-    fn new(k_max: usize) -> Joined {
+    /// An empty sum in the buffers `(poly, spare)`, up to degree `k_max`.
+    fn new((mut poly, spare): (Vec<f64>, Vec<f64>), k_max: usize) -> Joined {
+        poly.clear();
+        poly.resize(k_max + 1, 0.0);
         Joined {
-            poly: vec![0.0; k_max + 1],
+            poly,
+            spare,
+            deg: 0,
             m: usize::MAX,
         }
     }
 
     /// Continues at `m` free rollouts (never more than before).
     fn shift_to(&mut self, m: usize, budget: &mut Budget) -> Result<(), NotComputed> {
-        if self.m != usize::MAX {
-            budget.spend((self.m - m) * self.poly.len())?;
-            for _ in m..self.m {
-                for s in (1..self.poly.len()).rev() {
-                    self.poly[s] += self.poly[s - 1];
-                }
-            }
-        }
+        let d = if self.m == usize::MAX { 0 } else { self.m - m };
         self.m = m;
-        Ok(())
-    }
-
-    /// The counts by subset size k.
-    fn finish(mut self, budget: &mut Budget) -> Result<Vec<f64>, NotComputed> {
-        self.shift_to(0, budget)?;
-        Ok(self.poly)
-    }
-}
-
-/// Winning counts (index k) for `none` and `fractional`.
-///
-/// For each winning count j, from the largest down, the clusters of size
-/// ≥ j (a prefix of the clusters by size) are tracked; the others and the
-/// non-voters are free ([`Joined`]).
-fn counts_symmetric(
-    profile: &VoteProfile,
-    tie: TiePolicy,
-    k_max: usize,
-    budget: &mut Budget,
-) -> Result<Vec<f64>, NotComputed> {
-    let sizes = profile.sizes();
-    let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_by(|&a, &b| sizes[b].cmp(&sizes[a]));
-    let correct_max = (0..sizes.len())
-        .filter(|&i| profile.correct[i])
-        .map(|i| sizes[i])
-        .max()
-        .unwrap_or(0);
-    let mut joined = Joined::new(k_max);
-    let mut tables = Tables::default();
-    for j in (1..=correct_max.min(k_max)).rev() {
-        let big = &order[..order.partition_point(|&i| sizes[i] >= j)];
-        let m = profile.n() - big.iter().map(|&i| sizes[i]).sum::<usize>();
-        joined.shift_to(m, budget)?;
-        let top = TiedTop {
-            sizes,
-            correct: &profile.correct,
-            j,
-            tie,
-        };
-        top.add_to(big, &mut tables, &mut joined.poly, budget)?;
-    }
-    joined.finish(budget)
-}
-
-/// Two (s, T) tables, all draws and the dual part marking a correct
-/// cluster at the top, with room for the next step (reused across j).
-#[derive(Default)]
-struct Tables {
-    p0: Vec<f64>,
-    p1: Vec<f64>,
-    q0: Vec<f64>,
-    q1: Vec<f64>,
-}
-
-impl Tables {
-    /// Room for `len` cells; the table is 1 (nothing drawn). Cells are
-    /// cleared as the degree grows, not here.
-    fn reset(&mut self, len: usize, width: usize) {
-        for v in [&mut self.p0, &mut self.p1, &mut self.q0, &mut self.q1] {
-            if v.len() < len {
-                v.resize(len, 0.0);
-            }
-        }
-        self.p0[..width].fill(0.0);
-        self.p1[..width].fill(0.0);
-        self.p0[0] = 1.0;
-    }
-}
-
-/// The top count j shared by the clusters at it, under `none` or
-/// `fractional`.
-struct TiedTop<'a> {
-    sizes: &'a [usize],
-    correct: &'a [bool],
-    j: usize,
-    tie: TiePolicy,
-}
-
-impl TiedTop<'_> {
-    /// Adds to `acc[s]` the weighted number of ways to draw s rollouts from
-    /// the clusters `big` so that the top count is j and the credit goes to
-    /// a correct cluster: a table over (s, T = clusters at j), kept twice —
-    /// all draws (`p0`) and the first-order part marking one correct
-    /// cluster at j (`p1`, a dual number), so any number of correct
-    /// clusters costs one pass.
-    fn add_to(
-        &self,
-        big: &[usize],
-        t: &mut Tables,
-        acc: &mut [f64],
-        budget: &mut Budget,
-    ) -> Result<(), NotComputed> {
-        let (j, k_max) = (self.j, acc.len() - 1);
-        if let [only] = big {
-            // One cluster reaches j: it wins alone with any j of its members.
-            if self.correct[*only] {
-                acc[j] += row(pascal(), self.sizes[*only])[j];
-            }
+        if d == 0 {
             return Ok(());
         }
-        let width = match self.tie {
-            TiePolicy::None => 2,
-            _ => big.len().min(k_max / j) + 1,
-        };
-        t.reset((k_max + 1) * width, width);
-        let mut deg = 0;
-        for &i in big {
-            budget.spend((deg + 1) * width * (j + 1))?;
-            self.grow(t, i, width, deg, k_max);
-            std::mem::swap(&mut t.p0, &mut t.q0);
-            std::mem::swap(&mut t.p1, &mut t.q1);
-            deg = (deg + j).min(k_max);
-        }
-        for (s, out) in acc.iter_mut().enumerate().take(deg + 1) {
-            for tied in 1..width {
-                let w = match self.tie {
-                    TiePolicy::Fractional => 1.0 / tied as f64,
-                    _ => 1.0,
-                };
-                *out += t.p1[s * width + tied] * w;
+        let deg = (self.deg + d).min(self.poly.len() - 1);
+        budget.spend((deg + 1) * d.min(deg + 1))?;
+        if d == 1 {
+            let mut prev = 0.0;
+            for v in &mut self.poly[..=deg] {
+                (*v, prev) = (*v + prev, *v);
             }
-        }
-        Ok(())
-    }
-
-    /// `q` = `p` times Σ_{t<j} C(a,t) x^t + y C(a,j) x^j for cluster i, the
-    /// dual part also taking cluster i as the marked one when it is correct.
-    fn grow(&self, t: &mut Tables, i: usize, width: usize, deg: usize, k_max: usize) {
-        let j = self.j;
-        let binom = row(pascal(), self.sizes[i]);
-        let at_j = at(binom, j);
-        let cells = ((deg + j).min(k_max) + 1) * width;
-        t.q0[..cells].fill(0.0);
-        t.q1[..cells].fill(0.0);
-        for s in 0..=deg {
-            for tied in 0..width {
-                let (v0, v1) = (t.p0[s * width + tied], t.p1[s * width + tied]);
-                if v0 == 0.0 && v1 == 0.0 {
-                    continue;
-                }
-                for (d, &b) in binom.iter().enumerate().take(j.min(k_max - s + 1)) {
-                    t.q0[(s + d) * width + tied] += v0 * b;
-                    t.q1[(s + d) * width + tied] += v1 * b;
-                }
-                if tied + 1 < width && s + j <= k_max {
-                    let cell = (s + j) * width + tied + 1;
-                    t.q0[cell] += v0 * at_j;
-                    t.q1[cell] += (v1 + if self.correct[i] { v0 } else { 0.0 }) * at_j;
-                }
-            }
-        }
-    }
-}
-
-/// Winning counts for `first`: per correct cluster c and winning count j,
-/// over the member r of c that is c's first in the subset (the other j − 1
-/// come from c's later members), every cluster that also reaches j must
-/// have all j members after r's position.
-fn counts_first(
-    profile: &VoteProfile,
-    k_max: usize,
-    budget: &mut Budget,
-) -> Result<Vec<f64>, NotComputed> {
-    let sizes = profile.sizes();
-    let mut counts = vec![0.0; k_max + 1];
-    let mut bufs = (Vec::new(), Vec::new());
-    let mut rivals: Vec<usize> = Vec::new();
-    for c in (0..sizes.len()).filter(|&c| profile.correct[c]) {
-        let before = members_before(profile, c)?;
-        let mut joined = Joined::new(k_max);
-        for j in (1..=sizes[c].min(k_max)).rev() {
-            rivals.clear();
-            rivals.extend((0..sizes.len()).filter(|&i| i != c && sizes[i] >= j));
-            let m = profile.n() - sizes[c] - rivals.iter().map(|&i| sizes[i]).sum::<usize>();
-            joined.shift_to(m, budget)?;
-            let first = FirstWins {
-                sizes,
-                before: &before,
-                c,
-                j,
-            };
-            first.add_to(&rivals, &mut joined.poly, &mut bufs, budget)?;
-        }
-        for (total, v) in counts.iter_mut().zip(joined.finish(budget)?) {
-            *total += v;
-        }
-    }
-    Ok(counts)
-}
-
-/// For each member of cluster c (in order), how many members of every
-/// cluster precede it: row r (`m` entries from `r·m`, m clusters) holds the
-/// counts before c's r-th member.
-fn members_before(profile: &VoteProfile, c: usize) -> Result<Vec<u16>, NotComputed> {
-    let m = profile.correct.len();
-    let mut seen = vec![0u16; m];
-    let mut rows = Vec::new();
-    for id in profile.voters().ok_or(NotComputed::NoOrder)? {
-        if id == c {
-            rows.extend_from_slice(&seen);
-        }
-        seen[id] += 1;
-    }
-    Ok(rows)
-}
-
-/// Cluster c winning at count j under `first`.
-struct FirstWins<'a> {
-    sizes: &'a [usize],
-    before: &'a [u16],
-    c: usize,
-    j: usize,
-}
-
-impl FirstWins<'_> {
-    /// Members of cluster i after c's r-th member.
-    #[inline]
-    fn after(&self, r: usize, i: usize) -> usize {
-        self.sizes[i] - self.before[r * self.sizes.len() + i] as usize
-    }
-
-    /// What rival i's factor depends on at c's r-th member: its members
-    /// after it, or none when fewer than j (it can no longer tie).
-    #[inline]
-    fn key(&self, r: usize, i: usize) -> usize {
-        let after = self.after(r, i);
-        if after >= self.j {
-            after
         } else {
-            0
+            // Times (1+x)^d at once: Σ_e C(d, e) x^e.
+            let out = &mut self.spare;
+            out.clear();
+            out.resize(deg + 1, 0.0);
+            for (e, &b) in row(d).iter().enumerate().take(deg + 1) {
+                axpy(b, &self.poly[..=self.deg.min(deg - e)], &mut out[e..]);
+            }
+            self.poly[..=deg].copy_from_slice(out);
         }
+        self.deg = deg;
+        Ok(())
     }
 
-    /// Adds the ways to draw c's j and the rivals' rollouts (by total) to
-    /// `acc`. Consecutive members of c between which no rival that can
-    /// still tie loses a member give the same product, so their weights are
-    /// summed first.
-    fn add_to(
-        &self,
-        rivals: &[usize],
-        acc: &mut [f64],
-        bufs: &mut (Vec<f64>, Vec<f64>),
-        budget: &mut Budget,
+    /// Adds `coef` · `g` (degree `deg`) · x^j.
+    fn add(&mut self, j: usize, coef: f64, g: &[f64], deg: usize) {
+        axpy(coef, &g[..=deg], &mut self.poly[j..]);
+        self.deg = self.deg.max((j + deg).min(self.poly.len() - 1));
+    }
+
+    /// The counts by subset size k, and the buffers back.
+    fn finish(mut self, budget: &mut Budget) -> Result<(Vec<f64>, Vec<f64>), NotComputed> {
+        self.shift_to(0, budget)?;
+        Ok((self.poly, self.spare))
+    }
+}
+
+impl Program<'_> {
+    /// Extends `s.big` to the clusters of size ≥ j (j only decreases
+    /// between [`Program::reset_big`]s), leaving out `skip`, with the
+    /// correct ones first (`s.split` of them); returns the rollouts outside
+    /// them (free at j).
+    fn big_at(&mut self, j: usize, skip: Option<usize>) -> usize {
+        let (sizes, correct) = (self.profile.sizes(), &self.profile.correct);
+        let s = &mut *self.s;
+        while let Some(&i) = s.by_size.get(s.cursor).filter(|&&i| sizes[i] >= j) {
+            s.cursor += 1;
+            s.held += sizes[i];
+            if Some(i) == skip {
+                continue;
+            }
+            if correct[i] {
+                s.big.insert(s.split, i);
+                s.split += 1;
+            } else {
+                s.big.push(i);
+            }
+        }
+        self.profile.n() - s.held
+    }
+
+    /// Starts `s.big` empty (at j above every cluster).
+    fn reset_big(&mut self) {
+        let s = &mut *self.s;
+        s.big.clear();
+        (s.cursor, s.held, s.split) = (0, 0, 0);
+    }
+
+    /// Sorts the clusters by size (largest first; correct first among
+    /// equal sizes, then by id).
+    fn sort_by_size(&mut self) {
+        let (sizes, correct) = (self.profile.sizes(), &self.profile.correct);
+        let order = &mut self.s.by_size;
+        order.clear();
+        order.extend(0..sizes.len());
+        order.sort_unstable_by_key(|&i| (std::cmp::Reverse(sizes[i]), !correct[i], i));
+    }
+
+    /// Winning counts (index k) for `none` and `fractional`: for each
+    /// winning count j, from the largest down, the clusters of size ≥ j are
+    /// multiplied out ([`Program::tied_top`]); the others and the
+    /// non-voters are free ([`Joined`]).
+    fn counts_symmetric(&mut self, tie: TiePolicy) -> Result<(), NotComputed> {
+        let (sizes, correct) = (self.profile.sizes(), &self.profile.correct);
+        let correct_max = (0..sizes.len())
+            .filter(|&i| correct[i])
+            .map(|i| sizes[i])
+            .max()
+            .unwrap_or(0);
+        self.sort_by_size();
+        self.reset_big();
+        let mut joined = Joined::new(std::mem::take(&mut self.s.joined), self.k_max);
+        for j in (1..=correct_max.min(self.k_max)).rev() {
+            let m = self.big_at(j, None);
+            joined.shift_to(m, &mut self.budget)?;
+            self.tied_top(j, tie, &mut joined)?;
+        }
+        self.s.joined = joined.finish(&mut self.budget)?;
+        Ok(())
+    }
+
+    /// Adds G_j: the weighted ways to draw from the clusters `s.big` so
+    /// that the top count is j and the credit goes to a correct cluster.
+    ///
+    /// Two tables of layers by the number T of clusters at j: all draws
+    /// (`p0`) and the part in which one correct cluster at j is marked as
+    /// the credited one (`p1`, the ε-part of a dual number), so any number
+    /// of correct clusters costs one pass. Correct clusters come first in
+    /// `s.big` (within a size; and the largest correct one first overall
+    /// once the clusters below it are excluded), and `p0` is dropped after
+    /// the last correct cluster: with one correct cluster the program is
+    /// one product over its rivals. Under `none` only T = 0 (`p0`) and
+    /// T = 1 (`p1`) are kept.
+    fn tied_top(
+        &mut self,
+        j: usize,
+        tie: TiePolicy,
+        joined: &mut Joined,
     ) -> Result<(), NotComputed> {
-        let (a_c, j) = (self.sizes[self.c], self.j);
-        let t = pascal();
-        if rivals.is_empty() {
-            // Σ_r C(a_c − 1 − r, j − 1) = C(a_c, j): any j of c's members.
-            acc[j] += row(t, a_c)[j];
+        let (sizes, correct) = (self.profile.sizes(), &self.profile.correct);
+        let s = &mut *self.s;
+        // Correct clusters first: p0 is needed only until the last one.
+        let split = s.split;
+        if let [only] = s.big[..] {
+            // One cluster reaches j: it wins alone with any j of its members.
+            if correct[only] {
+                joined.poly[j] += binom(sizes[only], j);
+                joined.deg = joined.deg.max(j);
+            }
             return Ok(());
         }
-        let same = |r: usize, s: usize| rivals.iter().all(|&i| self.key(r, i) == self.key(s, i));
-        let mut r = 0;
-        while r + j <= a_c {
-            let mut weight = 0.0;
-            let mut end = r;
-            while end + j <= a_c && same(r, end) {
-                weight += row(t, a_c - 1 - end)[j - 1];
-                end += 1;
+        let k_max = self.k_max;
+        let lone = tie == TiePolicy::None;
+        let layers = match tie {
+            TiePolicy::None => 2,
+            _ => s.big.len().min(k_max / j) + 1,
+        };
+        let len = k_max + 1;
+        // Layer T of p0 at [T·len], of p1 at [(layers + T)·len]; only the
+        // layers up to `tied` and degrees up to `deg` are ever read.
+        let p1 = layers * len;
+        for v in [&mut s.table, &mut s.next] {
+            if v.len() < 2 * p1 {
+                v.resize(2 * p1, 0.0);
             }
-            let poly = self.rivals_below_or_after(r, rivals, acc.len() - 1 - j, bufs, budget)?;
-            for (s, v) in poly.iter().enumerate() {
-                acc[s + j] += weight * v;
+        }
+        s.table[0] = 1.0;
+        let (mut deg, mut tied, mut marked) = (0, 0, false);
+        for (idx, &i) in s.big.iter().enumerate() {
+            let keep_p0 = idx + 1 < split;
+            let t_top = (tied + 1).min(layers - 1);
+            let new_deg = (deg + j).min(k_max);
+            let tables = (t_top + 1) * (marked as usize + keep_p0 as usize);
+            self.budget.spend((deg + 1) * (j + 1) * tables.max(1))?;
+            let (src, dst) = (&s.table, &mut s.next);
+            let b = binom(sizes[i], j);
+            for t in 0..=t_top {
+                if t >= 1 && (!lone || t == 1) {
+                    // p1: marked draws times L_i, or with i at j as one
+                    // more tied cluster, or i itself marked (correct).
+                    let at = p1 + t * len;
+                    let out = &mut dst[at..=at + new_deg];
+                    out.fill(0.0);
+                    if marked && t <= tied {
+                        add_times_below(&src[at..], deg, sizes[i], j, out);
+                    }
+                    if marked && !lone && t >= 2 {
+                        add_times_tied(&src[at - len..], deg, b, j, out);
+                    }
+                    if correct[i] {
+                        add_times_tied(&src[(t - 1) * len..], deg, b, j, out);
+                    }
+                }
+                if keep_p0 && (!lone || t == 0) {
+                    let out = &mut dst[t * len..=t * len + new_deg];
+                    out.fill(0.0);
+                    if t <= tied {
+                        add_times_below(&src[t * len..], deg, sizes[i], j, out);
+                    }
+                    if t >= 1 {
+                        add_times_tied(&src[(t - 1) * len..], deg, b, j, out);
+                    }
+                }
             }
-            r = end;
+            std::mem::swap(&mut s.table, &mut s.next);
+            (deg, tied, marked) = (new_deg, t_top, marked || correct[i]);
+        }
+        for t in 1..=tied {
+            let w = match tie {
+                TiePolicy::Fractional => 1.0 / t as f64,
+                _ => 1.0,
+            };
+            let layer = &s.table[p1 + t * len..p1 + (t + 1) * len];
+            axpy(w, &layer[..=deg], &mut joined.poly[..]);
+        }
+        joined.deg = joined.deg.max(deg);
+        Ok(())
+    }
+}
+
+impl Program<'_> {
+    /// Winning counts for `first`: per correct cluster c and winning count
+    /// j, over the member r of c that is c's first in the subset (the other
+    /// j − 1 come from c's later members), every rival that also reaches j
+    /// must have all j members after r's position.
+    fn counts_first(&mut self) -> Result<(), NotComputed> {
+        let (sizes, correct) = (self.profile.sizes(), &self.profile.correct);
+        self.sort_by_size();
+        let mut counts = std::mem::take(&mut self.s.counts);
+        counts.clear();
+        counts.resize(self.k_max + 1, 0.0);
+        for c in (0..sizes.len()).filter(|&c| correct[c]) {
+            self.fill_before(c)?;
+            self.reset_big();
+            let mut joined = Joined::new(std::mem::take(&mut self.s.joined), self.k_max);
+            for j in (1..=sizes[c].min(self.k_max)).rev() {
+                let m = self.big_at(j, Some(c));
+                joined.shift_to(m, &mut self.budget)?;
+                self.first_wins(c, j, &mut joined)?;
+            }
+            let (poly, spare) = joined.finish(&mut self.budget)?;
+            axpy(1.0, &poly, &mut counts);
+            self.s.joined = (poly, spare);
+        }
+        // The result is read from `joined.0`; the sum's buffer is kept.
+        std::mem::swap(&mut self.s.joined.0, &mut counts);
+        self.s.counts = counts;
+        Ok(())
+    }
+
+    /// Where c's members sit among the other voters: `s.start_after[i]`,
+    /// cluster i's members after c's first member, and `s.between`, the
+    /// clusters of the voters between c's members r − 1 and r at
+    /// `s.between_at[r − 1]..s.between_at[r]`.
+    fn fill_before(&mut self, c: usize) -> Result<(), NotComputed> {
+        let order = self.profile.order.as_ref().ok_or(NotComputed::NoOrder)?;
+        let s = &mut *self.s;
+        s.start_after.clear();
+        s.start_after.extend_from_slice(self.profile.sizes());
+        s.between.clear();
+        s.between_at.clear();
+        for at in 0..self.profile.n() {
+            let Some(id) = order.get(at).checked_sub(1) else {
+                continue;
+            };
+            if id == c {
+                s.between_at.push(s.between.len());
+            } else if s.between_at.is_empty() {
+                s.start_after[id] -= 1;
+            } else {
+                s.between.push(id);
+            }
         }
         Ok(())
     }
 
-    /// Π over rivals of (Σ_{t<j} C(a_i,t) x^t + C(after_i, j) x^j), where
-    /// after_i counts rival i's members after c's r-th member; degree ≤ `top`.
-    fn rivals_below_or_after<'b>(
-        &self,
-        r: usize,
-        rivals: &[usize],
-        top: usize,
-        (poly, next): &'b mut (Vec<f64>, Vec<f64>),
-        budget: &mut Budget,
-    ) -> Result<&'b [f64], NotComputed> {
-        let (j, t) = (self.j, pascal());
-        poly.clear();
-        poly.resize(top + 1, 0.0);
-        next.resize(top + 1, 0.0);
-        poly[0] = 1.0;
-        let mut deg = 0;
-        for &i in rivals {
-            budget.spend((deg + 1) * (j + 1))?;
-            let binom = row(t, self.sizes[i]);
-            let tied = at(row(t, self.after(r, i)), j);
-            next[..=(deg + j).min(top)].fill(0.0);
-            for s in (0..=deg).filter(|&s| poly[s] != 0.0) {
-                for d in 0..j.min(top - s + 1) {
-                    next[s + d] += poly[s] * binom[d];
-                }
-                if s + j <= top {
-                    next[s + j] += poly[s] * tied;
+    /// Adds to `joined` the ways cluster c wins with j members under
+    /// `first`, against the rivals in `s.big`:
+    /// Σ_r C(a_c − 1 − r, j − 1) · x^j · Π_i (L_i(x) + C(after_i(r), j) x^j).
+    ///
+    /// Degrees above K − j are never needed, so at most ⌊(K − j)/j⌋ rivals
+    /// can tie with c. With none, the sum over r is C(a_c, j) (hockey
+    /// stick); with at most one, the product is linear in the tie terms
+    /// and the sum over r folds into one weight per rival; otherwise the
+    /// product is taken per run of c's members with the same rival keys.
+    fn first_wins(&mut self, c: usize, j: usize, joined: &mut Joined) -> Result<(), NotComputed> {
+        let a_c = self.profile.sizes()[c];
+        let top = self.k_max - j;
+        let rivals = self.s.big.len();
+        let can_tie = rivals.min(top / j);
+        if rivals == 0 {
+            joined.add(j, binom(a_c, j), &[1.0], 0);
+            return Ok(());
+        }
+        if can_tie >= 2 {
+            return self.first_by_runs(c, j, joined);
+        }
+        self.s.weights.clear();
+        if can_tie == 1 {
+            self.tie_weights(a_c, j);
+        }
+        let deg = self.below_and_one_tied(j, top)?;
+        let len = top + 1;
+        joined.add(j, binom(a_c, j), &self.s.table, deg);
+        if can_tie == 1 {
+            joined.add(j, 1.0, &self.s.table[len..], deg);
+        }
+        Ok(())
+    }
+
+    /// Per rival i (in `s.big` order) into `s.weights`:
+    /// Σ_r C(a_c − 1 − r, j − 1) · C(after_i(r), j), r = 0..=a_c − j, in
+    /// one pass over the voters between c's members (after_i is constant
+    /// between them; the weights of the r it holds for are summed).
+    fn tie_weights(&mut self, a_c: usize, j: usize) {
+        let s = &mut *self.s;
+        s.after.clear();
+        s.after.extend_from_slice(&s.start_after);
+        s.since.clear();
+        s.since.resize(s.after.len(), 0.0);
+        s.sums.clear();
+        s.sums.resize(s.after.len(), 0.0);
+        let mut cum = 0.0; // Σ_{r' < r} C(a_c − 1 − r', j − 1)
+        for r in 0..=a_c - j {
+            if r > 0 {
+                for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
+                    if s.after[id] >= j {
+                        s.sums[id] += binom(s.after[id], j) * (cum - s.since[id]);
+                        s.since[id] = cum;
+                    }
+                    s.after[id] -= 1;
                 }
             }
-            std::mem::swap(poly, next);
-            deg = (deg + j).min(top);
+            cum += binom(a_c - 1 - r, j - 1);
         }
-        Ok(&poly[..=deg])
+        let (after, since, sums) = (&s.after, &s.since, &s.sums);
+        s.weights.extend(
+            s.big
+                .iter()
+                .map(|&i| sums[i] + binom(after[i], j) * (cum - since[i])),
+        );
+    }
+    /// Π_i L_i(x) over the rivals `s.big` into `s.table[..=top]`, and, when
+    /// `s.weights` holds a weight w_i per rival, Σ_i w_i x^j Π_{l≠i} L_l(x)
+    /// into the next `top + 1` cells. Returns the degree reached.
+    fn below_and_one_tied(&mut self, j: usize, top: usize) -> Result<usize, NotComputed> {
+        let sizes = self.profile.sizes();
+        let Scratch {
+            big,
+            table,
+            next,
+            weights,
+            ..
+        } = &mut *self.s;
+        let len = top + 1;
+        let layers = if weights.is_empty() { 1 } else { 2 };
+        for v in [&mut *table, &mut *next] {
+            if v.len() < layers * len {
+                v.resize(layers * len, 0.0);
+            }
+        }
+        table[0] = 1.0;
+        let mut deg = 0;
+        for (idx, &i) in big.iter().enumerate() {
+            // Π L_i gains j − 1 a rival; the tied layer j.
+            let new_deg = (deg + j + layers - 2).min(top);
+            self.budget.spend((deg + 1) * (j + 1) * layers)?;
+            let out = &mut next[..=new_deg];
+            out.fill(0.0);
+            add_times_below(table, deg, sizes[i], j, out);
+            if layers == 2 {
+                let out = &mut next[len..=len + new_deg];
+                out.fill(0.0);
+                if idx > 0 {
+                    add_times_below(&table[len..], deg, sizes[i], j, out);
+                }
+                add_times_tied(table, deg, weights[idx], j, out);
+            }
+            std::mem::swap(table, next);
+            deg = new_deg;
+        }
+        Ok(deg)
+    }
+
+    /// `first` with two or more rivals able to tie: the product over the
+    /// rivals of (L_i + C(key_i, j) x^j), key_i = rival i's members after
+    /// c's r-th member (0 once fewer than j: it can no longer tie), is the
+    /// same for consecutive r with equal keys, so their weights are summed
+    /// first. A key changes only where a rival's member sits between c's
+    /// members r − 1 and r; the rivals are multiplied in the order of the
+    /// last r at which their key changes, and the prefix products are
+    /// kept, so a new run recomputes only the rivals whose keys can still
+    /// change.
+    fn first_by_runs(
+        &mut self,
+        c: usize,
+        j: usize,
+        joined: &mut Joined,
+    ) -> Result<(), NotComputed> {
+        let sizes = self.profile.sizes();
+        let (a_c, top) = (sizes[c], self.k_max - j);
+        let s = &mut *self.s;
+        let key = |after: usize| if after >= j { after } else { 0 };
+        // Dry run: the last r at which each cluster's key changes.
+        s.after.clear();
+        s.after.extend_from_slice(&s.start_after);
+        s.last.clear();
+        s.last.resize(sizes.len(), 0);
+        for r in 1..=a_c - j {
+            for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
+                if s.after[id] >= j {
+                    s.last[id] = r;
+                }
+                s.after[id] -= 1;
+            }
+        }
+        let last = &s.last;
+        s.big.sort_by_key(|&i| last[i]);
+        s.pos.clear();
+        s.pos.resize(sizes.len(), usize::MAX);
+        for (t, &i) in s.big.iter().enumerate() {
+            s.pos[i] = t;
+        }
+        s.after.clear();
+        s.after.extend_from_slice(&s.start_after);
+        let (count, len) = (s.big.len(), top + 1);
+        if s.table.len() < (count + 1) * len {
+            s.table.resize((count + 1) * len, 0.0);
+        }
+        s.table[0] = 1.0;
+        s.degrees.clear();
+        s.degrees.resize(count + 1, 0);
+        s.keys.clear();
+        s.keys.extend(s.big.iter().map(|&i| key(s.after[i])));
+        let (mut valid, mut weight) = (0, 0.0);
+        // r = a_c − j + 1 only closes the last run.
+        for r in 0..=a_c - j + 1 {
+            let end = r > a_c - j;
+            let mut first = if end { count } else { usize::MAX };
+            if r > 0 && !end {
+                for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
+                    if s.after[id] >= j {
+                        first = first.min(s.pos[id]);
+                    }
+                    s.after[id] -= 1;
+                }
+            }
+            if first != usize::MAX {
+                let prefix = Prefix {
+                    sizes,
+                    rivals: &s.big,
+                    keys: &s.keys,
+                    j,
+                    len,
+                };
+                let deg = prefix.extend(&mut s.table, &mut s.degrees, valid, &mut self.budget)?;
+                joined.add(j, weight, &s.table[count * len..], deg);
+                if end {
+                    break;
+                }
+                weight = 0.0;
+                valid = first;
+                for t in first..count {
+                    s.keys[t] = key(s.after[s.big[t]]);
+                }
+            }
+            weight += binom(a_c - 1 - r, j - 1);
+        }
+        Ok(())
+    }
+}
+
+/// The rivals' factors L_i + C(key_i, j) x^j of one run, each product
+/// `len` cells.
+struct Prefix<'a> {
+    sizes: &'a [usize],
+    rivals: &'a [usize],
+    keys: &'a [usize],
+    j: usize,
+    len: usize,
+}
+
+impl Prefix<'_> {
+    /// Completes the prefix products in `table` from `valid`: product
+    /// t + 1 = product t times the t-th rival's factor; returns the degree
+    /// of the full product.
+    fn extend(
+        &self,
+        table: &mut [f64],
+        degrees: &mut [usize],
+        valid: usize,
+        budget: &mut Budget,
+    ) -> Result<usize, NotComputed> {
+        let (j, len) = (self.j, self.len);
+        for t in valid..self.rivals.len() {
+            let (deg, tie) = (degrees[t], binom(self.keys[t], j));
+            let new_deg = (deg + j - usize::from(tie == 0.0)).min(len - 1);
+            budget.spend((deg + 1) * (j + 1))?;
+            let (done, rest) = table.split_at_mut((t + 1) * len);
+            let (src, out) = (&done[t * len..], &mut rest[..=new_deg]);
+            out.fill(0.0);
+            add_times_below(src, deg, self.sizes[self.rivals[t]], j, out);
+            add_times_tied(src, deg, tie, j, out);
+            degrees[t + 1] = new_deg;
+        }
+        Ok(degrees[self.rivals.len()])
     }
 }

@@ -291,3 +291,77 @@ fn order_is_needed_only_by_first() {
     let first = maj_at_ks(&p, TiePolicy::First, 90).unwrap();
     assert!((first[89] - full.credit(TiePolicy::First)).abs() < 1e-12);
 }
+
+mod majk_reference;
+
+/// A random problem as evaluations produce them at larger n: a correct
+/// cluster with rate p, wrong answers from up to 10 clusters with skewed
+/// weights, some unextracted; sometimes a second correct cluster.
+fn random_large_problem(rng: &mut Rng, n: usize) -> (Vec<Option<usize>>, Vec<bool>) {
+    let p = rng.below(101);
+    let wrong = 1 + rng.below(10);
+    let raw: Vec<Option<usize>> = (0..n)
+        .map(|_| {
+            if rng.below(20) == 0 {
+                None
+            } else if rng.below(100) < p {
+                Some(0)
+            } else {
+                // Weight 1/i over wrong answers 1..=wrong, roughly.
+                let w = 1 + rng.below(wrong);
+                Some(1 + rng.below(w) as usize)
+            }
+        })
+        .collect();
+    let mut map = [usize::MAX; 12];
+    let mut ok = Vec::new();
+    let second = rng.below(4) == 0;
+    let clusters = raw
+        .into_iter()
+        .map(|c| {
+            c.map(|c| {
+                if map[c] == usize::MAX {
+                    map[c] = ok.len();
+                    ok.push(c == 0 || (second && c == 1));
+                }
+                map[c]
+            })
+        })
+        .collect();
+    (clusters, ok)
+}
+
+/// The program equals its first formulation (tests/majk_reference: one
+/// product over the rivals per run of the winner's members, dual-number
+/// tables) on random profiles up to n = 64 and every K, to 1e-12 relative.
+#[test]
+fn maj_at_k_equals_the_reference_program_up_to_n_64() {
+    let mut rng = Rng(0x5eed_1234_abcd_0042);
+    for round in 0..400 {
+        let n = 1 + rng.below(64) as usize;
+        let (clusters, ok) = if round % 2 == 0 {
+            random_large_problem(&mut rng, n)
+        } else {
+            random_problem(&mut rng, n)
+        };
+        let p = profile(&clusters, &ok);
+        let reference = majk_reference::Profile::new(&clusters, &ok);
+        let k_max = if round % 3 == 0 {
+            n
+        } else {
+            1 + rng.below(n as u64) as usize
+        };
+        for tie in POLICIES {
+            let got = maj_at_ks(&p, tie, k_max).unwrap();
+            let want = majk_reference::maj_at_ks_reference(&reference, tie, k_max);
+            assert_eq!(got.len(), want.len());
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                assert!(
+                    (g - w).abs() <= 1e-12 * w.abs() + 1e-300,
+                    "n={n} K={k_max} k={} {tie} {clusters:?} {ok:?}: {g} vs {w}",
+                    k + 1
+                );
+            }
+        }
+    }
+}
