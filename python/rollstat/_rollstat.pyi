@@ -42,6 +42,8 @@ def report(
     per_problem: bool,
     n: Optional[int],
     dedupe: Optional[str],
+    budget: str,
+    extrapolate: List[int],
 ) -> Tuple[str, List[Tuple[str, int, str]], List[str]]: ...
 
 def compare(
@@ -70,6 +72,7 @@ def compare(
     extract: str,
     matching: str,
     source_format: Optional[str],
+    budget: str,
 ) -> Tuple[str, List[str]]: ...
 
 def power(

@@ -104,6 +104,20 @@ fn metric_options(
     })
 }
 
+/// `budget`: `"auto"` (`output_tokens` when every rollout has it), `"none"`
+/// (off; Python's None) or a field name.
+fn budget_option(budget: &str) -> PyResult<rollstat::Budget> {
+    budget.parse().map_err(|e| bad("budget", e))
+}
+
+/// The budget's field, for [`sources`] (a column it must read).
+fn budget_field(budget: &rollstat::Budget) -> Option<String> {
+    match budget {
+        rollstat::Budget::Field(f) => Some(f.clone()),
+        _ => None,
+    }
+}
+
 fn interval_options(
     ci: &str,
     level: f64,
@@ -131,7 +145,8 @@ type BadRows = Vec<(String, u64, String)>;
 /// `report(sources, **options) -> (report_json, bad_rows, messages)`.
 #[pyfunction]
 #[pyo3(signature = (sources, *, k, tau, ci, level, resamples, seed, cluster_by, by, tie_policy,
-    denominator, extract, matching, source_format, strict, per_problem, n, dedupe))]
+    denominator, extract, matching, source_format, strict, per_problem, n, dedupe, budget,
+    extrapolate))]
 #[allow(clippy::too_many_arguments)]
 pub fn report(
     py: Python<'_>,
@@ -153,15 +168,21 @@ pub fn report(
     per_problem: bool,
     n: Option<u64>,
     dedupe: Option<&str>,
+    budget: &str,
+    extrapolate: Vec<u64>,
 ) -> PyResult<(String, BadRows, Vec<String>)> {
-    let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by]))?;
+    let budget = budget_option(budget)?;
+    let read = named_fields(&[&by, &cluster_by, &budget_field(&budget)]);
+    let srcs = self::sources(py, sources, &read)?;
+    let mut metrics = metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?;
+    metrics.budget = budget;
     let opts = ReportOptions {
-        metrics: metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?,
+        metrics,
         intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
         grading: grading_policy(extract, matching)?,
         by,
         per_problem,
-        extrapolate: Vec::new(),
+        extrapolate,
         source_format: self::source_format(source_format, &srcs)?,
         bytes_read: None,
         messages: None,
@@ -185,7 +206,7 @@ pub fn report(
 #[pyfunction]
 #[pyo3(signature = (sources, *, by, a_name, b_name, group_by, margin, fail_on, metric, permutations,
     k, tau, n, denominator, tie_policy, strict, dedupe, ci, level, resamples, seed, cluster_by,
-    extract, matching, source_format))]
+    extract, matching, source_format, budget))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
     py: Python<'_>,
@@ -213,8 +234,13 @@ pub fn compare(
     extract: &str,
     matching: &str,
     source_format: Option<&str>,
+    budget: &str,
 ) -> PyResult<(String, Vec<String>)> {
-    let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by, &group_by]))?;
+    let budget = budget_option(budget)?;
+    let read = named_fields(&[&by, &cluster_by, &group_by, &budget_field(&budget)]);
+    let srcs = self::sources(py, sources, &read)?;
+    let mut metrics = metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?;
+    metrics.budget = budget;
     let fail_on = match fail_on {
         None => None,
         Some("inferior") => Some(FailOn::Inferior),
@@ -232,7 +258,7 @@ pub fn compare(
         MessageSink::new(move |m| said.lock().expect("messages").push(m.to_string()))
     };
     let opts = CompareOptions {
-        metrics: metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?,
+        metrics,
         intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
         grading: grading_policy(extract, matching)?,
         by,
