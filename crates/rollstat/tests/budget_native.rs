@@ -1,0 +1,67 @@
+//! Budgets read from native harness files by their adapters: inspect's
+//! per-sample usage (the evaluated model's `model_usage`, else
+//! `output.usage`) and time. Expected values are read off the files by hand
+//! (each sample's usage is listed in the comments); a sample without usage
+//! is counted missing, never zero.
+
+// Options are set field by field, as a caller would.
+#![allow(clippy::field_reassign_with_default)]
+
+use std::path::PathBuf;
+
+use rollstat::{report, Budget, Report, ReportOptions, Source};
+
+fn formats(rel: &str) -> Source {
+    Source::Path(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../rollstat-formats/tests")
+            .join(rel),
+    )
+}
+
+fn run(src: Source, field: &str) -> Report {
+    let mut o = ReportOptions::default();
+    o.intervals.resamples = 200;
+    o.metrics.budget = Budget::Field(field.into());
+    report(&[src], &o).unwrap()
+}
+
+fn budget_at_1(r: &Report) -> f64 {
+    r.block.metrics.get("budget@1").expect("budget@1").value
+}
+
+/// inspect_ai's own test log (2 samples × 2 epochs, one model): its
+/// `model_usage` gives output tokens 1, 2 (sample 1) and 2, 1 (sample 2),
+/// total tokens 67, 68 and 62, 61 → budget@1 = 1.5 and 64.5.
+#[test]
+fn inspect_eval_usage_is_the_budget() {
+    let src = || formats("data/formats/inspect_log_streaming_2epochs.eval");
+    let r = run(src(), "output_tokens");
+    let h = r.health.budget.as_ref().expect("budget health");
+    assert_eq!((h.n_rollouts, h.n_missing), (4, 0));
+    assert_eq!((h.min, h.max), (Some(1.0), Some(2.0)));
+    assert_eq!(budget_at_1(&r), 1.5);
+    assert_eq!(budget_at_1(&run(src(), "total_tokens")), 64.5);
+}
+
+/// A crafted agent log (fixtures/inspect_usage/agent_log.json). Sample 1
+/// epoch 1: the evaluated model's `model_usage` 250 output / 550 total (not
+/// the last call's 90 in `output.usage`, nor the grader's 5), 12.5 s; epoch
+/// 2: no `model_usage`, `output.usage` 40 / 140, 3 s; sample 2 epoch 1:
+/// no usage at all (missing); epoch 2: 70 / 120, no time.
+/// Per-problem means: output (250 + 40)/2 = 145 and 70 → 107.5; total
+/// (550 + 140)/2 = 345 and 120 → 232.5; seconds 7.75 and none (sample 2
+/// is excluded) → 7.75.
+#[test]
+fn inspect_agent_usage_counts_the_evaluated_model_and_missing_samples() {
+    let src = || formats("fixtures/inspect_usage/agent_log.json");
+    let r = run(src(), "output_tokens");
+    let h = r.health.budget.as_ref().expect("budget health");
+    assert_eq!((h.n_rollouts, h.n_missing), (3, 1));
+    assert_eq!((h.min, h.max), (Some(40.0), Some(250.0)));
+    assert_eq!(budget_at_1(&r), 107.5);
+    assert_eq!(budget_at_1(&run(src(), "total_tokens")), 232.5);
+    let t = run(src(), "latency_s");
+    assert_eq!(budget_at_1(&t), 7.75);
+    assert_eq!(t.health.budget.as_ref().unwrap().n_missing, 2);
+}
