@@ -65,3 +65,29 @@ fn inspect_agent_usage_counts_the_evaluated_model_and_missing_samples() {
     assert_eq!(budget_at_1(&t), 7.75);
     assert_eq!(t.health.budget.as_ref().unwrap().n_missing, 2);
 }
+
+/// evalscope: review rows carry no usage; the prediction rows beside them
+/// (fixtures/evalscope_usage/predictions/…) do, joined by `index`. Index 0
+/// (problem 0): 120 output / 170 total tokens, 1.5 s; index 1: no
+/// prediction row (missing); index 2 (problem 1): 300 / 340, 4 s; index 3:
+/// a row without usage (missing); index 4 (problem 2): 80 / 125, no time.
+/// Per-problem means 120, 300, 80 → budget@1 = 500/3; total 635/3; seconds
+/// 1.5 and 4 (problem 2 has none) → 2.75.
+#[test]
+fn evalscope_usage_joins_the_predictions() {
+    let src = || formats("fixtures/evalscope_usage/reviews/qwen-7b/gsm8k_main.jsonl");
+    let r = run(src(), "output_tokens");
+    let h = r.health.budget.as_ref().expect("budget health");
+    assert_eq!((h.n_rollouts, h.n_missing), (3, 2));
+    assert!((budget_at_1(&r) - 500.0 / 3.0).abs() < 1e-12);
+    assert!((budget_at_1(&run(src(), "total_tokens")) - 635.0 / 3.0).abs() < 1e-12);
+    let t = run(src(), "latency_s");
+    assert_eq!(budget_at_1(&t), 2.75);
+    assert_eq!(t.health.budget.as_ref().unwrap().n_missing, 3);
+    // The other evalscope fixture's predictions carry no usage: no budget.
+    let plain = run(
+        formats("fixtures/evalscope/reviews/qwen-7b/gsm8k_main.jsonl"),
+        "output_tokens",
+    );
+    assert_eq!(plain.health.budget.as_ref().map_or(0, |h| h.n_rollouts), 0);
+}

@@ -7,6 +7,13 @@
 //! excludes those attempts) gives `correct: null`. `answer` =
 //! `extracted_prediction` (null or empty → unextracted), `response` =
 //! `prediction`, `gold` = `target`.
+//!
+//! Budgets: review rows carry no usage; the prediction rows beside them
+//! (`predictions/<model>/<same file name>`, one `ModelResult` per rollout)
+//! do, joined by `index`: `output_tokens`, `input_tokens`, `total_tokens`
+//! from `model_output.usage`, `latency_s` = `model_output.time`. A rollout
+//! without them (no predictions file, no row, no usage) has none — counted
+//! missing, never zero.
 
 use std::path::Path;
 
@@ -32,9 +39,15 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
     let model = parent_name(path)
         .filter(|p| p != "reviews")
         .map(Value::from);
+    let usage = predictions_beside(path).map(|p| usage_by_index(&p));
     for (line, rec) in lines {
         match map_line(&rec, &subset, &model) {
-            Ok(row) => file.rows.push(row),
+            Ok(mut row) => {
+                if let Some(usage) = &usage {
+                    add_usage(&mut row, rec.get("index"), usage);
+                }
+                file.rows.push(row)
+            }
             Err(reason) => {
                 file.bad_lines += 1;
                 file.warnings
@@ -107,4 +120,60 @@ fn map_line(
         r.extra("sample_id", id.clone());
     }
     Ok(r.into_map())
+}
+
+/// `predictions/<model>/<name>` for `reviews/<model>/<name>`, when it exists.
+fn predictions_beside(path: &Path) -> Option<std::path::PathBuf> {
+    let model_dir = path.parent()?;
+    let reviews = model_dir.parent()?;
+    if inner_name(reviews) != "reviews" {
+        return None;
+    }
+    let p = reviews
+        .parent()?
+        .join("predictions")
+        .join(model_dir.file_name()?)
+        .join(path.file_name()?);
+    p.is_file().then_some(p)
+}
+
+/// Each prediction row's `model_output` (usage and time) by its `index`;
+/// rows that do not parse are left out (their reviews count as missing).
+fn usage_by_index(path: &Path) -> std::collections::HashMap<String, Value> {
+    let Ok(loaded) = input::load(path, input::DecompressLimit::default()) else {
+        return Default::default();
+    };
+    let mut out = std::collections::HashMap::new();
+    for line in String::from_utf8_lossy(&loaded.content).lines() {
+        let Ok(Value::Object(mut rec)) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let index = rec.get("index").map(Value::to_string);
+        if let (Some(index), Some(output)) = (index, rec.remove("model_output")) {
+            out.entry(index).or_insert(output);
+        }
+    }
+    out
+}
+
+/// The budget fields of the prediction row with this review's `index`.
+fn add_usage(
+    row: &mut Map<String, Value>,
+    index: Option<&Value>,
+    usage: &std::collections::HashMap<String, Value>,
+) {
+    let Some(output) = index.and_then(|i| usage.get(&i.to_string())) else {
+        return;
+    };
+    for key in ["output_tokens", "input_tokens", "total_tokens"] {
+        if let Some(v) = output
+            .pointer(&format!("/usage/{key}"))
+            .filter(|v| v.is_number())
+        {
+            row.insert(key.into(), v.clone());
+        }
+    }
+    if let Some(t) = output.get("time").filter(|v| v.is_number()) {
+        row.insert("latency_s".into(), t.clone());
+    }
 }
