@@ -1,8 +1,9 @@
 //! Budgets read from native harness files by their adapters: inspect's
 //! per-sample usage (the evaluated model's `model_usage`, else
-//! `output.usage`) and time. Expected values are read off the files by hand
-//! (each sample's usage is listed in the comments); a sample without usage
-//! is counted missing, never zero.
+//! `output.usage`) and time, evalscope's prediction usage, NeMo-Skills'
+//! generated tokens; lm-eval samples carry none. Expected values are read
+//! off the files by hand (each sample's usage is listed in the comments); a
+//! sample without usage is counted missing, never zero.
 
 // Options are set field by field, as a caller would.
 #![allow(clippy::field_reassign_with_default)]
@@ -90,4 +91,62 @@ fn evalscope_usage_joins_the_predictions() {
         "output_tokens",
     );
     assert_eq!(plain.health.budget.as_ref().map_or(0, |h| h.n_rollouts), 0);
+}
+
+/// NeMo-Skills: one file per seed (fixtures/nemo_skills: `output-rs0.jsonl`
+/// and `output-rs1.jsonl.gz`), `num_generated_tokens` per line. Seed 0:
+/// 12, 4096, 3; seed 1: 10, 20, 3 → per-problem means 11, 2058, 3, so
+/// budget@1 = 2072/3 and budget@2 = 4144/3; sorted 3 3 10 12 20 4096:
+/// median 11, p90 (h = 4.5) 20 + (4096 − 20)/2 = 2058.
+#[test]
+fn nemo_skills_seeds_are_rollouts_with_generated_tokens() {
+    let r = run(formats("fixtures/nemo_skills"), "output_tokens");
+    let h = r.health.budget.as_ref().expect("budget health");
+    assert_eq!((h.n_rollouts, h.n_missing), (6, 0));
+    assert_eq!(
+        (h.min, h.median, h.p90, h.max),
+        (Some(3.0), Some(11.0), Some(2058.0), Some(4096.0))
+    );
+    assert!((budget_at_1(&r) - 2072.0 / 3.0).abs() < 1e-9);
+    let b2 = r.block.metrics.get("budget@2").expect("budget@2").value;
+    assert!((b2 - 4144.0 / 3.0).abs() < 1e-9);
+}
+
+/// A NeMo-Skills line without `num_generated_tokens` (what a generation
+/// that failed before the server answered looks like) is missing, not 0:
+/// problem a has 100 and (missing), problem b 40 and 60 → means 100 and 50.
+#[test]
+fn nemo_skills_line_without_tokens_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = |p: &str, ok: bool, t: Option<u64>| {
+        let tokens = t.map_or(String::new(), |t| format!(",\"num_generated_tokens\":{t}"));
+        format!("{{\"id\":\"{p}\",\"expected_answer\":\"1\",\"predicted_answer\":\"1\",\"symbolic_correct\":{ok}{tokens}}}\n")
+    };
+    let rs0 = line("a", true, Some(100)) + &line("b", false, Some(40));
+    let rs1 = line("a", false, None) + &line("b", true, Some(60));
+    std::fs::write(dir.path().join("output-rs0.jsonl"), rs0).unwrap();
+    std::fs::write(dir.path().join("output-rs1.jsonl"), rs1).unwrap();
+    let r = run(Source::Path(dir.path().to_path_buf()), "output_tokens");
+    let h = r.health.budget.as_ref().expect("budget health");
+    assert_eq!((h.n_rollouts, h.n_missing), (3, 1));
+    assert_eq!(budget_at_1(&r), 75.0);
+}
+
+/// lm-eval: a real `--log_samples` excerpt (tests/data/formats) carries no
+/// token counts (`doc`, `arguments`, `resps`, `filtered_resps`, `metrics`,
+/// `target`, hashes), so no budget is read, named or not (docs/spec.md §2).
+#[test]
+fn lm_eval_samples_carry_no_budget() {
+    let src = || formats("data/formats/lm_eval_samples_excerpt.jsonl");
+    let text = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../rollstat-formats/tests/data/formats/lm_eval_samples_excerpt.jsonl"),
+    )
+    .unwrap();
+    assert!(!text.contains("tokens\"") && !text.contains("usage"));
+    for field in ["output_tokens", "total_tokens", "latency_s"] {
+        let r = run(src(), field);
+        assert!(r.health.budget.is_none(), "{field}");
+        assert!(r.block.metrics.get("budget@1").is_none());
+    }
 }
