@@ -196,6 +196,15 @@ def _opt_str(value: Any, name: str) -> Optional[str]:
     raise TypeError(f"{name}: expected a string, found {value!r}")
 
 
+def _budget(value: Any) -> str:
+    """The ``budget`` keyword as the engine reads it: None → ``"none"``."""
+    if value is None:
+        return "none"
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"budget: expected a field name, 'auto' or None, found {value!r}")
+
+
 def _common(
     *,
     k: Any,
@@ -275,6 +284,8 @@ def report(
     per_problem: bool = False,
     n: Optional[int] = None,
     dedupe: Optional[str] = None,
+    budget: Optional[str] = "auto",
+    extrapolate: Union[int, Sequence[int], None] = None,
 ) -> Report:
     """Every metric of the rollouts in ``data`` with its interval, the health
     accounting and findings: the numbers of ``rollstat report``.
@@ -310,7 +321,14 @@ def report(
     unreadable file is an error), ``per_problem`` (include every problem's
     values), ``n`` (requested rollouts per problem; default the largest n
     seen), ``dedupe`` (``first``/``last``: keep one of duplicated rollouts
-    instead of failing).
+    instead of failing), ``budget`` (the per-rollout budget field for
+    ``budget@k`` and ``cost_of_pass@k``: ``"auto"``, the default, reads
+    ``output_tokens`` when every rollout has it; a field name such as
+    ``"output_tokens"``, ``"cost"`` or ``"latency_s"`` reads that field and
+    counts rollouts without it as missing, never as zero; None turns budgets
+    off — the CLI's ``--budget``), ``extrapolate`` (K or a list of K: the
+    model-based ``pass@K_fit`` beyond n from a beta-binomial fit, with a
+    refitting bootstrap interval — the CLI's ``--extrapolate``).
 
     Raises :class:`InputError` (a ValueError) for bad options — naming the
     keyword — and for bad input, naming the row (``path:line``, or
@@ -321,6 +339,7 @@ def report(
     with a :class:`RollstatWarning`.
     """
     srcs, names = _sources(data, "<data>", "data")
+    extra = dict(budget=_budget(budget), extrapolate=_ints(extrapolate, "extrapolate") or [])
     opts = _common(
         k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, score_order=score_order, strict=strict,
         dedupe=dedupe, ci=ci, level=level, resamples=resamples, seed=seed,
@@ -328,7 +347,7 @@ def report(
     )
     try:
         text, bad, messages, typed = _rollstat.report(
-            srcs, by=_opt_str(by, "by"), per_problem=bool(per_problem), **opts
+            srcs, by=_opt_str(by, "by"), per_problem=bool(per_problem), **extra, **opts
         )
     except InputError as e:
         raise reraise(e, names) from None
@@ -369,6 +388,7 @@ def compare(
     source_format: Optional[str] = None,
     strict: bool = False,
     dedupe: Optional[str] = None,
+    budget: Optional[str] = None,
 ) -> Comparison:
     """Paired comparison of system A (baseline, ``a``) and B (candidate,
     ``b``) on the problems both have: the numbers of ``rollstat compare``.
@@ -387,6 +407,14 @@ def compare(
     ``group_by`` also compares per value of a field. The metric, interval
     and grading keywords are those of :func:`report` (binomial intervals
     are refused: a paired difference needs bootstrap, bca, basic or t).
+
+    ``budget`` (a field name such as ``"output_tokens"``; default None: off)
+    adds budget-matched rows: for each k of B, A at the budget B spends
+    (k_A = budget@k of B / A's mean budget per rollout, a fractional k_A
+    being the exact expectation of drawing ⌊k_A⌋ or ⌈k_A⌉), for pass@k and,
+    where both sides have them, maj@k and bon@k. Each such row has a
+    ``budget_matched`` dict {``k_a``, ``k_b``, ``budget``} and is gated by
+    ``margin`` / ``fail_on`` like any row (the CLI's ``--budget``).
 
     Raises :class:`InputError` for bad options or input.
     """
@@ -415,6 +443,7 @@ def compare(
             fail_on=_opt_str(fail_on, "fail_on"),
             metric=_strs(metric, "metric"),
             permutations=_int(permutations, "permutations"),
+            budget=_budget(budget),
             **opts,
         )
     except InputError as e:

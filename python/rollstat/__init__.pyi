@@ -139,6 +139,8 @@ def report(
     per_problem: bool = ...,
     n: Optional[int] = ...,
     dedupe: Optional[str] = ...,
+    budget: Optional[str] = ...,
+    extrapolate: Union[int, Sequence[int], None] = ...,
 ) -> Report: ...
 def compare(
     a: Data,
@@ -168,6 +170,7 @@ def compare(
     source_format: Optional[str] = ...,
     strict: bool = ...,
     dedupe: Optional[str] = ...,
+    budget: Optional[str] = ...,
 ) -> Comparison: ...
 def power(
     report: Union[Report, str, os.PathLike[str], Dict[str, Any], None] = ...,

@@ -46,6 +46,7 @@ def report(
     cluster_by: Optional[str],
     by: Optional[str],
     tie_policy: str,
+    score_order: str,
     denominator: str,
     extract: str,
     matching: str,
@@ -54,6 +55,8 @@ def report(
     per_problem: bool,
     n: Optional[int],
     dedupe: Optional[str],
+    budget: str,
+    extrapolate: List[int],
 ) -> Tuple[str, List[Tuple[str, int, str]], List[str], TypedReport]: ...
 
 def compare(
@@ -72,6 +75,7 @@ def compare(
     n: Optional[int],
     denominator: str,
     tie_policy: str,
+    score_order: str,
     strict: bool,
     dedupe: Optional[str],
     ci: str,
@@ -82,6 +86,7 @@ def compare(
     extract: str,
     matching: str,
     source_format: Optional[str],
+    budget: str,
 ) -> Tuple[str, List[str], TypedComparison]: ...
 
 def power(

@@ -106,6 +106,20 @@ fn metric_options(
     })
 }
 
+/// `budget`: `"auto"` (`output_tokens` when every rollout has it), `"none"`
+/// (off; Python's None) or a field name.
+fn budget_option(budget: &str) -> PyResult<rollstat::Budget> {
+    budget.parse().map_err(|e| bad("budget", e))
+}
+
+/// The budget's field, for [`sources`] (a column it must read).
+fn budget_field(budget: &rollstat::Budget) -> Option<String> {
+    match budget {
+        rollstat::Budget::Field(f) => Some(f.clone()),
+        _ => None,
+    }
+}
+
 fn interval_options(
     ci: &str,
     level: f64,
@@ -133,7 +147,8 @@ type BadRows = Vec<(String, u64, String)>;
 /// `report(sources, **options) -> (report_json, bad_rows, messages, typed)`.
 #[pyfunction]
 #[pyo3(signature = (sources, *, k, tau, ci, level, resamples, seed, cluster_by, by, tie_policy,
-    score_order, denominator, extract, matching, source_format, strict, per_problem, n, dedupe))]
+    score_order, denominator, extract, matching, source_format, strict, per_problem, n, dedupe, budget,
+    extrapolate))]
 #[allow(clippy::too_many_arguments)]
 pub fn report(
     py: Python<'_>,
@@ -156,15 +171,22 @@ pub fn report(
     per_problem: bool,
     n: Option<u64>,
     dedupe: Option<&str>,
+    budget: &str,
+    extrapolate: Vec<u64>,
 ) -> PyResult<(String, BadRows, Vec<String>, TypedReport)> {
-    let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by]))?;
+    let budget = budget_option(budget)?;
+    let read = named_fields(&[&by, &cluster_by, &budget_field(&budget)]);
+    let srcs = self::sources(py, sources, &read)?;
+    let mut metrics =
+        metric_options(k, tau, n, denominator, tie_policy, score_order, strict, dedupe)?;
+    metrics.budget = budget;
     let opts = ReportOptions {
-        metrics: metric_options(k, tau, n, denominator, tie_policy, score_order, strict, dedupe)?,
+        metrics,
         intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
         grading: grading_policy(extract, matching)?,
         by,
         per_problem,
-        extrapolate: Vec::new(),
+        extrapolate,
         source_format: self::source_format(source_format, &srcs)?,
         bytes_read: None,
         messages: None,
@@ -189,7 +211,7 @@ pub fn report(
 #[pyfunction]
 #[pyo3(signature = (sources, *, by, a_name, b_name, group_by, margin, fail_on, metric, permutations,
     k, tau, n, denominator, tie_policy, score_order, strict, dedupe, ci, level, resamples, seed, cluster_by,
-    extract, matching, source_format))]
+    extract, matching, source_format, budget))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
     py: Python<'_>,
@@ -218,8 +240,14 @@ pub fn compare(
     extract: &str,
     matching: &str,
     source_format: Option<&str>,
+    budget: &str,
 ) -> PyResult<(String, Vec<String>, TypedComparison)> {
-    let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by, &group_by]))?;
+    let budget = budget_option(budget)?;
+    let read = named_fields(&[&by, &cluster_by, &group_by, &budget_field(&budget)]);
+    let srcs = self::sources(py, sources, &read)?;
+    let mut metrics =
+        metric_options(k, tau, n, denominator, tie_policy, score_order, strict, dedupe)?;
+    metrics.budget = budget;
     let fail_on = match fail_on {
         None => None,
         Some("inferior") => Some(FailOn::Inferior),
@@ -237,7 +265,7 @@ pub fn compare(
         MessageSink::new(move |m| said.lock().expect("messages").push(m.to_string()))
     };
     let opts = CompareOptions {
-        metrics: metric_options(k, tau, n, denominator, tie_policy, score_order, strict, dedupe)?,
+        metrics,
         intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
         grading: grading_policy(extract, matching)?,
         by,

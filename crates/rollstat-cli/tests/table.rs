@@ -206,3 +206,68 @@ fn markdown_uses_the_same_rows() {
         .collect();
     assert_eq!(rows, names(&HEADLINE));
 }
+
+/// `--by model` with budgets: the frontier line of the table and the JSON
+/// `frontier`. Two systems on two problems: short (100 tokens a rollout;
+/// p0 1 of 2 correct, p1 0 of 2 → pass@1 1/4, pass@2 1/2) and long (150
+/// tokens; 2 of 2 and 1 of 2 → pass@1 3/4, pass@2 1). Points (budget@k,
+/// pass@k): short (100, 25%), (200, 50%); long (150, 75%), (300, 100%);
+/// long@1 beats short@2 for less, so the frontier is short@1, long@1,
+/// long@2. `--budget none` drops the frontier and every budget metric.
+#[test]
+fn frontier_in_the_table_and_the_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("two.jsonl");
+    let mut text = String::new();
+    for (model, tokens, verdicts) in [
+        ("short", 100, [[true, false], [false, false]]),
+        ("long", 150, [[true, true], [true, false]]),
+    ] {
+        for (p, vs) in verdicts.iter().enumerate() {
+            for (i, ok) in vs.iter().enumerate() {
+                text += &format!(
+                    "{{\"problem\":\"p{p}\",\"rollout\":{i},\"correct\":{ok},\"output_tokens\":{tokens},\"model\":\"{model}\"}}\n"
+                );
+            }
+        }
+    }
+    std::fs::write(&path, text).unwrap();
+    let file = path.to_str().unwrap();
+    let t = run(&["report", file, "--by", "model", "--ci", "none"]);
+    let want = "Frontier (pass@k vs budget@k; best at each budget): short at k = 1: 100 → 25.00%; \
+                long at k = 1: 150 → 75.00%; long at k = 2: 300 → 100.00%";
+    assert!(t.contains(want), "{t}");
+    let json = run(&["report", file, "--by", "model", "--format", "json"]);
+    let doc: Value = serde_json::from_str(&json).unwrap();
+    let points: Vec<(String, u64, f64, f64)> = doc["frontier"]
+        .as_array()
+        .expect("frontier list")
+        .iter()
+        .map(|p| {
+            (
+                p["group"].as_str().unwrap().to_string(),
+                p["k"].as_u64().unwrap(),
+                p["budget"].as_f64().unwrap(),
+                p["pass"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [
+        ("short", 1, 100.0, 0.25),
+        ("long", 1, 150.0, 0.75),
+        ("long", 2, 300.0, 1.0),
+    ];
+    let want: Vec<(String, u64, f64, f64)> = want
+        .iter()
+        .map(|&(g, k, b, p)| (g.to_string(), k, b, p))
+        .collect();
+    assert_eq!(points, want);
+    assert!(doc["metrics"].get("budget@1").is_some() && doc["health"].get("budget").is_some());
+    let off = run(&[
+        "report", file, "--by", "model", "--budget", "none", "--format", "json",
+    ]);
+    let doc: Value = serde_json::from_str(&off).unwrap();
+    assert!(doc.get("frontier").is_none(), "{off}");
+    assert!(doc["health"].get("budget").is_none());
+    assert!(doc["metrics"].get("budget@1").is_none());
+}

@@ -70,7 +70,7 @@ pub(crate) fn matched_columns(
         .map(|&k_b| {
             let budget = k_b as f64 * beta_b;
             BudgetMatch {
-                k_a: budget / beta_a,
+                k_a: whole_if_rounding(budget / beta_a),
                 k_b,
                 budget,
             }
@@ -107,6 +107,29 @@ fn column(problems: &[&ProblemSummary], k: f64, k_b: u64) -> MetricColumn {
         } else {
             Vec::new()
         },
+    }
+}
+
+/// `k` as the nearest whole number when it is one up to floating-point
+/// rounding (relative 1e-9): budgets 0.1 and 0.1·7 are a ratio of 7, and
+/// 7.000…1 would need an 8th rollout and the ⌈k⌉ draw's value.
+///
+/// Why 1e-9: budgets are never negative (the readers reject them), so the
+/// two means (each problem's mean, then the mean over problems, summed in
+/// order) carry a relative rounding error of at most (n + P)·2⁻⁵³ each for
+/// n rollouts a problem and P problems, and k_A = k_B·β_B/β_A adds two
+/// roundings: 1e-9 covers n + P up to about 4 million even in that worst
+/// case (the typical error grows like √(n + P)·2⁻⁵³). Going the other way,
+/// a k_A that truly lies within δ of a whole number moves A's value by at
+/// most δ (it is linear in the fraction with slope M(⌈k⌉) − M(⌊k⌋) ∈ [0, 1]),
+/// so rounding a real k_A ≤ 10⁴ moves the row by at most 10⁻⁵ (a
+/// thousandth of a percentage point), below every printed digit.
+fn whole_if_rounding(k: f64) -> f64 {
+    let whole = k.round();
+    if (k - whole).abs() <= 1e-9 * whole.max(1.0) {
+        whole
+    } else {
+        k
     }
 }
 

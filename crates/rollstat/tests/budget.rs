@@ -87,8 +87,36 @@ fn budget_and_cost_by_hand() {
         (h.min, h.median, h.p90, h.max),
         (Some(50.0), Some(175.0), Some(350.0), Some(400.0))
     );
-    // Correct rollouts spend 100 on average, wrong ones 300: r < 0.
-    assert!(h.correlation_with_correct.unwrap() < -0.8);
+    // Point-biserial r = (M₁ − M₀)/s·√(pq): correct rollouts spend 100 on
+    // average, wrong ones 300, s² = 85000/6 around the mean 200, p = q = 1/2.
+    let r_by_hand = -200.0 / (85000.0f64 / 6.0).sqrt() * 0.5;
+    assert!((h.correlation_with_correct.unwrap() - r_by_hand).abs() < 1e-12);
+}
+
+/// bon@k and cost_of_bon@k: ROWS with selector scores p1 0.2 (correct),
+/// 0.9 (wrong); p2 0.5, 0.1 (both wrong); p3 0.3, 0.4 (both correct).
+/// bon@1 = pass@1 = 1/2; bon@2 picks p1's wrong answer: (0 + 0 + 1)/3.
+/// cost_of_bon@1 = 200 / (1/2) = 400, cost_of_bon@2 = 400 / (1/3) = 1200.
+#[test]
+fn best_of_k_and_its_cost_by_hand() {
+    let scores = [0.2, 0.9, 0.5, 0.1, 0.3, 0.4];
+    let text: String = ROWS
+        .iter()
+        .zip(scores)
+        .map(|((p, ok, _, t), s)| {
+            format!(
+                "{{\"problem\":\"{p}\",\"correct\":{ok},\"score\":{s},\"output_tokens\":{t}}}\n"
+            )
+        })
+        .collect();
+    let r = report(&[bytes("s.jsonl", text.into_bytes())], &opts(Budget::Auto)).unwrap();
+    let close = |m: &str, x: f64| assert!((value(&r, m) - x).abs() < 1e-9, "{m}: {}", value(&r, m));
+    close("bon@1", 0.5);
+    close("bon@2", 1.0 / 3.0);
+    close("cost_of_bon@1", 400.0);
+    close("cost_of_bon@2", 1200.0);
+    let e = r.block.metrics.get("cost_of_bon@2").unwrap();
+    assert_eq!((e.k, e.unit.as_str()), (Some(2), "budget_per_solved"));
 }
 
 /// The fast reader (output_tokens) and the general one (another field),

@@ -8,11 +8,17 @@ use rollstat::{compare, Budget, CompareOptions, Comparison, FailOn, Source};
 
 /// Eight rollouts per problem, the first `c` correct, each `tokens` long.
 fn side(name: &str, cs: &[u64], tokens: u64) -> Source {
+    rows(name, cs, 8, "output_tokens", tokens as f64)
+}
+
+/// `per` rollouts per problem, the first `c` correct, each with `field` =
+/// `value`.
+fn rows(name: &str, cs: &[u64], per: u64, field: &str, value: f64) -> Source {
     let mut text = String::new();
     for (p, &c) in cs.iter().enumerate() {
-        for i in 0..8 {
+        for i in 0..per {
             text += &format!(
-                "{{\"problem\":\"p{p}\",\"rollout\":{i},\"correct\":{},\"output_tokens\":{tokens}}}\n",
+                "{{\"problem\":\"p{p}\",\"rollout\":{i},\"correct\":{},\"{field}\":{value}}}\n",
                 i < c
             );
         }
@@ -107,4 +113,23 @@ fn no_budget_field_no_matched_rows() {
     o.metrics.budget = Budget::Auto;
     let c = run(&o);
     assert!(c.rows.iter().all(|r| r.budget_matched.is_none()));
+}
+
+/// Budgets in dollars whose ratio is 7 only up to rounding (0.1·7 =
+/// 0.7000000000000001 against 0.1 per rollout, 7 rollouts a problem): k_A
+/// is all 7 draws of A, not 7.000…1 (which would need an 8th rollout and
+/// drop the row).
+#[test]
+fn a_ratio_that_is_whole_up_to_rounding_is_whole() {
+    let mut o = opts();
+    o.metrics.budget = Budget::Field("cost".into());
+    o.metrics.k = Some(vec![1]);
+    let a = rows("a.jsonl", &[2, 0, 4, 1, 3, 5, 7], 7, "cost", 0.1);
+    let b = rows("b.jsonl", &[6, 2, 7, 3, 1, 1, 2], 7, "cost", 0.1 * 7.0);
+    let c = compare(&[a, b], &o).unwrap();
+    let r = c.rows.iter().find(|r| r.budget_matched.is_some());
+    let m = r.expect("k_B = 1 is matched").budget_matched.unwrap();
+    assert_eq!(m.k_a, 7.0);
+    // A with all 7 draws solves every problem with a correct rollout: 6/7.
+    assert!((r.unwrap().a - 6.0 / 7.0).abs() < 1e-12);
 }

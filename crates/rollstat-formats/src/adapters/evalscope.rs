@@ -19,6 +19,13 @@
 //! `mean_acc_pass@4`, …) or, in report schema 2, `metrics[].identity`
 //! `{name, aggregation, dimensions}` written as `acc`, `acc_pass@k`,
 //! `acc_vote@k`, `acc_pass^k`.
+//!
+//! Budgets: review rows carry no usage; the prediction rows beside them
+//! (`predictions/<model>/<same file name>`, one `ModelResult` per rollout)
+//! do, joined by `index`: `output_tokens`, `input_tokens`, `total_tokens`
+//! from `model_output.usage`, `latency_s` = `model_output.time`. A rollout
+//! without them (no predictions file, no row, no usage) has none — counted
+//! missing, never zero.
 
 use std::path::{Path, PathBuf};
 
@@ -45,9 +52,15 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
         .filter(|p| p != "reviews")
         .map(Value::from);
     let mut main_metric = None;
+    let usage = predictions_beside(path).map(|p| usage_by_index(&p));
     for (line, rec) in lines {
         let mapped = if rec.contains_key("sample_score") {
-            map_line(&rec, &subset, &model).map(|row| vec![row])
+            map_line(&rec, &subset, &model).map(|mut row| {
+                if let Some(usage) = &usage {
+                    add_usage(&mut row, rec.get("index"), usage);
+                }
+                vec![row]
+            })
         } else {
             map_v0_line(&rec, &subset, &model)
         };
@@ -313,6 +326,62 @@ fn map_line(
         r.extra("sample_id", id.clone());
     }
     Ok(r.into_map())
+}
+
+/// `predictions/<model>/<name>` for `reviews/<model>/<name>`, when it exists.
+fn predictions_beside(path: &Path) -> Option<PathBuf> {
+    let model_dir = path.parent()?;
+    let reviews = model_dir.parent()?;
+    if inner_name(reviews) != "reviews" {
+        return None;
+    }
+    let p = reviews
+        .parent()?
+        .join("predictions")
+        .join(model_dir.file_name()?)
+        .join(path.file_name()?);
+    p.is_file().then_some(p)
+}
+
+/// Each prediction row's `model_output` (usage and time) by its `index`;
+/// rows that do not parse are left out (their reviews count as missing).
+fn usage_by_index(path: &Path) -> std::collections::HashMap<String, Value> {
+    let Ok(loaded) = input::load(path, input::DecompressLimit::default()) else {
+        return Default::default();
+    };
+    let mut out = std::collections::HashMap::new();
+    for line in String::from_utf8_lossy(&loaded.content).lines() {
+        let Ok(Value::Object(mut rec)) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let index = rec.get("index").map(Value::to_string);
+        if let (Some(index), Some(output)) = (index, rec.remove("model_output")) {
+            out.entry(index).or_insert(output);
+        }
+    }
+    out
+}
+
+/// The budget fields of the prediction row with this review's `index`.
+fn add_usage(
+    row: &mut Map<String, Value>,
+    index: Option<&Value>,
+    usage: &std::collections::HashMap<String, Value>,
+) {
+    let Some(output) = index.and_then(|i| usage.get(&i.to_string())) else {
+        return;
+    };
+    for key in ["output_tokens", "input_tokens", "total_tokens"] {
+        if let Some(v) = output
+            .pointer(&format!("/usage/{key}"))
+            .filter(|v| v.is_number())
+        {
+            row.insert(key.into(), v.clone());
+        }
+    }
+    if let Some(t) = output.get("time").filter(|v| v.is_number()) {
+        row.insert("latency_s".into(), t.clone());
+    }
 }
 
 #[cfg(test)]

@@ -10,6 +10,13 @@
 //! `score` with `correct = score ≥ 1` (inspect's `pass_at` threshold); a
 //! `null` value (inspect writes NaN, "unscored", as null) or a sample `error`
 //! gives `correct: null`.
+//!
+//! Budgets: `output_tokens`, `input_tokens` and `total_tokens` come from the
+//! sample's `model_usage` entry of the evaluated model (`eval.model`: every
+//! call it made for the sample, so an agent's turns add up, while a grader
+//! model's calls are left out), else from `output.usage` (the last call);
+//! `latency_s` = `total_time`. A sample without them has none (counted
+//! missing, never zero).
 
 use std::io::Cursor;
 use std::path::Path;
@@ -202,7 +209,7 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
                 .and_then(content_text)
                 .map(Value::from);
             r.finish_reason = choice.and_then(|c| c.get("stop_reason")).cloned();
-            r.output_tokens = s.pointer("/output/usage/output_tokens").cloned();
+            map_usage(&mut r, s, model.as_ref());
             r.score = numeric;
             r.subset = task.clone();
             r.model = model.clone();
@@ -308,5 +315,25 @@ fn aggregates(path: &Path, header: &Value, file: &mut NativeFile) {
                 note: format!("inspect results; task={task}; epochs reducer={reducer}"),
             });
         }
+    }
+}
+
+/// The sample's token usage and time as budget fields (see the module doc).
+fn map_usage(r: &mut Rollout, sample: &Value, model: Option<&Value>) {
+    let of_model = model
+        .and_then(Value::as_str)
+        .and_then(|m| sample.get("model_usage")?.get(m));
+    let usage = of_model
+        .or_else(|| sample.pointer("/output/usage"))
+        .filter(|u| u.is_object());
+    let count = |key: &str| usage.and_then(|u| u.get(key)).filter(|v| v.is_number());
+    r.output_tokens = count("output_tokens").cloned();
+    for key in ["input_tokens", "total_tokens"] {
+        if let Some(v) = count(key) {
+            r.extra(key, v.clone());
+        }
+    }
+    if let Some(t) = sample.get("total_time").filter(|v| v.is_number()) {
+        r.extra("latency_s", t.clone());
     }
 }
