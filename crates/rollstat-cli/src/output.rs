@@ -2,7 +2,8 @@
 //! through a temporary file in the same directory and renamed into place,
 //! so a failure halfway never leaves a truncated file. An output that is one
 //! of the inputs (the same file, by identity: through `./X`, a symlink or a
-//! hard link) is refused before anything is read or written.
+//! hard link), or an existing file an input directory's walk reads, is refused
+//! before anything is read or written.
 
 use crate::options::InputError;
 use anyhow::Result;
@@ -33,7 +34,22 @@ fn identity(p: &Path) -> Option<(u64, u64, PathBuf)> {
     }
 }
 
-/// Refuses an output file that is one of the inputs.
+/// Whether the existing file `out` is one a walk of the input directory
+/// `dir` would read (under it, comparing canonical paths, with an input
+/// extension). A report written into a run directory (`.html`, `.md`) is
+/// not an input and stays allowed.
+fn inside(out: &Path, dir: &Path) -> bool {
+    if !dir.is_dir() || !rollstat_formats::walk_reads(out) {
+        return false;
+    }
+    match (std::fs::canonicalize(out), std::fs::canonicalize(dir)) {
+        (Ok(out), Ok(dir)) => out.starts_with(dir),
+        _ => false,
+    }
+}
+
+/// Refuses an output file that is one of the inputs, or an existing file
+/// inside an input directory.
 pub fn check_not_an_input(output: Option<&Path>, inputs: &[String]) -> Result<()> {
     let Some(out) = destination(output) else {
         return Ok(());
@@ -42,13 +58,18 @@ pub fn check_not_an_input(output: Option<&Path>, inputs: &[String]) -> Result<()
         return Ok(());
     };
     for input in inputs.iter().filter(|i| *i != "-") {
-        if identity(Path::new(input)).as_ref() == Some(&id) {
-            return Err(InputError(format!(
-                "-o {}: the output is the input {input}; writing it would destroy the input (choose another file)",
-                out.display()
-            ))
-            .into());
-        }
+        let what = if identity(Path::new(input)).as_ref() == Some(&id) {
+            "the output is the input"
+        } else if inside(out, Path::new(input)) {
+            "the output is read as an input inside the directory"
+        } else {
+            continue;
+        };
+        return Err(InputError(format!(
+            "-o {}: {what} {input}; writing it would destroy the input (choose another file)",
+            out.display()
+        ))
+        .into());
     }
     Ok(())
 }

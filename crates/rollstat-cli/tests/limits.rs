@@ -33,6 +33,42 @@ fn out_of_range_options_are_usage_errors() {
         &["compare", demo, demo, "--permutations", "1000000000000"],
         "--permutations: 1000000000000 exceeds the maximum",
     );
+    // Huge values are named briefly (1e308 in full is 309 digits).
+    fails(
+        &["compare", demo, demo, "--margin", "1e308"],
+        "--margin: 1e308 is not in (0, 1)",
+    );
+}
+
+/// power's counts and effect: a fraction of a problem, 10^300 problems or
+/// rollouts and an effect of 500 points were accepted and printed.
+#[test]
+fn power_counts_and_effect_are_in_range() {
+    let b = ["--baseline", "0.5"];
+    for (args, needle) in [
+        (
+            vec!["--problems", "0.5"],
+            "--problems: 0.5 is not between 1 and 2^53",
+        ),
+        (
+            vec!["--problems", "1e300"],
+            "--problems: 1e300 is not between 1 and 2^53",
+        ),
+        (
+            vec!["--problems", "100", "--rollouts", "1e300"],
+            "--rollouts: 1e300 is not between 1 and 2^53",
+        ),
+        (vec!["--delta", "5"], "--delta: 5 is not in [−1, 1]"),
+        (
+            vec!["--problems", "100", "--factors", "1e300"],
+            "--factors: multipliers must be > 0 and at most 10^6",
+        ),
+    ] {
+        let mut all = vec!["power"];
+        all.extend(b);
+        all.extend(args);
+        fails(&all, needle);
+    }
 }
 
 /// A count row with n ≥ 2^63 used to loop forever building the default k list.

@@ -149,3 +149,56 @@ fn a_symlinked_output_keeps_the_link() {
     let written = std::fs::read_to_string(d.join("out.json")).unwrap();
     assert!(written.contains("\"metrics\""), "{written}");
 }
+
+/// A file a directory input's walk reads is an input too: converting
+/// `runs/` into `runs/all.jsonl` a second time would replace it with its own
+/// rows plus the others again. A report beside the runs (`.md`), or an
+/// output that does not exist yet, is fine.
+#[test]
+fn an_output_read_by_an_input_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("runs/a")).unwrap();
+    std::fs::write(d.join("runs/a/x.jsonl"), ROWS).unwrap();
+    let o = run(d, &["convert", "runs", "-o", "runs/all.jsonl"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let all = std::fs::read_to_string(d.join("runs/all.jsonl")).unwrap();
+    assert_eq!(all.lines().count(), 2);
+    for (cmd, out) in [
+        ("convert", "runs/all.jsonl"),
+        ("convert", "./runs/a/../all.jsonl"),
+        ("report", "runs/a/x.jsonl"),
+        ("report", "runs/all.jsonl"),
+    ] {
+        let o = run(d, &[cmd, "runs", "-o", out]);
+        assert_eq!(o.status.code(), Some(2), "{cmd} -o {out}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("read as an input inside the directory runs"),
+            "{err}"
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.join("runs/all.jsonl")).unwrap(),
+        all
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.join("runs/a/x.jsonl")).unwrap(),
+        ROWS
+    );
+    std::fs::write(d.join("runs/report.md"), "old").unwrap();
+    let o = run(
+        d,
+        &[
+            "report",
+            "runs",
+            "--ci",
+            "none",
+            "--format",
+            "markdown",
+            "-o",
+            "runs/report.md",
+        ],
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}

@@ -368,6 +368,22 @@ pub(crate) fn check(format: Format, p: &Probe<'_>) -> Result<(), String> {
     }
 }
 
+/// NeMo-Skills' `metrics.json`: benchmark → aggregation (`pass@1`, …) →
+/// numbers with `num_entries`.
+fn is_nemo_metrics(p: &Probe) -> bool {
+    let Some(doc) = p
+        .first_obj()
+        .filter(|_| !p.is_array && p.name.starts_with("metrics"))
+    else {
+        return false;
+    };
+    doc.values().any(|bench| {
+        bench
+            .get("pass@1")
+            .is_some_and(|agg| agg.get("num_entries").is_some())
+    })
+}
+
 /// Files that belong to a harness's output but carry no rows of their own
 /// (or duplicate rows read from elsewhere): the reason they are passed over.
 pub(crate) fn companion(path: &Path, bytes: &[u8]) -> Option<&'static str> {
@@ -380,6 +396,8 @@ pub(crate) fn companion(path: &Path, bytes: &[u8]) -> Option<&'static str> {
         && p.has_any(&["termination_reason", "reward_info"])
     {
         Some("tau2-bench simulation: read with the results.json of its experiment")
+    } else if is_nemo_metrics(&p) {
+        Some("NeMo-Skills metrics.json: its numbers are compared with each benchmark's output-rs files")
     } else if p.has("dataset_name") && p.has("model_name") && p.has("metrics") {
         Some("evalscope report: read with its reviews/ file (the harness's numbers beside rollstat's)")
     } else if [

@@ -188,6 +188,23 @@ pub(crate) enum Read {
 /// Extensions a directory walk reads; anything else is skipped.
 const READ_EXTS: &[&str] = &["json", "jsonl", "ndjson", "eval", "parquet", "csv"];
 
+/// Whether a directory walk would read a file of this name (its extension,
+/// under `.gz` / `.zst`, is an input format and it is not hidden); other
+/// files in an input directory are passed over.
+///
+/// ```
+/// use rollstat_formats::walk_reads;
+/// use std::path::Path;
+/// assert!(walk_reads(Path::new("runs/graded.jsonl.gz")));
+/// assert!(!walk_reads(Path::new("runs/report.html")));
+/// assert!(!walk_reads(Path::new("runs/.graded.jsonl")));
+/// ```
+pub fn walk_reads(path: &Path) -> bool {
+    let inner = util::inner_name(path).to_ascii_lowercase();
+    let ext = inner.rsplit('.').next().unwrap_or("");
+    !inner.starts_with('.') && inner.contains('.') && READ_EXTS.contains(&ext)
+}
+
 /// Directory nesting beyond this is refused (guards against symlink loops).
 const MAX_DEPTH: usize = 32;
 

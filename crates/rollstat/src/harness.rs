@@ -281,6 +281,10 @@ fn target(name: &str, n: u64, k_hint: Option<u64>, scored_by: Option<&str>) -> T
     {
         return Target::Metric(maj_at(k, n));
     }
+    // NeMo-Skills `majority@k`.
+    if let Some(k) = metric.strip_prefix("majority@").and_then(num) {
+        return Target::Metric(maj_at(k, n));
+    }
     if let Some(k) = metric.strip_prefix("cons@").and_then(num) {
         return Target::Metric(maj_at(k, n));
     }

@@ -429,7 +429,10 @@ impl CompareOptions {
             if !(m > 0.0 && m < 1.0) {
                 return Err(Error::invalid(
                     "margin",
-                    format!("{m} is not in (0, 1) (a fraction: 0.02 = 2 points)"),
+                    format!(
+                        "{} is not in (0, 1) (a fraction: 0.02 = 2 points)",
+                        shown(m)
+                    ),
                 ));
             }
             if self.intervals.method == IntervalMethod::None {
@@ -467,5 +470,15 @@ impl CompareOptions {
             ));
         }
         Ok(())
+    }
+}
+
+/// An option's value for an error message: as written when ordinary, in
+/// scientific notation when huge (1e308 printed in full is 309 digits).
+pub(crate) fn shown(v: f64) -> String {
+    if v.abs() < 1e9 {
+        v.to_string()
+    } else {
+        format!("{v:e}")
     }
 }

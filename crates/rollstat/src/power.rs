@@ -154,6 +154,13 @@ pub struct Tradeoff {
     pub problems_needed_more_rollouts: Option<u64>,
 }
 
+/// Largest problem or rollout count accepted: 2^53, the last integer f64
+/// holds exactly.
+const MAX_COUNT: f64 = 9_007_199_254_740_992.0;
+
+/// Largest cost multiplier of the rollouts-vs-problems table.
+const MAX_FACTOR: f64 = 1e6;
+
 fn check(a: &PowerOptions) -> Result<()> {
     if !(a.alpha > 0.0 && a.alpha < 1.0) {
         return Err(usage("alpha", format!("{} is not in (0, 1)", a.alpha)));
@@ -169,6 +176,22 @@ fn check(a: &PowerOptions) -> Result<()> {
     if let Some(d) = a.delta {
         if d == 0.0 {
             return Err(usage("delta", "the effect must be nonzero"));
+        }
+        if d.abs() > 1.0 {
+            return Err(usage(
+                "delta",
+                format!(
+                    "{} is not in [−1, 1] (a fraction: 0.03 = 3 points)",
+                    crate::options::shown(d)
+                ),
+            ));
+        }
+    }
+    // Counts beyond 2^53 are not exact in f64 (and print as 300 digits).
+    for (name, v) in [("problems", a.problems), ("rollouts", a.rollouts)] {
+        if let Some(v) = v.filter(|v| !(1.0..=MAX_COUNT).contains(v)) {
+            let v = crate::options::shown(v);
+            return Err(usage(name, format!("{v} is not between 1 and 2^53")));
         }
     }
     for (name, v) in [
@@ -187,8 +210,8 @@ fn check(a: &PowerOptions) -> Result<()> {
             return Err(usage("baseline", format!("{p} is not in [0, 1]")));
         }
     }
-    if a.factors.iter().any(|f| *f <= 0.0) {
-        return Err(usage("factors", "multipliers must be > 0"));
+    if a.factors.iter().any(|f| !(*f > 0.0 && *f <= MAX_FACTOR)) {
+        return Err(usage("factors", "multipliers must be > 0 and at most 10^6"));
     }
     Ok(())
 }

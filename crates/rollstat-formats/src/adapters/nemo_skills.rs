@@ -17,7 +17,14 @@
 //! `expected_answer`, `response` = `generation`, `output_tokens` =
 //! `num_generated_tokens`, `score` = `reward_model_score` (the reward
 //! model's score of the generation, what NeMo-Skills' `rm_best` picks by;
-//! rollstat's bon@k and wmaj@n read it).
+//! rollstat's bon@k and wmaj@n read it). An answer-judgement row's `answer`
+//! is its judgement (`yes` / `no`), what NeMo-Skills votes on; IFEval's
+//! `loose_eval` is kept as `loose_correct`. `strict_eval` / `loose_eval`
+//! may be objects or Python dict reprs (both occur in NeMo-Skills output).
+//!
+//! The benchmark's numbers in `eval-results/metrics.json` (pass@k and the
+//! largest majority@k, for the accuracy the verdicts come from) are
+//! attached to the lowest-seed file of each benchmark for reconciliation.
 
 use std::path::Path;
 
@@ -27,7 +34,7 @@ use crate::error::FormatError;
 use crate::format::Format;
 use crate::input;
 use crate::util::{answer_or_null, as_verdict, inner_name, problem_id, read_jsonl, Rollout};
-use crate::NativeFile;
+use crate::{HarnessAggregate, NativeFile};
 
 fn seed_of(path: &Path) -> Option<u64> {
     inner_name(path)
@@ -54,38 +61,76 @@ fn bool_or_null(v: Option<bool>) -> Value {
     v.map(Value::Bool).unwrap_or(Value::Null)
 }
 
+/// IFEval's `follow_all_instructions` in a `strict_eval` / `loose_eval`
+/// field: a JSON object, or the Python dict repr NeMo-Skills also writes
+/// (`"{'follow_all_instructions': False, ...}"`).
+fn follows_all(v: &Value) -> Option<bool> {
+    match v {
+        Value::Object(m) => m.get("follow_all_instructions").and_then(as_verdict),
+        Value::String(s) => {
+            let (_, tail) = s.split_once("follow_all_instructions")?;
+            let value = tail.trim_start_matches(['\'', '"', ':', ' ']);
+            if value.starts_with("True") || value.starts_with("true") {
+                Some(true)
+            } else if value.starts_with("False") || value.starts_with("false") {
+                Some(false)
+            } else {
+                None
+            }
+        }
+        _ => None,
+    }
+}
+
 /// The rollout's verdict, from the first field a NeMo-Skills evaluator
 /// writes (symbolic or judge correctness, Lean proofs, IFEval's strict
-/// prompt-level result, answer-judgement benchmarks, a judge's text);
-/// `Some(Null)` is a rollout whose verdict field holds no verdict.
-fn verdict(rec: &Map<String, Value>) -> Option<Value> {
-    for key in ["symbolic_correct", "judge_correct", "is_correct"] {
+/// prompt-level result, answer-judgement benchmarks, a judge's text), with
+/// the name NeMo-Skills' `metrics.json` gives the accuracy computed from
+/// that field; a `Null` verdict is a rollout whose field holds none.
+fn verdict(rec: &Map<String, Value>) -> Option<(Value, Option<&'static str>)> {
+    for (key, metric) in [
+        ("symbolic_correct", "symbolic_correct"),
+        ("judge_correct", "judge_correct"),
+        ("is_correct", "passing_base_tests"),
+    ] {
         if let Some(v) = rec.get(key) {
-            return Some(bool_or_null(as_verdict(v)));
+            return Some((bool_or_null(as_verdict(v)), Some(metric)));
         }
     }
     if let Some(status) = rec.get("proof_status") {
         // Lean 4: only a completed proof counts (timeouts and errors do not).
-        return Some(Value::Bool(status.as_str() == Some("completed")));
+        let done = status.as_str() == Some("completed");
+        return Some((Value::Bool(done), Some("lean4_correct")));
     }
     if let Some(strict) = rec.get("strict_eval") {
         // IFEval: prompt-level strict accuracy, NeMo-Skills' headline.
-        return Some(bool_or_null(
-            strict.get("follow_all_instructions").and_then(as_verdict),
-        ));
+        let v = bool_or_null(follows_all(strict));
+        return Some((v, Some("prompt_strict_accuracy")));
     }
     let said = rec.get("judgement").and_then(Value::as_str).map(judgement);
     if let Some(Value::String(expected)) = rec.get("expected_judgement") {
         // Answer-judgement benchmarks: the model is the judge, and it is
         // right when its judgement matches the expected one.
         let expected = judgement(expected);
-        return Some(match (said.flatten(), expected) {
+        let v = match (said.flatten(), expected) {
             (Some(s), Some(e)) => Value::Bool(s == e),
             (None, Some(_)) => Value::Bool(false),
             _ => Value::Null,
-        });
+        };
+        return Some((v, Some("correct_judgements")));
     }
-    said.map(bool_or_null)
+    said.map(|s| (bool_or_null(s), None))
+}
+
+/// The answer of an answer-judgement row: the judgement it gave (`yes` /
+/// `no`; null when it gave none), what NeMo-Skills' majority@k votes on.
+fn judgement_answer(rec: &Map<String, Value>) -> Option<Value> {
+    rec.get("expected_judgement")?;
+    let said = rec
+        .get("judgement")
+        .and_then(Value::as_str)
+        .and_then(judgement);
+    Some(said.map_or(Value::Null, |s| Value::from(if s { "yes" } else { "no" })))
 }
 
 /// The benchmark a file belongs to: NeMo-Skills writes
@@ -109,6 +154,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
     let lines = read_jsonl(path, &text, &mut file.warnings, &mut file.bad_lines)?;
     let benchmark = benchmark_of(path);
     let mut ungraded = false;
+    let mut scored_as = None;
     for (pos, (_line, rec)) in lines.into_iter().enumerate() {
         let problem = rec
             .get("id")
@@ -116,13 +162,17 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
             .unwrap_or(Value::from(pos as u64));
         let mut r = Rollout::new(problem);
         r.rollout = Some(seed.unwrap_or(0));
-        r.correct = verdict(&rec);
+        let (correct, metric) = verdict(&rec).unzip();
+        r.correct = correct;
+        scored_as = scored_as.or(metric.flatten());
         ungraded |= r.correct.is_none();
-        // A missing predicted_answer is no answer information (code and
-        // judge benchmarks), not an unextracted answer.
+        // A missing predicted_answer is no answer information (code
+        // benchmarks), not an unextracted answer; a judge's answer is its
+        // judgement.
         r.answer = rec
             .get("predicted_answer")
-            .map(|v| answer_or_null(Some(v), &[]));
+            .map(|v| answer_or_null(Some(v), &[]))
+            .or_else(|| judgement_answer(&rec));
         r.subset = benchmark.clone().map(Value::from);
         r.group = rec.get("subset_for_metrics").cloned();
         r.gold = rec.get("expected_answer").cloned();
@@ -136,12 +186,19 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
         if let Some(s) = seed {
             r.extra("seed", Value::from(s));
         }
-        for key in ["reward_model_score"] {
-            if let Some(v) = rec.get(key) {
-                r.extra(key, v.clone());
-            }
+        if let Some(v) = rec.get("reward_model_score") {
+            r.extra("reward_model_score", v.clone());
+        }
+        // IFEval's loose prompt-level result, kept beside the strict verdict.
+        if let Some(loose) = rec.get("loose_eval").and_then(follows_all) {
+            r.extra("loose_correct", Value::Bool(loose));
         }
         file.rows.push(r.into_map());
+    }
+    if let (Some(bench), Some(metric)) = (&benchmark, scored_as) {
+        if is_first_seed(path, seed) {
+            metrics_aggregates(path, bench, metric, &mut file);
+        }
     }
     if ungraded {
         file.warnings.push(format!(
@@ -150,4 +207,76 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
         ));
     }
     Ok(file)
+}
+
+/// Whether `path` is the lowest-seed `output-rs<seed>.jsonl` of its
+/// directory: the file the benchmark's `metrics.json` numbers are attached
+/// to, once per benchmark.
+fn is_first_seed(path: &Path, seed: Option<u64>) -> bool {
+    let (Some(seed), Some(dir)) = (seed, path.parent()) else {
+        return false;
+    };
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries
+        .flatten()
+        .filter_map(|e| seed_of(&e.path()))
+        .all(|other| other >= seed)
+}
+
+/// `metrics.json` larger than this is not read (NeMo-Skills' own is a few
+/// KiB per benchmark).
+const MAX_METRICS_BYTES: u64 = 16 << 20;
+
+/// NeMo-Skills' own numbers for `benchmark` from
+/// `eval-results/metrics.json` (written by `ns summarize_results`): every
+/// `pass@k` and the largest `majority@k` (what NeMo-Skills prints), for the
+/// accuracy `metric` the rows' verdicts come from, as percentages.
+/// NeMo-Skills' pass@k is the unbiased estimator over all seeds, as
+/// rollstat's; its majority@k votes over the first k seeds and splits the
+/// credit of a tie (rollstat's `fractional` tie policy).
+fn metrics_aggregates(path: &Path, benchmark: &str, metric: &str, file: &mut NativeFile) {
+    let Some(metrics) = path
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("metrics.json"))
+    else {
+        return;
+    };
+    let small = std::fs::metadata(&metrics).is_ok_and(|m| m.len() <= MAX_METRICS_BYTES);
+    let doc = small
+        .then(|| std::fs::read(&metrics).ok())
+        .flatten()
+        .and_then(|b| serde_json::from_slice::<Value>(&b).ok());
+    let Some(aggs) = doc.as_ref().and_then(|d| d.get(benchmark)?.as_object()) else {
+        return;
+    };
+    let k_of = |name: &str, prefix: &str| name.strip_prefix(prefix)?.parse::<u64>().ok();
+    let max_majority = aggs.keys().filter_map(|n| k_of(n, "majority@")).max();
+    for (name, values) in aggs {
+        let keep = k_of(name, "pass@").is_some()
+            || k_of(name, "majority@").is_some_and(|k| Some(k) == max_majority);
+        let Some(value) = values.get(metric).and_then(Value::as_f64).filter(|_| keep) else {
+            continue;
+        };
+        let mut note = format!("NeMo-Skills metrics.json; task={benchmark}; percentage");
+        if let Some(n) = values.get("num_entries").and_then(Value::as_u64) {
+            note.push_str(&format!("; num_entries={n}"));
+        }
+        if name.starts_with("majority@") {
+            note.push_str("; NeMo-Skills votes over the first k seeds and splits a tie's credit");
+        }
+        file.aggregates.push(HarnessAggregate {
+            source_path: metrics.clone(),
+            metric_name: format!("{metric}/{name}"),
+            value,
+            note,
+        });
+    }
 }
