@@ -29,7 +29,12 @@ type R = (Option<String>, bool, f64);
 
 /// The fixture's problems, read with serde_json alone.
 fn problems() -> Vec<Vec<R>> {
-    let text = std::fs::read_to_string(root().join(FILE)).unwrap();
+    problems_of(&std::fs::read_to_string(root().join(FILE)).unwrap())
+}
+
+/// The problems of JSONL `text` (rollout rows or problem rows), in order of
+/// first appearance.
+fn problems_of(text: &str) -> Vec<Vec<R>> {
     let mut out: Vec<(String, Vec<R>)> = Vec::new();
     for line in text.lines() {
         let v: Value = serde_json::from_str(line).unwrap();
@@ -84,9 +89,13 @@ fn best(sub: &[&R]) -> f64 {
     tied.iter().filter(|r| r.1).count() as f64 / tied.len() as f64
 }
 
-/// Mean over problems of the mean over all k-subsets of `f`.
+/// Mean over the fixture's problems of the mean over all k-subsets of `f`.
 fn enumerate(k: usize, f: &dyn Fn(&[&R]) -> f64) -> f64 {
-    let ps = problems();
+    enumerate_in(&problems(), k, f)
+}
+
+/// Mean over `ps` of the mean over all k-subsets of `f`.
+fn enumerate_in(ps: &[Vec<R>], k: usize, f: &dyn Fn(&[&R]) -> f64) -> f64 {
     let per: Vec<f64> = ps
         .iter()
         .map(|rs| {
@@ -227,4 +236,159 @@ fn nemo_skills_reward_model_score_is_the_selector() {
     assert!((value(&r, "bon@1") - 0.5).abs() < 1e-15);
     assert!((value(&r, "bon@2") - 1.0 / 6.0).abs() < 1e-15);
     assert_eq!(value(&r, "bon@3"), 0.0);
+}
+
+/// What a subset is credited: a vote or a best-of pick.
+type Selector = dyn Fn(&[&R]) -> f64;
+
+/// `problems` as canonical rollout rows, each problem's rollouts in reverse
+/// order and every score negated (a second system for compare).
+fn reversed_and_negated(ps: &[Vec<R>]) -> (String, Vec<Vec<R>>) {
+    let flipped: Vec<Vec<R>> = ps
+        .iter()
+        .map(|rs| {
+            rs.iter()
+                .rev()
+                .map(|(a, ok, s)| (a.clone(), *ok, -s))
+                .collect()
+        })
+        .collect();
+    let mut text = String::new();
+    for (p, rs) in flipped.iter().enumerate() {
+        for (i, (a, ok, s)) in rs.iter().enumerate() {
+            let row = serde_json::json!({
+                "problem": format!("p{}", p + 1), "rollout": i, "correct": ok,
+                "answer": a, "score": s,
+            });
+            text += &format!("{row}\n");
+        }
+    }
+    (text, flipped)
+}
+
+/// compare works on maj@k and bon@k as on every metric: its A and B columns
+/// equal enumeration of every k-subset of each side's rows, and delta is
+/// B − A. B is the fixture with each problem's rollouts reversed (which
+/// moves `first`'s tie-break) and its scores negated (which moves bon@k).
+#[test]
+fn compare_rows_for_maj_and_bon_equal_enumeration_of_each_side() {
+    let a = problems();
+    let (text, b) = reversed_and_negated(&a);
+    let dir = tempfile::tempdir().unwrap();
+    let b_path = dir.path().join("b.jsonl");
+    std::fs::write(&b_path, text).unwrap();
+    let b_path = b_path.to_str().unwrap();
+    for tie in ["first", "none", "fractional"] {
+        let c = cli_json(&[
+            "compare",
+            FILE,
+            b_path,
+            "--k",
+            "1,2,4",
+            "--tie-policy",
+            tie,
+            "--format",
+            "json",
+        ]);
+        let row = |metric: &str| {
+            c["rows"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|r| r["metric"] == metric && r["group"].is_null())
+                .unwrap_or_else(|| panic!("no row {metric}"))
+                .clone()
+        };
+        for k in [1, 2, 4] {
+            let vote_k = |s: &[&R]| vote(s, tie);
+            let want: [(String, &Selector); 2] =
+                [(format!("maj@{k}"), &vote_k), (format!("bon@{k}"), &best)];
+            for (metric, f) in want {
+                let (wa, wb) = (enumerate_in(&a, k, f), enumerate_in(&b, k, f));
+                let r = row(&metric);
+                let got = |key: &str| r[key].as_f64().unwrap();
+                assert!((got("a") - wa).abs() < 1e-12, "{tie} {metric} A");
+                assert!((got("b") - wb).abs() < 1e-12, "{tie} {metric} B");
+                assert!((got("delta") - (wb - wa)).abs() < 1e-12, "{tie} {metric}");
+            }
+        }
+    }
+    // The two sides differ where it matters (the test could not pass with
+    // B's columns read from A's rows).
+    let maj_first = |s: &[&R]| vote(s, "first");
+    for f in [&maj_first as &Selector, &best] {
+        assert!((enumerate_in(&a, 2, f) - enumerate_in(&b, 2, f)).abs() > 0.01);
+    }
+}
+
+/// `rollstat report` (JSON) with `args` on rollout rows whose answers are
+/// the characters of each problem's string, in rollout order; the answer
+/// `correct` is the right one.
+fn report_votes(problems: &[(String, &str)], correct: char, args: &[&str]) -> Value {
+    let mut text = String::new();
+    for (p, answers) in problems {
+        for (i, a) in answers.chars().enumerate() {
+            let row = serde_json::json!({
+                "problem": p, "rollout": i, "correct": a == correct, "answer": a.to_string(),
+            });
+            text += &format!("{row}\n");
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("votes.jsonl");
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_str().unwrap();
+    cli_json(&[&["report", path, "--format", "json"], args].concat())
+}
+
+/// The selection gap is a per-problem difference, so its interval is paired.
+/// Two kinds of problem (4 rollouts, `none`): X = one correct `1` and three
+/// wrong `2`: pass@2 = 1 − C(3,2)/C(4,2) = 1/2, and no pair has a lone
+/// correct top (1+2 ties, 2+2 is wrong), maj@2 = 0. Y = three `1` and one
+/// `2`: pass@2 = 1, maj@2 = 3/6 (the 1+1 pairs; 1+2 ties) = 1/2. Both gaps
+/// are 1/2, so every resample's gap mean is 1/2: the interval is [1/2, 1/2]
+/// and the stderr 0, while pass@2 and maj@2 alone vary between problems.
+#[test]
+fn selection_gap_interval_is_paired() {
+    let problems: Vec<(String, &str)> = (0..12)
+        .map(|p| (format!("q{p}"), if p % 2 == 0 { "1222" } else { "1112" }))
+        .collect();
+    let r = report_votes(&problems, '1', &["--k", "2", "--tie-policy", "none"]);
+    let m = &r["metrics"];
+    let ci = |name: &str| -> (f64, f64) {
+        let c = &m[name]["ci"];
+        (c[0].as_f64().unwrap(), c[1].as_f64().unwrap())
+    };
+    assert!((value(&r, "pass@2") - 0.75).abs() < 1e-15);
+    assert!((value(&r, "maj@2") - 0.25).abs() < 1e-15);
+    assert!((value(&r, "pass@2-maj@2") - 0.5).abs() < 1e-15);
+    let (lo, hi) = ci("pass@2-maj@2");
+    assert!(
+        (lo - 0.5).abs() < 1e-15 && (hi - 0.5).abs() < 1e-15,
+        "{lo} {hi}"
+    );
+    assert!(m["pass@2-maj@2"]["stderr"].as_f64().unwrap().abs() < 1e-15);
+    for name in ["pass@2", "maj@2"] {
+        let (lo, hi) = ci(name);
+        assert!(hi - lo > 0.1, "{name}: [{lo}, {hi}]");
+    }
+}
+
+/// maj@k for k above a problem's n is excluded and counted, as pass@k is:
+/// problems a (4 rollouts: A A B A, A correct) and b (2 rollouts: A B).
+/// maj@4 over a alone = 1 (3 A of 4), with b excluded; maj@2 over both:
+/// a's 6 pairs, `first`: AA ×3 → 1, AB ×3 → A seen first in 2 (rollouts
+/// 0,1 before 2) and B first in 1 (2 before 3) → 5/6; b: A B → A first →
+/// 1; mean (5/6 + 1)/2 = 11/12.
+#[test]
+fn maj_at_k_above_n_is_excluded_and_counted() {
+    let problems = [("a".to_string(), "AABA"), ("b".to_string(), "AB")];
+    let args = ["--k", "2,4", "--tie-policy", "first", "--ci", "none"];
+    let r = report_votes(&problems, 'A', &args);
+    let m = &r["metrics"];
+    assert_eq!(value(&r, "maj@4"), 1.0);
+    assert_eq!(m["maj@4"]["n_problems"], 1);
+    assert_eq!(m["maj@4"]["n_excluded"], 1);
+    assert!((value(&r, "maj@2") - 11.0 / 12.0).abs() < 1e-15);
+    assert_eq!(m["maj@2"]["n_problems"], 2);
 }
