@@ -295,6 +295,62 @@ def loadavg():
 # ------------------------------------------------------------------- maj@k
 
 
+def memory_section(rollstat, series, n, repeats, summary):
+    """§6: peak RSS of `report --ci none` on each (problems, n, path) of the
+    series (median of at least 5 runs); appends the summary row, returns the
+    section's Markdown."""
+    log("memory series")
+    mrows = []
+    pts = []
+    for pp, nn, path in series:
+        cmd = [rollstat, "report", path, "--ci", "none", "--format", "json", "-o", "/dev/null"]
+        # Peak RSS varies by tens of MB between identical runs (allocator
+        # and thread timing): the median of at least 5 runs.
+        runs, rss = repeat(cmd, max(repeats, 5), key=lambda r: r.rss_mb)
+        wall = statistics.median(r.wall for r in runs)
+        pts.append((pp, nn, pp * nn, rss, path.stat().st_size / 1e6))
+        mrows.append(f"| {pp:,} | {nn} | {pp * nn:,} | {path.stat().st_size / 1e6:,.0f} MB | {fmt_s(wall)} | {fmt_mb(rss)} "
+                     f"({fmt_mb(min(r.rss_mb for r in runs))}–{fmt_mb(max(r.rss_mb for r in runs))}) | "
+                     f"{rss * 1048576 / (pp * nn):.0f} B | {cmdline(cmd)} |")
+    by_n = sorted([p for p in pts if p[1] == n], key=lambda p: p[2])
+    lo, hi = by_n[0], by_n[-1]
+    slope = (hi[3] - lo[3]) * 1048576 / (hi[2] - lo[2])
+    fixed = sorted([p for p in pts if p[0] == 62_500], key=lambda p: p[2])
+    growth = hi[3] / lo[3]
+    # Flat: at a fixed problem count, 16× the rollouts costs < 10 % more memory.
+    f_lo, f_hi = fixed[0], fixed[-1]
+    f_growth = f_hi[3] / f_lo[3]
+    f_slope = (f_hi[3] - f_lo[3]) * 1048576 / (f_hi[2] - f_lo[2])
+    per_rollout = (f"≈ {f_slope:.1f} bytes per extra rollout" if f_slope > 0 else
+                   "no growth beyond the run-to-run variation (the medians differ by "
+                   f"{fmt_mb(abs(f_hi[3] - f_lo[3]))}, less than the spread of identical runs)")
+    mem_flat = f_growth < 1.1
+    text = [
+        "## 6. Peak memory against rollout count",
+        "",
+        "`rollstat report FILE --ci none` on files of growing size (seed 4 for the 62,500- and 187,500-problem files). A streaming "
+        "reader whose memory does not depend on the rollout count would show a flat RSS column.",
+        "",
+        f"| problems | n | rollouts | file | time (median of {max(repeats, 5)}) | peak RSS, median (range) | RSS / rollout | command |",
+        "|---|---|---|---|---|---|---|---|",
+        *mrows,
+        "",
+        f"At n = {n}, RSS grows {growth:.1f}× from {lo[2]:,} to {hi[2]:,} rollouts, a slope of ≈ {slope:.0f} bytes per rollout.",
+    ]
+    text.append(f"With the problem count fixed at 62,500, going from n = {f_lo[1]} to n = {f_hi[1]} "
+                f"({f_hi[2] / f_lo[2]:.0f}× the rollouts) multiplies the median peak RSS by {f_growth:.2f}: "
+                f"{per_rollout}, against ≈ 120 bytes per input row. The rest of the growth along the n = "
+                f"{n} rows is per problem (≈ {(hi[3] - lo[3]) * 1048576 / (hi[0] - lo[0]):,.0f} bytes per problem: "
+                "its name, summary, answer texts and one value per metric column).")
+    section = "\n".join(text)
+    summary.append(("Peak memory independent of rollout count (62,500 problems, "
+                    f"n = {f_lo[1]} → {f_hi[1]})",
+                    f"{fmt_mb(f_lo[3])} → {fmt_mb(f_hi[3])} for {f_hi[2] / f_lo[2]:.0f}× the rollouts "
+                    f"(medians of {max(repeats, 5)} runs; {'≈ %.1f B per extra rollout' % f_slope if f_slope > 0 else 'no growth beyond run-to-run variation'})",
+                    "flat (< 10 % growth)", mem_flat, "§6"))
+    return section
+
+
 def majk_section(bench_majk, problems, summary, n=64):
     """§9: maj@k for k = 1..n-1 (and the default k list) under each tie policy."""
     log("maj@k at every k")
@@ -796,55 +852,7 @@ def main():
 
     # ================================================ 6. memory series
     if series:
-        log("memory series")
-        mrows = []
-        pts = []
-        for pp, nn, path in series:
-            cmd = [rollstat, "report", path, "--ci", "none", "--format", "json", "-o", "/dev/null"]
-            # Peak RSS varies by tens of MB between identical runs (allocator
-            # and thread timing): the median of at least 5 runs.
-            runs, rss = repeat(cmd, max(a.repeats, 5), key=lambda r: r.rss_mb)
-            wall = statistics.median(r.wall for r in runs)
-            pts.append((pp, nn, pp * nn, rss, path.stat().st_size / 1e6))
-            mrows.append(f"| {pp:,} | {nn} | {pp * nn:,} | {path.stat().st_size / 1e6:,.0f} MB | {fmt_s(wall)} | {fmt_mb(rss)} "
-                         f"({fmt_mb(min(r.rss_mb for r in runs))}–{fmt_mb(max(r.rss_mb for r in runs))}) | "
-                         f"{rss * 1048576 / (pp * nn):.0f} B | {cmdline(cmd)} |")
-        by_n = sorted([p for p in pts if p[1] == n], key=lambda p: p[2])
-        lo, hi = by_n[0], by_n[-1]
-        slope = (hi[3] - lo[3]) * 1048576 / (hi[2] - lo[2])
-        fixed = sorted([p for p in pts if p[0] == 62_500], key=lambda p: p[2])
-        growth = hi[3] / lo[3]
-        # Flat: at a fixed problem count, 16× the rollouts costs < 10 % more memory.
-        f_lo, f_hi = fixed[0], fixed[-1]
-        f_growth = f_hi[3] / f_lo[3]
-        f_slope = (f_hi[3] - f_lo[3]) * 1048576 / (f_hi[2] - f_lo[2])
-        per_rollout = (f"≈ {f_slope:.1f} bytes per extra rollout" if f_slope > 0 else
-                       "no growth beyond the run-to-run variation (the medians differ by "
-                       f"{fmt_mb(abs(f_hi[3] - f_lo[3]))}, less than the spread of identical runs)")
-        mem_flat = f_growth < 1.1
-        text = [
-            "## 6. Peak memory against rollout count",
-            "",
-            "`rollstat report FILE --ci none` on files of growing size (seed 4 for the 62,500- and 187,500-problem files). A streaming "
-            "reader whose memory does not depend on the rollout count would show a flat RSS column.",
-            "",
-            f"| problems | n | rollouts | file | time (median of {max(a.repeats, 5)}) | peak RSS, median (range) | RSS / rollout | command |",
-            "|---|---|---|---|---|---|---|---|",
-            *mrows,
-            "",
-            f"At n = {n}, RSS grows {growth:.1f}× from {lo[2]:,} to {hi[2]:,} rollouts, a slope of ≈ {slope:.0f} bytes per rollout.",
-        ]
-        text.append(f"With the problem count fixed at 62,500, going from n = {f_lo[1]} to n = {f_hi[1]} "
-                    f"({f_hi[2] / f_lo[2]:.0f}× the rollouts) multiplies the median peak RSS by {f_growth:.2f}: "
-                    f"{per_rollout}, against ≈ 120 bytes per input row. The rest of the growth along the n = "
-                    f"{n} rows is per problem (≈ {(hi[3] - lo[3]) * 1048576 / (hi[0] - lo[0]):,.0f} bytes per problem: "
-                    "its name, summary, answer texts and one value per metric column).")
-        sections.append("\n".join(text))
-        summary.append(("Peak memory independent of rollout count (62,500 problems, "
-                        f"n = {f_lo[1]} → {f_hi[1]})",
-                        f"{fmt_mb(f_lo[3])} → {fmt_mb(f_hi[3])} for {f_hi[2] / f_lo[2]:.0f}× the rollouts "
-                        f"(medians of {max(a.repeats, 5)} runs; {'≈ %.1f B per extra rollout' % f_slope if f_slope > 0 else 'no growth beyond run-to-run variation'})",
-                        "flat (< 10 % growth)", mem_flat, "§6"))
+        sections.append(memory_section(rollstat, series, n, a.repeats, summary))
 
     # ================================================ 7. compare vs report
     log("compare vs report")

@@ -175,6 +175,68 @@ fn first_depends_on_rollout_order() {
     assert!((baa[1] - 1.0 / 3.0).abs() < 1e-15); // only AA
 }
 
+/// docs/statistics.md: averaged over all n! orders of the rollouts, `first`
+/// equals `fractional` (a uniformly random order makes each tied cluster
+/// equally likely to be seen first in the subset). Checked at every k for
+/// random problems with n ≤ 7 by permuting the rollouts.
+#[test]
+fn first_averaged_over_every_order_is_fractional() {
+    fn permutations(n: usize) -> Vec<Vec<usize>> {
+        if n == 0 {
+            return vec![vec![]];
+        }
+        let mut out = Vec::new();
+        for p in permutations(n - 1) {
+            for at in 0..=p.len() {
+                let mut q = p.clone();
+                q.insert(at, n - 1);
+                out.push(q);
+            }
+        }
+        out
+    }
+    let mut rng = Rng(0x5151);
+    for n in 2..=7 {
+        for _ in 0..6 {
+            let (clusters, ok) = random_problem(&mut rng, n);
+            let perms = permutations(n);
+            let mut mean = vec![0.0; n];
+            for perm in &perms {
+                // Re-number clusters by first appearance in the new order.
+                let moved: Vec<Option<usize>> = perm.iter().map(|&i| clusters[i]).collect();
+                let mut ids: Vec<usize> = Vec::new();
+                let dense: Vec<Option<usize>> = moved
+                    .iter()
+                    .map(|c| {
+                        c.map(|c| match ids.iter().position(|&x| x == c) {
+                            Some(at) => at,
+                            None => {
+                                ids.push(c);
+                                ids.len() - 1
+                            }
+                        })
+                    })
+                    .collect();
+                let dense_ok: Vec<bool> = ids.iter().map(|&c| ok[c]).collect();
+                let first = maj_at_ks(&profile(&dense, &dense_ok), TiePolicy::First, n).unwrap();
+                for (m, v) in mean.iter_mut().zip(first) {
+                    *m += v / perms.len() as f64;
+                }
+            }
+            for k in 1..=n {
+                let want = brute(&clusters, &ok, k, TiePolicy::Fractional)
+                    .to_f64()
+                    .unwrap();
+                assert!(
+                    (mean[k - 1] - want).abs() < 1e-12,
+                    "n={n} k={k} {clusters:?} {ok:?}: {} vs {want}",
+                    mean[k - 1]
+                );
+            }
+        }
+    }
+}
+
 /// Larger n, where counts pass 2⁵³: every policy agrees with a direct sum
 /// over (A-count, B-count) for two clusters plus unextracted rollouts.
 #[test]
