@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 use rollstat::{
     CompareOptions, FailOn, Finding, Format, GradingPolicy, IntervalMethod, IntervalOptions, Match,
-    MessageSink, MetricOptions, PowerOptions, ReportOptions, Source,
+    MessageSink, MetricOptions, PowerOptions, ReportOptions, Source, Table,
 };
 use std::sync::{Arc, Mutex};
 
@@ -23,7 +23,7 @@ fn bad(keyword: &str, e: impl std::fmt::Display) -> PyErr {
 /// an iterable of dicts (`default` converts values JSON has no type for).
 /// `label` names rows in conversion errors (`data` → `data[3]`); `read`
 /// names the fields the options read besides the canonical ones.
-fn sources(py: Python<'_>, items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
+fn sources(items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
     let mut out = Vec::new();
     for item in items.try_iter()? {
         let item = item?;
@@ -36,14 +36,18 @@ fn sources(py: Python<'_>, items: &Bound<'_, PyAny>, read: &[String]) -> PyResul
         let kind: String = t.get_item(1)?.extract()?;
         let data = t.get_item(2)?;
         let label: String = t.get_item(3)?.extract()?;
-        let rows = if kind == "arrow" {
+        if kind == "arrow" {
             let batches = crate::arrow::read_stream(&data)?;
-            py.detach(|| crate::arrow::batches_to_rows(&batches, read, &label))?
-        } else {
-            let default = t.get_item(4)?;
-            let default = (!default.is_none()).then_some(default);
-            rows_to_maps(&data, &label, default.as_ref())?
-        };
+            let table = crate::table::ArrowTable::new(batches, read, &label)?;
+            out.push(Source::Table {
+                name,
+                table: Table::new(table),
+            });
+            continue;
+        }
+        let default = t.get_item(4)?;
+        let default = (!default.is_none()).then_some(default);
+        let rows = rows_to_maps(&data, &label, default.as_ref())?;
         out.push(Source::Rows { name, rows });
     }
     Ok(out)
@@ -57,7 +61,9 @@ fn named_fields(names: &[&Option<String>]) -> Vec<String> {
 
 /// Whether any source is in-memory rows (canonical rows).
 fn has_rows(sources: &[Source]) -> bool {
-    sources.iter().any(|s| matches!(s, Source::Rows { .. }))
+    sources
+        .iter()
+        .any(|s| matches!(s, Source::Rows { .. } | Source::Table { .. }))
 }
 
 fn source_format(name: Option<&str>, sources: &[Source]) -> PyResult<Option<Format>> {
@@ -154,7 +160,7 @@ pub fn report(
     n: Option<u64>,
     dedupe: Option<&str>,
 ) -> PyResult<(String, BadRows, Vec<String>)> {
-    let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by]))?;
+    let srcs = self::sources(sources, &named_fields(&[&by, &cluster_by]))?;
     let opts = ReportOptions {
         metrics: metric_options(k, tau, n, denominator, tie_policy, strict, dedupe)?,
         intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
@@ -214,7 +220,7 @@ pub fn compare(
     matching: &str,
     source_format: Option<&str>,
 ) -> PyResult<(String, Vec<String>)> {
-    let srcs = self::sources(py, sources, &named_fields(&[&by, &cluster_by, &group_by]))?;
+    let srcs = self::sources(sources, &named_fields(&[&by, &cluster_by, &group_by]))?;
     let fail_on = match fail_on {
         None => None,
         Some("inferior") => Some(FailOn::Inferior),

@@ -11,7 +11,9 @@
 //!   [`counts`]: pass@k and pass^k at one k straight from numpy's arrays).
 //! - [`engine`]: report, compare and power, with errors and findings worded
 //!   with the Python keyword arguments.
-//! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → in-memory rows.
+//! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → record batches
+//!   and canonical field maps; [`table`]: the batches as rows that map
+//!   straight into records.
 //! - [`convert`]: Python rows (dicts) → in-memory rows.
 //! - [`grading`]: answer extraction and equivalence.
 
@@ -24,6 +26,7 @@ mod engine;
 mod estimators;
 mod fast;
 mod grading;
+mod table;
 mod wording;
 
 pyo3::create_exception!(
