@@ -18,7 +18,7 @@ use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
 use pyo3::prelude::*;
 use rayon::prelude::*;
-use rollstat::{CanonicalRow, ParsedRow, RowFields, RowTable};
+use rollstat::{CanonicalRow, ReadError, RowFields, RowSink, RowTable};
 use rollstat_core::summary::Verdict;
 use rollstat_io::record::{is_failed_status, RecordBody, TRUNCATION_REASONS};
 use rollstat_io::{FlatAnswer, FlatExtra, FlatRow, RowRecord};
@@ -55,40 +55,45 @@ impl ArrowTable {
             read: read.to_vec(),
         })
     }
-
-    /// Every row of every batch through `row` (row index within its
-    /// batch), in parallel, kept in order, numbered from 1.
-    fn rows<'s, T: Send>(
-        &'s self,
-        fields: Option<RowFields<'_>>,
-        row: impl Fn(&Batch<'s>, usize) -> T + Sync,
-    ) -> Vec<(u64, T)> {
-        let mut out = Vec::with_capacity(self.batches.iter().map(RecordBatch::num_rows).sum());
-        for batch in &self.batches {
-            let b = Batch::new(batch, &self.read, fields);
-            let base = out.len() as u64;
-            out.par_extend(
-                (0..batch.num_rows())
-                    .into_par_iter()
-                    .map(|i| (base + i as u64 + 1, row(&b, i))),
-            );
-        }
-        out
-    }
 }
 
+/// Rows parsed at a time (a piece is folded before the next is parsed).
+const PIECE_ROWS: usize = 1 << 16;
+
 impl RowTable for ArrowTable {
-    fn records(&self, fields: RowFields<'_>) -> Vec<ParsedRow<'_>> {
-        self.rows(Some(fields), |b, i| {
-            match b.plain.as_ref().and_then(|p| p.record(i)) {
-                Some(r) => Ok(r),
-                None => fields.parse(&b.field_map(i)).map(RowRecord::from),
+    fn records<'s>(
+        &'s self,
+        fields: RowFields<'_>,
+        sink: RowSink<'_, 's>,
+    ) -> Result<(), ReadError> {
+        let mut first = 1;
+        for batch in &self.batches {
+            let b = Batch::new(batch, &self.read, Some(fields));
+            for start in (0..batch.num_rows()).step_by(PIECE_ROWS) {
+                let end = (start + PIECE_ROWS).min(batch.num_rows());
+                let piece = (start..end)
+                    .into_par_iter()
+                    .map(|i| (first + i as u64, b.record(i, fields)))
+                    .collect();
+                sink(piece)?;
             }
-        })
+            first += batch.num_rows() as u64;
+        }
+        Ok(())
     }
 
     fn field_maps(&self) -> Vec<CanonicalRow> {
-        self.rows(None, |b, i| Ok(b.field_map(i)))
+        let mut out = Vec::new();
+        for batch in &self.batches {
+            let b = Batch::new(batch, &self.read, None);
+            let first = out.len() as u64 + 1;
+            out.par_extend(
+                (0..batch.num_rows())
+                    .into_par_iter()
+                    .map(|i| (first + i as u64, Ok(b.field_map(i)))),
+            );
+        }
+        out
     }
 }
 
@@ -127,6 +132,15 @@ impl<'a> Batch<'a> {
             .filter(|_| unique)
             .and_then(|f| PlainColumns::new(batch, f));
         Batch { columns, plain }
+    }
+
+    /// Row `i` as a record: mapped straight from the columns, or through
+    /// its field map and the engine's parser.
+    fn record(&self, i: usize, fields: RowFields<'_>) -> Result<RowRecord<'a>, String> {
+        match self.plain.as_ref().and_then(|p| p.record(i)) {
+            Some(r) => Ok(r),
+            None => fields.parse(&self.field_map(i)).map(RowRecord::from),
+        }
     }
 
     /// The row's canonical field map: what a JSON Lines line holding the

@@ -587,6 +587,26 @@ impl<'g> Collector<'g> {
         self.push_rows(&path, rows)
     }
 
+    /// Starts an input whose rows come in pieces ([`Collector::more_row_records`]).
+    pub fn start_rows(&mut self, info: InputInfo) {
+        self.start_input(info);
+    }
+
+    /// Adds one piece of the current input's parsed rows (counted in its
+    /// `records`), folded in parallel; pieces fold in order, so the result
+    /// is that of all rows added at once.
+    pub fn more_row_records(
+        &mut self,
+        rows: Vec<(u64, Result<RowRecord<'_>, String>)>,
+    ) -> Result<(), ReadError> {
+        let Some(info) = self.inputs.last_mut() else {
+            unreachable!("more_row_records follows start_rows")
+        };
+        info.records += rows.len() as u64;
+        let path = info.path.clone();
+        self.push_rows(&path, rows)
+    }
+
     /// Records a bad row (or fails under `strict`).
     pub fn bad_line(&mut self, bad: BadLine) -> Result<(), ReadError> {
         if self.opts.strict {

@@ -77,7 +77,7 @@ pub use options::{
 pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
 pub use read::{
     canonical_rows, gather, gather_with, CanonicalRow, Gathered, Loaded, ParsedRow, RowFields,
-    RowTable, Source, Table,
+    RowSink, RowTable, Source, Table,
 };
 pub use report::report;
 
@@ -85,4 +85,6 @@ pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
 pub use rollstat_core::vote::TiePolicy;
 pub use rollstat_formats::{DecompressLimit, Format};
 pub use rollstat_grade::{GradingPolicy, Match};
-pub use rollstat_io::{BadLine, Dedupe, FlatAnswer, FlatExtra, FlatRow, ReadOptions, RowRecord};
+pub use rollstat_io::{
+    BadLine, Dedupe, FlatAnswer, FlatExtra, FlatRow, ReadError, ReadOptions, RowRecord,
+};

@@ -64,14 +64,14 @@ pub enum Source {
     ///
     /// ```
     /// use rollstat::{report, CanonicalRow, ParsedRow, ReportOptions, RowFields, RowRecord};
-    /// use rollstat::{RowTable, Source, Table};
+    /// use rollstat::{ReadError, RowSink, RowTable, Source, Table};
     /// use serde_json::json;
     /// /// Two rollouts of one problem, parsed from their field maps.
     /// struct Two;
     /// impl RowTable for Two {
-    ///     fn records(&self, fields: RowFields<'_>) -> Vec<ParsedRow<'_>> {
+    ///     fn records<'s>(&'s self, fields: RowFields<'_>, sink: RowSink<'_, 's>) -> Result<(), ReadError> {
     ///         let parse = |m| fields.parse(&m).map(RowRecord::from);
-    ///         self.field_maps().into_iter().map(|(i, m)| (i, m.and_then(parse))).collect()
+    ///         sink(self.field_maps().into_iter().map(|(i, m)| (i, m.and_then(parse))).collect())
     ///     }
     ///     fn field_maps(&self) -> Vec<CanonicalRow> {
     ///         [true, false].iter().enumerate().map(|(i, c)| {
@@ -470,6 +470,9 @@ fn parse_with(opts: &ReadOptions, m: &Map<String, Value>) -> Result<Record, Stri
 /// (worded as the canonical row parser words it).
 pub type ParsedRow<'a> = (u64, Result<RowRecord<'a>, String>);
 
+/// Where a [`RowTable`] hands its parsed rows, a piece at a time.
+pub type RowSink<'f, 's> = &'f mut dyn FnMut(Vec<ParsedRow<'s>>) -> Result<(), ReadError>;
+
 /// The fields a row's parse reads besides the canonical ones, as the
 /// read options name them.
 ///
@@ -511,9 +514,12 @@ impl<'a> RowFields<'a> {
 /// [`Source::Table`]. Both methods must agree: each record is what
 /// [`RowFields::parse`] makes of the row's field map.
 pub trait RowTable: Send + Sync {
-    /// Every row, in order, parsed with `fields`: row N (from 1) with its
-    /// record or why it is bad.
-    fn records(&self, fields: RowFields<'_>) -> Vec<ParsedRow<'_>>;
+    /// Every row, in order, parsed with `fields` — row N (from 1) with its
+    /// record or why it is bad — handed to `sink` in pieces of any size:
+    /// each piece is folded before the next is made (memory stays that of
+    /// one piece). An error from `sink` (under `strict`) is returned.
+    fn records<'s>(&'s self, fields: RowFields<'_>, sink: RowSink<'_, 's>)
+        -> Result<(), ReadError>;
     /// Every row's canonical field map, in order (what `convert` writes).
     fn field_maps(&self) -> Vec<CanonicalRow>;
 }
@@ -620,20 +626,26 @@ impl Reader<'_> {
                     .collect();
                 self.add_parsed_rows(name, parsed)
             }
-            Loaded::Table { name, table } => {
-                // Not tracked row by row (as a streamed canonical file is
-                // not): only harness aggregates' scopes read the origins.
-                let parsed = table.0.records(RowFields::of(self.opts));
-                self.check_empty(&name, parsed.is_empty())?;
-                let info = InputInfo {
-                    path: name,
-                    format: "rows".into(),
-                    sha256: String::new(),
-                    records: parsed.len() as u64,
-                };
-                Ok(self.collector.add_row_records(info, parsed)?)
-            }
+            Loaded::Table { name, table } => self.add_table(name, table),
         }
+    }
+
+    /// A table's rows, piece by piece as it parses them. Not tracked row
+    /// by row (as a streamed canonical file is not): only harness
+    /// aggregates' scopes read the origins.
+    fn add_table(&mut self, name: String, table: &Table) -> Result<()> {
+        self.collector.start_rows(InputInfo {
+            path: name.clone(),
+            format: "rows".into(),
+            sha256: String::new(),
+            records: 0,
+        });
+        let (collector, mut rows) = (&mut self.collector, 0);
+        table.0.records(RowFields::of(self.opts), &mut |piece| {
+            rows += piece.len();
+            collector.more_row_records(piece)
+        })?;
+        self.check_empty(&name, rows == 0)
     }
 
     /// In-memory rows, parsed (row N as line N): tracked and folded.
