@@ -82,7 +82,9 @@ def pass_at_k(n: Any, c: Any, k: Any) -> Any:
     where 1 − ratio would cancel; the engine's double-double path where no
     bound holds: k > 64, n ≥ 2⁵³). The engine's report uses its own path;
     the two agree within that bound. A problem's value does not depend on
-    the other elements of the array.
+    the other elements of the array. ``n`` and ``c`` arrays of one dtype
+    (int64, int32, uint64 or uint32) with an integer ``k`` are read in place,
+    without a converted copy.
 
     Undefined values are NaN, never 0 or 1: k > n (too few rollouts to draw
     k). Invalid input raises :class:`InputError`: c > n, negative or

@@ -77,8 +77,40 @@ def _where(index: int, shape: Tuple[int, ...]) -> str:
     return " at index " + (str(int(at[0])) if len(at) == 1 else str(tuple(int(i) for i in at)))
 
 
+# dtypes the extension reads in place (signs checked there).
+_IN_PLACE = (np.dtype(np.int64), np.dtype(np.int32), np.dtype(np.uint64), np.dtype(np.uint32))
+_REASONS = ("", "n: counts must be >= 0, found {n}", "c: counts must be >= 0, found {c}")
+
+
+def _in_place(kind: str, n: Any, c: Any, k: Any) -> Any:
+    """pass@k or pass^k at one integer k of two integer arrays of one dtype
+    the extension reads in place (no conversion copy, no separate sign
+    pass): the values, or None when the arguments are not of that form."""
+    if kind not in ("pass_at_k", "pass_pow_k") or not isinstance(n, np.ndarray) or not isinstance(c, np.ndarray):
+        return None
+    if n.dtype != c.dtype or n.dtype not in _IN_PLACE or n.size == 0:
+        return None
+    if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or not 1 <= k < 2**63:
+        return None
+    try:
+        shape = np.broadcast_shapes(n.shape, c.shape)
+    except ValueError:
+        return None
+    out, bad, reason = _rollstat.estimate_counts(kind, _flat(n, shape), _flat(c, shape), int(k))
+    if bad >= 0:
+        nb = np.broadcast_to(n, shape).flat[bad]
+        cb = np.broadcast_to(c, shape).flat[bad]
+        if reason == 0:
+            raise InputError(f"c: {cb} correct exceeds n = {nb} rollouts{_where(bad, shape)}")
+        raise InputError(_REASONS[reason].format(n=nb, c=cb) + _where(bad, shape))
+    return out.reshape(shape)
+
+
 def estimate(kind: str, n: Any, c: Any, k: Any, tau: Any = 0.0) -> Any:
     """One estimator, broadcast over its arguments (see the public functions)."""
+    fast = _in_place(kind, n, c, k)
+    if fast is not None:
+        return fast
     scalar = all(np.ndim(v) == 0 for v in (n, c, k, tau))
     arrays: List[np.ndarray] = [_counts(n, "n"), _counts(c, "c"), _counts(k, "k")]
     if arrays[2].size and (arrays[2] == 0).any():

@@ -31,6 +31,15 @@ def estimate(
     tau: npt.NDArray[np.float64],
 ) -> Tuple[npt.NDArray[np.float64], int]: ...
 
+# n and c: flat arrays of one dtype (int64, int32, uint64 or uint32), read in
+# place; returns (values, first bad index or -1, reason: 0 c > n, 1 n < 0, 2 c < 0).
+def estimate_counts(
+    kind: str,
+    n: npt.NDArray[Any],
+    c: npt.NDArray[Any],
+    k: int,
+) -> Tuple[npt.NDArray[np.float64], int, int]: ...
+
 # A path, or in-memory rows: (name, "arrow" | "dicts", data, label, default).
 Source = Union[str, Tuple[str, str, Any, str, Any]]
 

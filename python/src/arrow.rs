@@ -1,15 +1,16 @@
-//! Arrow tables → the engine's in-memory rows, column by column.
+//! Arrow tables → record batches, and each row's canonical field map.
 //!
 //! Anything exposing the Arrow PyCapsule stream interface
 //! (`__arrow_c_stream__`: a pyarrow Table or RecordBatchReader, a polars
 //! DataFrame, a pandas DataFrame through pyarrow) is imported through the C
-//! stream interface and each row becomes the canonical field map a JSON
-//! Lines line would hold ([`rollstat::rows::Row::Fields`]): no Python
-//! objects per value, no JSON text. Values map as JSON does: nulls and
-//! non-finite floats → `null`, booleans, integers, floats, strings (any
-//! width, views, dictionary-encoded), lists (problem rows: `correct`,
-//! `answers`, `responses`) and structs. Only the columns the row parser
-//! reads (the canonical fields, `by`, `cluster_by`) are converted — it
+//! stream interface ([`read_stream`]); [`crate::table`] maps its rows
+//! straight into records, and a row it leaves to the engine's parser
+//! becomes the canonical field map a JSON Lines line would hold ([`cell`]):
+//! no Python objects per value, no JSON text. Values map as JSON does:
+//! nulls and non-finite floats → `null`, booleans, integers, floats,
+//! strings (any width, views, dictionary-encoded), lists (problem rows:
+//! `correct`, `answers`, `responses`) and structs. Only the columns the row
+//! parser reads (the canonical fields, `by`, `cluster_by`) are read — it
 //! ignores every other field — and one of those of another type (dates,
 //! binary, decimals) is an error naming the column.
 
@@ -21,13 +22,11 @@ use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use pyo3::prelude::*;
 use pyo3::types::PyCapsule;
-use rayon::prelude::*;
-use rollstat::rows::Row;
 use serde_json::{Number, Value};
 
 /// Fields the row parser reads (docs/spec.md §2); a column with one of
 /// these names must have a type rows can hold.
-const READ_FIELDS: [&str; 20] = [
+pub(crate) const READ_FIELDS: [&str; 20] = [
     "problem",
     "rollout",
     "correct",
@@ -72,7 +71,7 @@ pub fn read_stream(obj: &Bound<'_, PyAny>) -> PyResult<Vec<RecordBatch>> {
 }
 
 /// Whether rows can hold values of this type.
-fn supported(t: &DataType, depth: u32) -> bool {
+pub(crate) fn supported(t: &DataType, depth: u32) -> bool {
     use DataType::*;
     if depth > MAX_DEPTH {
         return false;
@@ -96,7 +95,7 @@ fn list(items: ArrayRef) -> Value {
 }
 
 /// The value at row `i` of an array of a [`supported`] type.
-fn cell(a: &dyn Array, i: usize) -> Value {
+pub(crate) fn cell(a: &dyn Array, i: usize) -> Value {
     use DataType::*;
     if a.is_null(i) {
         return Value::Null;
@@ -140,7 +139,7 @@ fn cell(a: &dyn Array, i: usize) -> Value {
 
 /// One column, ready to be read row by row: a dictionary-encoded column
 /// has its values converted once.
-enum Column<'a> {
+pub(crate) enum Column<'a> {
     Plain(&'a dyn Array),
     Dictionary {
         keys: Vec<usize>,
@@ -150,7 +149,7 @@ enum Column<'a> {
 }
 
 impl Column<'_> {
-    fn new(a: &dyn Array) -> Column<'_> {
+    pub(crate) fn new(a: &dyn Array) -> Column<'_> {
         match a.as_any_dictionary_opt() {
             Some(d) => {
                 let values = d.values();
@@ -166,49 +165,11 @@ impl Column<'_> {
         }
     }
 
-    fn get(&self, i: usize) -> Value {
+    pub(crate) fn get(&self, i: usize) -> Value {
         match self {
             Column::Plain(a) => cell(*a, i),
             Column::Dictionary { array, .. } if array.is_null(i) => Value::Null,
             Column::Dictionary { keys, values, .. } => values[keys[i]].clone(),
         }
     }
-}
-
-/// The rows of the batches as canonical field maps of the columns the
-/// engine reads: the canonical fields and `read` (`by`, `cluster_by`, …).
-/// A column of an unsupported type among them is an error naming it
-/// (`{label}: column 'x' …`).
-pub fn batches_to_rows(
-    batches: &[RecordBatch],
-    read: &[String],
-    label: &str,
-) -> PyResult<Vec<Row>> {
-    let mut rows = Vec::with_capacity(batches.iter().map(RecordBatch::num_rows).sum());
-    for batch in batches {
-        let schema = batch.schema();
-        let mut columns = Vec::new();
-        for (field, array) in schema.fields().iter().zip(batch.columns()) {
-            let name = field.name();
-            if !READ_FIELDS.contains(&name.as_str()) && !read.iter().any(|r| r == name) {
-                continue; // no row field reads it: as if the frame had no such column
-            }
-            if supported(field.data_type(), 0) {
-                columns.push((name.clone(), Column::new(array.as_ref())));
-            } else {
-                return Err(InputError::new_err(format!(
-                    "{label}: column '{name}' has the Arrow type {}, which a row field cannot hold \
-                     (strings, numbers, booleans, lists and structs can); cast it to strings",
-                    field.data_type()
-                )));
-            }
-        }
-        // Rows are independent: built in parallel, kept in order.
-        rows.par_extend(
-            (0..batch.num_rows())
-                .into_par_iter()
-                .map(|i| Row::Fields(columns.iter().map(|(n, c)| (n.clone(), c.get(i))).collect())),
-        );
-    }
-    Ok(rows)
 }

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple};
 use rollstat::{
     CompareOptions, FailOn, Finding, Format, GradingPolicy, IntervalMethod, IntervalOptions, Match,
-    MessageSink, MetricOptions, PowerOptions, ReportOptions, Source,
+    MessageSink, MetricOptions, PowerOptions, ReportOptions, Source, Table,
 };
 use std::sync::{Arc, Mutex};
 
@@ -24,7 +24,7 @@ fn bad(keyword: &str, e: impl std::fmt::Display) -> PyErr {
 /// an iterable of dicts (`default` converts values JSON has no type for).
 /// `label` names rows in conversion errors (`data` → `data[3]`); `read`
 /// names the fields the options read besides the canonical ones.
-fn sources(py: Python<'_>, items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
+fn sources(items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
     let mut out = Vec::new();
     for item in items.try_iter()? {
         let item = item?;
@@ -37,14 +37,18 @@ fn sources(py: Python<'_>, items: &Bound<'_, PyAny>, read: &[String]) -> PyResul
         let kind: String = t.get_item(1)?.extract()?;
         let data = t.get_item(2)?;
         let label: String = t.get_item(3)?.extract()?;
-        let rows = if kind == "arrow" {
+        if kind == "arrow" {
             let batches = crate::arrow::read_stream(&data)?;
-            py.detach(|| crate::arrow::batches_to_rows(&batches, read, &label))?
-        } else {
-            let default = t.get_item(4)?;
-            let default = (!default.is_none()).then_some(default);
-            rows_to_maps(&data, &label, default.as_ref())?
-        };
+            let table = crate::table::ArrowTable::new(batches, read, &label)?;
+            out.push(Source::Table {
+                name,
+                table: Table::new(table),
+            });
+            continue;
+        }
+        let default = t.get_item(4)?;
+        let default = (!default.is_none()).then_some(default);
+        let rows = rows_to_maps(&data, &label, default.as_ref())?;
         out.push(Source::Rows { name, rows });
     }
     Ok(out)
@@ -58,7 +62,9 @@ fn named_fields(names: &[&Option<String>]) -> Vec<String> {
 
 /// Whether any source is in-memory rows (canonical rows).
 fn has_rows(sources: &[Source]) -> bool {
-    sources.iter().any(|s| matches!(s, Source::Rows { .. }))
+    sources
+        .iter()
+        .any(|s| matches!(s, Source::Rows { .. } | Source::Table { .. }))
 }
 
 fn source_format(name: Option<&str>, sources: &[Source]) -> PyResult<Option<Format>> {
@@ -176,7 +182,7 @@ pub fn report(
 ) -> PyResult<(String, BadRows, Vec<String>, TypedReport)> {
     let budget = budget_option(budget)?;
     let read = named_fields(&[&by, &cluster_by, &budget_field(&budget)]);
-    let srcs = self::sources(py, sources, &read)?;
+    let srcs = self::sources(sources, &read)?;
     let mut metrics =
         metric_options(k, tau, n, denominator, tie_policy, score_order, strict, dedupe)?;
     metrics.budget = budget;
@@ -244,7 +250,7 @@ pub fn compare(
 ) -> PyResult<(String, Vec<String>, TypedComparison)> {
     let budget = budget_option(budget)?;
     let read = named_fields(&[&by, &cluster_by, &group_by, &budget_field(&budget)]);
-    let srcs = self::sources(py, sources, &read)?;
+    let srcs = self::sources(sources, &read)?;
     let mut metrics =
         metric_options(k, tau, n, denominator, tie_policy, score_order, strict, dedupe)?;
     metrics.budget = budget;

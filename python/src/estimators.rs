@@ -6,8 +6,10 @@
 //! engine's scalar functions bit for bit — except pass@k and pass^k at
 //! n > [`PASCAL_MAX_N`], computed by [`fast`] within 5·10⁻¹⁴ relative of
 //! exact (the engine's double-double path takes microseconds a value, too
-//! slow for a million distinct n). With one `(k, τ)` every distinct `(n, c)`
-//! is computed once ([`EstimatorTable`]) and looked up, in parallel chunks;
+//! slow for a million distinct n). pass@k and pass^k at one k go through
+//! [`crate::counts`]; for the others, with one `(k, τ)` every distinct
+//! `(n, c)` is computed once ([`EstimatorTable`]) and looked up, in
+//! parallel chunks;
 //! with several, one table per distinct `(k, τ)` (up to [`MAX_TABLES`]),
 //! else each value is computed directly.
 
@@ -28,7 +30,7 @@ const CHUNK: usize = 1 << 14;
 const MAX_TABLES: usize = 64;
 
 #[derive(Clone, Copy)]
-enum Kind {
+pub(crate) enum Kind {
     PassAtK,
     PassPowK,
     GPassAtK,
@@ -36,7 +38,7 @@ enum Kind {
 }
 
 impl Kind {
-    fn parse(s: &str) -> PyResult<Kind> {
+    pub(crate) fn parse(s: &str) -> PyResult<Kind> {
         Ok(match s {
             "pass_at_k" => Kind::PassAtK,
             "pass_pow_k" => Kind::PassPowK,
@@ -50,7 +52,7 @@ impl Kind {
         })
     }
 
-    fn estimator(self, k: u64, tau: f64) -> CountsEstimator {
+    pub(crate) fn estimator(self, k: u64, tau: f64) -> CountsEstimator {
         match self {
             Kind::PassAtK => CountsEstimator::PassAtK(k),
             Kind::PassPowK => CountsEstimator::PassPowK(k),
@@ -76,14 +78,6 @@ impl<T: Copy> Arg<'_, T> {
     fn scalar(&self) -> bool {
         self.0.len() == 1
     }
-    /// The `len` values from `start` of an array argument.
-    fn chunk(&self, start: usize, len: usize) -> std::iter::Copied<std::slice::Iter<'_, T>> {
-        self.0[start..start + len].iter().copied()
-    }
-    /// A scalar argument `len` times.
-    fn repeat(&self, len: usize) -> std::iter::RepeatN<T> {
-        std::iter::repeat_n(self.0[0], len)
-    }
 }
 
 /// Largest n the engine's table keeps a dense row for; larger n go to a
@@ -93,10 +87,10 @@ const DENSE_MAX_N: u64 = 4096;
 /// Values of problems with n > [`DENSE_MAX_N`] within one chunk, by
 /// `(n, c, k, τ bits)`.
 #[derive(Default)]
-struct LocalMemo(HashMap<(u64, u64, u64, u64), f64>);
+pub(crate) struct LocalMemo(HashMap<(u64, u64, u64, u64), f64>);
 
 impl LocalMemo {
-    fn get(&mut self, kind: Kind, n: u64, c: u64, k: u64, tau: f64) -> f64 {
+    pub(crate) fn get(&mut self, kind: Kind, n: u64, c: u64, k: u64, tau: f64) -> f64 {
         *self
             .0
             .entry((n, c, k, tau.to_bits()))
@@ -106,168 +100,17 @@ impl LocalMemo {
 
 /// Largest n whose pass@k / pass^k come from the engine's table (whole
 /// Pascal-triangle rows, exact); above, from [`fast`].
-const PASCAL_MAX_N: u64 = 67;
+pub(crate) const PASCAL_MAX_N: u64 = 67;
 
 /// pass@k or pass^k from [`fast`]; `None` for the other estimators and
 /// where its bound does not hold.
 #[inline]
-fn fast_value(kind: Kind, n: u64, c: u64, k: u64) -> Option<f64> {
+pub(crate) fn fast_value(kind: Kind, n: u64, c: u64, k: u64) -> Option<f64> {
     match kind {
         Kind::PassAtK => fast::pass_at_k(n, c, k),
         Kind::PassPowK => fast::pass_pow_k(n, c, k),
         _ => None,
     }
-}
-
-/// The value of pass@k or pass^k for one problem with n > [`PASCAL_MAX_N`]:
-/// [`fast`], or the engine's function where its bound does not hold.
-fn large_n_value(kind: Kind, n: u64, c: u64, k: u64, memo: &mut LocalMemo) -> f64 {
-    match fast_value(kind, n, c, k) {
-        Some(v) => v,
-        None => memo.get(kind, n, c, k, 0.0),
-    }
-}
-
-/// Most distinct n that get a dense row each in [`DenseRows`].
-const MAX_DENSE_ROWS: usize = 64;
-
-/// Every value of each distinct n, when the problems have few distinct n
-/// (a benchmark at n = 16, a mix of a few n): a lookup is two loads.
-struct DenseRows {
-    /// Start of the row of n in `values`, by n (`u32::MAX`: n not present).
-    start: Vec<u32>,
-    /// The rows, each `n + 1` values (`NaN` where undefined).
-    values: Vec<f64>,
-}
-
-/// Problems looked at to find the distinct n for [`DenseRows`] (evenly
-/// spaced): an n missed is computed per problem, as without rows.
-const DENSE_ROWS_SAMPLE: usize = 1 << 16;
-
-impl DenseRows {
-    /// The rows of the distinct n among a sample of `ns`, or `None` when
-    /// there are more than [`MAX_DENSE_ROWS`] or the rows would hold more
-    /// values than half the problems (then computing each problem is
-    /// cheaper).
-    fn new(kind: Kind, k: u64, ns: &[u64], problems: usize) -> Option<DenseRows> {
-        let mut distinct: Vec<u64> = Vec::new();
-        for &n in ns.iter().step_by((ns.len() / DENSE_ROWS_SAMPLE).max(1)) {
-            if !distinct.contains(&n) {
-                if distinct.len() == MAX_DENSE_ROWS {
-                    return None;
-                }
-                distinct.push(n);
-            }
-        }
-        let max = *distinct.iter().max()?;
-        let entries: u64 = distinct.iter().map(|&n| n + 1).sum();
-        if max >= 1 << 20 || entries > problems as u64 / 2 {
-            return None;
-        }
-        let table = EstimatorTable::new(kind.estimator(k, 0.0));
-        let mut memo = LocalMemo::default();
-        let mut rows = DenseRows {
-            start: vec![u32::MAX; max as usize + 1],
-            values: Vec::new(),
-        };
-        for n in distinct {
-            rows.start[n as usize] = rows.values.len() as u32;
-            rows.values
-                .extend((0..=n).map(|c| value(kind, n, c, k, &table, &mut memo)));
-        }
-        Some(rows)
-    }
-
-    /// The value of `(n, c)` for c ≤ n, if n has a row.
-    #[inline]
-    fn get(&self, n: u64, c: u64) -> Option<f64> {
-        let start = *self.start.get(n as usize)?;
-        (start != u32::MAX).then(|| self.values[start as usize + c as usize])
-    }
-}
-
-/// pass@k or pass^k of one problem (c ≤ n): n ≤ [`PASCAL_MAX_N`] from the
-/// engine's table, larger n from [`large_n_value`].
-#[inline]
-fn value(kind: Kind, n: u64, c: u64, k: u64, table: &EstimatorTable, memo: &mut LocalMemo) -> f64 {
-    if n <= PASCAL_MAX_N {
-        table.get(n, c).unwrap_or(f64::NAN)
-    } else {
-        large_n_value(kind, n, c, k, memo)
-    }
-}
-
-/// Problems below which [`DenseRows`] are not tried.
-const DENSE_ROWS_MIN_PROBLEMS: usize = 4096;
-
-/// pass@k or pass^k (a scalar k) for every element: from [`DenseRows`]
-/// when there are few distinct n, else from [`value`] (the rows hold its
-/// values: either way a value is the same function of `(n, c)`). Returns
-/// the first index with c > n.
-fn fill_fast(kind: Kind, k: u64, n: Arg<u64>, c: Arg<u64>, out: &mut [f64]) -> Option<usize> {
-    let dense = (out.len() >= DENSE_ROWS_MIN_PROBLEMS)
-        .then(|| DenseRows::new(kind, k, n.0, out.len()))
-        .flatten();
-    let table = EstimatorTable::new(kind.estimator(k, 0.0));
-    out.par_chunks_mut(CHUNK)
-        .enumerate()
-        .filter_map(|(ci, chunk)| {
-            let start = ci * CHUNK;
-            let mut memo = LocalMemo::default();
-            let mut one = |ni: u64, cj: u64| match dense.as_ref().and_then(|rows| rows.get(ni, cj))
-            {
-                Some(v) => v,
-                None => value(kind, ni, cj, k, &table, &mut memo),
-            };
-            // Monomorphized per argument layout: no per-element broadcast
-            // test in the loop.
-            let bad = match (n.scalar(), c.scalar()) {
-                (false, false) => fill_pairs(
-                    n.chunk(start, chunk.len()),
-                    c.chunk(start, chunk.len()),
-                    chunk,
-                    &mut one,
-                ),
-                (true, false) => fill_pairs(
-                    n.repeat(chunk.len()),
-                    c.chunk(start, chunk.len()),
-                    chunk,
-                    &mut one,
-                ),
-                (false, true) => fill_pairs(
-                    n.chunk(start, chunk.len()),
-                    c.repeat(chunk.len()),
-                    chunk,
-                    &mut one,
-                ),
-                (true, true) => fill_pairs(
-                    n.repeat(chunk.len()),
-                    c.repeat(chunk.len()),
-                    chunk,
-                    &mut one,
-                ),
-            };
-            bad.map(|j| start + j)
-        })
-        .min()
-}
-
-/// `out[j] = value(n_j, c_j)` over paired counts; the first j with c > n
-/// stops the fill.
-#[inline]
-fn fill_pairs(
-    ns: impl Iterator<Item = u64>,
-    cs: impl Iterator<Item = u64>,
-    out: &mut [f64],
-    value: &mut impl FnMut(u64, u64) -> f64,
-) -> Option<usize> {
-    for (j, ((ni, cj), o)) in ns.zip(cs).zip(out.iter_mut()).enumerate() {
-        if cj > ni {
-            return Some(j);
-        }
-        *o = value(ni, cj);
-    }
-    None
 }
 
 /// One estimator for every element: a shared table, parallel chunks, each
@@ -457,7 +300,7 @@ pub fn estimate<'py>(
     let bad = py.detach(|| {
         let fast_kind = matches!(kind, Kind::PassAtK | Kind::PassPowK);
         if fast_kind && k.scalar() {
-            fill_fast(kind, k.at(0), n, c, out)
+            crate::counts::fill(kind, k.at(0), n.0, c.0, out).map(|(i, _)| i)
         } else if k.scalar() && tau.scalar() {
             fill_one(kind, k.at(0), tau.at(0), n, c, out)
         } else {

@@ -109,19 +109,28 @@ pub fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
         return None;
     }
     let r = ratio_product((n - c) as f64, n, k);
-    // |r − R| ≤ γ·R with R ≤ r·1.0001, so 1 − R ≥ (1 − r) − err; the
-    // relative error of fl(1 − r) is then ≤ e + u(1 + e), e = err/margin:
-    // accept when that is ≤ TOL (multiplied out, no division).
-    let err = gamma(2 * k - 1) * r * 1.0001;
-    let margin = (1.0 - r) - err;
-    if margin > 0.0 && err * (1.0 + U) <= margin * (TOL - U) {
+    if complement_is_exact(r, gamma(2 * k - 1)) {
         return Some(1.0 - r);
     }
     Some(telescoping(n as f64, c as f64, k))
 }
 
+/// Whether `fl(1 − r)` is within [`TOL`] of `1 − R`, for a computed ratio
+/// `r` with `|r − R| ≤ γ·R` (`gamma` = γ_{2k−1}).
+///
+/// R ≤ r·1.0001, so 1 − R ≥ (1 − r) − err; the relative error of
+/// fl(1 − r) is then ≤ e + u(1 + e), e = err/margin: accepted when that is
+/// ≤ TOL (multiplied out, no division).
+#[inline(always)]
+fn complement_is_exact(r: f64, gamma: f64) -> bool {
+    let err = gamma * r * 1.0001;
+    let margin = (1.0 - r) - err;
+    margin > 0.0 && err * (1.0 + U) <= margin * (TOL - U)
+}
+
 /// `1 − Π_{j<k} (1 − c/(n−j)) = Σ_{j<k} c/(n−j) · Π_{i<j} (n−c−i)/(n−i)`:
 /// positive terms only, relative error ≤ γ_{3k+1} ≤ [`TOL`] (k ≤ [`MAX_K`]).
+#[inline(never)]
 fn telescoping(nf: f64, cf: f64, k: u64) -> f64 {
     let (mut p, mut s) = (1.0, 0.0);
     for j in 0..k {
@@ -151,6 +160,154 @@ pub fn pass_pow_k(n: u64, c: u64, k: u64) -> Option<f64> {
     (r >= MIN_NORMAL_PRODUCT).then_some(r)
 }
 
+/// Problems per block of [`Lanes`]: two vector registers of f64 (AVX-512;
+/// four with AVX2), so each step has eight independent products in flight
+/// (four per product's even and odd halves) — the products are a chain of
+/// multiplications, bound by latency with fewer.
+pub const LANES: usize = 16;
+
+/// pass@k and pass^k at one k for [`LANES`] problems at a time, the same
+/// operations in the same order as [`pass_at_k`] and [`pass_pow_k`] (so
+/// bit for bit their values), written lane by lane so the compiler turns
+/// each step into vector instructions. Only for problems every lane of
+/// which [`Lanes::generic_at`] / [`Lanes::generic_pow`] admits; the caller
+/// sends the others to the scalar functions.
+pub struct Lanes {
+    k: u64,
+    /// n must be below this: exact in f64, and `n^k` finite.
+    n_limit: u64,
+    /// γ_{2k−1}, the ratio's relative error bound.
+    gamma: f64,
+}
+
+/// `v as f64` for v < 2⁵², by the bits of 2⁵² + v (x86 before AVX-512DQ
+/// has no vector u64 → f64 conversion; this is an OR and a subtraction).
+#[inline(always)]
+fn small_to_f64(v: u64) -> f64 {
+    const TWO_52: u64 = 0x4330_0000_0000_0000; // the bits of 2⁵²
+    f64::from_bits(TWO_52 | v) - 4_503_599_627_370_496.0
+}
+
+/// Largest n the engine's table serves exactly (whole Pascal rows); the
+/// lanes take only larger n, as [`pass_at_k`]'s callers do.
+const LANES_MIN_N: u64 = 67;
+
+impl Lanes {
+    /// The kernels for `k`, or `None` when k is outside what this module
+    /// computes (k < 2, k > [`MAX_K`]).
+    pub fn new(k: u64) -> Option<Lanes> {
+        if !(2..=MAX_K).contains(&k) {
+            return None;
+        }
+        // bits(n)·k ≤ MAX_PRODUCT_BITS ⇔ n < 2^(MAX_PRODUCT_BITS / k);
+        // below 2⁵² for [`small_to_f64`].
+        let bits = (MAX_PRODUCT_BITS / k as u32).min(52);
+        Some(Lanes {
+            k,
+            n_limit: 1 << bits,
+            gamma: gamma(2 * k - 1),
+        })
+    }
+
+    /// Whether pass@k of `(n, c)` takes the lanes' path: n above the
+    /// engine's table and within range, 1 ≤ c ≤ n − k (not an edge case).
+    /// Negative counts read as u64 are huge and fail it.
+    #[inline(always)]
+    pub fn generic_at(&self, n: u64, c: u64) -> bool {
+        (n > LANES_MIN_N) & (n < self.n_limit) & (c >= 1) & (c <= n.wrapping_sub(self.k))
+    }
+
+    /// Whether pass^k of `(n, c)` takes the lanes' path: as
+    /// [`Lanes::generic_at`], with k ≤ c ≤ n.
+    #[inline(always)]
+    pub fn generic_pow(&self, n: u64, c: u64) -> bool {
+        (n > LANES_MIN_N) & (n < self.n_limit) & (c >= self.k) & (c <= n)
+    }
+
+    /// `Π_{j<k} (a−j)` in each lane, as [`falling`].
+    #[inline(always)]
+    fn falling(&self, a: &[f64; LANES]) -> [f64; LANES] {
+        let (mut even, mut odd) = ([1.0; LANES], [1.0; LANES]);
+        // j as f64 alongside (small integers: exact, the same values).
+        let (mut j, mut j0) = (0, 0.0);
+        while j + 1 < self.k {
+            let j1 = j0 + 1.0;
+            for l in 0..LANES {
+                even[l] *= a[l] - j0;
+            }
+            for l in 0..LANES {
+                odd[l] *= a[l] - j1;
+            }
+            j += 2;
+            j0 += 2.0;
+        }
+        if j < self.k {
+            for l in 0..LANES {
+                even[l] *= a[l] - j0;
+            }
+        }
+        let mut out = [0.0; LANES];
+        for l in 0..LANES {
+            out[l] = even[l] * odd[l];
+        }
+        out
+    }
+
+    /// `Π_{j<k} (a−j)/(n−j)` in each lane, as [`ratio_product`] on its
+    /// product path (the only one [`Lanes::n_limit`] admits).
+    #[inline(always)]
+    fn ratio(&self, a: &[u64; LANES], n: &[u64; LANES]) -> [f64; LANES] {
+        let (mut af, mut nf) = ([0.0; LANES], [0.0; LANES]);
+        for l in 0..LANES {
+            af[l] = small_to_f64(a[l]);
+            nf[l] = small_to_f64(n[l]);
+        }
+        let (num, den) = (self.falling(&af), self.falling(&nf));
+        let mut r = [0.0; LANES];
+        for l in 0..LANES {
+            r[l] = num[l] / den[l];
+        }
+        r
+    }
+
+    /// pass@k of [`LANES`] problems that [`Lanes::generic_at`] admits:
+    /// [`pass_at_k`]'s value in each lane.
+    #[inline(always)]
+    pub fn pass_at_k(&self, n: &[u64; LANES], c: &[u64; LANES], out: &mut [f64]) {
+        let mut a = [0u64; LANES];
+        for l in 0..LANES {
+            a[l] = n[l] - c[l];
+        }
+        let r = self.ratio(&a, n);
+        let mut exact = [false; LANES];
+        for l in 0..LANES {
+            exact[l] = complement_is_exact(r[l], self.gamma);
+            out[l] = 1.0 - r[l];
+        }
+        // Few correct of many (rare): the telescoping sum, as pass_at_k.
+        for l in 0..LANES {
+            if !exact[l] {
+                out[l] = telescoping(n[l] as f64, c[l] as f64, self.k);
+            }
+        }
+    }
+
+    /// pass^k of [`LANES`] problems that [`Lanes::generic_pow`] admits:
+    /// [`pass_pow_k`]'s value in each lane, `NaN` where it would return
+    /// `None` (an underflowing product: the caller computes those).
+    #[inline(always)]
+    pub fn pass_pow_k(&self, n: &[u64; LANES], c: &[u64; LANES], out: &mut [f64]) {
+        let r = self.ratio(c, n);
+        for l in 0..LANES {
+            out[l] = if r[l] >= MIN_NORMAL_PRODUCT {
+                r[l]
+            } else {
+                f64::NAN
+            };
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,5 +320,70 @@ mod tests {
         // gamma's division-free form is an upper bound of m·u/(1 − m·u).
         let m = 3 * MAX_K + 1;
         assert!(gamma(m) >= m as f64 * U / (1.0 - m as f64 * U));
+    }
+
+    /// The lanes give the scalar functions' values bit for bit, and admit
+    /// only what those compute on their product path.
+    #[test]
+    fn lanes_equal_the_scalar_functions() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        for k in [2, 3, 8, 16, 33, 64] {
+            let lanes = Lanes::new(k).unwrap();
+            for _ in 0..2000 {
+                // Half the blocks small enough for the table.
+                let span = if next(2) == 0 {
+                    4900
+                } else {
+                    1 << (5 + next(30))
+                };
+                let n: [u64; LANES] =
+                    std::array::from_fn(|_| (68 + next(span)).min(lanes.n_limit - 1));
+                let c: [u64; LANES] = std::array::from_fn(|l| {
+                    [
+                        1,
+                        next(40),
+                        n[l] - k - next(3).min(n[l] - k),
+                        next(n[l] + 1),
+                    ][next(4) as usize]
+                });
+                let (mut at, mut pow) = ([0.0; LANES], [0.0; LANES]);
+                if (0..LANES).all(|l| lanes.generic_at(n[l], c[l])) {
+                    lanes.pass_at_k(&n, &c, &mut at);
+                    for l in 0..LANES {
+                        let want = pass_at_k(n[l], c[l], k).unwrap();
+                        assert_eq!(at[l].to_bits(), want.to_bits(), "{} {} {k}", n[l], c[l]);
+                    }
+                }
+                if (0..LANES).all(|l| lanes.generic_pow(n[l], c[l])) {
+                    lanes.pass_pow_k(&n, &c, &mut pow);
+                    for l in 0..LANES {
+                        match pass_pow_k(n[l], c[l], k) {
+                            Some(v) => assert_eq!(pow[l].to_bits(), v.to_bits()),
+                            None => assert!(pow[l].is_nan()),
+                        }
+                    }
+                }
+            }
+        }
+        assert!(Lanes::new(1).is_none() && Lanes::new(65).is_none());
+        for v in [0, 1, 67, 12_345, (1 << 52) - 1] {
+            assert_eq!(small_to_f64(v), v as f64);
+        }
+        let lanes = Lanes::new(16).unwrap();
+        assert!(
+            !lanes.generic_at(67, 10) && !lanes.generic_at(100, 0) && !lanes.generic_at(100, 85)
+        );
+        assert!(lanes.generic_at(100, 84) && !lanes.generic_at(100, (-1i64) as u64));
+        assert!(
+            !lanes.generic_pow(100, 15)
+                && lanes.generic_pow(100, 100)
+                && !lanes.generic_pow(100, 101)
+        );
     }
 }

@@ -7,10 +7,13 @@
 //! GIL.
 //!
 //! - [`estimators`]: pass@k, pass^k, G-Pass@k, mG-Pass@k over flat arrays
-//!   ([`fast`]: pass@k and pass^k for large n with a proven error bound).
+//!   ([`fast`]: pass@k and pass^k for large n with a proven error bound;
+//!   [`counts`]: pass@k and pass^k at one k straight from numpy's arrays).
 //! - [`engine`]: report, compare and power, with errors and findings worded
 //!   with the Python keyword arguments.
-//! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → in-memory rows.
+//! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → record batches
+//!   and canonical field maps; [`table`]: the batches as rows that map
+//!   straight into records.
 //! - [`convert`]: Python rows (dicts) → in-memory rows.
 //! - [`grading`]: answer extraction and equivalence.
 //! - [`pages`]: the typed report / comparison and their HTML pages (the
@@ -20,11 +23,13 @@ use pyo3::prelude::*;
 
 mod arrow;
 mod convert;
+mod counts;
 mod engine;
 mod estimators;
 mod fast;
 mod grading;
 mod pages;
+mod table;
 mod wording;
 
 pyo3::create_exception!(
@@ -39,6 +44,7 @@ fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(estimators::estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(counts::estimate_counts, m)?)?;
     m.add_function(wrap_pyfunction!(engine::report, m)?)?;
     m.add_function(wrap_pyfunction!(engine::compare, m)?)?;
     m.add_function(wrap_pyfunction!(engine::power, m)?)?;

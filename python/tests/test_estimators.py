@@ -338,3 +338,57 @@ def test_large_n_arrays_use_exact_values():
         assert close(out[i], exact_pass_at_k(int(n[i]), int(c[i]), 7), 1e-12)
     np.testing.assert_array_equal(rollstat.pass_at_k(n, c, np.array([7, 7, 7, 7])), out)
     np.testing.assert_array_equal(rollstat.pass_at_k(10_000, [3, 4], 7), [out[0], rollstat.pass_at_k(10_000, 4, 7)])
+
+
+# ------------------------------------------ integer arrays read in place
+
+
+def in_place_cases(seed: int, size: int):
+    """Distinct n in [16, 100,000) (the benchmark's regime) with c spread
+    over [0, n], concentrated near 0 (1 − R near 0: the telescoping sum)
+    and near n (the edge n − c < k), plus a few n ≤ 67 (the engine's table)."""
+    rng = np.random.default_rng(seed)
+    n = rng.integers(16, 100_000, size=size)
+    n[:50] = rng.integers(1, 68, size=50)
+    frac = rng.random(size)
+    c = (rng.random(size) * (n + 1)).astype(np.int64)
+    c = np.where(frac < 0.25, (frac * 20).astype(np.int64), c)
+    c = np.where(frac > 0.85, n - (frac * 80).astype(np.int64), c).clip(0, n)
+    return n, c
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint64, np.uint32])
+@pytest.mark.parametrize("k", [2, 5, 16, 64, 65])
+def test_in_place_arrays_against_exact_fractions(dtype, k):
+    # Arrays of one integer dtype and one k are read in place (blocks of
+    # problems in vector lanes): within 5e-14 of the exact fraction, and the
+    # same bits as the per-element path (an array k) and as scalar calls.
+    n, c = in_place_cases(31 + k, 6_000)
+    nd, cd = n.astype(dtype), c.astype(dtype)
+    for f, exact in ((rollstat.pass_at_k, exact_pass_at_k), (rollstat.pass_pow_k, exact_pass_pow_k)):
+        got = f(nd, cd, k)
+        np.testing.assert_array_equal(got, f(n.astype(np.float64), c.astype(np.float64), np.full(n.size, k)))
+        rng = np.random.default_rng(k)
+        for i in [*range(0, 60, 3), *rng.integers(0, n.size, size=120)]:
+            ni, ci = int(n[i]), int(c[i])
+            if k > ni:
+                assert math.isnan(got[i])
+                continue
+            e = exact(ni, ci, k)
+            assert close(got[i], e, 5e-14), (f.__name__, ni, ci, k, got[i], float(e))
+            assert got[i] == f(ni, ci, k)
+
+
+def test_in_place_errors_name_the_first_bad_element():
+    n = np.array([100, 200, 300, 400, 500] * 2000, dtype=np.int64)
+    c = np.full(n.size, 7, dtype=np.int64)
+    c[1234] = -3
+    with pytest.raises(InputError, match=r"c: counts must be >= 0, found -3 at index 1234"):
+        rollstat.pass_at_k(n, c, 4)
+    n32 = n.astype(np.int32)
+    n32[999] = -1
+    with pytest.raises(InputError, match=r"n: counts must be >= 0, found -1 at index 999"):
+        rollstat.pass_pow_k(n32, c.astype(np.int32), 4)
+    c[1234] = 501
+    with pytest.raises(InputError, match=r"c: 501 correct exceeds n = 500 rollouts at index 1234"):
+        rollstat.pass_at_k(n, c, 4)

@@ -63,7 +63,7 @@ pub fn run(a: &ConvertArgs) -> Result<()> {
             Loaded::Native(f) => (f.path.display().to_string(), f.format.to_string()),
             Loaded::Canonical { path, .. } => (path.clone(), "canonical".into()),
             Loaded::CanonicalFile { path } => (path.clone(), "canonical".into()),
-            Loaded::Rows { name, .. } => (name.clone(), "rows".into()),
+            Loaded::Rows { name, .. } | Loaded::Table { name, .. } => (name.clone(), "rows".into()),
         };
         if let Loaded::Native(f) = source {
             for w in &f.warnings {

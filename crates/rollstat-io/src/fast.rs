@@ -14,7 +14,7 @@
 //!
 //! [`parse_record_with`]: crate::record::parse_record_with
 
-use crate::record::{Record, RecordBody, FAILED_STATUSES, TRUNCATION_REASONS};
+use crate::record::{is_failed_status, Record, RecordBody, TRUNCATION_REASONS};
 use rollstat_core::rollouts::AnswerRef;
 use rollstat_core::summary::{Answer, Verdict};
 use serde::de::{self, Deserializer, Visitor};
@@ -282,29 +282,40 @@ pub(crate) fn handles_field(field: Option<&str>) -> bool {
 }
 
 /// A flat rollout row with its text fields borrowed from the input line
-/// where they needed no unescaping: what the fast paths hand the fold.
+/// (or an in-memory column) where they needed no unescaping: what the fast
+/// paths hand the fold. Its meaning is that of the [`Record`] it becomes
+/// ([`FlatRow::into_record`]); it has no selector score.
 /// Fields most rows lack sit behind one box, so a row is small (rows of a
 /// block are all held at once).
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct FlatRow<'a> {
+pub struct FlatRow<'a> {
+    /// The problem id.
     pub problem: Cow<'a, str>,
+    /// The `rollout` index, if given.
     pub index: Option<u64>,
     /// `None`: grade the row (`correct` absent, `gold` present).
     pub verdict: Option<Verdict>,
+    /// The extracted answer.
     pub answer: FlatAnswer<'a>,
+    /// Whether the generation was truncated.
     pub truncated: bool,
+    /// The rarer fields, boxed when any is present.
     pub extra: Option<Box<FlatExtra<'a>>>,
-    /// `output_tokens` ([`FAST_BUDGET`]), when given.
+    /// The budget field's value (`output_tokens`, [`FAST_BUDGET`], on the
+    /// file paths), when given.
     pub budget: Option<f64>,
 }
 
 /// The rarer fields of a [`FlatRow`].
 #[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct FlatExtra<'a> {
+pub struct FlatExtra<'a> {
     /// `model` and `run` joined with `/` (see [`Record::system`]).
     pub system: Option<Cow<'a, str>>,
+    /// The `subset` field.
     pub subset: Option<Cow<'a, str>>,
+    /// The value of the breakdown field.
     pub by_value: Option<Cow<'a, str>>,
+    /// The value of the cluster field.
     pub cluster_value: Option<Cow<'a, str>>,
     /// Kept only when `verdict` is `None`.
     pub gold: Option<Cow<'a, str>>,
@@ -356,9 +367,12 @@ impl<'a> FlatRow<'a> {
 
 /// [`Answer`] with borrowed text.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) enum FlatAnswer<'a> {
+pub enum FlatAnswer<'a> {
+    /// No `answer` field.
     Unknown,
+    /// `answer` is null.
     Unextracted,
+    /// The answer's text.
     Text(Cow<'a, str>),
 }
 
@@ -420,13 +434,6 @@ pub(crate) fn join_system<'a>(
 /// Whether `finish_reason` / `truncated` mark a truncated generation.
 pub(crate) fn is_truncated(finish_reason: Option<&str>, truncated: Option<bool>) -> bool {
     finish_reason.is_some_and(|f| TRUNCATION_REASONS.contains(&f)) || truncated == Some(true)
-}
-
-/// Whether a `status` value means no verdict exists.
-pub(crate) fn is_failed_status(status: &str) -> bool {
-    FAILED_STATUSES
-        .iter()
-        .any(|f| f.eq_ignore_ascii_case(status))
 }
 
 /// Parses a flat rollout row, or returns `None` to use the general path.

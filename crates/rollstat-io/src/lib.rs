@@ -33,7 +33,32 @@ pub mod record;
 mod scan;
 mod source;
 
+pub use fast::{FlatAnswer, FlatExtra, FlatRow};
 pub use source::{Input, InputFormat};
+
+/// Parsed rows as whole records.
+fn full(
+    rows: Vec<(u64, Result<Record, String>)>,
+) -> Vec<(u64, Result<RowRecord<'static>, String>)> {
+    rows.into_iter()
+        .map(|(line, r)| (line, r.map(RowRecord::from)))
+        .collect()
+}
+
+/// One in-memory row, parsed: a flat rollout row with borrowed text, or a
+/// whole record (problem rows, count rows, rows with a selector score).
+pub enum RowRecord<'a> {
+    /// A flat rollout row.
+    Flat(FlatRow<'a>),
+    /// Any row (boxed: large, and rarer).
+    Full(Box<Record>),
+}
+
+impl From<Record> for RowRecord<'_> {
+    fn from(r: Record) -> Self {
+        RowRecord::Full(Box::new(r))
+    }
+}
 use std::io::Read;
 
 use fold::{Context, Item, Shard};
@@ -266,7 +291,7 @@ impl<'g> Collector<'g> {
                 self.opts.budget.as_deref(),
             );
             records = rows.len() as u64;
-            self.push_rows(&path, rows)?;
+            self.push_rows(&path, full(rows))?;
         } else {
             // JSON Lines streams in blocks cut at a newline. While a block
             // is hashed (one thread) and parsed and folded (the others), the
@@ -474,11 +499,50 @@ impl<'g> Collector<'g> {
         }
     }
 
-    fn push_rows(
+    /// Folds already-parsed rows as [`Collector::fold_block`] folds a
+    /// block: keyed in parallel, then each shard's rows in input order, the
+    /// shards in parallel. Under `strict` the earliest bad row is the error
+    /// — the one a row-at-a-time fold stops at, since a shard's verdict on a
+    /// row depends only on the rows before it.
+    fn push_rows<'r>(
         &mut self,
         path: &str,
-        rows: impl IntoIterator<Item = (u64, Result<Record, String>)>,
+        rows: Vec<(u64, Result<RowRecord<'r>, String>)>,
     ) -> Result<(), ReadError> {
+        use rayon::prelude::*;
+        let base = self.seq;
+        self.seq += rows.len() as u64;
+        // Each row keyed where it lies (no second copy of the rows).
+        let items: Vec<Result<Item<'r>, (u64, String)>> = rows
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, (line, row))| {
+                let row = match row.map_err(|reason| (line, reason))? {
+                    RowRecord::Flat(f) => fold::Row::Flat(f),
+                    RowRecord::Full(r) => fold::Row::Full(r),
+                };
+                Ok(Item {
+                    seq: base + i as u64,
+                    line,
+                    hash: row.key_hash(),
+                    row,
+                })
+            })
+            .collect();
+        let mut shards: Vec<Vec<usize>> = vec![Vec::new(); fold::SHARDS];
+        for (i, item) in items.iter().enumerate() {
+            match item {
+                Ok(item) => shards[fold::shard_of(item.hash)].push(i),
+                Err((line, reason)) => self.bad.push((
+                    base + i as u64,
+                    BadLine {
+                        path: path.to_string(),
+                        line: *line,
+                        reason: reason.clone(),
+                    },
+                )),
+            }
+        }
         let cx = Context {
             file: self.paths.len() - 1,
             path,
@@ -486,37 +550,18 @@ impl<'g> Collector<'g> {
             by: self.opts.by.as_deref(),
             grader: self.grader,
         };
-        for (line, row) in rows {
-            let seq = self.seq;
-            self.seq += 1;
-            match row {
-                Ok(r) => {
-                    let row = fold::Row::Full(Box::new(r));
-                    let hash = row.key_hash();
-                    let shard = &mut self.shards[fold::shard_of(hash)];
-                    shard.push(
-                        &Item {
-                            seq,
-                            line,
-                            hash,
-                            row,
-                        },
-                        &cx,
-                    );
+        self.shards
+            .par_iter_mut()
+            .zip(shards)
+            .for_each(|(shard, mine)| {
+                for i in mine {
+                    if let Ok(item) = &items[i] {
+                        shard.push(item, &cx);
+                    }
                 }
-                Err(reason) => self.bad.push((
-                    seq,
-                    BadLine {
-                        path: path.to_string(),
-                        line,
-                        reason,
-                    },
-                )),
-            }
-            if self.opts.strict {
-                // Rows fold one at a time here: the first bad one stops.
-                self.check_strict()?;
-            }
+            });
+        if self.opts.strict {
+            self.check_strict()?;
         }
         Ok(())
     }
@@ -525,10 +570,40 @@ impl<'g> Collector<'g> {
     pub fn add_rows(
         &mut self,
         info: InputInfo,
-        rows: impl IntoIterator<Item = (u64, Result<Record, String>)>,
+        rows: Vec<(u64, Result<Record, String>)>,
+    ) -> Result<(), ReadError> {
+        self.add_row_records(info, full(rows))
+    }
+
+    /// Adds already-parsed in-memory rows, folded in parallel (a table's
+    /// rows, flat ones borrowing their text from its columns).
+    pub fn add_row_records(
+        &mut self,
+        info: InputInfo,
+        rows: Vec<(u64, Result<RowRecord<'_>, String>)>,
     ) -> Result<(), ReadError> {
         let path = info.path.clone();
         self.start_input(info);
+        self.push_rows(&path, rows)
+    }
+
+    /// Starts an input whose rows come in pieces ([`Collector::more_row_records`]).
+    pub fn start_rows(&mut self, info: InputInfo) {
+        self.start_input(info);
+    }
+
+    /// Adds one piece of the current input's parsed rows (counted in its
+    /// `records`), folded in parallel; pieces fold in order, so the result
+    /// is that of all rows added at once.
+    pub fn more_row_records(
+        &mut self,
+        rows: Vec<(u64, Result<RowRecord<'_>, String>)>,
+    ) -> Result<(), ReadError> {
+        let Some(info) = self.inputs.last_mut() else {
+            unreachable!("more_row_records follows start_rows")
+        };
+        info.records += rows.len() as u64;
+        let path = info.path.clone();
         self.push_rows(&path, rows)
     }
 

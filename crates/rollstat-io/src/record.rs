@@ -79,6 +79,18 @@ pub(crate) const FAILED_STATUSES: [&str; 6] = [
     "api_error",
 ];
 
+/// Whether a `status` value means no verdict exists (in any letter case).
+///
+/// ```
+/// assert!(rollstat_io::record::is_failed_status("Timeout"));
+/// assert!(!rollstat_io::record::is_failed_status("ok"));
+/// ```
+pub fn is_failed_status(status: &str) -> bool {
+    FAILED_STATUSES
+        .iter()
+        .any(|f| f.eq_ignore_ascii_case(status))
+}
+
 fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",

@@ -19,9 +19,8 @@
 //!
 //! [`parse_flat`]: crate::fast::parse_flat
 
-use crate::fast::{
-    handles_field, is_failed_status, is_truncated, join_system, FlatAnswer, FlatExtra, FlatRow,
-};
+use crate::fast::{handles_field, is_truncated, join_system, FlatAnswer, FlatExtra, FlatRow};
+use crate::record::is_failed_status;
 use rollstat_core::summary::Verdict;
 use std::borrow::Cow;
 

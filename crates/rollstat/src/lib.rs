@@ -75,11 +75,16 @@ pub use options::{
     ReportOptions, DEFAULT_BUDGET_FIELD, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
 };
 pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
-pub use read::{canonical_rows, gather, gather_with, Gathered, Loaded, Source};
+pub use read::{
+    canonical_rows, gather, gather_with, CanonicalRow, Gathered, Loaded, ParsedRow, RowFields,
+    RowSink, RowTable, Source, Table,
+};
 pub use report::report;
 
 pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
 pub use rollstat_core::vote::TiePolicy;
 pub use rollstat_formats::{DecompressLimit, Format};
 pub use rollstat_grade::{GradingPolicy, Match};
-pub use rollstat_io::{BadLine, Dedupe, ReadOptions};
+pub use rollstat_io::{
+    BadLine, Dedupe, FlatAnswer, FlatExtra, FlatRow, ReadError, ReadOptions, RowRecord,
+};

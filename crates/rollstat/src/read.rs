@@ -15,12 +15,13 @@ use crate::findings::Finding;
 use crate::harness::{record_scopes, Key, Scopes, Tracked};
 use crate::options::MessageSink;
 use crate::rows::Row;
+use rayon::prelude::*;
 use rollstat_core::input::InputInfo;
 use rollstat_formats::{
     Classified, DecompressLimit, Format, FormatError, HarnessAggregate, NativeFile,
 };
 use rollstat_io::record::{parse_record_budget, Record};
-use rollstat_io::{BadLine, Collected, Collector, Input, ReadError, ReadOptions};
+use rollstat_io::{BadLine, Collected, Collector, Input, ReadError, ReadOptions, RowRecord};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -56,6 +57,40 @@ pub enum Source {
         /// The rows, in order.
         rows: Vec<Row>,
     },
+    /// Rows in memory that parse themselves ([`RowTable`]: e.g. a table
+    /// of columns, each row mapped straight into a record): read as
+    /// [`Source::Rows`] are (format `rows`, `name:N` for the N-th row, no
+    /// format detection, no hash), parsed with the fields the options name.
+    ///
+    /// ```
+    /// use rollstat::{report, CanonicalRow, ParsedRow, ReportOptions, RowFields, RowRecord};
+    /// use rollstat::{ReadError, RowSink, RowTable, Source, Table};
+    /// use serde_json::json;
+    /// /// Two rollouts of one problem, parsed from their field maps.
+    /// struct Two;
+    /// impl RowTable for Two {
+    ///     fn records<'s>(&'s self, fields: RowFields<'_>, sink: RowSink<'_, 's>) -> Result<(), ReadError> {
+    ///         let parse = |m| fields.parse(&m).map(RowRecord::from);
+    ///         sink(self.field_maps().into_iter().map(|(i, m)| (i, m.and_then(parse))).collect())
+    ///     }
+    ///     fn field_maps(&self) -> Vec<CanonicalRow> {
+    ///         [true, false].iter().enumerate().map(|(i, c)| {
+    ///             let m = json!({"problem": "p", "correct": c});
+    ///             (i as u64 + 1, Ok(m.as_object().unwrap().clone()))
+    ///         }).collect()
+    ///     }
+    /// }
+    /// let source = Source::Table { name: "frame".into(), table: Table::new(Two) };
+    /// let r = report(&[source], &ReportOptions::default()).unwrap();
+    /// assert_eq!(r.inputs[0].format, "rows");
+    /// assert_eq!(r.inputs[0].records, 2);
+    /// ```
+    Table {
+        /// The rows' name: in messages and in `inputs` (format `rows`).
+        name: String,
+        /// The rows.
+        table: Table,
+    },
 }
 
 impl From<&str> for Source {
@@ -87,13 +122,15 @@ impl Source {
         match self {
             Source::Path(p) => p.display().to_string(),
             Source::Stdin => "<stdin>".into(),
-            Source::Bytes { name, .. } | Source::Rows { name, .. } => name.clone(),
+            Source::Bytes { name, .. } | Source::Rows { name, .. } | Source::Table { name, .. } => {
+                name.clone()
+            }
         }
     }
 }
 
 /// One input after detection.
-pub enum Loaded {
+pub enum Loaded<'a> {
     /// Native rows, already canonical field maps.
     Native(NativeFile),
     /// Canonical JSONL/CSV bytes (decompressed) for rollstat-io's reader.
@@ -115,17 +152,25 @@ pub enum Loaded {
     Rows {
         /// The rows' name, as in [`Source::Rows`].
         name: String,
-        /// The rows, in order.
-        rows: Vec<Row>,
+        /// The rows, in order: borrowed from the [`Source::Rows`] (a
+        /// million rows are not copied to be read).
+        rows: &'a [Row],
+    },
+    /// Rows from memory that parse themselves ([`Source::Table`]).
+    Table {
+        /// The rows' name, as in [`Source::Table`].
+        name: String,
+        /// The rows.
+        table: &'a Table,
     },
 }
 
 /// What the sources held.
 #[derive(Default)]
-pub struct Gathered {
+pub struct Gathered<'a> {
     /// Every input loaded, source by source (a directory contributes each
     /// of its files that loaded).
-    pub loaded: Vec<Loaded>,
+    pub loaded: Vec<Loaded<'a>>,
     /// Files of a directory walk that could not be read: (path, why).
     pub failed: Vec<(String, String)>,
     /// Files of a directory walk passed over on purpose.
@@ -177,7 +222,11 @@ fn is_detect_failure(e: &FormatError) -> bool {
 /// A file that detection did not recognise may still be canonical JSONL
 /// whose first rows are malformed: the canonical reader then names each bad
 /// row. Returns the canonical source when at least one row parses.
-fn canonical_fallback(path: &Path, opts: &ReadOptions, limit: DecompressLimit) -> Option<Loaded> {
+fn canonical_fallback(
+    path: &Path,
+    opts: &ReadOptions,
+    limit: DecompressLimit,
+) -> Option<Loaded<'static>> {
     let decoded = rollstat_formats::read_decoded_with(path, limit).ok()?;
     let shown = path.display().to_string();
     let input = Input::from_bytes(&plain_name(&shown), decoded.content.clone());
@@ -221,7 +270,7 @@ fn plain_canonical(path: &Path, from: Option<Format>) -> bool {
             || rollstat_formats::detect(path, &head).is_ok_and(|f| f.is_canonical()))
 }
 
-fn canonical_source(path: &Path, limit: DecompressLimit) -> Result<Loaded, FormatError> {
+fn canonical_source(path: &Path, limit: DecompressLimit) -> Result<Loaded<'static>, FormatError> {
     let decoded = rollstat_formats::read_decoded_with(path, limit)?;
     Ok(Loaded::Canonical {
         path: path.display().to_string(),
@@ -233,17 +282,21 @@ fn canonical_source(path: &Path, limit: DecompressLimit) -> Result<Loaded, Forma
 /// Detects and loads every source. Files named directly must be readable;
 /// files inside a directory are read leniently (failures are listed in
 /// [`Gathered::failed`]).
-pub fn gather(sources: &[Source], from: Option<Format>, opts: &ReadOptions) -> Result<Gathered> {
+pub fn gather<'a>(
+    sources: &'a [Source],
+    from: Option<Format>,
+    opts: &ReadOptions,
+) -> Result<Gathered<'a>> {
     gather_with(sources, from, opts, DecompressLimit::default())
 }
 
 /// [`gather`] with a limit on how far compressed inputs may expand.
-pub fn gather_with(
-    sources: &[Source],
+pub fn gather_with<'a>(
+    sources: &'a [Source],
     from: Option<Format>,
     opts: &ReadOptions,
     limit: DecompressLimit,
-) -> Result<Gathered> {
+) -> Result<Gathered<'a>> {
     let mut g = Gathered::default();
     for source in sources {
         match source {
@@ -254,7 +307,11 @@ pub fn gather_with(
             }
             Source::Rows { name, rows } => g.loaded.push(Loaded::Rows {
                 name: name.clone(),
-                rows: rows.clone(),
+                rows,
+            }),
+            Source::Table { name, table } => g.loaded.push(Loaded::Table {
+                name: name.clone(),
+                table,
             }),
             Source::Path(path) => gather_path(path, from, opts, limit, &mut g)?,
         }
@@ -267,7 +324,7 @@ fn gather_path(
     from: Option<Format>,
     opts: &ReadOptions,
     limit: DecompressLimit,
-    g: &mut Gathered,
+    g: &mut Gathered<'_>,
 ) -> Result<()> {
     if path.is_file() && plain_canonical(path, from) {
         g.ambiguous.extend(fit_note(path, from));
@@ -322,7 +379,7 @@ fn gather_path(
     Ok(())
 }
 
-fn read_stdin(from: Option<Format>, limit: DecompressLimit) -> Result<Loaded> {
+fn read_stdin(from: Option<Format>, limit: DecompressLimit) -> Result<Loaded<'static>> {
     use std::io::Read;
     let mut raw = Vec::new();
     std::io::stdin()
@@ -338,7 +395,7 @@ fn load_bytes(
     raw: Vec<u8>,
     from: Option<Format>,
     limit: DecompressLimit,
-) -> Result<Loaded> {
+) -> Result<Loaded<'static>> {
     let decoded = rollstat_formats::decode_bytes_with(name, raw, limit)
         .map_err(|e| Error::input(e.to_string()))?;
     let canonical = |d: rollstat_formats::Decoded| Loaded::Canonical {
@@ -403,6 +460,93 @@ pub(crate) struct Inputs {
     pub messages: Vec<String>,
 }
 
+/// One row's field map as a record, with the fields the options name.
+fn parse_with(opts: &ReadOptions, m: &Map<String, Value>) -> Result<Record, String> {
+    RowFields::of(opts).parse(m)
+}
+
+/// One parsed in-memory row: its number (from 1) and its record (a flat
+/// rollout row may borrow its text from the table), or why it is bad
+/// (worded as the canonical row parser words it).
+pub type ParsedRow<'a> = (u64, Result<RowRecord<'a>, String>);
+
+/// Where a [`RowTable`] hands its parsed rows, a piece at a time.
+pub type RowSink<'f, 's> = &'f mut dyn FnMut(Vec<ParsedRow<'s>>) -> Result<(), ReadError>;
+
+/// The fields a row's parse reads besides the canonical ones, as the
+/// read options name them.
+///
+/// ```
+/// use rollstat::RowFields;
+/// let fields = RowFields { by: Some("group"), ..RowFields::default() };
+/// let m = serde_json::json!({"problem": "p", "correct": true, "group": "g"});
+/// assert_eq!(fields.parse(m.as_object().unwrap()).unwrap().by_value.as_deref(), Some("g"));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RowFields<'a> {
+    /// The breakdown field.
+    pub by: Option<&'a str>,
+    /// The field whose value clusters problems.
+    pub cluster_by: Option<&'a str>,
+    /// The field holding each rollout's budget.
+    pub budget: Option<&'a str>,
+}
+
+impl<'a> RowFields<'a> {
+    /// The fields `opts` name.
+    pub fn of(opts: &'a ReadOptions) -> RowFields<'a> {
+        RowFields {
+            by: opts.by.as_deref(),
+            cluster_by: opts.cluster_by.as_deref(),
+            budget: opts.budget.as_deref(),
+        }
+    }
+
+    /// One row's canonical field map as a record: exactly what a JSON
+    /// Lines line holding the map parses to.
+    pub fn parse(&self, m: &Map<String, Value>) -> Result<Record, String> {
+        parse_record_budget(m, self.by, self.cluster_by, self.budget)
+    }
+}
+
+/// In-memory rows that parse themselves into records — a table of
+/// columns maps each row without building its field map — for
+/// [`Source::Table`]. Both methods must agree: each record is what
+/// [`RowFields::parse`] makes of the row's field map.
+pub trait RowTable: Send + Sync {
+    /// Every row, in order, parsed with `fields` — row N (from 1) with its
+    /// record or why it is bad — handed to `sink` in pieces of any size:
+    /// each piece is folded before the next is made (memory stays that of
+    /// one piece). An error from `sink` (under `strict`) is returned.
+    fn records<'s>(&'s self, fields: RowFields<'_>, sink: RowSink<'_, 's>)
+        -> Result<(), ReadError>;
+    /// Every row's canonical field map, in order (what `convert` writes).
+    fn field_maps(&self) -> Vec<CanonicalRow>;
+}
+
+/// A shared [`RowTable`]: cheap to clone, equal only to its own clones.
+#[derive(Clone)]
+pub struct Table(pub std::sync::Arc<dyn RowTable>);
+
+impl Table {
+    /// Wraps a table.
+    pub fn new(table: impl RowTable + 'static) -> Table {
+        Table(std::sync::Arc::new(table))
+    }
+}
+
+impl std::fmt::Debug for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Table(..)")
+    }
+}
+
+impl PartialEq for Table {
+    fn eq(&self, other: &Table) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// The reader's state while sources are added.
 struct Reader<'g> {
     opts: &'g ReadOptions,
@@ -432,16 +576,29 @@ impl Reader<'_> {
         }
     }
 
-    fn parse_map(&self, m: &Map<String, Value>) -> Result<Record, String> {
-        parse_record_budget(
-            m,
-            self.opts.by.as_deref(),
-            self.opts.cluster_by.as_deref(),
-            self.opts.budget.as_deref(),
-        )
+    /// [`Reader::track`] for every row, skipping a row of the same
+    /// problem as the row before it (its origin is not the first).
+    fn track_runs(&mut self, path: &str, rows: &[(u64, Result<Record, String>)]) {
+        let mut last: Option<&Record> = None;
+        for (line, r) in rows {
+            if let Ok(rec) = r {
+                let same = |l: &Record| {
+                    l.problem == rec.problem && l.subset == rec.subset && l.system == rec.system
+                };
+                if last.is_some_and(same) {
+                    continue;
+                }
+                last = Some(rec);
+            }
+            self.track(path, *line, r);
+        }
     }
 
-    fn add(&mut self, loaded: Loaded) -> Result<()> {
+    fn parse_map(&self, m: &Map<String, Value>) -> Result<Record, String> {
+        parse_with(self.opts, m)
+    }
+
+    fn add(&mut self, loaded: Loaded<'_>) -> Result<()> {
         match loaded {
             Loaded::Canonical {
                 path,
@@ -460,24 +617,52 @@ impl Reader<'_> {
             }
             Loaded::Native(f) => self.add_native(f),
             Loaded::Rows { name, rows } => {
+                // Rows are independent: parsed in parallel, kept in order.
+                let opts = self.opts;
                 let parsed: Vec<(u64, Result<Record, String>)> = rows
-                    .iter()
+                    .par_iter()
                     .enumerate()
-                    .map(|(i, r)| (i as u64 + 1, self.parse_map(&r.as_map())))
+                    .map(|(i, r)| (i as u64 + 1, parse_with(opts, &r.as_map())))
                     .collect();
-                for (line, r) in &parsed {
-                    self.track(&name, *line, r);
-                }
-                let info = InputInfo {
-                    path: name.clone(),
-                    format: "rows".into(),
-                    sha256: String::new(),
-                    records: rows.len() as u64,
-                };
-                self.check_empty(&name, rows.is_empty())?;
-                Ok(self.collector.add_rows(info, parsed)?)
+                self.add_parsed_rows(name, parsed)
             }
+            Loaded::Table { name, table } => self.add_table(name, table),
         }
+    }
+
+    /// A table's rows, piece by piece as it parses them. Not tracked row
+    /// by row (as a streamed canonical file is not): only harness
+    /// aggregates' scopes read the origins.
+    fn add_table(&mut self, name: String, table: &Table) -> Result<()> {
+        self.collector.start_rows(InputInfo {
+            path: name.clone(),
+            format: "rows".into(),
+            sha256: String::new(),
+            records: 0,
+        });
+        let (collector, mut rows) = (&mut self.collector, 0);
+        table.0.records(RowFields::of(self.opts), &mut |piece| {
+            rows += piece.len();
+            collector.more_row_records(piece)
+        })?;
+        self.check_empty(&name, rows == 0)
+    }
+
+    /// In-memory rows, parsed (row N as line N): tracked and folded.
+    fn add_parsed_rows(
+        &mut self,
+        name: String,
+        parsed: Vec<(u64, Result<Record, String>)>,
+    ) -> Result<()> {
+        self.track_runs(&name, &parsed);
+        let info = InputInfo {
+            path: name.clone(),
+            format: "rows".into(),
+            sha256: String::new(),
+            records: parsed.len() as u64,
+        };
+        self.check_empty(&name, parsed.is_empty())?;
+        Ok(self.collector.add_rows(info, parsed)?)
     }
 
     fn check_empty(&mut self, path: &str, empty: bool) -> Result<()> {
@@ -690,7 +875,7 @@ fn walk_findings(
 pub type CanonicalRow = (u64, Result<Map<String, Value>, String>);
 
 /// Rows of one loaded input as canonical field maps (what `convert` writes).
-pub fn canonical_rows(source: &Loaded) -> Vec<CanonicalRow> {
+pub fn canonical_rows(source: &Loaded<'_>) -> Vec<CanonicalRow> {
     match source {
         Loaded::CanonicalFile { path } => match std::fs::read(path) {
             Ok(content) => canonical_rows(&Loaded::Canonical {
@@ -712,6 +897,7 @@ pub fn canonical_rows(source: &Loaded) -> Vec<CanonicalRow> {
             .map(|(i, r)| (i as u64 + 1, Ok(r.to_map())))
             .collect(),
         Loaded::Canonical { path, content, .. } => canonical_lines(path, content),
+        Loaded::Table { table, .. } => table.0.field_maps(),
     }
 }
 

@@ -1,0 +1,486 @@
+//! pass@k and pass^k at one k, straight from numpy's count arrays.
+//!
+//! The most common call — `pass_at_k(n, c, k)` with int64 (or int32,
+//! uint64, uint32) arrays and a scalar k — reads the arrays where numpy
+//! keeps them (no conversion copy, no separate pass checking signs) and
+//! writes into the output array once. Parallel chunks of [`CHUNK`]
+//! problems; within a chunk, blocks of [`LANES`] problems:
+//!
+//! - few distinct n ([`DenseRows`]): every value of each n computed once,
+//!   then two loads a problem;
+//! - otherwise a block whose every problem is an ordinary one (n above the
+//!   engine's table, not an edge case) goes through [`Lanes`] — the
+//!   product of k integer ratios, vectorized across the block, bit for bit
+//!   [`fast`]'s scalar value; any other block problem by problem.
+//!
+//! Either way a problem's value is the same function of `(n, c, k)`
+//! (rows hold what [`value`] returns; lanes return what it returns), so it
+//! does not depend on the other elements of the array.
+
+use crate::estimators::{fast_value, Kind, LocalMemo, PASCAL_MAX_N};
+use crate::fast::{Lanes, LANES};
+use numpy::{Element, PyArray1, PyArrayMethods, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use rollstat_core::batch::EstimatorTable;
+
+/// Problems per parallel chunk: large enough that scheduling is noise,
+/// small enough that two threads share a million problems evenly.
+const CHUNK: usize = 1 << 14;
+
+/// An element type of a count array, read as a count (`None`: negative).
+pub trait Count: Element + Copy + Send + Sync {
+    /// The count, or `None` for a negative value.
+    fn count(self) -> Option<u64>;
+    /// The value as u64, wrapping: a negative value becomes ≥ 2⁶³, which
+    /// [`Lanes`] rejects, so a block with one goes problem by problem.
+    fn wrap(self) -> u64;
+}
+
+impl Count for i64 {
+    #[inline(always)]
+    fn count(self) -> Option<u64> {
+        u64::try_from(self).ok()
+    }
+    #[inline(always)]
+    fn wrap(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Count for i32 {
+    #[inline(always)]
+    fn count(self) -> Option<u64> {
+        u64::try_from(self).ok()
+    }
+    #[inline(always)]
+    fn wrap(self) -> u64 {
+        i64::from(self) as u64
+    }
+}
+
+impl Count for u64 {
+    #[inline(always)]
+    fn count(self) -> Option<u64> {
+        Some(self)
+    }
+    #[inline(always)]
+    fn wrap(self) -> u64 {
+        self
+    }
+}
+
+impl Count for u32 {
+    #[inline(always)]
+    fn count(self) -> Option<u64> {
+        Some(u64::from(self))
+    }
+    #[inline(always)]
+    fn wrap(self) -> u64 {
+        u64::from(self)
+    }
+}
+
+/// Why a problem has no value: the codes the Python layer words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Reason {
+    /// c > n.
+    CExceedsN = 0,
+    /// n < 0.
+    NegativeN = 1,
+    /// c < 0.
+    NegativeC = 2,
+}
+
+/// Most distinct n that get a dense row each in [`DenseRows`].
+const MAX_DENSE_ROWS: usize = 64;
+
+/// Problems looked at to find the distinct n for [`DenseRows`] (evenly
+/// spaced): an n missed is computed per problem, as without rows.
+const DENSE_ROWS_SAMPLE: usize = 1 << 16;
+
+/// Problems below which [`DenseRows`] are not tried.
+const DENSE_ROWS_MIN_PROBLEMS: usize = 4096;
+
+/// Every value of each distinct n, when the problems have few distinct n
+/// (a benchmark at n = 16, a mix of a few n): a lookup is two loads.
+struct DenseRows {
+    /// Start of the row of n in `values`, by n (`u32::MAX`: n not present).
+    start: Vec<u32>,
+    /// The rows, each `n + 1` values (`NaN` where undefined).
+    values: Vec<f64>,
+}
+
+impl DenseRows {
+    /// The rows of the distinct n among a sample of the `len` values of
+    /// `n_at`, or `None` when there are more than [`MAX_DENSE_ROWS`] or
+    /// the rows would hold more values than half the problems (then
+    /// computing each problem is cheaper).
+    fn new(kind: Kind, k: u64, len: usize, n_at: impl Fn(usize) -> u64) -> Option<DenseRows> {
+        if len < DENSE_ROWS_MIN_PROBLEMS {
+            return None;
+        }
+        let mut distinct: Vec<u64> = Vec::new();
+        for i in (0..len).step_by((len / DENSE_ROWS_SAMPLE).max(1)) {
+            let n = n_at(i);
+            if !distinct.contains(&n) {
+                if distinct.len() == MAX_DENSE_ROWS {
+                    return None;
+                }
+                distinct.push(n);
+            }
+        }
+        let max = *distinct.iter().max()?;
+        let entries: u64 = distinct.iter().map(|&n| n + 1).sum();
+        if max >= 1 << 20 || entries > len as u64 / 2 {
+            return None;
+        }
+        let table = EstimatorTable::new(kind.estimator(k, 0.0));
+        let mut memo = LocalMemo::default();
+        let mut rows = DenseRows {
+            start: vec![u32::MAX; max as usize + 1],
+            values: Vec::new(),
+        };
+        for n in distinct {
+            rows.start[n as usize] = rows.values.len() as u32;
+            rows.values
+                .extend((0..=n).map(|c| value(kind, n, c, k, &table, &mut memo)));
+        }
+        Some(rows)
+    }
+
+    /// The value of `(n, c)` for c ≤ n, if n has a row.
+    #[inline(always)]
+    fn get(&self, n: u64, c: u64) -> Option<f64> {
+        let start = *self.start.get(n as usize)?;
+        (start != u32::MAX).then(|| self.values[start as usize + c as usize])
+    }
+
+    /// The value of `(n, c)` from raw counts ([`Count::wrap`]) when n has
+    /// a row and 0 ≤ c ≤ n (a negative count wraps past every row's n).
+    #[inline(always)]
+    fn lookup(&self, n: u64, c: u64) -> Option<f64> {
+        if c > n {
+            return None;
+        }
+        self.get(n, c)
+    }
+}
+
+/// pass@k or pass^k of one problem (c ≤ n): n ≤ [`PASCAL_MAX_N`] from the
+/// engine's table (exact Pascal rows), larger n from [`fast`] — or the
+/// engine's function where its bound does not hold.
+#[inline]
+fn value(kind: Kind, n: u64, c: u64, k: u64, table: &EstimatorTable, memo: &mut LocalMemo) -> f64 {
+    if n <= PASCAL_MAX_N {
+        return table.get(n, c).unwrap_or(f64::NAN);
+    }
+    match fast_value(kind, n, c, k) {
+        Some(v) => v,
+        None => memo.get(kind, n, c, k, 0.0),
+    }
+}
+
+/// A problem every kernel of [`Lanes`] admits at every k it computes
+/// (k ≤ 64 ≤ c ≤ n − k): computed in the lanes of the problems that are
+/// not, whose values come from [`Shared::one`] instead.
+const STAND_IN: (u64, u64) = (200, 100);
+
+/// What every chunk shares: the estimator, its table, the rows and lanes.
+struct Shared {
+    kind: Kind,
+    k: u64,
+    table: EstimatorTable,
+    dense: Option<DenseRows>,
+    lanes: Option<Lanes>,
+}
+
+impl Shared {
+    /// One problem from its raw counts: the value, or why there is none.
+    /// Out of line: the loops call it for the problems neither the rows
+    /// nor the lanes serve.
+    #[inline(never)]
+    fn one<T: Count>(&self, n: T, c: T, memo: &mut LocalMemo) -> Result<f64, Reason> {
+        let n = n.count().ok_or(Reason::NegativeN)?;
+        let c = c.count().ok_or(Reason::NegativeC)?;
+        if c > n {
+            return Err(Reason::CExceedsN);
+        }
+        if let Some(v) = self.dense.as_ref().and_then(|rows| rows.get(n, c)) {
+            return Ok(v);
+        }
+        Ok(value(self.kind, n, c, self.k, &self.table, memo))
+    }
+
+    /// One block of [`LANES`] problems through [`Lanes`]: the value of
+    /// every ordinary problem written to `out`; returns the lanes left for
+    /// [`Shared::one`], a bit each (edge cases, n in the engine's table,
+    /// bad counts, pass^k products that underflow). Their lanes compute a
+    /// stand-in problem meanwhile: no branch in the vector code.
+    #[inline(always)]
+    fn block(
+        &self,
+        lanes: &Lanes,
+        n: &mut [u64; LANES],
+        c: &mut [u64; LANES],
+        out: &mut [f64],
+    ) -> u32 {
+        let at = matches!(self.kind, Kind::PassAtK);
+        let mut rest = 0u32;
+        for l in 0..LANES {
+            let ordinary = if at {
+                lanes.generic_at(n[l], c[l])
+            } else {
+                lanes.generic_pow(n[l], c[l])
+            };
+            rest |= u32::from(!ordinary) << l;
+            n[l] = if ordinary { n[l] } else { STAND_IN.0 };
+            c[l] = if ordinary { c[l] } else { STAND_IN.1 };
+        }
+        if at {
+            lanes.pass_at_k(n, c, out);
+        } else {
+            lanes.pass_pow_k(n, c, out);
+            for (l, o) in out.iter().enumerate().take(LANES) {
+                rest |= u32::from(o.is_nan()) << l;
+            }
+        }
+        rest
+    }
+
+    /// Fills one chunk; `n_at(j)`, `c_at(j)` are the counts of its j-th
+    /// problem. Returns the first problem without a value and why.
+    #[inline(always)]
+    fn chunk<T: Count>(
+        &self,
+        n_at: impl Fn(usize) -> T,
+        c_at: impl Fn(usize) -> T,
+        out: &mut [f64],
+    ) -> Option<(usize, Reason)> {
+        let mut memo = LocalMemo::default();
+        if let Some(rows) = &self.dense {
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = match rows.lookup(n_at(j).wrap(), c_at(j).wrap()) {
+                    Some(v) => v,
+                    None => match self.one(n_at(j), c_at(j), &mut memo) {
+                        Ok(v) => v,
+                        Err(r) => return Some((j, r)),
+                    },
+                };
+            }
+            return None;
+        }
+        let mut j = 0;
+        if let Some(lanes) = &self.lanes {
+            while j + LANES <= out.len() {
+                let (mut n, mut c) = ([0u64; LANES], [0u64; LANES]);
+                for l in 0..LANES {
+                    n[l] = n_at(j + l).wrap();
+                    c[l] = c_at(j + l).wrap();
+                }
+                let mut rest = self.block(lanes, &mut n, &mut c, &mut out[j..j + LANES]);
+                while rest != 0 {
+                    let i = j + rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    match self.one(n_at(i), c_at(i), &mut memo) {
+                        Ok(v) => out[i] = v,
+                        Err(r) => return Some((i, r)),
+                    }
+                }
+                j += LANES;
+            }
+        }
+        for (l, o) in out.iter_mut().enumerate().skip(j) {
+            match self.one(n_at(l), c_at(l), &mut memo) {
+                Ok(v) => *o = v,
+                Err(r) => return Some((l, r)),
+            }
+        }
+        None
+    }
+}
+
+/// One chunk (from problem `start` of the arrays) in each argument
+/// layout — an array or one value for all — monomorphized, so the loops
+/// test no layout per problem.
+#[inline(always)]
+fn chunk_layouts<T: Count>(
+    shared: &Shared,
+    n: &[T],
+    c: &[T],
+    start: usize,
+    out: &mut [f64],
+) -> Option<(usize, Reason)> {
+    let end = start + out.len();
+    match (n.len() == 1, c.len() == 1) {
+        (false, false) => {
+            let (n, c) = (&n[start..end], &c[start..end]);
+            shared.chunk(|j| n[j], |j| c[j], out)
+        }
+        (true, false) => {
+            let (n0, c) = (n[0], &c[start..end]);
+            shared.chunk(|_| n0, |j| c[j], out)
+        }
+        (false, true) => {
+            let (n, c0) = (&n[start..end], c[0]);
+            shared.chunk(|j| n[j], |_| c0, out)
+        }
+        (true, true) => shared.chunk(|_| n[0], |_| c[0], out),
+    }
+}
+
+/// [`chunk_layouts`] compiled for AVX-512 (eight f64 a register).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+fn chunk_avx512<T: Count>(
+    shared: &Shared,
+    n: &[T],
+    c: &[T],
+    start: usize,
+    out: &mut [f64],
+) -> Option<(usize, Reason)> {
+    chunk_layouts(shared, n, c, start, out)
+}
+
+/// [`chunk_layouts`] compiled for AVX2 (four f64 a register).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn chunk_avx2<T: Count>(
+    shared: &Shared,
+    n: &[T],
+    c: &[T],
+    start: usize,
+    out: &mut [f64],
+) -> Option<(usize, Reason)> {
+    chunk_layouts(shared, n, c, start, out)
+}
+
+/// One chunk with the widest vector instructions this processor has
+/// (the package is built for the baseline x86-64, SSE2 only). The same
+/// operations either way, so the same values: only the width differs.
+fn chunk_dispatch<T: Count>(
+    shared: &Shared,
+    n: &[T],
+    c: &[T],
+    start: usize,
+    out: &mut [f64],
+) -> Option<(usize, Reason)> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the processor has AVX-512F (checked just above).
+            return unsafe { chunk_avx512(shared, n, c, start, out) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the processor has AVX2 (checked just above).
+            return unsafe { chunk_avx2(shared, n, c, start, out) };
+        }
+    }
+    chunk_layouts(shared, n, c, start, out)
+}
+
+/// Every problem of `out` in parallel chunks; the first problem without a
+/// value and why.
+pub(crate) fn fill<T: Count>(
+    kind: Kind,
+    k: u64,
+    n: &[T],
+    c: &[T],
+    out: &mut [f64],
+) -> Option<(usize, Reason)> {
+    let n_at = |i: usize| n[if n.len() == 1 { 0 } else { i }].wrap();
+    let shared = Shared {
+        kind,
+        k,
+        table: EstimatorTable::new(kind.estimator(k, 0.0)),
+        dense: DenseRows::new(kind, k, out.len(), n_at),
+        lanes: Lanes::new(k),
+    };
+    out.par_chunks_mut(CHUNK)
+        .enumerate()
+        .filter_map(|(ci, chunk)| {
+            let start = ci * CHUNK;
+            chunk_dispatch(&shared, n, c, start, chunk).map(|(j, r)| (start + j, r))
+        })
+        .min()
+}
+
+/// The values of `kind` for every problem of the flat count arrays `n`
+/// and `c` (each of the output's length or of length 1) at `k`.
+fn run<'py, T: Count>(
+    py: Python<'py>,
+    kind: Kind,
+    k: u64,
+    n: &[T],
+    c: &[T],
+) -> PyResult<(Bound<'py, PyArray1<f64>>, i64, u8)> {
+    let size = if n.is_empty() || c.is_empty() {
+        0
+    } else {
+        n.len().max(c.len())
+    };
+    if [n.len(), c.len()].iter().any(|&l| l != 1 && l != size) {
+        return Err(PyValueError::new_err(format!(
+            "arrays of lengths {:?} do not broadcast (each must be 1 or the output's length)",
+            [n.len(), c.len()]
+        )));
+    }
+    // SAFETY: f64 has no invalid bit patterns, and the array is only
+    // returned after every element was written (else it is dropped).
+    let array = unsafe { PyArray1::<f64>::new(py, size, false) };
+    // SAFETY: `array` was just created here and no other reference to its
+    // data exists; it outlives `out`, which is only used inside `detach`.
+    let out: &mut [f64] = unsafe { array.as_slice_mut() }.expect("a new array is contiguous");
+    match py.detach(|| fill(kind, k, n, c, out)) {
+        None => Ok((array, -1, 0)),
+        Some((i, reason)) => Ok((PyArray1::from_vec(py, Vec::new()), i as i64, reason as u8)),
+    }
+}
+
+/// Reads `a` as a flat contiguous array of `T`, if it is one.
+fn slice_of<'a, 'py, T: Count>(a: &'a Option<PyReadonlyArray1<'py, T>>) -> Option<&'a [T]> {
+    a.as_ref().and_then(|a| a.as_slice().ok())
+}
+
+/// `estimate_counts(kind, n, c, k) -> (values, bad, reason)`: pass@k
+/// (`kind` `pass_at_k`) or pass^k (`pass_pow_k`) at one k for every
+/// problem; `NaN` where undefined (k > n). `n` and `c` are flat
+/// contiguous arrays of one dtype — int64, int32, uint64 or uint32 — each
+/// of the output's length or of length 1, read in place (no copy, signs
+/// checked on the way). `bad` is the first index without a value (the
+/// values are then not computed), or -1; `reason` says why: 0 c > n,
+/// 1 n < 0, 2 c < 0. The GIL is released.
+#[pyfunction]
+pub fn estimate_counts<'py>(
+    py: Python<'py>,
+    kind: &str,
+    n: &Bound<'py, PyAny>,
+    c: &Bound<'py, PyAny>,
+    k: u64,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, i64, u8)> {
+    let kind = Kind::parse(kind)?;
+    if !matches!(kind, Kind::PassAtK | Kind::PassPowK) || k == 0 {
+        return Err(PyValueError::new_err(
+            "estimate_counts computes pass_at_k and pass_pow_k at k >= 1",
+        ));
+    }
+    macro_rules! typed {
+        ($t:ty) => {
+            let (na, ca) = (
+                n.extract::<PyReadonlyArray1<$t>>().ok(),
+                c.extract::<PyReadonlyArray1<$t>>().ok(),
+            );
+            if let (Some(ns), Some(cs)) = (slice_of(&na), slice_of(&ca)) {
+                return run(py, kind, k, ns, cs);
+            }
+        };
+    }
+    typed!(i64);
+    typed!(i32);
+    typed!(u64);
+    typed!(u32);
+    Err(PyValueError::new_err(
+        "n and c: flat contiguous arrays of one dtype (int64, int32, uint64 or uint32)",
+    ))
+}
