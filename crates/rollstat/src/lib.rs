@@ -56,6 +56,7 @@ mod power;
 mod read;
 mod report;
 pub mod rows;
+mod summary;
 
 pub use budget_match::BudgetMatch;
 pub use compare::{
@@ -77,6 +78,9 @@ pub use options::{
 pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
 pub use read::{canonical_rows, gather, gather_with, Gathered, Loaded, Source};
 pub use report::report;
+pub use summary::{
+    merge, summarize, BadRow, Reading, Summary, SummaryHeader, SummaryRow, SUMMARY_VERSION,
+};
 
 pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
 pub use rollstat_core::vote::TiePolicy;
