@@ -135,6 +135,18 @@ def report(
     n: Optional[int] = ...,
     dedupe: Optional[str] = ...,
 ) -> Report: ...
+def summarize(
+    data: Data,
+    *,
+    by: Optional[str] = ...,
+    cluster_by: Optional[str] = ...,
+    extract: str = ...,
+    match: str = ...,
+    source_format: Optional[str] = ...,
+    strict: bool = ...,
+    dedupe: Optional[str] = ...,
+) -> Any: ...
+def merge(tables: Sequence[Any]) -> Any: ...
 def compare(
     a: Data,
     b: Optional[Data] = ...,

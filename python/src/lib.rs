@@ -39,6 +39,8 @@ fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine::report, m)?)?;
     m.add_function(wrap_pyfunction!(engine::compare, m)?)?;
     m.add_function(wrap_pyfunction!(engine::power, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::summarize, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::merge, m)?)?;
     m.add_function(wrap_pyfunction!(grading::grade, m)?)?;
     m.add_function(wrap_pyfunction!(grading::extract_answer, m)?)?;
     m.add_function(wrap_pyfunction!(grading::is_equivalent, m)?)?;

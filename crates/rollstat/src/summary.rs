@@ -492,6 +492,19 @@ pub(crate) fn load_summaries(sources: &[Source]) -> Result<Option<Vec<Summary>>>
 /// parts' dedupe policy resolves duplicates within a file (keep the one of
 /// the earlier part for `first`, the later for `last`); without a policy
 /// it is an error, as it is when reading the rows.
+///
+/// ```
+/// use rollstat::rows::{RolloutRow, Row};
+/// use rollstat::{merge, summarize, ReportOptions, Source};
+/// let part = |i: u64, ok: bool| {
+///     let rows: Vec<Row> = vec![RolloutRow::new("p1", ok).rollout(i).into()];
+///     summarize(&[Source::Rows { name: format!("shard{i}"), rows }], &ReportOptions::default()).unwrap()
+/// };
+/// let merged = merge(vec![part(1, true), part(0, false)]).unwrap();
+/// assert_eq!(merged.rows[0].verdicts, "wc"); // rollout 0, then rollout 1
+/// assert_eq!(merged.header.inputs.len(), 2);
+/// assert!(merge(vec![part(0, true), part(0, false)]).is_err()); // a duplicate, no dedupe policy
+/// ```
 pub fn merge(parts: Vec<Summary>) -> Result<Summary> {
     let mut parts = parts.into_iter();
     let mut out = parts
