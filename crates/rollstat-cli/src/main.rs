@@ -26,7 +26,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Report(a) => {
             output::check_not_an_input(a.output.as_deref(), &a.inputs)?;
             let report = report(&a)?;
-            let view = render::View {
+            let view = rollstat_render::View {
                 all: a.all,
                 tau_asked: a.metrics.tau.is_some(),
             };
@@ -40,10 +40,10 @@ fn run(cli: Cli) -> Result<()> {
             let sources: Vec<Source> = a.inputs.iter().map(Source::from).collect();
             let cmp = rollstat::compare(&sources, &opts).map_err(options::cli_error)?;
             let text = match a.format {
-                CompareFormat::Json => render::compare::json(&cmp),
-                CompareFormat::Table => render::compare::render_text(&cmp, false),
-                CompareFormat::Markdown => render::compare::render_text(&cmp, true),
-                CompareFormat::Html => render::compare_html(&cmp),
+                CompareFormat::Json => render::compare::json(&cmp, &render::WORDS),
+                CompareFormat::Table => render::compare::render_text(&cmp, false, &render::WORDS),
+                CompareFormat::Markdown => render::compare::render_text(&cmp, true, &render::WORDS),
+                CompareFormat::Html => render::compare_html(&cmp, &render::WORDS),
             };
             write_output(a.output.as_deref(), &text)?;
             if cmp.fail.as_ref().is_some_and(|f| f.failed) {

@@ -528,3 +528,49 @@ fn markdown_table() {
     assert!(text.contains("| pass@1 "), "{text}");
     assert!(text.contains("## verdicts"), "{text}");
 }
+
+/// Budget-matched maj@k and bon@k rows reach the table, Markdown and JSON.
+/// A (100 tokens a rollout) and B (400) on two problems of four rollouts:
+/// B's one draw buys A all four. By hand: A's maj@4 votes 4 4 7 7 (tie, the
+/// first-seen 4 is right) and 3 2 3 3 (3, wrong) → 1/2; A's bon@4 picks the
+/// top scores 0.9 (right) and 0.8 (right) → 1; B's maj@1 = bon@1 = pass@1 =
+/// (3/4 + 3/4)/2 = 3/4.
+#[test]
+fn budget_matched_selection_rows_are_rendered() {
+    let (a, b) = (
+        fixture("budget_vote_short.jsonl"),
+        fixture("budget_vote_long.jsonl"),
+    );
+    let base = [
+        a.as_str(),
+        b.as_str(),
+        "--budget",
+        "output_tokens",
+        "--k",
+        "1,2",
+    ];
+    let md = stdout(&run(&[&base[..], &["--format", "markdown"]].concat()));
+    let table = stdout(&run(&base));
+    for (family, a_pct) in [("maj", "50.00%"), ("bon", "100.00%")] {
+        let name = format!("{family}@1 at B's budget 400 (A draws 4)");
+        for out in [&md, &table] {
+            let line = out.lines().find(|l| l.contains(&name));
+            let line = line.unwrap_or_else(|| panic!("{name} in\n{out}"));
+            assert!(line.contains(a_pct) && line.contains("75.00%"), "{line}");
+        }
+    }
+    let j = json(&run(&[&base[..], &["--format", "json"]].concat()));
+    let matched = |metric: &str| {
+        j["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["metric"] == metric && !r["budget_matched"].is_null())
+            .unwrap_or_else(|| panic!("matched {metric}"))
+            .clone()
+    };
+    let maj = matched("maj@1");
+    assert_eq!(maj["budget_matched"]["k_a"], 4.0);
+    assert_eq!((f(&maj["a"]), f(&maj["b"])), (0.5, 0.75));
+    assert_eq!(f(&matched("bon@1")["a"]), 1.0);
+}

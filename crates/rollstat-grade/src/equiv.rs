@@ -641,6 +641,24 @@ fn literal_decimals(e: &Expr) -> Option<u32> {
     }
 }
 
+/// Significant digits of a decimal literal with value `x` and `d` written
+/// decimals: `d + floor(log10|x|) + 1`.
+fn significant_digits(x: &BigRational, d: u32) -> Option<u32> {
+    let f = num_traits::ToPrimitive::to_f64(x)?.abs();
+    if f == 0.0 || !f.is_finite() {
+        return None;
+    }
+    let int_digits = f.log10().floor() as i64 + 1;
+    u32::try_from(i64::from(d) + int_digits).ok()
+}
+
+/// A decimal literal with `s` significant digits, `s` at least this many,
+/// is read as a printed float whose last digit may be off (rounded,
+/// truncated, or computed from a truncated constant: `0.78539815` for π/4):
+/// values within the relative tolerance `10^(1-s)` match. Shorter decimals
+/// (`0.34`) must be correct roundings.
+pub(crate) const TRUNCATION_MIN_DIGITS: u32 = 6;
+
 fn close(a: f64, b: f64, rel: f64) -> bool {
     if a == b {
         return true;
@@ -1037,11 +1055,13 @@ impl<'a> Cmp<'a> {
             Some(_) => f64::NAN,
             None => eval_f64(e, &ctx)?,
         };
+        let dec = literal_decimals(e);
         Ok(ConstVal {
+            sig: dec.and_then(|d| significant_digits(exact.as_ref()?, d)),
             exact,
             surd,
             float,
-            dec: literal_decimals(e),
+            dec,
             is_inf: matches!(strip_sign(e), Expr::Const(Const::Inf)),
         })
     }
@@ -1054,6 +1074,15 @@ impl<'a> Cmp<'a> {
         };
         let literal = dec.is_some();
         let dec = dec.filter(|d| self.g.rounding && *d >= 2);
+        // a long literal on either side: its printed precision (fewest
+        // significant digits) sets a relative tolerance
+        let printed_tol = [a, b]
+            .iter()
+            .filter_map(|c| c.sig)
+            .filter(|s| *s >= TRUNCATION_MIN_DIGITS)
+            .min()
+            .filter(|_| self.g.rounding)
+            .map(|s| 10f64.powi(1 - s.min(300) as i32));
         if let (Some(x), Some(y)) = (&a.exact, &b.exact) {
             if x == y {
                 return Some(Reason::ExactRational);
@@ -1068,6 +1097,13 @@ impl<'a> Cmp<'a> {
                     if scale * diff.abs() <= x.denom() * y.denom() {
                         return Some(Reason::Rounding);
                     }
+                }
+            }
+            if let Some(tol) = printed_tol {
+                let fx = num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN);
+                let fy = num_traits::ToPrimitive::to_f64(y).unwrap_or(f64::NAN);
+                if close(fx, fy, tol) {
+                    return Some(Reason::Rounding);
                 }
             }
             if literal && !x.is_zero() && !y.is_zero() {
@@ -1118,6 +1154,9 @@ impl<'a> Cmp<'a> {
                 return Some(Reason::Rounding);
             }
         }
+        if printed_tol.is_some_and(|tol| close(fa, fb, tol)) {
+            return Some(Reason::Rounding);
+        }
         close(fa, fb, self.g.rel_tol).then_some(Reason::NumericTolerance)
     }
 
@@ -1166,6 +1205,8 @@ struct ConstVal {
     surd: Option<Surd>,
     float: f64,
     dec: Option<u32>,
+    /// Significant digits of a decimal literal (`0.78539815` has 8).
+    sig: Option<u32>,
     is_inf: bool,
 }
 

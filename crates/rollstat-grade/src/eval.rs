@@ -330,6 +330,16 @@ fn gamma_fact(x: f64) -> f64 {
 }
 
 /// Floating evaluation; NaN when undefined or not a scalar.
+/// A float result of 0 from nonzero operands (`10^{-100000}`) is an
+/// underflow, not a zero: NaN, so no float comparison accepts it.
+fn unless_underflow(r: f64, nonzero_operands: bool) -> f64 {
+    if r == 0.0 && nonzero_operands {
+        f64::NAN
+    } else {
+        r
+    }
+}
+
 pub(crate) fn eval_f64(e: &Expr, ctx: &Ctx) -> Result<f64, Exhausted> {
     ctx.budget.tick(1)?;
     Ok(match e {
@@ -347,13 +357,19 @@ pub(crate) fn eval_f64(e: &Expr, ctx: &Ctx) -> Result<f64, Exhausted> {
         }
         Expr::Mul(v) => {
             let mut acc = 1.0;
+            let mut zero_factor = false;
             for t in v {
-                acc *= eval_f64(t, ctx)?;
+                let x = eval_f64(t, ctx)?;
+                zero_factor |= x == 0.0;
+                acc *= x;
             }
-            acc
+            unless_underflow(acc, !zero_factor)
         }
         Expr::Neg(a) => -eval_f64(a, ctx)?,
-        Expr::Div(a, b) => eval_f64(a, ctx)? / eval_f64(b, ctx)?,
+        Expr::Div(a, b) => {
+            let (x, y) = (eval_f64(a, ctx)?, eval_f64(b, ctx)?);
+            unless_underflow(x / y, x != 0.0 && y.is_finite())
+        }
         Expr::Pow(a, b) => {
             let x = eval_f64(a, ctx)?;
             let y = eval_f64(b, ctx)?;
@@ -366,7 +382,7 @@ pub(crate) fn eval_f64(e: &Expr, ctx: &Ctx) -> Result<f64, Exhausted> {
                     f64::NAN
                 }
             } else {
-                x.powf(y)
+                unless_underflow(x.powf(y), x != 0.0 && x.is_finite() && y.is_finite())
             }
         }
         Expr::Percent(a) => {
@@ -407,7 +423,7 @@ pub(crate) fn eval_f64(e: &Expr, ctx: &Ctx) -> Result<f64, Exhausted> {
                 ("ln", 1) | ("log", 1) => x.ln(),
                 ("log10", 1) => x.log10(),
                 ("logb", 2) => xs[1].ln() / xs[0].ln(),
-                ("exp", 1) => x.exp(),
+                ("exp", 1) => unless_underflow(x.exp(), x.is_finite()),
                 ("abs", 1) => x.abs(),
                 ("fact", 1) => gamma_fact(x),
                 ("floor", 1) => x.floor(),

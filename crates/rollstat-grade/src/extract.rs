@@ -63,7 +63,7 @@ impl FromStr for ExtractMode {
 }
 
 /// Keep at most the last `MAX_RESPONSE_LEN` bytes (on a char boundary).
-fn tail(s: &str) -> &str {
+pub(crate) fn tail(s: &str) -> &str {
     if s.len() <= MAX_RESPONSE_LEN {
         return s;
     }
@@ -100,16 +100,16 @@ fn match_brace(s: &str, open: usize) -> Option<usize> {
 }
 
 #[derive(Debug, Clone)]
-struct Span {
+pub(crate) struct Span {
     start: usize,
     end: usize,
-    content: String,
+    pub(crate) content: String,
 }
 
 /// All `\boxed{..}` / `\fbox{..}` / `\boxed 5` spans (outermost only).
 /// Linear time: a box starting inside an earlier box is skipped before its
 /// braces are matched.
-fn find_boxes(s: &str) -> Vec<Span> {
+pub(crate) fn find_boxes(s: &str) -> Vec<Span> {
     let mut starts: Vec<(usize, usize)> = Vec::new();
     for kw in ["\\boxed", "\\fbox"] {
         starts.extend(s.match_indices(kw).map(|(p, _)| (p, kw.len())));
@@ -185,6 +185,15 @@ fn percent_after(s: &str, end: usize) -> bool {
         || rest.starts_with("pct")
 }
 
+/// Whether `content` repeats a collected box: the same text, or (for the
+/// first few parts) an equivalent answer (`\boxed{\frac12} = \boxed{0.5}`).
+fn repeats(parts: &[String], content: &str) -> bool {
+    const EQUIVALENCE_CHECKED: usize = 4;
+    parts.iter().any(|p| p == content)
+        || (parts.len() <= EQUIVALENCE_CHECKED
+            && parts.iter().any(|p| crate::is_equivalent(p, content).equal))
+}
+
 /// Last box, joined with earlier boxes that are adjacent (< 10 characters
 /// apart, no words in between) or close (< 70 characters) with a separator (`,`, `;`, `and`,
 /// `or`) in between; repeated identical boxes count once.
@@ -203,7 +212,7 @@ fn boxes_answer(s: &str, boxes: &[Span]) -> Option<(String, usize)> {
         if !join {
             break;
         }
-        if !parts.contains(&content) {
+        if !repeats(&parts, &content) {
             parts.push(content);
         }
         cur = b;
@@ -327,13 +336,32 @@ fn number_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"\d{1,2}/\d{1,2}/\d{4}\b|\d{4}-\d{2}-\d{2}\b|-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+|,\d+)?(?:/\d+)?|\.\d+)(?:\s*(?:\\?%|percent\b))?",
+            r"\d{1,2}/\d{1,2}/\d{4}\b|\d{4}-\d{2}-\d{2}\b|-?\d+(?: +and)? +\d+/\d+\b|-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+|,\d+)?(?:/\d+)?|\.\d+)(?:\s*(?:\\?%|percent\b))?",
         )
         .expect("valid regex")
     })
 }
 
+/// A mixed number `3 and 1/4` / `3 1/4` as `3 1/4` (read as 13/4); with an
+/// improper fraction (`2 and 5/3`) only the fraction.
+fn clean_mixed(m: &str) -> Option<String> {
+    let words: Vec<&str> = m.split_whitespace().filter(|w| *w != "and").collect();
+    let [whole, frac] = words.as_slice() else {
+        return None;
+    };
+    let (num, den) = frac.split_once('/')?;
+    let proper = num.parse::<u64>().ok()? < den.parse::<u64>().ok()?;
+    Some(if proper {
+        format!("{whole} {frac}")
+    } else {
+        frac.to_string()
+    })
+}
+
 fn clean_number(m: &str) -> String {
+    if let Some(mixed) = clean_mixed(m) {
+        return mixed;
+    }
     let mut t = m.replace(' ', "");
     if t.ends_with("percent") {
         t.truncate(t.len() - "percent".len());
@@ -342,13 +370,14 @@ fn clean_number(m: &str) -> String {
     t.replace("\\%", "%")
 }
 
-/// Numbers not glued to a preceding letter (`AZYUK2A` has none).
+/// Numbers not glued to a preceding letter (`AZYUK2A` has none) and not
+/// labels (`horse #12`; a GSM8K `#### 12` still counts).
 fn numbers(s: &str) -> impl Iterator<Item = regex::Match<'_>> {
     number_re().find_iter(s).filter(move |m| {
-        !s[..m.start()]
-            .chars()
-            .next_back()
-            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '^' || c == '\\')
+        let mut before = s[..m.start()].chars().rev();
+        let prev = before.next();
+        let label = prev == Some('#') && before.next() != Some('#');
+        !label && !prev.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '^' || c == '\\')
     })
 }
 
@@ -367,6 +396,85 @@ fn first_number(s: &str) -> Option<String> {
     numbers(s).next().map(|m| clean_number(m.as_str()))
 }
 
+/// English words of two letters that are prose, never math (`so 7`).
+const PROSE_WORDS: &[&str] = &[
+    "so", "is", "it", "be", "an", "as", "at", "by", "to", "of", "on", "we", "if", "us", "my", "me",
+    "he", "do", "no", "am",
+];
+
+fn has_prose_word(t: &str) -> bool {
+    t.split(|c: char| !c.is_ascii_alphabetic())
+        .any(|w| PROSE_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+        && !t.contains('\\')
+}
+
+/// Words that may stand between an answer statement and its value
+/// (`the answer is approximately 12`).
+const FILLER_WORDS: &[&str] = &[
+    "approximately",
+    "about",
+    "around",
+    "roughly",
+    "exactly",
+    "just",
+    "therefore",
+    "thus",
+    "then",
+    "hence",
+    "indeed",
+    "simply",
+    "clearly",
+    "now",
+    "still",
+    "also",
+    "so",
+];
+
+/// The text after an answer statement starts with prose (`this answer is
+/// correct since it uses all 4 numbers`), not with a value.
+fn starts_with_prose(seg: &str) -> bool {
+    let word: String = seg
+        .chars()
+        .take_while(|c| c.is_ascii_alphabetic())
+        .collect();
+    word.len() >= 3
+        && word.chars().all(|c| c.is_ascii_lowercase())
+        && !FILLER_WORDS.contains(&word.as_str())
+}
+
+/// Words that end the clause holding a stated value (`1982 with an actual
+/// total income of $931,441`).
+const CLAUSE_BREAKS: &[&str] = &[
+    " with ",
+    " because ",
+    " since ",
+    " which ",
+    " where ",
+    " while ",
+    " whereas ",
+    " but ",
+    " for ",
+    " from ",
+    " of ",
+    " in ",
+    " at ",
+    " on ",
+    " after ",
+    " before ",
+    " when ",
+    " as ",
+];
+
+/// The first clause of `seg`, if it holds a number; else `seg`.
+fn first_clause(seg: &str) -> &str {
+    let lower = seg.to_ascii_lowercase();
+    let cut = CLAUSE_BREAKS.iter().filter_map(|b| lower.find(b)).min();
+    match cut {
+        Some(k) if numbers(&seg[..k]).next().is_some() => &seg[..k],
+        _ => seg,
+    }
+}
+
 /// Short answer text without prose (letter runs of 3+ must be commands)
 /// that parses as math.
 fn math_like(s: &str) -> bool {
@@ -374,7 +482,7 @@ fn math_like(s: &str) -> bool {
     if t.is_empty() || t.chars().count() > 80 || t.contains('\n') {
         return false;
     }
-    if crate::parse::parse_answer(t).is_err() {
+    if crate::parse::parse_answer(t).is_err() || has_prose_word(t) {
         return false;
     }
     let mut run = 0;
@@ -403,7 +511,7 @@ fn math_like(s: &str) -> bool {
 /// Answer text following an anchor ("final answer is", "answer:").
 fn segment_answer(seg: &str, depth: usize) -> Option<String> {
     let mut seg = seg;
-    for stop in ["I hope", "\n", "<|"] {
+    for stop in ["\n", "I hope", "<|"] {
         if let Some(k) = seg.find(stop) {
             seg = &seg[..k];
         }
@@ -438,7 +546,32 @@ fn segment_answer(seg: &str, depth: usize) -> Option<String> {
     if math_like(seg) {
         return Some(seg.trim_end_matches('.').trim().to_string());
     }
-    last_number(seg)
+    if starts_with_prose(seg) {
+        return None;
+    }
+    last_number(first_clause(seg))
+}
+
+/// Answer statements tried per response, from the last one back.
+const MAX_STATEMENTS: usize = 16;
+
+/// Byte offsets just after the last [`MAX_STATEMENTS`] case-insensitive
+/// occurrences of any of `pats`, last first (overlapping patterns such as
+/// `answer is` / `answer is:` give one offset each).
+fn statements_ci(s: &str, pats: &[&str]) -> Vec<usize> {
+    let lower = s.to_ascii_lowercase();
+    let mut found: Vec<(usize, usize)> = pats
+        .iter()
+        .flat_map(|p| lower.match_indices(p).map(|(k, m)| (k, k + m.len())))
+        .collect();
+    // one offset per start: the longest pattern
+    found.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
+    found.dedup_by_key(|x| x.0);
+    found
+        .into_iter()
+        .take(MAX_STATEMENTS)
+        .map(|x| x.1)
+        .collect()
 }
 
 /// Find the last case-insensitive occurrence of one of `pats`; returns the
@@ -448,6 +581,30 @@ fn rfind_ci(s: &str, pats: &[&str]) -> Option<(usize, usize)> {
     pats.iter()
         .filter_map(|p| lower.rfind(p).map(|k| (k, k + p.len())))
         .max_by_key(|x| x.0)
+}
+
+/// Openings of a refusal: its stray numbers ("question 3") are not answers.
+const REFUSALS: &[&str] = &[
+    "i'm sorry",
+    "i am sorry",
+    "sorry,",
+    "i cannot",
+    "i can't",
+    "i can not",
+    "i am unable",
+    "i'm unable",
+    "i am not able",
+    "i'm not able",
+    "as an ai",
+    "unfortunately, i",
+];
+
+/// The response opens with a refusal (and states no answer: callers ask
+/// after looking for boxes and answer statements).
+fn is_refusal(s: &str) -> bool {
+    let start: String = s.trim_start().chars().take(24).collect::<String>();
+    let start = start.to_lowercase().replace('\u{2019}', "'");
+    REFUSALS.iter().any(|r| start.starts_with(r))
 }
 
 fn extract_math(resp: &str) -> Option<String> {
@@ -469,10 +626,14 @@ fn extract_math(resp: &str) -> Option<String> {
             return Some(a);
         }
     }
-    if let Some((_, after)) = rfind_ci(s, &["answer:", "answer is", "answer is:", "answer :"]) {
+    // the last answer statement that states a value (not "this answer is correct")
+    for after in statements_ci(s, &["answer:", "answer is", "answer is:", "answer :"]) {
         if let Some(a) = segment_answer(&s[after..], 0) {
             return Some(a);
         }
+    }
+    if is_refusal(s) {
+        return None;
     }
     let envs = find_envs(s);
     if let Some(a) = envs_answer(s, &envs) {
@@ -497,91 +658,33 @@ fn extract_number(resp: &str) -> Option<String> {
             return Some(n.replace(',', ""));
         }
     }
-    if let Some((_, after)) = rfind_ci(s, &["answer is", "answer:", "answer :"]) {
-        let seg = &s[after..];
-        let seg = seg.split('\n').next().unwrap_or("");
+    for after in statements_ci(s, &["answer is", "answer:", "answer :"]) {
+        let seg = s[after..].split('\n').next().unwrap_or("");
+        let seg = seg.trim_start_matches([':', '*', ' ']);
+        if starts_with_prose(seg) {
+            continue;
+        }
         if let Some(n) = first_number(seg) {
             return Some(n.replace(',', ""));
         }
     }
+    if is_refusal(s) {
+        return None;
+    }
     last_number(s).map(|n| n.replace(',', ""))
 }
 
-fn mcq_re() -> &'static Regex {
+/// Where a hallucinated follow-up problem starts: a line opening with
+/// `Question:`, `Q:` or `Problem:` after some text. Its answer belongs to
+/// that problem, not to the one asked.
+fn followup_start(s: &str) -> Option<usize> {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| {
-        Regex::new(
-            r"(?i:answer)(?:\s+(?i:is))?\s*[:：]?\s*(?:\$|\\\(|\\text\{|\\textbf\{|\\mathrm\{|\\boxed\{|\{)*\s*(?:\(([A-Ja-j])\)|([A-J]))(?:[^A-Za-z0-9]|$)",
-        )
-        .expect("valid regex")
-    })
-}
-
-fn paren_letter_re() -> &'static Regex {
-    static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"\(([A-J])\)").expect("valid regex"))
-}
-
-/// A letter from a short MCQ answer text: `C`, `(C)`, `C.`, `\text{C}`, `C: option text`.
-pub(crate) fn letter_of(s: &str) -> Option<char> {
-    let mut t = s.trim().to_string();
-    for w in ["\\text{", "\\textbf{", "\\mathrm{", "\\mathbf{"] {
-        t = t.replace(w, "");
-    }
-    let t: String = t
-        .chars()
-        .filter(|c| !matches!(c, '{' | '}' | '$' | '*'))
-        .collect();
-    let t = t.trim();
-    let t = t.strip_prefix('(').unwrap_or(t);
-    let mut it = t.chars();
-    let c = it.next()?;
-    if !c.is_ascii_alphabetic() {
-        return None;
-    }
-    let c = c.to_ascii_uppercase();
-    if !('A'..='J').contains(&c) {
-        return None;
-    }
-    match it.next() {
-        None => Some(c),
-        Some(')' | '.' | ':' | ' ' | ',') => Some(c),
-        _ => None,
-    }
-}
-
-fn extract_mcq(resp: &str) -> Option<String> {
-    let s = tail(resp).replace("**", "");
-    if let Some(b) = find_boxes(&s).last() {
-        if let Some(c) = letter_of(&b.content) {
-            return Some(c.to_string());
-        }
-    }
-    // the pronoun "I" ("the answer is I think B") is not a choice
-    let pronoun = |end: usize| {
-        let rest = &s[end..];
-        rest.starts_with(' ') && rest[1..].starts_with(|c: char| c.is_ascii_lowercase())
-    };
-    let hit = mcq_re()
-        .captures_iter(&s)
-        .filter_map(|c| match (c.get(1), c.get(2)) {
-            (Some(m), _) => Some(m.as_str().to_ascii_uppercase()),
-            (None, Some(m)) if m.as_str() == "I" && pronoun(m.end()) => None,
-            (None, Some(m)) => Some(m.as_str().to_string()),
-            _ => None,
-        });
-    if let Some(l) = hit.last() {
-        return Some(l);
-    }
-    if let Some(c) = letter_of(&s) {
-        if s.trim().chars().count() <= 3 {
-            return Some(c.to_string());
-        }
-    }
-    if let Some(c) = paren_letter_re().captures_iter(&s).last() {
-        return Some(c[1].to_string());
-    }
-    None
+    let re = RE.get_or_init(|| {
+        Regex::new(r"(?m)^[ \t#*]*(?:Question|Q|Problem)(?: \d+)?[ \t]*[:：]").expect("valid regex")
+    });
+    re.find_iter(s)
+        .map(|m| m.start())
+        .find(|&k| !s[..k].trim().is_empty())
 }
 
 fn extract_regex(resp: &str, re: &Regex) -> Option<String> {
@@ -596,37 +699,46 @@ fn extract_regex(resp: &str, re: &Regex) -> Option<String> {
 /// Returns `None` when nothing is found (never a placeholder string).
 /// Only the last 200 000 bytes of a response are scanned.
 ///
-/// Priority order per mode:
+/// Except in `Regex` mode, a hallucinated follow-up problem (a line opening
+/// with `Question:`, `Q:` or `Problem:` after some text) is cut first: the
+/// text before it is tried, and the whole response only if that yields
+/// nothing. Priority order per mode (docs/grading.md has the details):
 ///
 /// **`Math`**
 /// 1. A Minerva-style `final answer is X` (case-insensitive) that appears
-///    *after* the last box; X is cut at `I hope`, a newline or `<|`.
+///    *after* the last box; X is cut at a newline, `I hope` or `<|`.
 /// 2. The last `\boxed{…}` / `\fbox{…}` (brace-matched; `\boxed 5`;
 ///    unterminated boxes take the rest of the text), joined with earlier
 ///    boxes that are < 10 characters away with no words in between, or
-///    < 70 characters away with
-///    `,` `;` `and` `or` in between (repeated boxes count once), joined by
-///    `", "`. A `%`/`\%`/`percent`/`pct` right after the box is kept.
-/// 3. `final answer is X` anywhere, then the last `answer:` / `answer is`:
-///    the text after it (a LaTeX span if it starts with one; otherwise the
-///    part after the last ` is `; then a LaTeX span, short math text or the
-///    last number).
-/// 4. The last LaTeX span (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`), joined with up
+///    < 70 characters away with `,` `;` `and` `or` in between, joined by
+///    `", "`; a box repeating a joined one (same text, or an equivalent
+///    answer) counts once. A `%`/`\%`/`percent`/`pct` right after the box is kept.
+/// 3. `final answer is X` anywhere, then the answer statements `answer:` /
+///    `answer is` from the last one back: the text after one (a LaTeX span
+///    if it starts with one; otherwise the part after the last ` is `; then
+///    a LaTeX span, short math text or the last number of its first clause);
+///    a statement followed by a prose word states nothing.
+/// 4. Nothing, if the response opens with a refusal (`I'm sorry`, `I cannot`).
+/// 5. The last LaTeX span (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`), joined with up
 ///    to 4 preceding spans separated only by `,` / `and` / `or`.
-/// 5. The whole response, if it is short math-like text (no prose words).
-/// 6. The last number (thousands groups, decimals, `a/b`, percent suffix).
+/// 6. The whole response, if it is short math-like text (no prose words).
+/// 7. The last number (thousands groups, decimals, `a/b`, mixed numbers
+///    `3 and 1/4`, percent suffix; not a `#12` label).
 ///
-/// **`Mcq`** (letters `A`–`J`; `**` markdown removed first)
+/// **`Mcq`** (letters `A`–`Z`; `**` markdown removed first; only a stated
+/// choice counts, never a letter in prose or code)
 /// 1. The last box, if its content is a letter (`\boxed{C}`,
 ///    `\boxed{\text{(C)}}`, `\boxed{C: text}`).
-/// 2. The last `answer is X`, `answer: X`, `answer is (X)`, `Answer: $X$`
-///    (case-insensitive anchor; X uppercase, or any case inside parentheses).
-/// 3. A response that is just the letter (`C`, `(C)`, `C.`).
-/// 4. The last `(X)` in the text.
+/// 2. A final line that is the letter (`C`, `(C)`, `C.`) or ends in a
+///    single ` (C)`.
+/// 3. The last answer statement (`answer is X`, `answer: X`, `the correct
+///    option (letter) is X`, `答案是 X`, …; X uppercase, any case inside
+///    parentheses). A statement of a non-letter answer (`(Unknown)`) or of
+///    two letters (`(B) or (C)`) gives nothing.
 ///
 /// **`Number`**: first number inside the last box, else the first number
-/// after the last `answer is`/`answer:`, else the last number; thousands
-/// commas removed.
+/// after the last `answer is`/`answer:` that is not followed by prose, else
+/// (unless a refusal) the last number; thousands commas removed.
 ///
 /// **`Regex(re)`**: the first capture group (or the whole match) of the
 /// last match.
@@ -637,15 +749,29 @@ fn extract_regex(resp: &str, re: &Regex) -> Option<String> {
 /// assert_eq!(extract_answer(r, &ExtractMode::Math).as_deref(), Some("\\frac{1}{2}"));
 /// assert_eq!(extract_answer("The answer is (C).", &ExtractMode::Mcq).as_deref(), Some("C"));
 /// assert_eq!(extract_answer("no digits here", &ExtractMode::Number), None);
+/// let r = "The answer is (B).\n\nQuestion: What is 2+2?\nAnswer: (A)";
+/// assert_eq!(extract_answer(r, &ExtractMode::Mcq).as_deref(), Some("B"));
+/// assert_eq!(extract_answer("(E) is false.", &ExtractMode::Mcq), None);
 /// ```
 pub fn extract_answer(response: &str, mode: &ExtractMode) -> Option<String> {
-    let out = match mode {
-        ExtractMode::Math => extract_math(response),
-        ExtractMode::Mcq => extract_mcq(response),
-        ExtractMode::Number => extract_number(response),
-        ExtractMode::Regex(re) => extract_regex(response, re),
+    let extract = |text: &str| {
+        let out = match mode {
+            ExtractMode::Math => extract_math(text),
+            ExtractMode::Mcq => crate::mcq::extract_mcq(text),
+            ExtractMode::Number => extract_number(text),
+            ExtractMode::Regex(re) => extract_regex(text, re),
+        };
+        out.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
     };
-    out.map(|s| s.trim().to_string()).filter(|s| !s.is_empty())
+    if !matches!(mode, ExtractMode::Regex(_)) {
+        let text = tail(response);
+        if let Some(k) = followup_start(text) {
+            if let Some(a) = extract(&text[..k]) {
+                return Some(a);
+            }
+        }
+    }
+    extract(response)
 }
 
 #[cfg(test)]

@@ -33,6 +33,7 @@ mod equiv;
 mod eval;
 mod extract;
 pub mod limits;
+mod mcq;
 mod parse;
 mod policy;
 
@@ -134,7 +135,7 @@ pub fn grade(
     let verdict = match &ans {
         None => None,
         Some(a) => match mode {
-            ExtractMode::Mcq => match (extract::letter_of(gold), extract::letter_of(a)) {
+            ExtractMode::Mcq => match (mcq::letter_of(gold), mcq::letter_of(a)) {
                 (Some(x), Some(y)) => return Graded::decided(ans, x == y),
                 _ => Some(is_equivalent(gold, a)),
             },

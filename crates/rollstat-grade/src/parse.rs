@@ -679,25 +679,69 @@ const UNITS: &[&str] = &[
     "times",
     "steps",
     "inches",
+    "hz",
+    "khz",
+    "mhz",
+    "ghz",
+    "rpm",
+    "kw",
+    "kwh",
+    "mw",
+    "newton",
+    "newtons",
+    "joule",
+    "joules",
+    "watt",
+    "watts",
+    "volt",
+    "volts",
+    "ohm",
+    "ohms",
+    "amp",
+    "amps",
+    "ampere",
+    "amperes",
+    "pa",
+    "kpa",
+    "mpa",
+    "atm",
+    "mol",
+    "mole",
+    "moles",
+    "kj",
+    "kcal",
+    "cal",
+    "ev",
+    "kev",
+    "mev",
+    "mps",
+    "kmh",
     "m",
     "s",
     "g",
     "h",
     "l",
+    "n",
+    "j",
+    "w",
+    "v",
 ];
 
 fn is_unit(w: &str, allow_single: bool) -> bool {
-    let lw = w.to_ascii_lowercase();
+    let lw = w.to_ascii_lowercase().replace(" / ", "/");
     let lw = lw.trim();
     if lw.chars().count() == 1 && !allow_single {
         return false;
     }
     // "cm^2" handled by the caller; also accept things like "sq units"
+    // and quotients such as "m/s" or "km/h" (single letters allowed there)
+    let one =
+        |p: &str| UNITS.contains(&p.trim_end_matches(['.', '^', '2', '3'])) || UNITS.contains(&p);
     lw.split_whitespace().all(|p| {
-        UNITS.contains(&p.trim_end_matches(['.', '^', '2', '3']))
-            || UNITS.contains(&p)
+        one(p)
             || p == "of"
             || p == "per"
+            || (p.contains('/') && p.split('/').all(|q| !q.is_empty() && one(q)))
     }) && !lw.is_empty()
 }
 
@@ -765,6 +809,31 @@ impl Parser {
             pos: 0,
             depth: 0,
             abs_depth: 0,
+        }
+    }
+
+    /// Tokens of a unit quotient at the cursor (`m / s`, `km / h`,
+    /// `m / s ^ 2`) that ends the term; 0 if there is none.
+    fn unit_quotient_len(&self) -> usize {
+        let toks = &self.toks[self.pos.min(self.toks.len())..];
+        let mut i = 0;
+        let mut slashes = 0;
+        loop {
+            match toks.get(i) {
+                Some(Tok::Word(w)) if is_unit(w, true) => i += 1,
+                _ => return 0,
+            }
+            if let (Some(Tok::Op('^')), Some(Tok::Num(_))) = (toks.get(i), toks.get(i + 1)) {
+                i += 2;
+            }
+            match toks.get(i) {
+                Some(Tok::Op('/')) => {
+                    slashes += 1;
+                    i += 1;
+                }
+                Some(Tok::Word(_) | Tok::Num(_) | Tok::LParen | Tok::Cmd(_)) => return 0,
+                _ => return if slashes > 0 { i } else { 0 },
+            }
         }
     }
 
@@ -1096,6 +1165,12 @@ impl Parser {
                 Some(Tok::Word(w)) if matches!(w.as_str(), "percent" | "percentage" | "pct") => {
                     self.pos += 1;
                     base = Expr::Percent(Box::new(base));
+                }
+                Some(Tok::Word(_))
+                    if matches!(base, Expr::Num(_)) && self.unit_quotient_len() > 0 =>
+                {
+                    // a quotient of units after a number: 12 m/s, 9.8 m/s^2
+                    self.pos += self.unit_quotient_len();
                 }
                 Some(Tok::Word(w)) if !matches!(base, Expr::Text(_)) && is_unit(w, false) => {
                     // trailing unit word: drop it (and a following ^2)

@@ -105,6 +105,13 @@ fn adversarial() -> Vec<String> {
         "lorem ipsum $x$ ".repeat(65_000)
     ));
     v.push("\\boxed{".repeat(200_000));
+    // many answer statements, follow-up questions and boxes (#10 item 18 rules)
+    v.push("The answer is this answer is ".repeat(20_000));
+    v.push("Answer: (".repeat(50_000));
+    v.push("答案是".repeat(50_000));
+    v.push("x\nQuestion: ".repeat(50_000));
+    v.push("\\boxed{1} = \\boxed{2} = ".repeat(20_000));
+    v.push("I'm sorry ".to_string() + &"3 and 1/4 ".repeat(50_000));
     v
 }
 

@@ -121,8 +121,10 @@ fn extract_mcq_letters() {
     assert_eq!(mcq("I think the answer is (c)").as_deref(), Some("C"));
     assert_eq!(mcq("Answer: $A$").as_deref(), Some("A"));
     assert_eq!(mcq("B").as_deref(), Some("B"));
+    // letters in prose are not a stated choice (issue #10 item 18)
+    assert_eq!(mcq("Options (A) and (B) fail; only (D) works"), None);
     assert_eq!(
-        mcq("Options (A) and (B) fail; only (D) works").as_deref(),
+        mcq("Options (A) and (B) fail.\nSo we pick (D).").as_deref(),
         Some("D")
     );
     assert_eq!(mcq("ANSWER: None of the above"), None);
@@ -557,4 +559,183 @@ fn dates_compare_as_dates_not_divisions() {
     );
     assert!(!grade(Some(r), None, "10/02/2021", &ExtractMode::Math).correct);
     assert!(grade(Some(r), None, "05/01/2021", &ExtractMode::Math).correct);
+}
+
+// ------------------------------------------- real-output classes (#10 item 18)
+
+#[test]
+fn mcq_statements_in_other_words_and_languages() {
+    assert_eq!(mcq("The correct option is B.").as_deref(), Some("B"));
+    assert_eq!(mcq("the correct choice is (c)").as_deref(), Some("C"));
+    assert_eq!(mcq("The correct option letter is D.").as_deref(), Some("D"));
+    assert_eq!(mcq("因此，答案为 B。").as_deref(), Some("B"));
+    assert_eq!(mcq("答案：(D)").as_deref(), Some("D"));
+    assert_eq!(mcq("We compare them.\n**(C)**").as_deref(), Some("C"));
+    // options past J (BIG-Bench-Hard has up to 18)
+    assert_eq!(mcq("So the answer is (M).").as_deref(), Some("M"));
+}
+
+#[test]
+fn mcq_letters_not_stated_as_the_choice() {
+    // a statement of a non-letter answer ends the search
+    assert_eq!(
+        mcq("The answer is (None of the above).\nThe text says (B) is false."),
+        None
+    );
+    assert_eq!(
+        mcq("Answer: Unknown. Note det(A + B) != det(A) + det(B)."),
+        None
+    );
+    // two letters offered
+    assert_eq!(mcq("So the answer is (A) or (D)."), None);
+    // code and prose
+    assert_eq!(mcq("label(\"$B$\", rotate(60)*(D));\ndraw(A--B);"), None);
+    assert_eq!(mcq("(C) is false since f is odd."), None);
+    // a prose "answer is" is skipped, not taken as the end of the search
+    assert_eq!(
+        mcq("The answer is (B).\nThis answer is consistent with the data.").as_deref(),
+        Some("B")
+    );
+    assert_eq!(
+        mcq("Answer: Let's think step by step. ... The answer is (C).").as_deref(),
+        Some("C")
+    );
+}
+
+#[test]
+fn hallucinated_follow_up_questions_are_cut() {
+    let r = "The answer is (B).\n\nQuestion: What is 2+2?\n(A) 4 (B) 5\nAnswer: The answer is (A).";
+    assert_eq!(mcq(r).as_deref(), Some("B"));
+    let r = "So she has 18 eggs. The answer is 18.\n\nQ: Tom has 3 cats and buys 4 more.\nA: 3 + 4 = 7. The answer is 7.";
+    assert_eq!(math(r).as_deref(), Some("18"));
+    assert_eq!(
+        extract_answer(r, &ExtractMode::Number).as_deref(),
+        Some("18")
+    );
+    // a question restated at the very start is not a follow-up
+    assert_eq!(
+        math("Question: what is 3 + 4?\nAnswer: 7").as_deref(),
+        Some("7")
+    );
+}
+
+#[test]
+fn stated_value_comes_from_its_own_clause() {
+    assert_eq!(
+        math("The answer is 250 from a budget of 1,000 dollars.").as_deref(),
+        Some("250")
+    );
+    assert!(
+        grade(
+            Some("The answer is 10 - 3 = 7 apples"),
+            None,
+            "7",
+            &ExtractMode::Math
+        )
+        .correct
+    );
+    // labels are not quantities
+    assert_eq!(
+        math("so 4 runners finish ahead of runner #9.").as_deref(),
+        Some("4")
+    );
+    assert_eq!(math("#### 18").as_deref(), Some("18"));
+    // mixed numbers
+    assert_eq!(math("It takes 2 and 2/3 hours.").as_deref(), Some("2 2/3"));
+    assert!(
+        grade(
+            Some("It takes 2 and 2/3 hours."),
+            None,
+            "8/3",
+            &ExtractMode::Math
+        )
+        .correct
+    );
+    assert_eq!(math("It takes 1 3/4 cups.").as_deref(), Some("1 3/4"));
+    // an earlier statement is used when the last one is prose
+    assert_eq!(
+        math("The answer is 9.\nThis answer is right because 3 * 3 = 9 and 4 > 2.").as_deref(),
+        Some("9")
+    );
+    assert_eq!(
+        extract_answer(
+            "The answer is 9. My answer is correct for all 4 cases.",
+            &ExtractMode::Number
+        )
+        .as_deref(),
+        Some("9")
+    );
+    // prose words are not part of a math answer
+    assert_eq!(math("so 7").as_deref(), Some("7"));
+    assert_eq!(math("thus, it is 12").as_deref(), Some("12"));
+}
+
+#[test]
+fn refusals_have_no_answer() {
+    assert_eq!(
+        math("I'm sorry, but I cannot answer question 2 without the table."),
+        None
+    );
+    assert_eq!(
+        math("I cannot determine the value of x from 3 equations."),
+        None
+    );
+    assert_eq!(
+        extract_answer("As an AI, I can't see figure 4.", &ExtractMode::Number),
+        None
+    );
+    // an answer statement or a box still counts
+    assert_eq!(
+        math("I'm sorry for the confusion: the answer is 5.").as_deref(),
+        Some("5")
+    );
+    assert_eq!(
+        math("I cannot simplify further, so \\boxed{6}").as_deref(),
+        Some("6")
+    );
+}
+
+#[test]
+fn equivalent_repeated_boxes_count_once() {
+    assert_eq!(
+        math("$\\boxed{\\frac{3}{4}} = \\boxed{0.75}$").as_deref(),
+        Some("0.75")
+    );
+    assert_eq!(math("\\boxed{2} and \\boxed{2}").as_deref(), Some("2"));
+    assert_eq!(math("\\boxed{2} and \\boxed{3}").as_deref(), Some("2, 3"));
+}
+
+#[test]
+fn unit_quotients_and_physics_units_are_dropped() {
+    yes("12", "12 m/s");
+    yes("12", "12 \\text{ m/s}");
+    yes("90", "90 km/h");
+    yes("9.8", "9.8 \\, \\text{m/s}^2");
+    yes("440", "440 Hz");
+    yes("2", "2 \\text{ MHz}");
+    no("12", "13 m/s");
+    // a quotient of variables after a non-number stays algebra
+    no("x", "x m/s");
+}
+
+#[test]
+fn underflowed_values_are_not_zero() {
+    no("0", "10^{-100000}");
+    no("0", "e^{-100000}");
+    no("10^{-100000}", "0");
+    yes("10^{-300}", "10^{-300}");
+    yes("0", "0 \\cdot 10^{-5}");
+}
+
+#[test]
+fn long_decimals_match_to_their_printed_precision() {
+    // 8 significant digits: relative tolerance 1e-7
+    yes("0.78539815", "\\frac{\\pi}{4}");
+    yes("3.1415926", "\\pi");
+    yes("1.4142135", "\\sqrt{2}");
+    no("0.78539", "\\frac{\\pi}{4}"); // 5 digits: must round correctly (0.78540)
+    no("0.7853", "\\frac{\\pi}{4}");
+    no("0.78549815", "\\frac{\\pi}{4}");
+    no("0.34", "\\frac{1}{3}");
+    yes("0.33", "\\frac{1}{3}");
 }

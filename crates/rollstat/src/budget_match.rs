@@ -4,10 +4,15 @@
 //! budget at k_B is k_B·β_B and A draws k_A = k_B·β_B / β_A rollouts; a
 //! fractional k_A is the randomized policy drawing ⌊k_A⌋ or ⌈k_A⌉
 //! ([`pass_at_fractional_k`]), whose expected budget is exactly B's.
+//! maj@k and bon@k get the same rows when both sides carry answers (scores):
+//! A's value is that policy's exact expected credit, (1 − f)·M(⌊k_A⌋) +
+//! f·M(⌈k_A⌉) with M(0) = 0, from the exact per-k values (the maj@k program
+//! of `rollstat_core::select`, bon@k of `rollstat_core::best`).
 
-use rollstat_core::aggregate::{Exclusion, Metric, MetricColumn};
+use rollstat_core::aggregate::{ColumnBuilder, Exclusion, Metric, MetricColumn};
 use rollstat_core::estimators::pass_at_fractional_k;
 use rollstat_core::summary::ProblemSummary;
+use rollstat_core::vote::TiePolicy;
 use serde::{Deserialize, Serialize};
 
 /// What a budget-matched row matched: B at `k_b` draws spends `budget`
@@ -17,7 +22,7 @@ use serde::{Deserialize, Serialize};
 pub struct BudgetMatch {
     /// A's draw size at B's budget (fractional: the randomized policy).
     pub k_a: f64,
-    /// B's draw size (the row's metric is B's, `pass@k_b`).
+    /// B's draw size (the row's metric is B's: `pass@k_b`, `maj@k_b`, `bon@k_b`).
     pub k_b: u64,
     /// B's budget@k_b: k_b × B's mean budget per rollout.
     pub budget: f64,
@@ -42,32 +47,50 @@ pub(crate) struct MatchedColumns {
 }
 
 /// The budget-matched columns for every k of B (none when a side has no
-/// budgets, or A spends nothing). k_A is computed once from the point
-/// estimates of both mean budgets and held fixed in the resamples.
+/// budgets, or A spends nothing): pass@k_B for every k, then maj@k_B and
+/// bon@k_B where `metrics` has them and both sides carry answers (scores).
+/// k_A is computed once from the point estimates of both mean budgets and
+/// held fixed in the resamples.
 pub(crate) fn matched_columns(
-    a: &[&ProblemSummary],
-    b: &[&ProblemSummary],
+    (a, b): (&[ProblemSummary], &[ProblemSummary]),
+    metrics: &[Metric],
     ks: &[u64],
+    tie: TiePolicy,
 ) -> Vec<MatchedColumns> {
-    let (Some(beta_a), Some(beta_b)) = (mean_budget(a), mean_budget(b)) else {
+    let (ra, rb): (Vec<&ProblemSummary>, Vec<&ProblemSummary>) =
+        (a.iter().collect(), b.iter().collect());
+    let (Some(beta_a), Some(beta_b)) = (mean_budget(&ra), mean_budget(&rb)) else {
         return Vec::new();
     };
     if beta_a <= 0.0 {
         return Vec::new();
     }
-    ks.iter()
+    let matches: Vec<BudgetMatch> = ks
+        .iter()
         .map(|&k_b| {
             let budget = k_b as f64 * beta_b;
-            let k_a = budget / beta_a;
-            MatchedColumns {
-                matched: BudgetMatch { k_a, k_b, budget },
-                a: column(a, k_a, k_b),
-                b: column(b, k_b as f64, k_b),
+            BudgetMatch {
+                k_a: budget / beta_a,
+                k_b,
+                budget,
             }
         })
-        .collect()
+        .collect();
+    let mut out: Vec<MatchedColumns> = matches
+        .iter()
+        .map(|&m| MatchedColumns {
+            matched: m,
+            a: column(&ra, m.k_a, m.k_b),
+            b: column(&rb, m.k_b as f64, m.k_b),
+        })
+        .collect();
+    for family in [Family::Maj, Family::Bon] {
+        if family.carried_by(a) && family.carried_by(b) {
+            out.extend(family_columns(family, (a, b), metrics, &matches, tie));
+        }
+    }
+    out
 }
-
 /// pass at draw size `k` on every problem (`NaN` and counted where a
 /// problem has fewer than ⌈k⌉ rollouts), named `pass@k_b`.
 fn column(problems: &[&ProblemSummary], k: f64, k_b: u64) -> MetricColumn {
@@ -84,5 +107,104 @@ fn column(problems: &[&ProblemSummary], k: f64, k_b: u64) -> MetricColumn {
         } else {
             Vec::new()
         },
+    }
+}
+
+/// A selection metric with a draw size, matched like pass@k.
+#[derive(Clone, Copy)]
+enum Family {
+    /// maj@k (maj@n at the requested n).
+    Maj,
+    /// bon@k, in the report's score order.
+    Bon,
+}
+
+impl Family {
+    /// Whether some problem of a side has what the metric reads.
+    fn carried_by(self, problems: &[ProblemSummary]) -> bool {
+        problems.iter().any(|p| match self {
+            Family::Maj => p.vote.is_some(),
+            Family::Bon => p.scores.is_some(),
+        })
+    }
+
+    /// The metric of this family at `k` among `metrics` (B's row).
+    fn find(self, metrics: &[Metric], k: u64) -> Option<&Metric> {
+        metrics.iter().find(|m| {
+            m.k() == Some(k)
+                && match self {
+                    Family::Maj => matches!(m, Metric::MajAtK(_) | Metric::MajAtN(_)),
+                    Family::Bon => matches!(m, Metric::BonAtK { .. }),
+                }
+        })
+    }
+
+    /// The same metric at draw size `j` (A's side).
+    fn at(metric: &Metric, j: u64) -> Metric {
+        match metric {
+            Metric::BonAtK { order, .. } => Metric::BonAtK {
+                k: j,
+                order: *order,
+            },
+            _ => Metric::MajAtK(j),
+        }
+    }
+}
+
+/// The budget-matched columns of one family: for every match whose k_B has
+/// the family's metric, A at the fractional k_A and B at k_B.
+fn family_columns(
+    family: Family,
+    (a, b): (&[ProblemSummary], &[ProblemSummary]),
+    metrics: &[Metric],
+    matches: &[BudgetMatch],
+    tie: TiePolicy,
+) -> Vec<MatchedColumns> {
+    let found: Vec<(BudgetMatch, &Metric)> = matches
+        .iter()
+        .filter_map(|m| family.find(metrics, m.k_b).map(|metric| (*m, metric)))
+        .collect();
+    // One maj@1..K program per problem of A serves every k_A.
+    let top = found
+        .iter()
+        .map(|(m, _)| m.k_a.ceil() as u64)
+        .max()
+        .unwrap_or(0);
+    let cached: Vec<Metric> = found
+        .iter()
+        .map(|(_, metric)| Family::at(metric, top))
+        .collect();
+    let builder_a = ColumnBuilder::new(a, tie).with_metrics(&cached);
+    let builder_b = ColumnBuilder::new(b, tie).with_metrics(metrics);
+    found
+        .into_iter()
+        .map(|(m, metric)| MatchedColumns {
+            matched: m,
+            a: fractional(&builder_a, a.len(), metric, m.k_a),
+            b: builder_b.build(metric.clone()),
+        })
+        .collect()
+}
+
+/// A's column at a fractional draw size `k`, named `metric` (B's): per
+/// problem (1 − f)·M(⌊k⌋) + f·M(⌈k⌉) with f = k − ⌊k⌋ and M(0) = 0, the
+/// exact expected credit of drawing ⌊k⌋ or ⌈k⌉ rollouts; a problem without
+/// M(⌈k⌉) is excluded with that column's reason.
+fn fractional(builder: &ColumnBuilder, n: usize, metric: &Metric, k: f64) -> MetricColumn {
+    let lo = k.floor() as u64;
+    let f = k - lo as f64;
+    let low = (lo > 0).then(|| builder.build(Family::at(metric, lo)));
+    let high = (f > 0.0).then(|| builder.build(Family::at(metric, lo + 1)));
+    let at = |c: &Option<MetricColumn>, i: usize| c.as_ref().map_or(0.0, |c| c.values[i]);
+    let values = (0..n)
+        .map(|i| match f > 0.0 {
+            true => (1.0 - f) * at(&low, i) + f * at(&high, i),
+            false => at(&low, i),
+        })
+        .collect();
+    MetricColumn {
+        metric: metric.clone(),
+        values,
+        excluded: high.or(low).map(|c| c.excluded).unwrap_or_default(),
     }
 }

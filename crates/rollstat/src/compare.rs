@@ -40,7 +40,7 @@ pub const COMPARE_SCHEMA: &str = "rollstat.compare/1";
 ///
 /// Keys: `schema`, `version`, `margin`, `level`, `pairs` {`matched`,
 /// `only_a`, `only_b`}, `rows` (one per metric overall, then with a
-/// budget field one budget-matched `pass@k` row per k carrying
+/// budget field budget-matched `pass@k` (and `maj@k`, `bon@k`) rows per k carrying
 /// `budget_matched` {`k_a`, `k_b`, `budget`}, then per group; see [`Row`]),
 /// `a` / `b` {`name`, `inputs`, `n_problems`}, `config` (see
 /// [`CompareConfig`]), `not_computable` [{`metric`, `group`, `reason`}],
@@ -497,7 +497,7 @@ fn columns(pop: &Population, metrics: &[Metric], tie: TiePolicy) -> Columns {
         matched: vec![None; cols.len()],
         cols,
     };
-    for m in matched_columns(&pop.a, &pop.b, pop.budget_ks.unwrap_or(&[])) {
+    for m in matched_columns((&sa, &sb), metrics, pop.budget_ks.unwrap_or(&[]), tie) {
         c.diffs.push(differences(&m.a, &m.b));
         c.matched.push(Some(m.matched));
         c.cols.push((m.a, m.b));

@@ -5,7 +5,7 @@
 
 use super::svg::{esc, nice_ticks, percent_ticks, Chart, Scale, Tick};
 use super::{human_ci, human_stderr, human_value, key_k, shown_in, View};
-use crate::options::finding_text;
+use crate::Words;
 use rollstat::{Difficulty, Health, MetricBlock, MetricEntry, Report};
 use std::fmt::Write as _;
 
@@ -113,7 +113,7 @@ pub(crate) fn exact(v: f64) -> String {
 }
 
 /// The report page.
-pub fn render(r: &Report, view: View) -> String {
+pub fn render(r: &Report, view: View, words: &Words) -> String {
     let mut b = String::new();
     header(r, &mut b);
     contents(r, &mut b);
@@ -122,7 +122,7 @@ pub fn render(r: &Report, view: View) -> String {
     difficulty(&r.health.difficulty, &mut b);
     prefix_vs_pass(&r.block, &mut b);
     variance(&r.block, &mut b);
-    health(&r.health, &mut b);
+    health(&r.health, words, &mut b);
     if !r.groups.is_empty() {
         groups(r, &mut b);
     }
@@ -134,7 +134,7 @@ pub fn render(r: &Report, view: View) -> String {
     }
     let _ = writeln!(
         b,
-        "<p class=\"note\">Written by rollstat {} ({}). Every number comes from the same report as <code>--format json</code>.</p>",
+        "<p class=\"note\">Written by rollstat {} ({}). Every number comes from the same report as the JSON document (report.json).</p>",
         esc(&r.version),
         esc(&r.schema)
     );
@@ -307,7 +307,7 @@ fn headline(r: &Report, view: View, out: &mut String) {
     if let Some(note) = super::answer_note(&r.block, c.n, view) {
         let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
     }
-    if let Some(line) = super::hidden_summary(&r.block, c.n, view) {
+    if let Some(line) = super::hidden_summary(&r.block, c.n, view, None) {
         let _ = writeln!(
             out,
             "<p class=\"note\">Headline metrics; {}</p>",
@@ -660,7 +660,7 @@ fn variance(block: &MetricBlock, out: &mut String) {
     out.push_str("<p class=\"note\">When between-problem variance dominates, more problems narrow the interval; when within dominates, more rollouts per problem do.</p>\n");
 }
 
-fn health(h: &Health, out: &mut String) {
+fn health(h: &Health, words: &Words, out: &mut String) {
     out.push_str("<h2 id=\"health-h\">Health</h2>\n<div class=\"panel\" id=\"health\">\n");
     let r = &h.n_rollouts;
     let counts = [
@@ -689,7 +689,7 @@ fn health(h: &Health, out: &mut String) {
     } else {
         out.push_str("<ul class=\"findings\">\n");
         for w in &h.warnings {
-            let _ = writeln!(out, "<li>{}</li>", esc(&finding_text(w)));
+            let _ = writeln!(out, "<li>{}</li>", esc(&(words.finding)(w)));
         }
         out.push_str("</ul>\n");
     }

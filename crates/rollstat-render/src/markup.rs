@@ -1,18 +1,18 @@
 //! The terminal table and Markdown: the same rows, two styles.
 
 use super::{answer_note, layout, View};
-use crate::options::finding_text;
+use crate::Words;
 use rollstat::{Extrapolation, Health, MetricBlock, Report};
 use std::fmt::Write;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Style {
+pub enum Style {
     Terminal,
     Markdown,
 }
 
 /// Aligned columns (first left, rest right) in the terminal or Markdown style.
-pub(crate) fn table(rows: &[Vec<String>], style: Style, out: &mut String) {
+pub fn table(rows: &[Vec<String>], style: Style, out: &mut String) {
     let cols = rows.first().map_or(0, Vec::len);
     let widths: Vec<usize> = (0..cols)
         .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
@@ -82,12 +82,14 @@ fn health_line(h: &Health) -> String {
 }
 
 /// The budget distribution, missing values and correlation in one line.
-fn budget_line(b: &rollstat::BudgetHealth) -> String {
+fn budget_line(b: &rollstat::BudgetHealth, words: &Words) -> String {
     let num = |x: Option<f64>| x.map_or("–".into(), rollstat::trim_float);
-    let used = if b.used {
-        ""
-    } else {
-        " — not every rollout has it, so no budget metrics (name the field with --budget to use it)"
+    let used = match (b.used, words.budget) {
+        (true, _) => String::new(),
+        (false, Some(option)) => format!(
+            " — not every rollout has it, so no budget metrics (name the field with {option} to use it)"
+        ),
+        (false, None) => " — not every rollout has it, so no budget metrics".into(),
     };
     format!(
         "{} on {} rollouts, missing on {}; per rollout min {} / median {} / p90 {} / max {}; correlation with correct {}{used}",
@@ -110,7 +112,7 @@ struct Section<'a> {
     block: &'a MetricBlock,
 }
 
-fn block(s: &Section, n: u64, view: View, style: Style, out: &mut String) {
+fn block(s: &Section, n: u64, view: View, style: Style, words: &Words, out: &mut String) {
     let (title, h, b) = (&s.title, s.health, s.block);
     match style {
         Style::Terminal => {
@@ -129,7 +131,7 @@ fn block(s: &Section, n: u64, view: View, style: Style, out: &mut String) {
 
     let _ = writeln!(out, "{bullet}Health: {}", health_line(h));
     if let Some(b) = &h.budget {
-        let _ = writeln!(out, "{bullet}Budget: {}", budget_line(b));
+        let _ = writeln!(out, "{bullet}Budget: {}", budget_line(b, words));
     }
     let splits: Vec<String> = b
         .metrics
@@ -151,13 +153,13 @@ fn block(s: &Section, n: u64, view: View, style: Style, out: &mut String) {
         );
     }
     for w in &h.warnings {
-        let _ = writeln!(out, "{bullet}warning: {}", finding_text(w));
+        let _ = writeln!(out, "{bullet}warning: {}", (words.finding)(w));
     }
     let _ = writeln!(out);
 }
 
 /// Renders the whole report.
-pub fn render(r: &Report, style: Style, view: View) -> String {
+pub fn render(r: &Report, style: Style, view: View, words: &Words) -> String {
     let mut out = String::new();
     let inputs: Vec<String> = r.inputs.iter().map(|i| i.path.clone()).collect();
     let c = &r.config;
@@ -187,7 +189,7 @@ pub fn render(r: &Report, style: Style, view: View) -> String {
             c.ci.level * 100.0
         )
     };
-    if let Some(line) = super::hidden_summary(&r.block, c.n, view) {
+    if let Some(line) = super::hidden_summary(&r.block, c.n, view, Some(words)) {
         let _ = writeln!(out, "Headline metrics; {line}\n");
     }
     let overall = Section {
@@ -195,7 +197,7 @@ pub fn render(r: &Report, style: Style, view: View) -> String {
         health: &r.health,
         block: &r.block,
     };
-    block(&overall, c.n, view, style, &mut out);
+    block(&overall, c.n, view, style, words, &mut out);
     if !r.harness.is_empty() {
         harness(r, style, &mut out);
     }
@@ -229,7 +231,7 @@ pub fn render(r: &Report, style: Style, view: View) -> String {
             health: &g.health,
             block: &g.block,
         };
-        block(&section, c.n, view, style, &mut out);
+        block(&section, c.n, view, style, words, &mut out);
     }
     out
 }

@@ -12,7 +12,7 @@ fn count(x: Option<u64>) -> String {
 }
 
 fn table(rows: &[Vec<String>], out: &mut String) {
-    crate::render::table(rows, crate::render::Style::Terminal, out);
+    crate::table(rows, crate::Style::Terminal, out);
 }
 
 /// The power analysis as a terminal table.

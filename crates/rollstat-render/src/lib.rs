@@ -5,20 +5,46 @@
 //! NB: a new field in `MetricEntry` needs a column here and in `csv.rs`.
 
 pub mod compare;
-mod csv;
-mod html;
+pub mod csv;
+pub mod html;
 mod html_compare;
-mod markup;
+pub mod markup;
 pub mod power;
 mod svg;
 
-pub(crate) use markup::{table, Style};
+pub use markup::{table, Style};
 
-use crate::args::OutputFormat;
-use crate::options::finding_text;
-use rollstat::{MetricBlock, MetricEntry, Report};
+use rollstat::{MetricBlock, MetricEntry};
 
 pub use html_compare::render as compare_html;
+
+/// How a front end words what it controls: findings, and the options the
+/// terminal table and Markdown point to. The HTML page names no option (the
+/// same page comes out of every front end); only its findings are worded.
+///
+/// ```
+/// let words = rollstat_render::Words {
+///     finding: |f| f.to_string(),
+///     all: "all=True",
+///     tau: "tau=",
+///     budget: None,
+///     fail_on: "fail_on=",
+/// };
+/// assert_eq!((words.finding)(&rollstat::Finding::BadRows { n: 2 }), "2 malformed rows were skipped");
+/// ```
+#[derive(Clone, Copy)]
+pub struct Words {
+    /// A finding in the front end's words.
+    pub finding: fn(&rollstat::Finding) -> String,
+    /// The option that shows every metric (`--all`).
+    pub all: &'static str,
+    /// The option that sets G-Pass thresholds (`--tau`).
+    pub tau: &'static str,
+    /// The option that names a budget field (`--budget`), where there is one.
+    pub budget: Option<&'static str>,
+    /// The option that asks for a verdict check (`--fail-on`).
+    pub fail_on: &'static str,
+}
 
 /// Which metrics the tables for people show.
 #[derive(Clone, Copy, Debug, Default)]
@@ -61,22 +87,6 @@ pub fn family(name: &str) -> Option<&str> {
 pub fn key_k(name: &str) -> Option<u64> {
     let end = name.find(['@', '^'])?;
     name[end + 1..].parse().ok()
-}
-
-/// Renders `report` in `format`.
-pub fn render(report: &Report, format: OutputFormat, view: View) -> String {
-    match format {
-        OutputFormat::Json => json(report),
-        OutputFormat::Table => markup::render(report, markup::Style::Terminal, view),
-        OutputFormat::Markdown => markup::render(report, markup::Style::Markdown, view),
-        OutputFormat::Csv => csv::render(report),
-        OutputFormat::Html => html::render(report, view),
-    }
-}
-
-/// report.json with the findings in the CLI's words (naming flags).
-fn json(report: &Report) -> String {
-    rollstat::Finding::serialize_worded(finding_text, || report.to_json())
 }
 
 /// Formats a metric value for people: percent for fractions.
@@ -163,10 +173,17 @@ pub fn answer_note(block: &MetricBlock, n: u64, view: View) -> Option<String> {
     })
 }
 
-/// What the table leaves out that `--all` prints, by reason, e.g. `12
-/// G-Pass rows (no --tau), 8 equal to another row by definition,
-/// distinct_answers`; `None` when nothing is left out.
-pub fn hidden_summary(block: &MetricBlock, n: u64, view: View) -> Option<String> {
+/// What the table leaves out that the full table prints, by reason, e.g.
+/// `--all adds 20 more: 8 equal to another row by definition, 12 G-Pass
+/// rows (thresholds not asked with --tau)`; `None` when nothing is left
+/// out. With `words` the options are named; without, the text names none
+/// (the HTML page).
+pub fn hidden_summary(
+    block: &MetricBlock,
+    n: u64,
+    view: View,
+    words: Option<&Words>,
+) -> Option<String> {
     let hidden: Vec<(&String, &MetricEntry)> = block
         .metrics
         .iter()
@@ -187,9 +204,10 @@ pub fn hidden_summary(block: &MetricBlock, n: u64, view: View) -> Option<String>
         parts.push(format!("{same} equal to another row by definition"));
     }
     if gpass > 0 {
-        parts.push(format!(
-            "{gpass} G-Pass rows (thresholds not asked with --tau)"
-        ));
+        parts.push(match words {
+            Some(w) => format!("{gpass} G-Pass rows (thresholds not asked with {})", w.tau),
+            None => format!("{gpass} G-Pass rows (no thresholds asked)"),
+        });
     }
     let is_gap = |name: &str| name.contains("-maj@");
     let gaps = hidden.iter().filter(|(name, _)| is_gap(name)).count();
@@ -213,7 +231,8 @@ pub fn hidden_summary(block: &MetricBlock, n: u64, view: View) -> Option<String>
             .map(|(name, _)| name.to_string()),
     );
     Some(format!(
-        "--all adds {} more: {}; report.json has every metric.",
+        "{} adds {} more: {}; the JSON report has every metric.",
+        words.map_or("the full table", |w| w.all),
         hidden.len(),
         parts.join(", ")
     ))

@@ -5,7 +5,7 @@
 use super::compare::{delta_cells, p_fmt};
 use super::html::{exact, key_values, legend, nav, page, table};
 use super::svg::{esc, nice_ticks, Chart, Scale};
-use crate::options::finding_text;
+use crate::Words;
 use rollstat::{trim_float, CompareRow as Row, Comparison};
 use std::fmt::Write as _;
 
@@ -27,7 +27,7 @@ fn row_label(r: &Row) -> String {
 }
 
 /// The page.
-pub fn render(c: &Comparison) -> String {
+pub fn render(c: &Comparison, words: &Words) -> String {
     let mut b = String::new();
     header(c, &mut b);
     let mut items = vec![
@@ -45,13 +45,13 @@ pub fn render(c: &Comparison) -> String {
     if !c.warnings.is_empty() {
         b.push_str("<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");
         for w in &c.warnings {
-            let _ = writeln!(b, "<li>{}</li>", esc(&finding_text(w)));
+            let _ = writeln!(b, "<li>{}</li>", esc(&(words.finding)(w)));
         }
         b.push_str("</ul>\n");
     }
     let _ = writeln!(
         b,
-        "<p class=\"note\">Written by rollstat {} ({}). Every number comes from the same comparison as <code>--format json</code>.</p>",
+        "<p class=\"note\">Written by rollstat {} ({}). Every number comes from the same comparison as the JSON document (compare.json).</p>",
         esc(&c.version),
         esc(&c.schema)
     );

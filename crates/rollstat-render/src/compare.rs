@@ -1,13 +1,13 @@
 //! `rollstat compare` output: table, Markdown and JSON (`rollstat.compare/1`)
 //! over the engine's [`Comparison`].
 
-use crate::options::finding_text;
+use crate::Words;
 use rollstat::{trim_float, CompareRow as Row, Comparison};
 use std::fmt::Write as _;
 
-/// The comparison as JSON, findings in the CLI's words.
-pub fn json(c: &Comparison) -> String {
-    let mut s = rollstat::Finding::serialize_worded(finding_text, || {
+/// The comparison as JSON, findings in the front end's words.
+pub fn json(c: &Comparison, words: &Words) -> String {
+    let mut s = rollstat::Finding::serialize_worded(words.finding, || {
         serde_json::to_string_pretty(c).expect("compare serializes")
     });
     s.push('\n');
@@ -16,11 +16,11 @@ pub fn json(c: &Comparison) -> String {
 
 fn table(rows: &[Vec<String>], markdown: bool, out: &mut String) {
     let style = if markdown {
-        crate::render::Style::Markdown
+        crate::Style::Markdown
     } else {
-        crate::render::Style::Terminal
+        crate::Style::Terminal
     };
-    crate::render::table(rows, style, out);
+    crate::table(rows, style, out);
 }
 
 fn pct(x: f64) -> String {
@@ -82,7 +82,7 @@ fn row_cells(r: &Row, with_verdict: bool) -> Vec<String> {
 }
 
 /// The comparison as a terminal table or Markdown.
-pub fn render_text(c: &Comparison, markdown: bool) -> String {
+pub fn render_text(c: &Comparison, markdown: bool, words: &Words) -> String {
     let mut out = String::new();
     let with_verdict = c.margin.is_some();
     let lvl = trim_float(100.0 * c.level);
@@ -195,13 +195,14 @@ pub fn render_text(c: &Comparison, markdown: bool) -> String {
         };
         let line = if f.failed {
             format!(
-                "--fail-on {}: FAILED ({} checked; hit by {}) → exit code 1",
+                "{} {}: FAILED ({} checked; hit by {}) → exit code 1",
+                words.fail_on,
                 f.on,
                 scope,
                 f.rows.join(", ")
             )
         } else {
-            format!("--fail-on {}: passed ({scope} checked)", f.on)
+            format!("{} {}: passed ({scope} checked)", words.fail_on, f.on)
         };
         para(&mut out, line);
         out.push('\n');
@@ -209,7 +210,7 @@ pub fn render_text(c: &Comparison, markdown: bool) -> String {
     if !c.warnings.is_empty() {
         head(&mut out, "warnings");
         for w in &c.warnings {
-            para(&mut out, format!("  - {}", finding_text(w)));
+            para(&mut out, format!("  - {}", (words.finding)(w)));
         }
     }
     out
