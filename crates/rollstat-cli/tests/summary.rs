@@ -253,6 +253,33 @@ fn duplicates_and_bad_rows_across_shards_count_as_in_the_whole() {
 }
 
 #[test]
+fn a_shard_of_malformed_rows_only_counts_them_in_the_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = "{\"problem\": \"p\", \"rollout\": 0, \"correct\": true}\n";
+    let bad = "{\"problem\": \"q\", \"correct\": maybe}\n{\"rollout\": 1}\n";
+    std::fs::write(d.join("good.jsonl"), good).unwrap();
+    std::fs::write(d.join("bad.jsonl"), bad).unwrap();
+    ok(&["summarize", "bad.jsonl", "-o", "bad.sum.jsonl"], d);
+    ok(&["summarize", "good.jsonl", "-o", "good.sum.jsonl"], d);
+    ok(
+        &["merge", "good.sum.jsonl", "bad.sum.jsonl", "-o", "m.jsonl"],
+        d,
+    );
+    let merged = ok(&["report", "m.jsonl", "--format", "json"], d);
+    let raw = ok(
+        &["report", "good.jsonl", "bad.jsonl", "--format", "json"],
+        d,
+    );
+    assert!(raw.contains("\"n_bad_lines\": 2,"), "{raw}");
+    assert_eq!(merged, raw);
+    // Alone, a summary of no problems is reported as nothing to report.
+    let out = run(&["report", "bad.sum.jsonl"], d);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no problems"));
+}
+
+#[test]
 fn compare_reads_summaries_as_the_rows() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
@@ -332,4 +359,67 @@ fn what_cannot_merge_exactly_is_refused_with_a_reason() {
     let out = run(&["merge", "x.sum", "-o", "x.sum"], d);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is the input"));
+}
+
+/// `rollstat ARGS` with `input` piped to stdin in small pieces, a pause
+/// after the first: the reader must look at the start of stdin across
+/// several reads and still read every byte.
+fn piped(args: &[&str], input: &str, dir: &Path) -> String {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rollstat"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for (i, piece) in input.as_bytes().chunks(7).enumerate() {
+        stdin.write_all(piece).unwrap();
+        stdin.flush().unwrap();
+        if i == 0 {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn a_summary_piped_to_stdin_reads_as_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let demo = root().join("examples/demo.jsonl");
+    let demo = demo.to_str().unwrap();
+    let summary = ok(&["summarize", demo, "-o", "-"], d);
+    assert!(summary.starts_with("{\"rollstat_summary\":1,"), "{summary}");
+    let direct = ok(&["report", demo, "--format", "json"], d);
+    // The summary keeps the input it was made from: nothing differs.
+    let from_summary = piped(&["report", "-", "--format", "json"], &summary, d);
+    assert_eq!(from_summary, direct);
+    // Rollout rows piped in are read whole, the peeked start included:
+    // the same document but for the input's name (and nothing else).
+    let rows = std::fs::read_to_string(demo).unwrap();
+    let from_rows = piped(&["report", "-", "--format", "json"], &rows, d);
+    assert_eq!(
+        from_rows.replace("\"<stdin>\"", &format!("{demo:?}")),
+        direct
+    );
+    // Rollout files and summaries are not mixed in one reading.
+    std::fs::write(d.join("s.jsonl"), &summary).unwrap();
+    let out = run(&["report", demo, "s.jsonl"], d);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the inputs mix summaries with rollout files"),
+        "{err}"
+    );
 }

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::findings::Finding;
 use crate::grading::Grading;
 use crate::options::ReportOptions;
-use crate::read::{read_inputs, Inputs, Source};
+use crate::read::{read_inputs_with, Inputs, Source, WhenEmpty};
 use rollstat_core::input::InputInfo;
 use rollstat_core::rollouts::RolloutTable;
 use rollstat_core::summary::{Answer, ProblemData, Rollout, Verdict};
@@ -179,13 +179,16 @@ pub fn summarize(sources: &[Source], opts: &ReportOptions) -> Result<Summary> {
     opts.validate()?;
     let read = crate::report::read_options(opts);
     let g = Grading::new(&opts.grading);
-    let inputs = read_inputs(
+    // A shard of malformed rows only is a summary of no problems: merged
+    // with the others, its bad rows count as in the whole.
+    let inputs = read_inputs_with(
         sources,
         &read,
         opts.source_format,
         opts.metrics.decompress_limit,
         &g,
         opts.messages.as_ref(),
+        WhenEmpty::KeepBadRows,
     )?;
     if !inputs.aggregates.is_empty() {
         return Err(Error::input(
@@ -453,6 +456,14 @@ fn is_summary_start(bytes: &[u8]) -> bool {
         .unwrap_or(false)
 }
 
+/// Whether standard input starts with a summary header. Only its first
+/// bytes are read; they stay in place for whichever reader takes stdin.
+fn is_summary_stdin() -> Result<bool> {
+    // Enough for a BOM, some blank space and `{"rollstat_summary"`.
+    const START: usize = 256;
+    Ok(is_summary_start(&crate::read::peek_stdin(START)?))
+}
+
 /// The summaries among `sources`: `None` when no source is one; an error
 /// when only some are.
 pub(crate) fn load_summaries(sources: &[Source]) -> Result<Option<Vec<Summary>>> {
@@ -466,6 +477,12 @@ pub(crate) fn load_summaries(sources: &[Source]) -> Result<Option<Vec<Summary>>>
                     std::fs::read_to_string(p).map_err(|e| Error::input(format!("{name}: {e}")))?;
                 found.push(Summary::from_jsonl(&name, &text)?);
             }
+            Source::Stdin if is_summary_stdin()? => {
+                let bytes = crate::read::read_all_stdin()?;
+                let text = String::from_utf8(bytes)
+                    .map_err(|e| Error::input(format!("<stdin>: not UTF-8 ({e})")))?;
+                found.push(Summary::from_jsonl("<stdin>", &text)?);
+            }
             Source::Bytes { name, bytes } if is_summary_start(bytes) => {
                 let text = std::str::from_utf8(bytes)
                     .map_err(|e| Error::input(format!("{name}: not UTF-8 ({e})")))?;
@@ -478,7 +495,7 @@ pub(crate) fn load_summaries(sources: &[Source]) -> Result<Option<Vec<Summary>>>
         (true, _) => Ok(None),
         (false, true) => Ok(Some(found)),
         (false, false) => Err(Error::input(format!(
-            "{} mixes summaries with rollout files; summarize the rollout files first (or pass only rollout files)",
+            "the inputs mix summaries with rollout files ({}); summarize the rollout files first, or pass only rollout files",
             other.join(", ")
         ))),
     }
