@@ -464,21 +464,28 @@ def summarize(
     >>> rollstat.report(t, ci=None).metrics["pass@1"]["value"] == rollstat.report(rows, ci=None).metrics["pass@1"]["value"]
     True
     """
-    srcs, names = _sources(data, "<data>", "data")
+    reading = dict(by=by, cluster_by=cluster_by, extract=extract, match=match, strict=strict, dedupe=dedupe)
+    return _summary_table(_summarize_jsonl(data, "<data>", dict(reading, source_format=source_format)))
+
+
+def _summarize_jsonl(data: Data, name: str, reading: Dict[str, Any]) -> str:
+    """The summary JSON Lines of ``data`` (named ``name`` in its inputs)
+    under the reading keywords of :func:`summarize`."""
+    get = reading.get
+    srcs, names = _sources(data, name, "data")
     try:
-        text = _rollstat.summarize(
+        return _rollstat.summarize(
             srcs,
-            by=_opt_str(by, "by"),
-            cluster_by=_opt_str(cluster_by, "cluster_by"),
-            extract=_opt_str(extract, "extract") or "math",
-            matching=_opt_str(match, "match") or "equivalent",
-            source_format=_opt_str(source_format, "source_format"),
-            strict=bool(strict),
-            dedupe=_opt_str(dedupe, "dedupe"),
+            by=_opt_str(get("by"), "by"),
+            cluster_by=_opt_str(get("cluster_by"), "cluster_by"),
+            extract=_opt_str(get("extract", "math"), "extract") or "math",
+            matching=_opt_str(get("match", "equivalent"), "match") or "equivalent",
+            source_format=_opt_str(get("source_format"), "source_format"),
+            strict=bool(get("strict", False)),
+            dedupe=_opt_str(get("dedupe"), "dedupe"),
         )
     except InputError as e:
         raise reraise(e, names) from None
-    return _summary_table(text)
 
 
 def merge(tables: Sequence[Any]) -> Any:
