@@ -241,3 +241,27 @@ def test_readme_examples_run_as_written(engine, cli, request, monkeypatch, capsy
     assert got == whole
     assert without_warnings(got) == without_warnings(expect)
     assert "pass@1" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------ optional imports
+
+
+def test_the_adapters_import_no_engine():
+    import subprocess
+
+    code = "import sys, rollstat, rollstat.spark, rollstat.ray; print(sorted({'pyspark', 'ray'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    "module, needs",
+    [
+        (rollstat.spark, "rollstat.spark.collect needs pyspark: pip install 'pyspark>=4'"),
+        (rollstat.ray, "rollstat.ray.collect needs ray: pip install 'ray[data]'"),
+    ],
+)
+def test_a_missing_engine_is_named_with_its_install_command(monkeypatch, module, needs):
+    monkeypatch.setitem(sys.modules, needs.split(" needs ")[1].split(":")[0], None)  # import fails
+    with pytest.raises(ImportError, match=re.escape(needs)):
+        module.collect(object())
