@@ -11,6 +11,7 @@ are."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter
 from typing import Any, Callable, Dict, List
@@ -29,6 +30,7 @@ def _pa() -> Any:
     return pa()
 
 
+@functools.lru_cache(maxsize=None)
 def part_schema() -> Any:
     """The Arrow schema of a part: the summary columns with signed integers,
     then ``header``."""
