@@ -193,6 +193,18 @@ def test_spark_groups_give_the_cli_report(spark, cli, tmp_path):
     same_document(rollstat.spark.collect(parts), rows, cli_report(cli, tmp_path, rows, opts), opts)
 
 
+def test_spark_partitions_give_the_cli_report(spark, cli, tmp_path):
+    """mapInArrow, no shuffle: every problem is split across partitions and
+    joined on the driver."""
+    opts = BY_GROUP
+    rows = rows_of(6)
+    df = spark.createDataFrame(table_of(rows)).repartition(3)
+    summarize = rollstat.spark.partition_summarizer_for(**reading(opts))
+    parts = df.mapInArrow(summarize, schema=rollstat.spark.SUMMARY_SCHEMA).cache()
+    assert parts.filter("problem is not null").count() > 24  # 24 problems, in several parts
+    same_document(rollstat.spark.collect(parts), rows, cli_report(cli, tmp_path, rows, opts), opts)
+
+
 # --------------------------------------------------------------------- ray
 
 
