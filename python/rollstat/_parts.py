@@ -111,6 +111,18 @@ def assemble(parts: Any, engine: str) -> Any:
     return _join_repeated(rows, header, pa)
 
 
+def table_of(jsonl: str, coalesce: bool = False) -> Any:
+    """Summary JSON Lines as a summary table; with ``coalesce``, in-memory
+    inputs of one name and format counted as one input."""
+    from ._summary import table_of as summary_table
+
+    if not coalesce:
+        return summary_table(jsonl)
+    first, _, rest = jsonl.partition("\n")
+    header = combine_headers([json.loads(first)])
+    return summary_table(json.dumps(header, ensure_ascii=False, separators=(",", ":")) + "\n" + rest)
+
+
 def combine_headers(headers: List[Dict[str, Any]]) -> Dict[str, Any]:
     """One header for parts read under the same options: inputs, malformed
     rows and findings concatenated (in-memory inputs of one name and format

@@ -8,6 +8,11 @@ reads — the numbers of the rows read in one process.
 ...     rollstat.ray.summarize_groups, batch_format="pyarrow")  # doctest: +SKIP
 >>> rollstat.report(rollstat.ray.collect(parts))           # doctest: +SKIP
 
+Without the shuffle, :func:`summarize` runs the aggregation
+:func:`summary_aggregation` (an ``AggregateFnV2``): each block is summarized
+and the block summaries are combined with ``rollstat.merge``, which joins a
+problem split across blocks exactly.
+
 Rows need a ``rollout`` column when a problem has several: the engine does
 not keep the order of rows inside a group. Importing this module does not
 import ray; :func:`collect` does.
@@ -17,9 +22,9 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ._parts import assemble, optional, summarizer
+from ._parts import assemble, optional, summarizer, table_of
 
-__all__ = ["collect", "summarize_groups", "summarizer_for"]
+__all__ = ["collect", "summarize", "summary_aggregation", "summarize_groups", "summarizer_for"]
 
 _default = summarizer("<ray>", {})
 
@@ -66,3 +71,41 @@ def collect(parts: Any) -> Any:
     if not tables:
         raise ValueError("no summary parts: the dataset had no rows")
     return assemble(pa.concat_tables(tables, promote_options="permissive"), "Ray")
+
+
+def summary_aggregation(**reading: Any) -> Any:
+    """A Ray Data aggregation (``ray.data.aggregate.AggregateFnV2``) named
+    ``summary`` whose value is the summary JSON Lines of the dataset: each
+    block summarized (reading keywords of :func:`rollstat.summarize`), the
+    block summaries combined by ``rollstat.merge``. For
+    ``ds.aggregate(summary_aggregation())``; :func:`summarize` wraps it.
+    """
+    agg = optional("ray.data.aggregate", "rollstat.ray.summary_aggregation", "ray[data]")
+    from . import _rollstat, _summarize_jsonl
+
+    class SummaryAggregation(agg.AggregateFnV2):
+        def __init__(self) -> None:
+            super().__init__("summary", lambda: None, on=None, ignore_nulls=True)
+
+        def aggregate_block(self, block: Any) -> Any:
+            if len(block) == 0:
+                return None
+            return _summarize_jsonl(block, "<ray>", reading)
+
+        def combine(self, current: Any, new: Any) -> Any:
+            return _rollstat.merge([current, new])
+
+    return SummaryAggregation()
+
+
+def summarize(ds: Any, **reading: Any) -> Any:
+    """The summary table (a ``pyarrow.Table``) of a Ray Dataset's rows,
+    computed block by block with :func:`summary_aggregation` (no shuffle);
+    in-memory inputs of the blocks count as one input.
+    """
+    if not hasattr(ds, "aggregate"):
+        raise TypeError(f"ds: expected a ray.data.Dataset, found {type(ds).__name__}")
+    text = ds.aggregate(summary_aggregation(**reading))["summary"]
+    if text is None:
+        raise ValueError("no summary: the dataset had no rows")
+    return table_of(text, coalesce=True)

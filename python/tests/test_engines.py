@@ -16,6 +16,7 @@ import pytest
 from conftest import DEMO, ROOT, without_warnings, write_jsonl
 
 import rollstat
+import rollstat._parts
 import rollstat.polars
 import rollstat.ray
 import rollstat.spark
@@ -224,6 +225,34 @@ def test_ray_groups_give_the_cli_report(ray_local, cli, tmp_path):
     summarize = rollstat.ray.summarizer_for(**reading(opts))
     parts = ds.groupby("problem").map_groups(summarize, batch_format="pyarrow")
     same_document(rollstat.ray.collect(parts), rows, cli_report(cli, tmp_path, rows, opts), opts)
+
+
+def test_ray_aggregation_merges_blocks_into_the_cli_report(ray_local, cli, tmp_path):
+    """AggregateFnV2 through Ray (which, in local mode on this little data,
+    concatenates the three blocks before aggregating them)."""
+    opts = BY_GROUP
+    rows = rows_of(7)
+    ds = ray_local.data.from_arrow([table_of(rows[i::3]) for i in range(3)])
+    summary = rollstat.ray.summarize(ds, **reading(opts))
+    header = json.loads(summary.schema.metadata[b"rollstat_summary"])
+    assert header["inputs"] == [{"path": "<ray>", "format": "rows", "sha256": "", "records": len(rows)}]
+    same_document(summary, rows, cli_report(cli, tmp_path, rows, opts), opts)
+
+
+def test_ray_aggregation_combines_block_summaries_exactly(cli, tmp_path):
+    """The aggregation's own steps, as Ray calls them on separate blocks:
+    every problem is split across the three blocks and joined by combine."""
+    pytest.importorskip("ray.data")
+    opts = BY_GROUP
+    rows = rows_of(8)
+    agg = rollstat.ray.summary_aggregation(**reading(opts))
+    acc = None
+    for i in range(3):
+        part = agg.aggregate_block(table_of(rows[i::3]))
+        acc = part if acc is None else agg.combine(acc, part)
+    assert len(json.loads(acc.partition("\n")[0])["inputs"]) == 3
+    summary = rollstat._parts.table_of(agg.finalize(acc), coalesce=True)
+    same_document(summary, rows, cli_report(cli, tmp_path, rows, opts), opts)
 
 
 # ------------------------------------------------------------------ README
