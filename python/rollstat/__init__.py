@@ -38,6 +38,9 @@ from ._errors import (
 )
 from ._estimators import estimate as _estimate
 from ._rollstat import InputError
+from ._summary import is_summary as _is_summary
+from ._summary import jsonl_of as _summary_jsonl
+from ._summary import table_of as _summary_table
 
 __version__ = _rollstat.__version__
 
@@ -59,6 +62,8 @@ __all__ = [
     "pass_pow_k",
     "power",
     "report",
+    "summarize",
+    "merge",
 ]
 
 DEFAULT_TAU = (0.25, 0.5, 0.75, 1.0)
@@ -458,6 +463,86 @@ def compare(
         located.append((where, why))
     warn_bad_rows(located, unnamed=unnamed)
     return Comparison(text, typed=typed)
+
+
+# ---------------------------------------------------------------- summaries
+
+
+def summarize(
+    data: Data,
+    *,
+    by: Optional[str] = None,
+    cluster_by: Optional[str] = None,
+    extract: str = "math",
+    match: str = "equivalent",
+    source_format: Optional[str] = None,
+    strict: bool = False,
+    dedupe: Optional[str] = None,
+) -> Any:
+    """The per-problem summary of the rollouts in ``data`` as a pyarrow Table:
+    what ``rollstat summarize`` writes (docs/summary.md), one row per
+    (system, subset, problem) with every rollout's verdict, answer text,
+    truncation, score and budget in rollout order; the header (format
+    version, reading options, inputs, malformed rows, counters) is in the
+    schema metadata under ``rollstat_summary``.
+
+    ``data`` is read exactly as :func:`report` reads it, under the reading
+    keywords ``by``, ``cluster_by``, ``extract``, ``match``,
+    ``source_format``, ``strict`` and ``dedupe`` (which duplicated rollout
+    to keep, here and in :func:`merge`). Pass the table (or a
+    :func:`merge` of several) to :func:`report` or :func:`compare` with the
+    same reading keywords: the numbers are those of the rows.
+
+    >>> import rollstat
+    >>> rows = [{"problem": "p", "rollout": i, "correct": i == 1} for i in range(3)]
+    >>> t = rollstat.summarize(rows)
+    >>> t.column("verdicts").to_pylist()
+    ['wcw']
+    >>> rollstat.report(t, ci=None).metrics["pass@1"]["value"] == rollstat.report(rows, ci=None).metrics["pass@1"]["value"]
+    True
+    """
+    reading = dict(by=by, cluster_by=cluster_by, extract=extract, match=match, strict=strict, dedupe=dedupe)
+    return _summary_table(_summarize_jsonl(data, "<data>", dict(reading, source_format=source_format)))
+
+
+def _summarize_jsonl(data: Data, name: str, reading: Dict[str, Any]) -> str:
+    """The summary JSON Lines of ``data`` (named ``name`` in its inputs)
+    under the reading keywords of :func:`summarize`."""
+    get = reading.get
+    srcs, names = _sources(data, name, "data")
+    try:
+        return _rollstat.summarize(
+            srcs,
+            by=_opt_str(get("by"), "by"),
+            cluster_by=_opt_str(get("cluster_by"), "cluster_by"),
+            extract=_opt_str(get("extract", "math"), "extract") or "math",
+            matching=_opt_str(get("match", "equivalent"), "match") or "equivalent",
+            source_format=_opt_str(get("source_format"), "source_format"),
+            strict=bool(get("strict", False)),
+            dedupe=_opt_str(get("dedupe"), "dedupe"),
+        )
+    except InputError as e:
+        raise reraise(e, names) from None
+
+
+def merge(tables: Sequence[Any]) -> Any:
+    """Summaries of shards (tables from :func:`summarize` or :func:`merge`),
+    in order, merged into one pyarrow Table: a problem split across shards
+    gets the union of its rollouts (docs/summary.md, *Merging*). A rollout
+    in two shards is resolved by the ``dedupe`` the shards were summarized
+    with, and is an :class:`InputError` without one.
+
+    >>> import rollstat
+    >>> a = rollstat.summarize([{"problem": "p", "rollout": 0, "correct": True}])
+    >>> b = rollstat.summarize([{"problem": "p", "rollout": 1, "correct": False}])
+    >>> rollstat.merge([a, b]).column("verdicts").to_pylist()
+    ['cw']
+    """
+    parts = list(tables)
+    for i, t in enumerate(parts):
+        if not _is_summary(t):
+            raise TypeError(f"tables[{i}]: not a summary table (no rollstat_summary header in its schema metadata)")
+    return _summary_table(_rollstat.merge([_summary_jsonl(t) for t in parts]))
 
 
 # ------------------------------------------------------------------- power

@@ -142,6 +142,18 @@ def report(
     budget: Optional[str] = ...,
     extrapolate: Union[int, Sequence[int], None] = ...,
 ) -> Report: ...
+def summarize(
+    data: Data,
+    *,
+    by: Optional[str] = ...,
+    cluster_by: Optional[str] = ...,
+    extract: str = ...,
+    match: str = ...,
+    source_format: Optional[str] = ...,
+    strict: bool = ...,
+    dedupe: Optional[str] = ...,
+) -> Any: ...
+def merge(tables: Sequence[Any]) -> Any: ...
 def compare(
     a: Data,
     b: Optional[Data] = ...,

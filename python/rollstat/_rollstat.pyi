@@ -98,6 +98,18 @@ def compare(
     budget: str,
 ) -> Tuple[str, List[str], TypedComparison]: ...
 
+def summarize(
+    sources: Sequence[Source],
+    *,
+    by: Optional[str],
+    cluster_by: Optional[str],
+    extract: str,
+    matching: str,
+    source_format: Optional[str],
+    strict: bool,
+    dedupe: Optional[str],
+) -> str: ...
+def merge(parts: List[str]) -> str: ...
 def power(
     report_json: Optional[str],
     source: str,

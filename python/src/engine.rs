@@ -37,6 +37,15 @@ fn sources(items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
         let kind: String = t.get_item(1)?.extract()?;
         let data = t.get_item(2)?;
         let label: String = t.get_item(3)?.extract()?;
+        if kind == "summary" {
+            // A summary table, as the JSON Lines of docs/summary.md.
+            let text: String = data.extract()?;
+            out.push(Source::Bytes {
+                name,
+                bytes: text.into_bytes(),
+            });
+            continue;
+        }
         if kind == "arrow" {
             let batches = crate::arrow::read_stream(&data)?;
             let table = crate::table::ArrowTable::new(batches, read, &label)?;
@@ -343,4 +352,57 @@ pub fn power(
         })?;
     let p = rollstat::power(&opts, report.as_ref().map(|r| (source, r))).map_err(engine_error)?;
     Ok(serde_json::to_string_pretty(&p).expect("a power report serializes") + "\n")
+}
+
+/// `summarize(sources, **options) -> summary_jsonl`: the per-problem
+/// summary (docs/summary.md) of the rows, read as `report` reads them.
+#[pyfunction]
+#[pyo3(signature = (sources, *, by, cluster_by, extract, matching, source_format, strict, dedupe))]
+#[allow(clippy::too_many_arguments)]
+pub fn summarize(
+    py: Python<'_>,
+    sources: &Bound<'_, PyAny>,
+    by: Option<String>,
+    cluster_by: Option<String>,
+    extract: &str,
+    matching: &str,
+    source_format: Option<&str>,
+    strict: bool,
+    dedupe: Option<&str>,
+) -> PyResult<String> {
+    let srcs = self::sources(sources, &named_fields(&[&by, &cluster_by]))?;
+    let mut opts = ReportOptions {
+        metrics: MetricOptions {
+            strict,
+            dedupe: dedupe
+                .map(str::parse)
+                .transpose()
+                .map_err(|e| bad("dedupe", e))?,
+            ..Default::default()
+        },
+        grading: grading_policy(extract, matching)?,
+        by,
+        source_format: self::source_format(source_format, &srcs)?,
+        ..Default::default()
+    };
+    opts.intervals.cluster_by = cluster_by;
+    let s = py
+        .detach(|| rollstat::summarize(&srcs, &opts))
+        .map_err(engine_error)?;
+    Ok(s.to_jsonl())
+}
+
+/// `merge(parts) -> summary_jsonl`: summaries (JSON Lines) of shards, in
+/// order, joined (docs/summary.md, *Merging*).
+#[pyfunction]
+pub fn merge(py: Python<'_>, parts: Vec<String>) -> PyResult<String> {
+    py.detach(|| {
+        let parsed = parts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| rollstat::Summary::from_jsonl(&format!("tables[{i}]"), text))
+            .collect::<rollstat::Result<Vec<_>>>()?;
+        rollstat::merge(parsed).map(|m| m.to_jsonl())
+    })
+    .map_err(engine_error)
 }

@@ -50,6 +50,8 @@ fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine::power, m)?)?;
     m.add_class::<pages::TypedReport>()?;
     m.add_class::<pages::TypedComparison>()?;
+    m.add_function(wrap_pyfunction!(engine::summarize, m)?)?;
+    m.add_function(wrap_pyfunction!(engine::merge, m)?)?;
     m.add_function(wrap_pyfunction!(grading::grade, m)?)?;
     m.add_function(wrap_pyfunction!(grading::extract_answer, m)?)?;
     m.add_function(wrap_pyfunction!(grading::is_equivalent, m)?)?;

@@ -29,6 +29,10 @@ pub enum Command {
     Grade(Box<crate::grade_cmd::GradeArgs>),
     /// Write canonical rollout rows from any supported input (native harness files, directories).
     Convert(Box<crate::convert::ConvertArgs>),
+    /// Write the per-problem summary of rollout files (mergeable; `report` and `compare` read it).
+    Summarize(Box<crate::summary_cmd::SummarizeArgs>),
+    /// Merge summaries of shards (problems may be split across them) into one.
+    Merge(Box<crate::summary_cmd::MergeArgs>),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

@@ -8,6 +8,7 @@ mod output;
 mod passk;
 mod progress;
 mod render;
+mod summary_cmd;
 
 use anyhow::{Context, Result};
 use args::{Cli, Command, CompareFormat, PowerFormat};
@@ -67,6 +68,8 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Grade(a) => grade_cmd::run(&a),
         Command::Convert(a) => convert::run(&a),
+        Command::Summarize(a) => summary_cmd::summarize(&a),
+        Command::Merge(a) => summary_cmd::merge(&a),
     }
 }
 

@@ -220,6 +220,33 @@ pub fn report_options(a: &ReportArgs) -> Result<ReportOptions> {
     Ok(o)
 }
 
+/// `rollstat summarize` flags → the [`ReportOptions`] its reading uses.
+pub fn summarize_options(a: &crate::summary_cmd::SummarizeArgs) -> Result<ReportOptions> {
+    let metric_args = MetricArgs {
+        k: None,
+        tau: None,
+        n: None,
+        denominator: "requested".into(),
+        tie_policy: "first".into(),
+        score_order: "descending".into(),
+        strict: a.strict,
+        dedupe: a.dedupe.clone(),
+        max_decompressed: a.max_decompressed.clone(),
+        budget: a.budget.clone(),
+    };
+    let mut o = ReportOptions {
+        metrics: metric_options(&metric_args)?,
+        grading: grading_policy(&a.grading)?,
+        by: a.by.clone(),
+        source_format: source_format(a.from.as_deref())?,
+        messages: Some(stderr_sink()),
+        ..Default::default()
+    };
+    o.intervals.cluster_by = a.cluster_by.clone();
+    o.validate().map_err(cli_error)?;
+    Ok(o)
+}
+
 /// `rollstat compare` flags → [`CompareOptions`] (validated).
 pub fn compare_options(a: &CompareArgs) -> Result<CompareOptions> {
     let o = CompareOptions {

@@ -162,6 +162,8 @@ struct Acc {
     scores: Vec<(u64, Option<f64>)>,
     /// (rollout index, budget), kept as `scores` is.
     budgets: Vec<(u64, Option<f64>)>,
+    /// Some rollout came without an index (numbered by arrival).
+    numbered_by_arrival: bool,
 }
 
 impl Acc {
@@ -178,6 +180,7 @@ impl Acc {
         score: Option<f64>,
         budget: Option<f64>,
     ) -> Result<(), String> {
+        self.numbered_by_arrival |= index.is_none();
         let index = self.rollouts.push(index, v, code, t, here)?;
         track(&mut self.scores, &self.rollouts, index, score);
         track(&mut self.budgets, &self.rollouts, index, budget);
@@ -446,6 +449,7 @@ impl Shard {
             counts: None,
             scores: Vec::new(),
             budgets: Vec::new(),
+            numbered_by_arrival: false,
         };
         if let std::collections::hash_map::Entry::Vacant(e) = self.index.entry(item.hash) {
             e.insert(i);
@@ -661,6 +665,7 @@ impl Shard {
                         by_value: own(acc.by_value),
                         cluster_value: own(acc.cluster_value),
                         origin,
+                        numbered_by_arrival: acc.numbered_by_arrival,
                         data,
                     },
                 }

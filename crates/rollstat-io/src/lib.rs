@@ -178,6 +178,10 @@ pub struct CollectedProblem {
     pub cluster_value: Option<String>,
     /// Where the problem was first seen (`path:line`).
     pub origin: String,
+    /// Some rollout of the problem had no index and was numbered by its
+    /// arrival: its index depends on which rows came before it, so the
+    /// problem's rows cannot be split across separately read parts.
+    pub numbered_by_arrival: bool,
     pub data: ProblemData,
 }
 

@@ -56,6 +56,7 @@ mod power;
 mod read;
 mod report;
 pub mod rows;
+mod summary;
 
 pub use budget_match::BudgetMatch;
 pub use compare::{
@@ -80,6 +81,9 @@ pub use read::{
     RowSink, RowTable, Source, Table,
 };
 pub use report::report;
+pub use summary::{
+    merge, summarize, BadRow, Reading, Summary, SummaryHeader, SummaryRow, SUMMARY_VERSION,
+};
 
 pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
 pub use rollstat_core::vote::TiePolicy;

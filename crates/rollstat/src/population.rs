@@ -35,12 +35,17 @@ pub(crate) fn read_population(
     sink: Option<&MessageSink>,
 ) -> Result<Summarized> {
     let g = Grading::new(grading);
-    let mut inputs = read_inputs(sources, read, from, limit, &g, sink)?;
+    // Summary files (docs/summary.md) stand in for the rows they were made
+    // from: the same problems, health counts and grading undecided.
+    let (mut inputs, undecided_reading) = match crate::summary::load_summaries(sources)? {
+        Some(parts) => crate::summary::into_inputs(parts, read, &grading.describe())?,
+        None => (read_inputs(sources, read, from, limit, &g, sink)?, 0),
+    };
     let summaries = summarize_problems(&mut inputs.collected.problems, &g, policy, tie);
     Ok(Summarized {
         inputs,
         summaries,
-        n_undecided: g.n_undecided(),
+        n_undecided: g.n_undecided() + undecided_reading,
     })
 }
 

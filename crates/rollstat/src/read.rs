@@ -380,12 +380,40 @@ fn gather_path(
 }
 
 fn read_stdin(from: Option<Format>, limit: DecompressLimit) -> Result<Loaded<'static>> {
+    load_bytes(Path::new("<stdin>"), read_all_stdin()?, from, limit)
+}
+
+/// Bytes taken from standard input by [`peek_stdin`] and not yet read:
+/// the next reader of stdin gets them first. Stdin is one per process, so
+/// its pushback is too.
+static STDIN_PEEKED: std::sync::Mutex<Vec<u8>> = std::sync::Mutex::new(Vec::new());
+
+/// The first bytes of standard input — at least `at_least` of them unless
+/// it ends sooner — left in place for the next reader of stdin
+/// ([`read_all_stdin`]): peeking costs no copy of the rest.
+pub(crate) fn peek_stdin(at_least: usize) -> Result<Vec<u8>> {
     use std::io::Read;
-    let mut raw = Vec::new();
+    let mut peeked = STDIN_PEEKED.lock().unwrap_or_else(|e| e.into_inner());
+    let mut chunk = [0u8; 512];
+    while peeked.len() < at_least {
+        match std::io::stdin().read(&mut chunk) {
+            Ok(0) => break,
+            Ok(got) => peeked.extend_from_slice(&chunk[..got]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::input(format!("<stdin>: {e}"))),
+        }
+    }
+    Ok(peeked.clone())
+}
+
+/// All of standard input: the bytes [`peek_stdin`] looked at, then the rest.
+pub(crate) fn read_all_stdin() -> Result<Vec<u8>> {
+    use std::io::Read;
+    let mut raw = std::mem::take(&mut *STDIN_PEEKED.lock().unwrap_or_else(|e| e.into_inner()));
     std::io::stdin()
         .read_to_end(&mut raw)
         .map_err(|e| Error::input(format!("<stdin>: {e}")))?;
-    load_bytes(Path::new("<stdin>"), raw, from, limit)
+    Ok(raw)
 }
 
 /// Bytes are canonical unless their content is clearly a native layout
@@ -740,7 +768,8 @@ impl Reader<'_> {
     }
 }
 
-/// Reads every source into problems, grading rows that need it.
+/// Reads every source into problems, grading rows that need it; no
+/// problem at all is an error.
 pub(crate) fn read_inputs(
     sources: &[Source],
     opts: &ReadOptions,
@@ -748,6 +777,29 @@ pub(crate) fn read_inputs(
     limit: DecompressLimit,
     grader: &dyn rollstat_io::Grader,
     sink: Option<&MessageSink>,
+) -> Result<Inputs> {
+    read_inputs_with(sources, opts, from, limit, grader, sink, WhenEmpty::Refuse)
+}
+
+/// What reading does when no problem remains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WhenEmpty {
+    /// An error saying why nothing was usable.
+    Refuse,
+    /// Inputs whose every row was malformed are kept (their bad rows still
+    /// count when a summary of them is merged with others).
+    KeepBadRows,
+}
+
+/// [`read_inputs`], with `when_empty` saying what no problem means.
+pub(crate) fn read_inputs_with(
+    sources: &[Source],
+    opts: &ReadOptions,
+    from: Option<Format>,
+    limit: DecompressLimit,
+    grader: &dyn rollstat_io::Grader,
+    sink: Option<&MessageSink>,
+    when_empty: WhenEmpty,
 ) -> Result<Inputs> {
     let g = gather_with(sources, from, opts, limit)?;
     let mut r = Reader {
@@ -781,7 +833,8 @@ pub(crate) fn read_inputs(
     if let Some(s) = sink {
         send_bad_rows(s, &collected.bad_lines);
     }
-    if collected.problems.is_empty() {
+    let keep = when_empty == WhenEmpty::KeepBadRows && !collected.bad_lines.is_empty();
+    if collected.problems.is_empty() && !keep {
         return Err(Error::NoProblems(if r.aggregates.is_empty() {
             nothing_usable(&failed, &skipped)
         } else {
