@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use rollstat_formats::{detect, read_path, read_path_lenient, Format, FormatError, NativeFile};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -635,7 +635,7 @@ fn truncated_and_corrupted_fixtures_never_panic() {
 /// evaluator's own field — answer judgement = expected judgement, Lean's
 /// `proof_status`, IFEval's strict prompt-level result, `is_correct` — and a
 /// file without `predicted_answer` has no answer information (not
-/// "unextracted").
+/// "unextracted"), except a judge's, whose answer is its judgement.
 #[test]
 fn nemo_skills_benchmarks_and_their_verdict_fields() {
     let files = read_path(&fixture("nemo_skills_mixed"), None).unwrap();
@@ -649,7 +649,8 @@ fn nemo_skills_benchmarks_and_their_verdict_fields() {
             .iter()
             .map(|r| {
                 assert_eq!(r["subset"], bench, "{r:?}");
-                assert!(!r.contains_key("answer"), "{r:?}");
+                // A judge's answer is its judgement; the others have none.
+                assert_eq!(r.contains_key("answer"), bench == "judge-bench", "{r:?}");
                 (
                     r["problem"].as_str().unwrap().to_string(),
                     r["correct"].clone(),
@@ -682,4 +683,10 @@ fn nemo_skills_benchmarks_and_their_verdict_fields() {
         .map(|r| r["group"].as_str().unwrap())
         .collect();
     assert_eq!(groups, ["math", "math", "algebra", "algebra"]);
+    // What NeMo-Skills' majority@k votes on: yes, yes, no, and no judgement.
+    let answers: Vec<&Value> = judge.rows.iter().map(|r| &r["answer"]).collect();
+    assert_eq!(
+        answers,
+        [&json!("yes"), &json!("yes"), &json!("no"), &Value::Null]
+    );
 }

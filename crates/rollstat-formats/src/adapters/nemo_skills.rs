@@ -141,6 +141,52 @@ fn benchmark_of(path: &Path) -> Option<String> {
     (!dir.is_empty() && dir != "." && dir != "eval-results").then_some(dir)
 }
 
+/// One line as a rollout, with the `metrics.json` name of the accuracy its
+/// verdict comes from.
+fn rollout(
+    rec: &Map<String, Value>,
+    pos: usize,
+    seed: Option<u64>,
+    benchmark: &Option<String>,
+) -> (Rollout, Option<&'static str>) {
+    let problem = rec
+        .get("id")
+        .and_then(problem_id)
+        .unwrap_or(Value::from(pos as u64));
+    let mut r = Rollout::new(problem);
+    r.rollout = Some(seed.unwrap_or(0));
+    let (correct, metric) = verdict(rec).unzip();
+    r.correct = correct;
+    // A missing predicted_answer is no answer information (code
+    // benchmarks), not an unextracted answer; a judge's answer is its
+    // judgement.
+    r.answer = rec
+        .get("predicted_answer")
+        .map(|v| answer_or_null(Some(v), &[]))
+        .or_else(|| judgement_answer(rec));
+    r.subset = benchmark.clone().map(Value::from);
+    r.group = rec.get("subset_for_metrics").cloned();
+    r.gold = rec.get("expected_answer").cloned();
+    r.response = rec.get("generation").cloned();
+    r.finish_reason = rec.get("finish_reason").cloned();
+    r.output_tokens = rec.get("num_generated_tokens").cloned();
+    r.score = rec
+        .get("reward_model_score")
+        .filter(|v| v.is_number())
+        .cloned();
+    if let Some(s) = seed {
+        r.extra("seed", Value::from(s));
+    }
+    if let Some(v) = rec.get("reward_model_score") {
+        r.extra("reward_model_score", v.clone());
+    }
+    // IFEval's loose prompt-level result, kept beside the strict verdict.
+    if let Some(loose) = rec.get("loose_eval").and_then(follows_all) {
+        r.extra("loose_correct", Value::Bool(loose));
+    }
+    (r, metric.flatten())
+}
+
 pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
     let mut file = NativeFile::new(path, Format::NemoSkills);
     let seed = seed_of(path);
@@ -156,43 +202,9 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
     let mut ungraded = false;
     let mut scored_as = None;
     for (pos, (_line, rec)) in lines.into_iter().enumerate() {
-        let problem = rec
-            .get("id")
-            .and_then(problem_id)
-            .unwrap_or(Value::from(pos as u64));
-        let mut r = Rollout::new(problem);
-        r.rollout = Some(seed.unwrap_or(0));
-        let (correct, metric) = verdict(&rec).unzip();
-        r.correct = correct;
-        scored_as = scored_as.or(metric.flatten());
+        let (r, metric) = rollout(&rec, pos, seed, &benchmark);
+        scored_as = scored_as.or(metric);
         ungraded |= r.correct.is_none();
-        // A missing predicted_answer is no answer information (code
-        // benchmarks), not an unextracted answer; a judge's answer is its
-        // judgement.
-        r.answer = rec
-            .get("predicted_answer")
-            .map(|v| answer_or_null(Some(v), &[]))
-            .or_else(|| judgement_answer(&rec));
-        r.subset = benchmark.clone().map(Value::from);
-        r.group = rec.get("subset_for_metrics").cloned();
-        r.gold = rec.get("expected_answer").cloned();
-        r.response = rec.get("generation").cloned();
-        r.finish_reason = rec.get("finish_reason").cloned();
-        r.output_tokens = rec.get("num_generated_tokens").cloned();
-        r.score = rec
-            .get("reward_model_score")
-            .filter(|v| v.is_number())
-            .cloned();
-        if let Some(s) = seed {
-            r.extra("seed", Value::from(s));
-        }
-        if let Some(v) = rec.get("reward_model_score") {
-            r.extra("reward_model_score", v.clone());
-        }
-        // IFEval's loose prompt-level result, kept beside the strict verdict.
-        if let Some(loose) = rec.get("loose_eval").and_then(follows_all) {
-            r.extra("loose_correct", Value::Bool(loose));
-        }
         file.rows.push(r.into_map());
     }
     if let (Some(bench), Some(metric)) = (&benchmark, scored_as) {
