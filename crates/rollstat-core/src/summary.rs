@@ -107,8 +107,10 @@ pub struct ProblemSummary {
     /// denominator) of the first correct rollout: `Some(None)` when none is
     /// correct, `None` when the input has no per-rollout order (count rows).
     pub first_correct_rank: Option<Option<u64>>,
-    /// The answer vote, when every rollout carries answer information.
-    pub vote: Option<VoteOutcome>,
+    /// The answer vote, when every rollout carries answer information
+    /// (boxed, as `vote_profile`: a problem without one, such as a count
+    /// row, then costs 8 bytes for it, not 56).
+    pub vote: Option<Box<VoteOutcome>>,
     /// The denominator policy this summary was made under (what `n`
     /// counts), so it travels with the numbers.
     pub policy: DenominatorPolicy,
@@ -117,7 +119,7 @@ pub struct ProblemSummary {
     /// never asks for the `first` tie policy may drop with
     /// [`VoteProfile::without_order`]): with `vote`, for n ≤
     /// [`crate::select::VOTE_DP_MAX_N`].
-    pub vote_profile: Option<VoteProfile>,
+    pub vote_profile: Option<Box<VoteProfile>>,
     /// Selector scores (bon@k, and wmaj@n when there is a vote), when every
     /// rollout in the denominator has one.
     pub scores: Option<Box<ScoreProfile>>,
@@ -325,8 +327,8 @@ pub fn summarize_ref(
     let mut weighted = None;
     if s.n > 0 && all_answered {
         let clusters = cluster_codes(all, &codes, clusterer);
-        s.vote = Some(majority_vote(&clusters, &verdicts));
-        s.vote_profile = VoteProfile::new(&clusters, &verdicts);
+        s.vote = Some(Box::new(majority_vote(&clusters, &verdicts)));
+        s.vote_profile = VoteProfile::new(&clusters, &verdicts).map(Box::new);
         weighted = scored
             .as_ref()
             .map(|(scores, _)| weighted_vote(&clusters, &verdicts, scores));
@@ -485,8 +487,8 @@ mod tests {
                 })
                 .collect();
             let clusters = cl.cluster(&answers);
-            s.vote = Some(majority_vote(&clusters, &verdicts));
-            s.vote_profile = VoteProfile::new(&clusters, &verdicts);
+            s.vote = Some(Box::new(majority_vote(&clusters, &verdicts)));
+            s.vote_profile = VoteProfile::new(&clusters, &verdicts).map(Box::new);
         }
         s
     }

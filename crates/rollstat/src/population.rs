@@ -7,7 +7,6 @@ use crate::grading::{mark_junk_unextracted, Grading};
 use crate::options::MessageSink;
 use crate::read::{read_inputs, Inputs, Source};
 use rayon::prelude::*;
-use rollstat_core::select::VoteProfile;
 use rollstat_core::summary::{summarize_ref, DenominatorPolicy, ProblemData, ProblemSummary};
 use rollstat_core::vote::TiePolicy;
 use rollstat_formats::Format;
@@ -78,7 +77,7 @@ pub(crate) fn summarize_problems(
         .map(|p| {
             let mut summary = summarize_ref(&p.data, policy, clusterer);
             if tie != TiePolicy::First {
-                summary.vote_profile = summary.vote_profile.map(VoteProfile::without_order);
+                summary.vote_profile = summary.vote_profile.map(|v| Box::new(v.without_order()));
             }
             if let ProblemData::Rollouts(t) = &mut p.data {
                 **t = Default::default();
