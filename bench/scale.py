@@ -22,8 +22,7 @@ def counts(problems, out, n=16, seed=0):
             c = rng.binomial(n, rng.beta(0.7, 0.7, m))
             f.write(
                 "".join(
-                    f'{{"problem": {i}, "n": {n}, "c": {x}}}\n'
-                    for i, x in zip(range(start, start + m), c.tolist())
+                    f'{{"problem": {i}, "n": {n}, "c": {x}}}\n' for i, x in zip(range(start, start + m), c.tolist())
                 )
             )
 
@@ -39,7 +38,9 @@ def shards(rollouts, n, k, out, seed=0):
     Path(out).mkdir(parents=True, exist_ok=True)
     problems = rollouts // n
     rng = np.random.default_rng(seed)
-    schema = pa.schema([("problem", pa.string()), ("rollout", pa.int32()), ("correct", pa.bool_()), ("answer", pa.string())])
+    schema = pa.schema(
+        [("problem", pa.string()), ("rollout", pa.int32()), ("correct", pa.bool_()), ("answer", pa.string())]
+    )
     writers = [pq.ParquetWriter(f"{out}/shard-{i}.parquet", schema) for i in range(k)]
     texts = [open(f"{out}/shard-{i}.jsonl", "w") for i in range(k)]
     chunk = max(1, 1_000_000 // n)
