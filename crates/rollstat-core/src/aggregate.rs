@@ -563,7 +563,7 @@ impl<'a> IntoIterator for &'a ColumnValues {
 ///     .to_vec();
 /// let builder = ColumnBuilder::new(&problems, TiePolicy::First);
 /// let col = builder.build(Metric::PassAtK(2));
-/// assert_eq!(&col.values[..2], [0.5, 1.0]);
+/// assert_eq!((col.values[0], col.values[1]), (0.5, 1.0));
 /// assert_eq!(col.n_excluded(), 1); // n = 1 < k
 /// let direct = MetricColumn::build(Metric::PassAtK(2), &problems, TiePolicy::First);
 /// assert_eq!(col.excluded, direct.excluded);
