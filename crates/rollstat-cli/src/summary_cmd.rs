@@ -66,11 +66,21 @@ pub fn summarize(a: &SummarizeArgs) -> Result<()> {
 /// `rollstat merge`.
 pub fn merge(a: &MergeArgs) -> Result<()> {
     crate::output::check_not_an_input(Some(&a.output), &a.inputs)?;
-    let mut parts = Vec::with_capacity(a.inputs.len());
+    // Parts are merged as they are read (merging is a left fold over the
+    // parts), so only the merged rows and one part are in memory at once.
+    let mut merged: Option<Summary> = None;
     for path in &a.inputs {
         let text = std::fs::read_to_string(path).map_err(|e| InputError(format!("{path}: {e}")))?;
-        parts.push(Summary::from_jsonl(path, &text).map_err(cli_error)?);
+        let part = Summary::from_jsonl(path, &text).map_err(cli_error)?;
+        drop(text);
+        merged = Some(match merged {
+            None => part,
+            Some(m) => rollstat::merge(vec![m, part]).map_err(cli_error)?,
+        });
     }
-    let merged = rollstat::merge(parts).map_err(cli_error)?;
+    let merged = match merged {
+        Some(m) => m,
+        None => rollstat::merge(Vec::new()).map_err(cli_error)?,
+    };
     crate::output::write_text(Some(&a.output), &merged.to_jsonl())
 }

@@ -372,7 +372,7 @@ pub fn default_ks(n: u64) -> Vec<u64> {
 #[derive(Clone, Debug)]
 pub struct MetricColumn {
     pub metric: Metric,
-    pub values: Vec<f64>,
+    pub values: ColumnValues,
     /// Exclusions by reason, in a stable order.
     pub excluded: Vec<(Exclusion, u64)>,
 }
@@ -428,7 +428,7 @@ impl MetricColumn {
         };
         MetricColumn {
             metric,
-            values,
+            values: ColumnValues::Dense(values),
             excluded: excluded.into_iter().collect(),
         }
     }
@@ -440,6 +440,131 @@ impl MetricColumn {
     /// Mean, standard error and problem count over the defined values.
     pub fn summary(&self) -> Option<PointSummary> {
         PointSummary::of(self.values.iter().copied().filter(|v| !v.is_nan()))
+    }
+}
+
+/// A column's per-problem values: one `f64` a problem, or a code a
+/// problem into a table of values. The codes are shared: a
+/// [`ColumnBuilder`] numbers the problems' distinct (n, c) pairs once, and
+/// every column that is a function of (n, c) — the count-based metrics,
+/// and any column with one value for all problems of a pair (a metric
+/// undefined for count rows) — is that code array and a table of a few
+/// values. At 10⁷ problems a dense column takes 80 MB, a coded one
+/// nothing beyond its table.
+///
+/// ```
+/// use rollstat_core::aggregate::ColumnValues;
+/// use std::sync::Arc;
+/// let codes: Arc<[u32]> = vec![0, 1, 1].into();
+/// let v = ColumnValues::Coded { codes, table: vec![0.5, 1.0] };
+/// assert_eq!((v.len(), v[1]), (3, 1.0));
+/// assert_eq!(v.iter().copied().collect::<Vec<_>>(), ColumnValues::Dense(vec![0.5, 1.0, 1.0]).to_vec());
+/// ```
+#[derive(Clone, Debug)]
+pub enum ColumnValues {
+    /// One value a problem.
+    Dense(Vec<f64>),
+    /// Problem `i`'s value is `table[codes[i]]`.
+    Coded {
+        /// One code a problem (shared between columns).
+        codes: std::sync::Arc<[u32]>,
+        /// The value of each code.
+        table: Vec<f64>,
+    },
+}
+
+impl ColumnValues {
+    /// Number of problems.
+    pub fn len(&self) -> usize {
+        match self {
+            ColumnValues::Dense(v) => v.len(),
+            ColumnValues::Coded { codes, .. } => codes.len(),
+        }
+    }
+
+    /// Whether there is no problem.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The values in problem order.
+    pub fn iter(&self) -> ValuesIter<'_> {
+        ValuesIter {
+            values: self,
+            at: 0,
+        }
+    }
+
+    /// The values as one vector.
+    pub fn to_vec(&self) -> Vec<f64> {
+        self.iter().copied().collect()
+    }
+
+    /// Coded over `codes` when every problem of a code has the same value
+    /// (bit for bit), else dense.
+    pub fn compact(
+        values: Vec<f64>,
+        codes: &std::sync::Arc<[u32]>,
+        n_codes: usize,
+    ) -> ColumnValues {
+        let mut table: Vec<Option<u64>> = vec![None; n_codes];
+        for (&c, v) in codes.iter().zip(&values) {
+            match &mut table[c as usize] {
+                Some(bits) if *bits != v.to_bits() => return ColumnValues::Dense(values),
+                Some(_) => {}
+                slot => *slot = Some(v.to_bits()),
+            }
+        }
+        ColumnValues::Coded {
+            codes: codes.clone(),
+            table: table
+                .into_iter()
+                .map(|b| b.map_or(f64::NAN, f64::from_bits))
+                .collect(),
+        }
+    }
+}
+
+impl std::ops::Index<usize> for ColumnValues {
+    type Output = f64;
+    #[inline]
+    fn index(&self, i: usize) -> &f64 {
+        match self {
+            ColumnValues::Dense(v) => &v[i],
+            ColumnValues::Coded { codes, table } => &table[codes[i] as usize],
+        }
+    }
+}
+
+/// The values of a [`ColumnValues`] in problem order.
+#[derive(Clone)]
+pub struct ValuesIter<'a> {
+    values: &'a ColumnValues,
+    at: usize,
+}
+
+impl<'a> Iterator for ValuesIter<'a> {
+    type Item = &'a f64;
+    #[inline]
+    fn next(&mut self) -> Option<&'a f64> {
+        (self.at < self.values.len()).then(|| {
+            self.at += 1;
+            &self.values[self.at - 1]
+        })
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.values.len() - self.at;
+        (left, Some(left))
+    }
+}
+
+impl ExactSizeIterator for ValuesIter<'_> {}
+
+impl<'a> IntoIterator for &'a ColumnValues {
+    type Item = &'a f64;
+    type IntoIter = ValuesIter<'a>;
+    fn into_iter(self) -> ValuesIter<'a> {
+        self.iter()
     }
 }
 
@@ -459,7 +584,7 @@ impl MetricColumn {
 ///     .to_vec();
 /// let builder = ColumnBuilder::new(&problems, TiePolicy::First);
 /// let col = builder.build(Metric::PassAtK(2));
-/// assert_eq!(&col.values[..2], [0.5, 1.0]);
+/// assert_eq!((col.values[0], col.values[1]), (0.5, 1.0));
 /// assert_eq!(col.n_excluded(), 1); // n = 1 < k
 /// let direct = MetricColumn::build(Metric::PassAtK(2), &problems, TiePolicy::First);
 /// assert_eq!(col.excluded, direct.excluded);
@@ -467,8 +592,9 @@ impl MetricColumn {
 pub struct ColumnBuilder<'a> {
     problems: &'a [ProblemSummary],
     tie: TiePolicy,
-    /// Every problem's (n, c), copied on first use by a count-based metric.
-    counts: std::sync::OnceLock<Vec<(u64, u64)>>,
+    /// Every problem's code of its (n, c) and the distinct pairs by first
+    /// appearance, made on first use.
+    codes: std::sync::OnceLock<PairCodes>,
     /// Largest k of the maj@k metrics announced by [`Self::with_metrics`].
     maj_k_max: u64,
     /// Every problem's maj@1, …, maj@`maj_k_max` from one program run.
@@ -481,7 +607,7 @@ impl<'a> ColumnBuilder<'a> {
         ColumnBuilder {
             problems,
             tie,
-            counts: std::sync::OnceLock::new(),
+            codes: std::sync::OnceLock::new(),
             maj_k_max: 0,
             maj: std::sync::OnceLock::new(),
         }
@@ -545,20 +671,85 @@ impl<'a> ColumnBuilder<'a> {
     }
 
     /// The column of `metric`, equal to `MetricColumn::build(metric,
-    /// problems, tie)` (values bit for bit, the same exclusions).
+    /// problems, tie)` (values bit for bit, the same exclusions), coded
+    /// over the problems' (n, c) pairs where its values are a function of
+    /// them (see [`ColumnValues`]).
     pub fn build(&self, metric: Metric) -> MetricColumn {
-        if cached_maj_k(&metric).is_some_and(|k| k <= self.maj_k_max) {
-            return self.maj_column(metric);
+        let (codes, pairs) = self.codes();
+        let dense = match metric.counts_estimator() {
+            Some(est) => match self.coded(&metric, est, codes, pairs) {
+                Some(col) => return col,
+                None => MetricColumn::build(metric, self.problems, self.tie),
+            },
+            None if cached_maj_k(&metric).is_some_and(|k| k <= self.maj_k_max) => {
+                self.maj_column(metric)
+            }
+            None => MetricColumn::build(metric, self.problems, self.tie),
+        };
+        let ColumnValues::Dense(values) = dense.values else {
+            return dense;
+        };
+        MetricColumn {
+            values: ColumnValues::compact(values, codes, pairs.len()),
+            ..dense
         }
-        if metric.counts_estimator().is_none() {
-            return MetricColumn::build(metric, self.problems, self.tie);
+    }
+
+    /// Every problem's code of its (n, c), and the distinct pairs.
+    fn codes(&self) -> (&std::sync::Arc<[u32]>, &[(u64, u64)]) {
+        let (codes, pairs) = self.codes.get_or_init(|| {
+            let mut index: std::collections::HashMap<(u64, u64), u32> = Default::default();
+            let mut pairs = Vec::new();
+            let codes = self
+                .problems
+                .iter()
+                .map(|p| {
+                    *index.entry((p.n, p.c)).or_insert_with(|| {
+                        pairs.push((p.n, p.c));
+                        pairs.len() as u32 - 1
+                    })
+                })
+                .collect();
+            (codes, pairs)
+        });
+        (codes, pairs)
+    }
+
+    /// A count-based metric's column as a table over the (n, c) pairs;
+    /// `None` when a problem whose pair has no value still gets one from
+    /// [`Metric::value`] (then the column is not a function of the pair).
+    fn coded(
+        &self,
+        metric: &Metric,
+        est: CountsEstimator,
+        codes: &std::sync::Arc<[u32]>,
+        pairs: &[(u64, u64)],
+    ) -> Option<MetricColumn> {
+        let mut table = vec![0.0; pairs.len()];
+        let undefined = EstimatorTable::new(est).fill(pairs, &mut table);
+        let mut excluded = std::collections::BTreeMap::new();
+        if undefined.total() > 0 {
+            for (&c, p) in codes.iter().zip(self.problems) {
+                if table[c as usize].is_nan() {
+                    let reason = metric.value(p, self.tie).err()?;
+                    *excluded.entry(reason).or_insert(0u64) += 1;
+                }
+            }
         }
-        let counts = self
-            .counts
-            .get_or_init(|| self.problems.iter().map(|p| (p.n, p.c)).collect());
-        MetricColumn::build_with(metric, self.problems, self.tie, counts, |&nc| nc)
+        Some(MetricColumn {
+            metric: metric.clone(),
+            values: ColumnValues::Coded {
+                codes: codes.clone(),
+                table,
+            },
+            excluded: excluded.into_iter().collect(),
+        })
     }
 }
+
+/// Every problem's code of its (n, c) pair, and the distinct pairs by first
+/// appearance.
+type PairCodes = (std::sync::Arc<[u32]>, Vec<(u64, u64)>);
 
 /// The k of a metric that reads maj@k (maj@k, or a gap on it).
 fn cached_maj_k(m: &Metric) -> Option<u64> {
@@ -591,7 +782,7 @@ fn column_of(
         .collect();
     MetricColumn {
         metric,
-        values,
+        values: ColumnValues::Dense(values),
         excluded: excluded.into_iter().collect(),
     }
 }

@@ -107,8 +107,10 @@ pub struct ProblemSummary {
     /// denominator) of the first correct rollout: `Some(None)` when none is
     /// correct, `None` when the input has no per-rollout order (count rows).
     pub first_correct_rank: Option<Option<u64>>,
-    /// The answer vote, when every rollout carries answer information.
-    pub vote: Option<VoteOutcome>,
+    /// The answer vote, when every rollout carries answer information
+    /// (boxed, as `vote_profile`: a problem without one, such as a count
+    /// row, then costs 8 bytes for it, not 56).
+    pub vote: Option<Box<VoteOutcome>>,
     /// The denominator policy this summary was made under (what `n`
     /// counts), so it travels with the numbers.
     pub policy: DenominatorPolicy,
@@ -117,7 +119,7 @@ pub struct ProblemSummary {
     /// never asks for the `first` tie policy may drop with
     /// [`VoteProfile::without_order`]): with `vote`, for n ≤
     /// [`crate::select::VOTE_DP_MAX_N`].
-    pub vote_profile: Option<VoteProfile>,
+    pub vote_profile: Option<Box<VoteProfile>>,
     /// Selector scores (bon@k, and wmaj@n when there is a vote), when every
     /// rollout in the denominator has one.
     pub scores: Option<Box<ScoreProfile>>,
@@ -173,8 +175,10 @@ impl BudgetProfile {
 /// The data of one problem as read.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ProblemData {
-    /// Per-rollout detail, in a compact table (answers stored once).
-    Rollouts(RolloutTable),
+    /// Per-rollout detail, in a compact table (answers stored once);
+    /// boxed, so that a problem of count rows takes 24 bytes, not the
+    /// table's 136.
+    Rollouts(Box<RolloutTable>),
     Counts {
         n: u64,
         c: u64,
@@ -187,7 +191,7 @@ impl ProblemData {
     /// Panics on a rollout index ≥ 2³²; readers of input use
     /// [`RolloutTable::push`], which reports it.
     pub fn rollouts(rollouts: Vec<Rollout>) -> ProblemData {
-        ProblemData::Rollouts(rollouts.into_iter().collect())
+        ProblemData::Rollouts(Box::new(rollouts.into_iter().collect()))
     }
 }
 
@@ -323,8 +327,8 @@ pub fn summarize_ref(
     let mut weighted = None;
     if s.n > 0 && all_answered {
         let clusters = cluster_codes(all, &codes, clusterer);
-        s.vote = Some(majority_vote(&clusters, &verdicts));
-        s.vote_profile = VoteProfile::new(&clusters, &verdicts);
+        s.vote = Some(Box::new(majority_vote(&clusters, &verdicts)));
+        s.vote_profile = VoteProfile::new(&clusters, &verdicts).map(Box::new);
         weighted = scored
             .as_ref()
             .map(|(scores, _)| weighted_vote(&clusters, &verdicts, scores));
@@ -483,8 +487,8 @@ mod tests {
                 })
                 .collect();
             let clusters = cl.cluster(&answers);
-            s.vote = Some(majority_vote(&clusters, &verdicts));
-            s.vote_profile = VoteProfile::new(&clusters, &verdicts);
+            s.vote = Some(Box::new(majority_vote(&clusters, &verdicts)));
+            s.vote_profile = VoteProfile::new(&clusters, &verdicts).map(Box::new);
         }
         s
     }
@@ -533,7 +537,8 @@ mod tests {
             let table: RolloutTable = rs.clone().into_iter().collect();
             for policy in [DenominatorPolicy::Requested, DenominatorPolicy::Judged] {
                 for cl in [&ExactClusterer as &dyn AnswerClusterer, &Caseless] {
-                    let got = summarize_ref(&ProblemData::Rollouts(table.clone()), policy, cl);
+                    let got =
+                        summarize_ref(&ProblemData::Rollouts(Box::new(table.clone())), policy, cl);
                     assert_eq!(got, naive(&rs, policy, cl), "case {case} {rs:?}");
                 }
             }

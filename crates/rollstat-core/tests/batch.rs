@@ -136,7 +136,7 @@ proptest! {
         for metric in metrics {
             let col = MetricColumn::build(metric.clone(), &problems, TiePolicy::First);
             let shared = builder.build(metric.clone());
-            prop_assert_eq!(bits(&shared.values), bits(&col.values));
+            prop_assert_eq!(bits(&shared.values.to_vec()), bits(&col.values.to_vec()));
             prop_assert_eq!(&shared.excluded, &col.excluded);
             let mut too_few = 0;
             for (v, p) in col.values.iter().zip(&problems) {

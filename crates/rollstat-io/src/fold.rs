@@ -581,6 +581,11 @@ impl Shard {
         Ok(())
     }
 
+    /// Problems collected so far.
+    pub(crate) fn len(&self) -> usize {
+        self.accs.len()
+    }
+
     /// The shard's problems, each with its first row's sequence number,
     /// duplicates resolved.
     pub(crate) fn finish(self, dedupe: Option<Dedupe>, paths: &[String]) -> Vec<Finished> {
@@ -607,7 +612,7 @@ impl Shard {
                     None => match acc.rollouts {
                         // In order, no duplicates possible.
                         Store::Dense { rows, .. } => {
-                            ProblemData::Rollouts(RolloutTable::from_dense(rows, acc.answers))
+                            ProblemData::Rollouts(Box::new(RolloutTable::from_dense(rows, acc.answers)))
                         }
                         Store::Sparse(mut rollouts) => {
                             rollouts.sort_by_key(|(r, _)| r.index());
@@ -636,7 +641,7 @@ impl Shard {
                                 true
                             });
                             let rows = rollouts.into_iter().map(|(r, _)| r).collect();
-                            ProblemData::Rollouts(RolloutTable::from_parts(rows, acc.answers))
+                            ProblemData::Rollouts(Box::new(RolloutTable::from_parts(rows, acc.answers)))
                         }
                     },
                 };
@@ -644,10 +649,10 @@ impl Shard {
                 let data = match data {
                     ProblemData::Rollouts(mut t) => {
                         if !scores.is_empty() {
-                            t = t.with_scores(&table_scores(scores, keep_last));
+                            t = Box::new(t.with_scores(&table_scores(scores, keep_last)));
                         }
                         if !budgets.is_empty() {
-                            t = t.with_budgets(&table_scores(budgets, keep_last));
+                            t = Box::new(t.with_budgets(&table_scores(budgets, keep_last)));
                         }
                         ProblemData::Rollouts(t)
                     }

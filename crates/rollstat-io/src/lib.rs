@@ -626,58 +626,49 @@ impl<'g> Collector<'g> {
     pub fn finish(self) -> Result<Collected, ReadError> {
         let mut bad: Vec<(u64, BadLine)> = self.bad;
         let mut n_graded = 0;
-        let mut per_shard = Vec::with_capacity(self.shards.len());
+        // Shards finish one at a time into one vector sized up front, so a
+        // shard's folding state is freed as its problems arrive (never all
+        // of both at once); then the problems are put in order of first
+        // appearance in place.
+        let total: usize = self.shards.iter().map(fold::Shard::len).sum();
+        let mut problems: Vec<CollectedProblem> = Vec::with_capacity(total);
+        let mut seqs: Vec<u64> = Vec::with_capacity(total);
+        let mut n_duplicate_rollouts = 0;
+        let mut first_dup: Option<(u64, BadLine)> = None;
         for mut shard in self.shards {
             bad.append(&mut shard.bad);
             n_graded += shard.n_graded;
-            per_shard.push(shard.finish(self.opts.dedupe, &self.paths));
+            for f in shard.finish(self.opts.dedupe, &self.paths) {
+                n_duplicate_rollouts += f.n_dup;
+                if let Some(d) = f.first_dup {
+                    if first_dup.as_ref().is_none_or(|(seq, _)| f.first_seq < *seq) {
+                        first_dup = Some((f.first_seq, d));
+                    }
+                }
+                seqs.push(f.first_seq);
+                problems.push(f.problem);
+            }
         }
         bad.sort_by_key(|(seq, _)| *seq);
+        let mut order: Vec<usize> = (0..total).collect();
+        order.sort_unstable_by_key(|&i| seqs[i]);
+        drop(seqs);
+        permute(&mut problems, &order);
+        let mut systems: Vec<String> = Vec::new();
+        for sys in problems.iter().filter_map(|p| p.system.as_ref()) {
+            if !systems.contains(sys) {
+                systems.push(sys.clone());
+            }
+        }
+        let first_dup = first_dup.map(|(_, d)| d);
         let mut out = Collected {
             inputs: self.inputs,
+            problems,
             bad_lines: bad.into_iter().map(|(_, b)| b).collect(),
+            n_duplicate_rollouts,
             n_graded,
             ..Default::default()
         };
-        // Each shard's problems are in order of first appearance already:
-        // merge their first-row sequence numbers (cheap), then move each
-        // problem once, in that order.
-        let seqs: Vec<Vec<u64>> = per_shard
-            .iter()
-            .map(|v| v.iter().map(|f| f.first_seq).collect())
-            .collect();
-        let total: usize = seqs.iter().map(Vec::len).sum();
-        let mut order: Vec<u8> = Vec::with_capacity(total);
-        let mut heads = vec![0usize; seqs.len()];
-        for _ in 0..total {
-            let mut best = usize::MAX;
-            for (s, seq) in seqs.iter().enumerate() {
-                if heads[s] < seq.len()
-                    && (best == usize::MAX || seq[heads[s]] < seqs[best][heads[best]])
-                {
-                    best = s;
-                }
-            }
-            heads[best] += 1;
-            order.push(best as u8);
-        }
-        let mut iters: Vec<_> = per_shard.into_iter().map(Vec::into_iter).collect();
-        out.problems.reserve(total);
-        let mut first_dup: Option<BadLine> = None;
-        let mut systems: Vec<String> = Vec::new();
-        for s in order {
-            let f = iters[s as usize].next().expect("counted");
-            if let Some(sys) = &f.problem.system {
-                if !systems.contains(sys) {
-                    systems.push(sys.clone());
-                }
-            }
-            out.n_duplicate_rollouts += f.n_dup;
-            if first_dup.is_none() {
-                first_dup = f.first_dup;
-            }
-            out.problems.push(f.problem);
-        }
         out.systems = systems;
         if let (Some(first), None) = (first_dup, self.opts.dedupe) {
             return Err(ReadError::Duplicates {
@@ -686,6 +677,24 @@ impl<'g> Collector<'g> {
             });
         }
         Ok(out)
+    }
+}
+
+/// Reorders `items` in place so that item `i` becomes the one at
+/// `order[i]` (`order` a permutation), following each cycle once.
+fn permute<T>(items: &mut [T], order: &[usize]) {
+    let mut done = vec![false; items.len()];
+    for start in 0..items.len() {
+        let mut at = start;
+        while !done[at] {
+            done[at] = true;
+            let from = order[at];
+            if from == start {
+                break;
+            }
+            items.swap(at, from);
+            at = from;
+        }
     }
 }
 
@@ -728,5 +737,30 @@ pub mod oracle {
             );
         }
         general
+    }
+}
+
+#[cfg(test)]
+mod permute_tests {
+    // Every permutation of 6 items: item i ends up as the one at order[i].
+    #[test]
+    fn permute_follows_the_order() {
+        let mut order: Vec<usize> = (0..6).collect();
+        let mut seen = 0;
+        loop {
+            let mut items: Vec<char> = "abcdef".chars().collect();
+            super::permute(&mut items, &order);
+            let want: Vec<char> = order.iter().map(|&i| (b'a' + i as u8) as char).collect();
+            assert_eq!(items, want);
+            seen += 1;
+            // Next permutation in lexicographic order.
+            let Some(i) = (0..5).rev().find(|&i| order[i] < order[i + 1]) else {
+                break;
+            };
+            let j = (i + 1..6).rev().find(|&j| order[j] > order[i]).unwrap();
+            order.swap(i, j);
+            order[i + 1..].reverse();
+        }
+        assert_eq!(seen, 720);
     }
 }

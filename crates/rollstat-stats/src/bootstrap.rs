@@ -3,8 +3,11 @@
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::cluster::{clustered_se, dense_cluster_ids};
+use crate::column::Column;
 use crate::dist::{normal_cdf, normal_quantile, t_quantile};
 use crate::error::{check_level, Result, StatsError};
 use crate::multinomial;
@@ -319,9 +322,10 @@ pub struct BootstrapReport {
 /// assert!(ci.lower < 0.5625 && 0.5625 < ci.upper);
 /// ```
 pub fn bootstrap_means(columns: &[&[f64]], config: &BootstrapConfig) -> Result<BootstrapReport> {
-    let (m, n) = check_columns(columns)?;
+    let columns: Vec<Column> = columns.iter().map(|c| Column::Values(c)).collect();
+    let (m, n) = check_columns(&columns)?;
     let ids: Vec<usize> = (0..n).collect();
-    run(columns, &ids, n, m, config, false)
+    run(&columns, &ids, n, m, config, false)
 }
 
 /// Cluster bootstrap: resamples whole clusters (`clusters[i]` is the cluster id
@@ -342,7 +346,8 @@ pub fn cluster_bootstrap_means(
     clusters: &[u64],
     config: &BootstrapConfig,
 ) -> Result<BootstrapReport> {
-    let (m, n) = check_columns(columns)?;
+    let columns: Vec<Column> = columns.iter().map(|c| Column::Values(c)).collect();
+    let (m, n) = check_columns(&columns)?;
     if clusters.len() != n {
         return Err(StatsError::LengthMismatch {
             what: "clusters vs columns",
@@ -351,10 +356,10 @@ pub fn cluster_bootstrap_means(
         });
     }
     let (ids, c) = dense_cluster_ids(clusters);
-    run(columns, &ids, c, m, config, true)
+    run(&columns, &ids, c, m, config, true)
 }
 
-fn check_columns(columns: &[&[f64]]) -> Result<(usize, usize)> {
+fn check_columns(columns: &[Column]) -> Result<(usize, usize)> {
     let m = columns.len();
     if m == 0 {
         return Err(StatsError::Empty("no columns"));
@@ -386,7 +391,7 @@ fn check_columns(columns: &[&[f64]]) -> Result<(usize, usize)> {
 /// duplicate changes neither the resampled units nor any statistic, so the
 /// report is the same as resampling every column.
 fn run(
-    columns: &[&[f64]],
+    columns: &[Column],
     unit_of: &[usize],
     u: usize,
     m: usize,
@@ -401,7 +406,7 @@ fn run(
 /// had no defined value). The last `per_draw` columns are per-draw
 /// columns (see [`bootstrap_means_with_ratios`]).
 fn run_with_replicates(
-    columns: &[&[f64]],
+    columns: &[Column],
     per_draw: usize,
     unit_of: &[usize],
     u: usize,
@@ -409,29 +414,7 @@ fn run_with_replicates(
     config: &BootstrapConfig,
     clustered: bool,
 ) -> Result<(BootstrapReport, Vec<Vec<f64>>)> {
-    let mut first_of: std::collections::HashMap<Vec<u64>, usize> = std::collections::HashMap::new();
-    let mut unique: Vec<&[f64]> = Vec::new();
-    // Typed columns come first, so their unique copies do too: the first
-    // `mt` unique columns are typed.
-    let mut mt = 0;
-    let slot: Vec<usize> = columns
-        .iter()
-        .enumerate()
-        .map(|(k, c)| {
-            let kind = u64::from(k >= m - per_draw);
-            let key: Vec<u64> = std::iter::once(kind)
-                .chain(c.iter().map(|v| v.to_bits()))
-                .collect();
-            let s = *first_of.entry(key).or_insert_with(|| {
-                unique.push(c);
-                unique.len() - 1
-            });
-            if kind == 0 {
-                mt = unique.len();
-            }
-            s
-        })
-        .collect();
+    let (unique, slot, mt) = distinct_columns(columns, m - per_draw);
     let mu = unique.len();
     let (mut r, stats) = run_distinct(&unique, mt, unit_of, u, mu, config, clustered)?;
     let replicates = slot
@@ -445,7 +428,7 @@ fn run_with_replicates(
 }
 
 fn run_distinct(
-    columns: &[&[f64]],
+    columns: &[Column],
     mt: usize,
     unit_of: &[usize],
     u: usize,
@@ -457,61 +440,16 @@ fn run_distinct(
     if config.resamples == 0 {
         return Err(StatsError::InvalidArgument("resamples must be > 0".into()));
     }
-    // Unit-major per-unit sums and counts of defined values.
-    let mut sums = vec![0.0; u * m];
-    let mut counts = vec![0.0; u * m];
-    for (k, col) in columns.iter().enumerate() {
-        for (i, &v) in col.iter().enumerate() {
-            if !v.is_nan() {
-                sums[unit_of[i] * m + k] += v;
-                counts[unit_of[i] * m + k] += 1.0;
-            }
-        }
-    }
-    let stats = resample_stats(&sums, &counts, (m, mt), u, config.resamples, config.seed);
-
-    let mut out = Vec::with_capacity(m);
-    for (k, col) in columns.iter().enumerate() {
-        let s_tot: f64 = (0..u).map(|j| sums[j * m + k]).sum();
-        let n_tot: f64 = (0..u).map(|j| counts[j * m + k]).sum();
-        let n_def = n_tot as usize;
-        let estimate = if n_def > 0 { s_tot / n_tot } else { f64::NAN };
-        let loo: Vec<f64> = (0..u)
-            .map(|j| {
-                let d = n_tot - counts[j * m + k];
-                if d > 0.0 {
-                    (s_tot - sums[j * m + k]) / d
-                } else {
-                    f64::NAN
-                }
-            })
-            .collect();
-        let acceleration = if n_def > 0 {
-            jackknife_acceleration(&[&loo])
-        } else {
-            f64::NAN
-        };
-        let (analytic_se, t_df) = if clustered {
-            let ids: Vec<u64> = unit_of.iter().map(|&x| x as u64).collect();
-            match clustered_se(col, &ids) {
-                Ok(c) => (c.se_cr1, c.clusters as f64 - 1.0),
-                Err(_) => (f64::NAN, f64::NAN),
-            }
-        } else {
-            let (mean, sd, nn) = mean_sd(col);
-            let _ = mean;
-            (sd / (nn as f64).sqrt(), nn as f64 - 1.0)
-        };
-        let dist: Vec<f64> = stats.iter().skip(k).step_by(m).copied().collect();
-        out.push(column_of(
-            estimate,
-            n_def,
-            dist,
-            acceleration,
-            (analytic_se, t_df),
-            config,
-        ));
-    }
+    let units = Units::new(columns, unit_of, u, clustered);
+    let stats = resample_stats(&units, (m, mt), u, config.resamples, config.seed);
+    let out = columns
+        .par_iter()
+        .enumerate()
+        .map(|(k, col)| {
+            let dist: Vec<f64> = stats.iter().skip(k).step_by(m).copied().collect();
+            column_result(&units, k, col, unit_of, dist, config)
+        })
+        .collect();
     let report = BootstrapReport {
         resamples: config.resamples,
         level: config.level,
@@ -522,6 +460,261 @@ fn run_distinct(
     };
     Ok((report, stats))
 }
+
+/// The distinct columns (compared bit by bit, typed and per-draw columns
+/// apart), each column's slot among them, and how many distinct columns
+/// are typed (the first `typed` columns are, so their distinct copies come
+/// first). Columns are matched by a hash of their bits and then compared:
+/// nothing is copied.
+fn distinct_columns<'c>(
+    columns: &[Column<'c>],
+    typed: usize,
+) -> (Vec<Column<'c>>, Vec<usize>, usize) {
+    let hashes: Vec<u64> = columns
+        .par_iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let mut h = FxHasher::default();
+            h.write_u64(u64::from(k >= typed));
+            c.iter().for_each(|v| h.write_u64(v.to_bits()));
+            h.finish()
+        })
+        .collect();
+    let same = |a: &Column, b: &Column| {
+        a.iter()
+            .zip(b.iter())
+            .all(|(x, y)| x.to_bits() == y.to_bits())
+    };
+    let mut unique: Vec<(Column<'c>, u64, bool)> = Vec::new();
+    let mut mt = 0;
+    let slot = columns
+        .iter()
+        .enumerate()
+        .map(|(k, &c)| {
+            let kind = k >= typed;
+            let found = unique
+                .iter()
+                .position(|(d, h, per_draw)| *h == hashes[k] && *per_draw == kind && same(d, &c));
+            let s = found.unwrap_or_else(|| {
+                unique.push((c, hashes[k], kind));
+                unique.len() - 1
+            });
+            if !kind {
+                mt = unique.len();
+            }
+            s
+        })
+        .collect();
+    (unique.into_iter().map(|(c, _, _)| c).collect(), slot, mt)
+}
+
+/// Column `k`'s estimate, jackknife acceleration and analytic SE (from the
+/// units' sums; CR1 for clusters), with the intervals of its replicates
+/// `dist` in resample order.
+fn column_result(
+    units: &Units,
+    k: usize,
+    col: &Column,
+    unit_of: &[usize],
+    dist: Vec<f64>,
+    config: &BootstrapConfig,
+) -> ColumnBootstrap {
+    let u = units.len();
+    let s_tot: f64 = (0..u).map(|j| units.sum(j, k)).sum();
+    let n_tot: f64 = (0..u).map(|j| units.count(j, k)).sum();
+    let n_def = n_tot as usize;
+    let estimate = if n_def > 0 { s_tot / n_tot } else { f64::NAN };
+    let acceleration = if n_def > 0 {
+        let loo: Vec<f64> = (0..u)
+            .map(|j| {
+                let d = n_tot - units.count(j, k);
+                if d > 0.0 {
+                    (s_tot - units.sum(j, k)) / d
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
+        jackknife_acceleration(&[&loo])
+    } else {
+        f64::NAN
+    };
+    let (analytic_se, t_df) = match units {
+        Units::Clusters { .. } => {
+            let ids: Vec<u64> = unit_of.iter().map(|&x| x as u64).collect();
+            match clustered_se(&col.to_vec(), &ids) {
+                Ok(c) => (c.se_cr1, c.clusters as f64 - 1.0),
+                Err(_) => (f64::NAN, f64::NAN),
+            }
+        }
+        Units::Problems(_) => {
+            let (_, sd, nn) = mean_sd_of(col.iter());
+            (sd / (nn as f64).sqrt(), nn as f64 - 1.0)
+        }
+    };
+    column_of(
+        estimate,
+        n_def,
+        dist,
+        acceleration,
+        (analytic_se, t_df),
+        config,
+    )
+}
+
+/// The resampling units' sum and count of defined values in each column.
+/// Each problem its own unit: read from the columns as needed (copied
+/// into unit-major matrices they would take 16 bytes per problem and
+/// metric — 5.6 GB at 10⁷ problems and 35 metrics). Clusters: accumulated
+/// into unit-major matrices once.
+enum Units<'a> {
+    Problems(&'a [Column<'a>]),
+    Clusters {
+        sums: Vec<f64>,
+        counts: Vec<f64>,
+        m: usize,
+        u: usize,
+    },
+}
+
+impl<'a> Units<'a> {
+    fn new(columns: &'a [Column<'a>], unit_of: &[usize], u: usize, clustered: bool) -> Units<'a> {
+        if !clustered {
+            return Units::Problems(columns);
+        }
+        let m = columns.len();
+        let mut sums = vec![0.0; u * m];
+        let mut counts = vec![0.0; u * m];
+        for (k, col) in columns.iter().enumerate() {
+            for (i, v) in col.iter().enumerate() {
+                if !v.is_nan() {
+                    sums[unit_of[i] * m + k] += v;
+                    counts[unit_of[i] * m + k] += 1.0;
+                }
+            }
+        }
+        Units::Clusters { sums, counts, m, u }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Units::Problems(columns) => columns[0].len(),
+            Units::Clusters { u, .. } => *u,
+        }
+    }
+
+    /// Unit `i`'s sum of column `k` (as accumulated from 0.0, so that a
+    /// problem's −0.0 sums to 0.0 as in a cluster).
+    #[inline]
+    fn sum(&self, i: usize, k: usize) -> f64 {
+        match self {
+            Units::Problems(columns) => {
+                let v = columns[k].get(i);
+                if v.is_nan() {
+                    0.0
+                } else {
+                    0.0 + v
+                }
+            }
+            Units::Clusters { sums, m, .. } => sums[i * m + k],
+        }
+    }
+
+    /// Unit `i`'s number of defined values in column `k`.
+    #[inline]
+    fn count(&self, i: usize, k: usize) -> f64 {
+        match self {
+            Units::Problems(columns) => f64::from(u8::from(!columns[k].get(i).is_nan())),
+            Units::Clusters { counts, m, .. } => counts[i * m + k],
+        }
+    }
+
+    /// What makes unit `i` interchangeable with others: its sums of the
+    /// typed columns `..mt` and its counts of every column.
+    fn key_into(&self, i: usize, (m, mt): (usize, usize), key: &mut Vec<u64>) {
+        key.clear();
+        for k in 0..m {
+            key.push(if k < mt { self.sum(i, k).to_bits() } else { 0 });
+            key.push(self.count(i, k).to_bits());
+        }
+    }
+}
+
+/// Units per task when typing units: fixed, so that nothing depends on the
+/// thread count.
+const TYPE_CHUNK: usize = 1 << 16;
+
+/// Each unit's type and each type's first unit, types numbered by first
+/// appearance: units with equal keys ([`Units::key_into`]) are of one type.
+/// Chunks of units are typed in parallel, each numbering its own types by
+/// first appearance; merging the chunks in order then numbers the types by
+/// first appearance overall.
+fn unit_types(units: &Units, (m, mt): (usize, usize)) -> (Vec<u32>, Vec<usize>) {
+    let u = units.len();
+    let local: Vec<(Vec<u32>, Vec<usize>)> = (0..u.div_ceil(TYPE_CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            let mut seen: HashMap<Vec<u64>, u32, FxBuild> = HashMap::default();
+            let mut firsts = Vec::new();
+            let mut key = Vec::with_capacity(2 * m);
+            let types = (c * TYPE_CHUNK..((c + 1) * TYPE_CHUNK).min(u))
+                .map(|i| {
+                    units.key_into(i, (m, mt), &mut key);
+                    if let Some(&t) = seen.get(key.as_slice()) {
+                        return t;
+                    }
+                    firsts.push(i);
+                    seen.insert(key.clone(), firsts.len() as u32 - 1);
+                    firsts.len() as u32 - 1
+                })
+                .collect();
+            (types, firsts)
+        })
+        .collect();
+    let mut global: HashMap<Vec<u64>, u32, FxBuild> = HashMap::default();
+    let mut rows: Vec<usize> = Vec::new();
+    let mut type_of = Vec::with_capacity(u);
+    for (types, firsts) in local {
+        let to_global: Vec<u32> = firsts
+            .into_iter()
+            .map(|i| {
+                let mut key = Vec::with_capacity(2 * m);
+                units.key_into(i, (m, mt), &mut key);
+                *global.entry(key).or_insert_with(|| {
+                    rows.push(i);
+                    rows.len() as u32 - 1
+                })
+            })
+            .collect();
+        type_of.extend(types.iter().map(|&t| to_global[t as usize]));
+    }
+    (type_of, rows)
+}
+
+/// A fast non-cryptographic hasher (rustc's Fx multiply–rotate) for the
+/// unit keys and column hashes: inputs are our own numbers, not an
+/// adversary's.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    #[inline]
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+}
+
+type FxBuild = BuildHasherDefault<FxHasher>;
 
 /// One column's result from its estimate and its replicates in resample
 /// order (`NaN`: no value in that resample, dropped and counted).
@@ -605,7 +798,33 @@ pub fn bootstrap_means_with_ratios(
     clusters: Option<&[u64]>,
     config: &BootstrapConfig,
 ) -> Result<RatioBootstrap> {
-    let columns: Vec<&[f64]> = typed.iter().chain(per_draw).copied().collect();
+    let typed: Vec<Column> = typed.iter().map(|c| Column::Values(c)).collect();
+    bootstrap_columns_with_ratios(&typed, per_draw, ratios, clusters, config)
+}
+
+/// [`bootstrap_means_with_ratios`] with typed columns in any [`Column`]
+/// form (the same results as their values as slices).
+///
+/// ```
+/// use rollstat_stats::{bootstrap_columns_with_ratios, bootstrap_means_with_ratios, BootstrapConfig, Column};
+/// let (codes, table) = ([0, 1, 1, 2, 0], [0.0, 0.5, 1.0]);
+/// let cfg = BootstrapConfig { resamples: 300, ..Default::default() };
+/// let coded = bootstrap_columns_with_ratios(&[Column::Coded { codes: &codes, table: &table }], &[], &[], None, &cfg).unwrap();
+/// let plain = bootstrap_means_with_ratios(&[&[0.0, 0.5, 0.5, 1.0, 0.0]], &[], &[], None, &cfg).unwrap();
+/// assert_eq!(coded.0, plain.0);
+/// ```
+pub fn bootstrap_columns_with_ratios(
+    typed: &[Column],
+    per_draw: &[&[f64]],
+    ratios: &[(usize, usize)],
+    clusters: Option<&[u64]>,
+    config: &BootstrapConfig,
+) -> Result<RatioBootstrap> {
+    let columns: Vec<Column> = typed
+        .iter()
+        .copied()
+        .chain(per_draw.iter().map(|c| Column::Values(c)))
+        .collect();
     let (m, n) = check_columns(&columns)?;
     if typed.is_empty() {
         return Err(StatsError::Empty("no typed columns"));
@@ -643,7 +862,15 @@ pub fn bootstrap_means_with_ratios(
                 .zip(&replicates[b])
                 .map(|(&x, &y)| if y != 0.0 { x / y } else { f64::NAN })
                 .collect();
-            ratio_column(columns[a], columns[b], &unit_of, u, dist, clusters, config)
+            ratio_column(
+                &columns[a],
+                &columns[b],
+                &unit_of,
+                u,
+                dist,
+                clusters,
+                config,
+            )
         })
         .collect();
     let per_draw_columns = report.columns.split_off(typed.len());
@@ -656,8 +883,8 @@ pub type RatioBootstrap = (BootstrapReport, Vec<ColumnBootstrap>, Vec<ColumnBoot
 
 /// The result of one ratio of means from its replicates.
 fn ratio_column(
-    num: &[f64],
-    den: &[f64],
+    num: &Column,
+    den: &Column,
     unit_of: &[usize],
     u: usize,
     dist: Vec<f64>,
@@ -665,7 +892,7 @@ fn ratio_column(
     config: &BootstrapConfig,
 ) -> ColumnBootstrap {
     let (mut sa, mut sb, mut cnt) = (vec![0.0; u], vec![0.0; u], vec![0.0; u]);
-    for (i, (&a, &b)) in num.iter().zip(den).enumerate() {
+    for (i, (a, b)) in num.iter().zip(den.iter()).enumerate() {
         if !a.is_nan() && !b.is_nan() {
             sa[unit_of[i]] += a;
             sb[unit_of[i]] += b;
@@ -681,8 +908,8 @@ fn ratio_column(
     let mean_b = tb / tn;
     let z: Vec<f64> = num
         .iter()
-        .zip(den)
-        .map(|(&a, &b)| (a - estimate * b) / mean_b)
+        .zip(den.iter())
+        .map(|(a, b)| (a - estimate * b) / mean_b)
         .collect();
     let se = match clusters {
         Some(cl) => clustered_se(&z, cl)
@@ -721,7 +948,7 @@ struct PerDraw {
 }
 
 impl PerDraw {
-    fn new(sums: &[f64], m: usize, mt: usize, type_of: &[u32], ut: usize) -> PerDraw {
+    fn new(units: &Units, (m, mt): (usize, usize), type_of: &[u32], ut: usize) -> PerDraw {
         let mp = m - mt;
         let mut offsets = vec![0usize; ut + 1];
         for &t in type_of {
@@ -741,14 +968,14 @@ impl PerDraw {
             let of = &members[offsets[t]..offsets[t + 1]];
             let n = of.len() as f64;
             for k in 0..mp {
-                let x = |i: &u32| sums[*i as usize * m + mt + k];
+                let x = |i: &u32| units.sum(*i as usize, mt + k);
                 let mean = of.iter().map(x).sum::<f64>() / n;
                 let var = of.iter().map(|i| (x(i) - mean).powi(2)).sum::<f64>() / n;
                 moments[t * mp + k] = (mean, var);
             }
         }
         let values = (0..type_of.len())
-            .flat_map(|i| sums[i * m + mt..(i + 1) * m].iter().copied())
+            .flat_map(|i| (mt..m).map(move |k| units.sum(i, k)))
             .collect();
         PerDraw {
             offsets,
@@ -802,8 +1029,7 @@ impl PerDraw {
 /// Resampled means of every column, resample-major (`out[b·m + k]`).
 /// Columns `mt..m` are per-draw columns ([`PerDraw`]).
 fn resample_stats(
-    sums: &[f64],
-    counts: &[f64],
+    units: &Units,
     (m, mt): (usize, usize),
     u: usize,
     resamples: usize,
@@ -816,24 +1042,7 @@ fn resample_stats(
     // O(U·M). The draws themselves are unchanged, so the resampled
     // problems are exactly those of the uncompressed scheme. Per-draw
     // columns enter the type by their counts only.
-    let mut type_of = vec![0u32; u];
-    let mut rows: Vec<usize> = Vec::new(); // representative unit of each type
-    {
-        let mut seen: std::collections::HashMap<Vec<u64>, u32> = std::collections::HashMap::new();
-        for (i, t) in type_of.iter_mut().enumerate() {
-            let key: Vec<u64> = (0..m)
-                .flat_map(|k| {
-                    let s = if k < mt { sums[i * m + k].to_bits() } else { 0 };
-                    [s, counts[i * m + k].to_bits()]
-                })
-                .collect();
-            let next = rows.len() as u32;
-            *t = *seen.entry(key).or_insert_with(|| {
-                rows.push(i);
-                next
-            });
-        }
-    }
+    let (type_of, rows) = unit_types(units, (m, mt));
     let ut = rows.len();
     // How many units each type has; with few types per unit, draw the
     // counts per type directly (an exact multinomial, O(T log U) per
@@ -843,23 +1052,23 @@ fn resample_stats(
         multiplicity[t as usize] += 1;
     }
     let by_type = ut * 64 <= u;
-    let per_draw = (mt < m).then(|| PerDraw::new(sums, m, mt, &type_of, ut));
+    let per_draw = (mt < m).then(|| PerDraw::new(units, (m, mt), &type_of, ut));
     // Columns without NaN share one denominator: the number of problems in the
     // resample (Σ_t w_t·size_t). Only columns with NaN need their own counts.
     let sizes: Vec<f64> = rows
         .iter()
-        .map(|&i| (0..m).map(|k| counts[i * m + k]).fold(0.0, f64::max))
+        .map(|&i| (0..m).map(|k| units.count(i, k)).fold(0.0, f64::max))
         .collect();
     // Column-major copies for sequential dot products.
     let sums_cm: Vec<Vec<f64>> = (0..mt)
-        .map(|k| rows.iter().map(|&i| sums[i * m + k]).collect())
+        .map(|k| rows.iter().map(|&i| units.sum(i, k)).collect())
         .collect();
     let mut own = vec![None; m];
     let mut counts_cm: Vec<Vec<f64>> = Vec::new();
     for (k, o) in own.iter_mut().enumerate() {
-        if (0..ut).any(|t| counts[rows[t] * m + k] != sizes[t]) {
+        if (0..ut).any(|t| units.count(rows[t], k) != sizes[t]) {
             *o = Some(counts_cm.len());
-            counts_cm.push(rows.iter().map(|&i| counts[i * m + k]).collect());
+            counts_cm.push(rows.iter().map(|&i| units.count(i, k)).collect());
         }
     }
     let mut out = vec![0.0; resamples * m];
@@ -936,7 +1145,12 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// Mean, sd (ddof = 1) and count of the non-NaN values.
 pub(crate) fn mean_sd(x: &[f64]) -> (f64, f64, usize) {
-    let v: Vec<f64> = x.iter().copied().filter(|v| !v.is_nan()).collect();
+    mean_sd_of(x.iter().copied())
+}
+
+/// [`mean_sd`] of values given in order.
+fn mean_sd_of(x: impl Iterator<Item = f64>) -> (f64, f64, usize) {
+    let v: Vec<f64> = x.filter(|v| !v.is_nan()).collect();
     let n = v.len();
     if n == 0 {
         return (f64::NAN, f64::NAN, 0);
@@ -1093,4 +1307,91 @@ pub fn distribution_interval(
             ))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Types by first appearance, the obvious way: one map over whole keys.
+    fn naive_types(units: &Units, mm: (usize, usize)) -> (Vec<u32>, Vec<usize>) {
+        let mut seen: HashMap<Vec<u64>, u32> = HashMap::new();
+        let mut rows = Vec::new();
+        let mut key = Vec::new();
+        let types = (0..units.len())
+            .map(|i| {
+                units.key_into(i, mm, &mut key);
+                *seen.entry(key.clone()).or_insert_with(|| {
+                    rows.push(i);
+                    rows.len() as u32 - 1
+                })
+            })
+            .collect();
+        (types, rows)
+    }
+
+    // Units span several chunks, and types first seen late in a chunk come
+    // before types first seen in the next chunk.
+    #[test]
+    fn chunked_typing_numbers_types_as_one_pass_would() {
+        let u = 3 * TYPE_CHUNK + 123;
+        let mut state = 7u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        };
+        let mut a: Vec<f64> = (0..u).map(|_| next(3) as f64).collect();
+        // New types at the end of the first chunk and inside the third.
+        a[TYPE_CHUNK - 1] = 7.0;
+        a[2 * TYPE_CHUNK + 5] = 9.0;
+        let b: Vec<f64> = (0..u)
+            .map(|_| {
+                if next(7) == 0 {
+                    f64::NAN
+                } else {
+                    next(2) as f64
+                }
+            })
+            .collect();
+        let budget: Vec<f64> = (0..u).map(|_| next(1000) as f64).collect();
+        let columns = [
+            Column::Values(&a),
+            Column::Values(&b),
+            Column::Values(&budget),
+        ];
+        let units = Units::new(&columns, &[], u, false);
+        let got = unit_types(&units, (3, 2));
+        assert_eq!(got, naive_types(&units, (3, 2)));
+        // a in {0, 1, 2} × b in {0, 1, undefined}, and the two planted
+        // units; the budget is per-draw (enters by its count only).
+        assert_eq!(got.1.len(), 11);
+        assert_eq!(got.1[9..], [TYPE_CHUNK - 1, 2 * TYPE_CHUNK + 5]);
+    }
+
+    #[test]
+    fn coded_columns_bootstrap_as_their_values() {
+        let codes: Vec<u32> = (0..5000u32).map(|i| (i * 7919) % 17).collect();
+        let table: Vec<f64> = (0..17)
+            .map(|c| if c == 3 { f64::NAN } else { c as f64 / 16.0 })
+            .collect();
+        let coded = Column::Coded {
+            codes: &codes,
+            table: &table,
+        };
+        let values = coded.to_vec();
+        let cfg = BootstrapConfig {
+            resamples: 400,
+            ..Default::default()
+        };
+        let clusters: Vec<u64> = (0..5000).map(|i| i / 10).collect();
+        for cl in [None, Some(clusters.as_slice())] {
+            let a =
+                bootstrap_columns_with_ratios(&[coded, coded], &[], &[(0, 1)], cl, &cfg).unwrap();
+            let b =
+                bootstrap_means_with_ratios(&[&values, &values], &[], &[(0, 1)], cl, &cfg).unwrap();
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        }
+    }
 }

@@ -92,6 +92,7 @@
 mod binomial;
 mod bootstrap;
 mod cluster;
+mod column;
 pub mod dist;
 mod error;
 mod extrapolate;
@@ -105,11 +106,13 @@ mod warnings;
 
 pub use binomial::{binomial_interval, BinomialMethod};
 pub use bootstrap::{
-    bootstrap_means, bootstrap_means_with_ratios, cluster_bootstrap_means, distribution_interval,
-    jackknife_acceleration, quantile_sorted, t_interval, BootstrapConfig, BootstrapReport,
-    CiMethod, ColumnBootstrap, Interval, RatioBootstrap, EXACT_DRAWS,
+    bootstrap_columns_with_ratios, bootstrap_means, bootstrap_means_with_ratios,
+    cluster_bootstrap_means, distribution_interval, jackknife_acceleration, quantile_sorted,
+    t_interval, BootstrapConfig, BootstrapReport, CiMethod, ColumnBootstrap, Interval,
+    RatioBootstrap, EXACT_DRAWS,
 };
 pub use cluster::{clustered_se, ClusteredSe};
+pub use column::Column;
 pub use error::{Result, StatsError};
 pub use extrapolate::{
     extrapolate_pass_at_k, fit_beta_binomial, fit_check, BetaBinomialFit, CountTable, Extrapolated,

@@ -9,7 +9,7 @@
 //! f·M(⌈k_A⌉) with M(0) = 0, from the exact per-k values (the maj@k program
 //! of `rollstat_core::select`, bon@k of `rollstat_core::best`).
 
-use rollstat_core::aggregate::{ColumnBuilder, Exclusion, Metric, MetricColumn};
+use rollstat_core::aggregate::{ColumnBuilder, ColumnValues, Exclusion, Metric, MetricColumn};
 use rollstat_core::estimators::pass_at_fractional_k;
 use rollstat_core::summary::ProblemSummary;
 use rollstat_core::vote::TiePolicy;
@@ -101,7 +101,7 @@ fn column(problems: &[&ProblemSummary], k: f64, k_b: u64) -> MetricColumn {
     let short = values.iter().filter(|v| v.is_nan()).count() as u64;
     MetricColumn {
         metric: Metric::PassAtK(k_b),
-        values,
+        values: ColumnValues::Dense(values),
         excluded: if short > 0 {
             vec![(Exclusion::TooFewRollouts, short)]
         } else {
@@ -227,7 +227,7 @@ fn fractional(builder: &ColumnBuilder, n: usize, metric: &Metric, k: f64) -> Met
         .collect();
     MetricColumn {
         metric: metric.clone(),
-        values,
+        values: ColumnValues::Dense(values),
         excluded: high.or(low).map(|c| c.excluded).unwrap_or_default(),
     }
 }

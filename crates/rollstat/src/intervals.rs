@@ -9,12 +9,12 @@ use crate::document::{CiConfig, Interval, MetricBlock, MetricEntry, Ordered, Var
 use crate::findings::Finding;
 use crate::options::{IntervalMethod, IntervalOptions};
 use rayon::prelude::*;
-use rollstat_core::aggregate::{Exclusion, Metric, MetricColumn, PointSummary};
+use rollstat_core::aggregate::{ColumnValues, Exclusion, Metric, MetricColumn, PointSummary};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_stats::{
-    binomial_interval, bootstrap_means_with_ratios, clustered_se, method_warnings,
+    binomial_interval, bootstrap_columns_with_ratios, clustered_se, method_warnings,
     pass1_sampling_variance, pass_at_k_sampling_variance, rng, t_interval, variance_decomposition,
-    BootstrapConfig, CiMethod, ClusteredSe, ColumnBootstrap, MethodContext,
+    BootstrapConfig, CiMethod, ClusteredSe, Column, ColumnBootstrap, MethodContext,
 };
 
 /// What `config.ci` records for these options.
@@ -297,17 +297,18 @@ fn bootstrap(
     clusters: Option<&[u64]>,
     o: &IntervalOptions,
 ) -> Option<(Vec<ColumnBootstrap>, Vec<ColumnBootstrap>)> {
-    let per_rollout = |v: &[f64], k: u64| -> Vec<f64> { v.iter().map(|x| x / k as f64).collect() };
+    let per_rollout =
+        |v: &ColumnValues, k: u64| -> Vec<f64> { v.iter().map(|x| x / k as f64).collect() };
     let budget_k = |c: &MetricColumn| match c.metric {
         Metric::BudgetAtK(k) => Some(k),
         _ => None,
     };
-    let mut typed: Vec<&[f64]> = Vec::new();
+    let mut typed: Vec<Column> = Vec::new();
     let mut drawn: Vec<(Vec<f64>, u64)> = Vec::new();
     for c in cols {
         match budget_k(c) {
             Some(k) => drawn.push((per_rollout(&c.values, k), k)),
-            None => typed.push(&c.values),
+            None => typed.push(column(&c.values)),
         }
     }
     let n_budget = drawn.len();
@@ -316,8 +317,8 @@ fn bootstrap(
     for ((num, den), spec) in ratios.iter().zip(specs) {
         let k = spec.k;
         pairs.push((nt + drawn.len(), typed.len()));
-        drawn.push((per_rollout(num, k), k));
-        typed.push(den);
+        drawn.push((num.iter().map(|x| x / k as f64).collect(), k));
+        typed.push(Column::Values(den));
     }
     let per_draw: Vec<&[f64]> = drawn.iter().map(|(v, _)| v.as_slice()).collect();
     let cfg = BootstrapConfig {
@@ -326,7 +327,7 @@ fn bootstrap(
         seed: o.seed,
     };
     let (report, drawn_boots, ratio_boots) =
-        bootstrap_means_with_ratios(&typed, &per_draw, &pairs, clusters, &cfg).ok()?;
+        bootstrap_columns_with_ratios(&typed, &per_draw, &pairs, clusters, &cfg).ok()?;
     let mut t = report.columns.into_iter();
     let mut d = drawn_boots.iter().zip(&drawn).take(n_budget);
     let aligned = cols
@@ -342,6 +343,14 @@ fn bootstrap(
         .map(|(b, (_, k))| b.scaled(*k as f64))
         .collect();
     Some((aligned, ratio_boots))
+}
+
+/// A column's values as the bootstrap reads them (coded stays coded).
+fn column(v: &ColumnValues) -> Column<'_> {
+    match v {
+        ColumnValues::Dense(values) => Column::Values(values),
+        ColumnValues::Coded { codes, table } => Column::Coded { codes, table },
+    }
 }
 
 /// Per column: what the interval code reads from its values.
@@ -365,7 +374,7 @@ impl ColumnStats {
             binary &= v == 0.0 || v == 1.0;
         }
         ColumnStats {
-            clustered: clusters.and_then(|cl| clustered_se(&col.values, cl).ok()),
+            clustered: clusters.and_then(|cl| clustered_se(&col.values.to_vec(), cl).ok()),
             variance: variance_split(&col.metric, &col.values, summaries),
             n,
             ones,
@@ -378,14 +387,14 @@ impl ColumnStats {
 /// variance (defined where n ≥ 2k).
 fn variance_split(
     metric: &Metric,
-    values: &[f64],
+    values: &ColumnValues,
     summaries: &[ProblemSummary],
 ) -> Option<VarianceEntry> {
     let Metric::PassAtK(k) = *metric else {
         return None;
     };
     let v = sampling_variances(k, summaries);
-    let d = variance_decomposition(values, &v).ok()?;
+    let d = variance_decomposition(&values.to_vec(), &v).ok()?;
     if d.n < 2 {
         return None;
     }

@@ -7,7 +7,6 @@ use crate::grading::{mark_junk_unextracted, Grading};
 use crate::options::MessageSink;
 use crate::read::{read_inputs, Inputs, Source};
 use rayon::prelude::*;
-use rollstat_core::select::VoteProfile;
 use rollstat_core::summary::{summarize_ref, DenominatorPolicy, ProblemData, ProblemSummary};
 use rollstat_core::vote::TiePolicy;
 use rollstat_formats::Format;
@@ -55,7 +54,9 @@ pub(crate) fn read_population(
 /// lists) is a function of the data, not of row order, problem order or
 /// sharding (docs/spec.md §5).
 pub(crate) fn canonical_order(problems: &mut [CollectedProblem]) {
-    problems.sort_by(|a, b| {
+    // Unstable is exact here (no two problems share system, subset and
+    // id) and needs no buffer of half the problems.
+    problems.sort_unstable_by(|a, b| {
         (&a.system, &a.subset, &a.problem).cmp(&(&b.system, &b.subset, &b.problem))
     });
 }
@@ -76,10 +77,10 @@ pub(crate) fn summarize_problems(
         .map(|p| {
             let mut summary = summarize_ref(&p.data, policy, clusterer);
             if tie != TiePolicy::First {
-                summary.vote_profile = summary.vote_profile.map(VoteProfile::without_order);
+                summary.vote_profile = summary.vote_profile.map(|v| Box::new(v.without_order()));
             }
             if let ProblemData::Rollouts(t) = &mut p.data {
-                *t = Default::default();
+                **t = Default::default();
             }
             summary
         })

@@ -438,7 +438,7 @@ pub(crate) fn health_of(
         n_duplicate_rollouts: 0,
         n_inconsistent_clusters: problems
             .iter()
-            .filter_map(|p| p.vote.map(|v| v.n_inconsistent as u64))
+            .filter_map(|p| p.vote.as_deref().map(|v| v.n_inconsistent as u64))
             .sum(),
         n_bad_lines: 0,
         n_grading_undecided: 0,

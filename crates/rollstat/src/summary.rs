@@ -693,7 +693,7 @@ fn problem_of(row: SummaryRow, keep_budget: bool) -> Result<CollectedProblem> {
             if keep_budget && row.budget.is_some() {
                 t = t.with_budgets(&slots.iter().map(|s| s.budget).collect::<Vec<_>>());
             }
-            ProblemData::Rollouts(t)
+            ProblemData::Rollouts(Box::new(t))
         }
     };
     Ok(CollectedProblem {
