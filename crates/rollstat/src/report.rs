@@ -109,7 +109,7 @@ pub(crate) fn answer_metrics_left_out(
     let answered = populations
         .iter()
         .flat_map(|s| s.iter())
-        .any(|p| p.vote.is_some_and(|v| v.n_clusters > 0));
+        .any(|p| p.vote.as_ref().is_some_and(|v| v.n_clusters > 0));
     if !answered {
         Some(AnswerMetricsLeftOut::NoAnswers)
     } else if n_requested == 1 {
