@@ -230,6 +230,7 @@ def _common(
     extract: Any,
     match: Any,
     source_format: Any,
+    max_decompressed: Any = None,
 ) -> Dict[str, Any]:
     """The metric, interval and grading keywords shared by report and compare."""
     return dict(
@@ -249,7 +250,20 @@ def _common(
         extract=_opt_str(extract, "extract") or "math",
         matching=_opt_str(match, "match") or "equivalent",
         source_format=_opt_str(source_format, "source_format"),
+        max_decompressed=_decompress_limit(max_decompressed),
     )
+
+
+def _decompress_limit(value: Any) -> Optional[int]:
+    """``max_decompressed`` as the extension takes it: None (the default
+    rule), a number of bytes, or 2**64 - 1 for ``"none"`` (no limit)."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value.strip().lower() == "none":
+        return 2**64 - 1
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value < 2**64:
+        raise InputError(f"max_decompressed: {value!r} is not a number of bytes ≥ 1, 'none' or None")
+    return value
 
 
 def _bad_rows(raw: Sequence[Tuple[str, int, str]], names: Dict[str, str]) -> List[BadRow]:
@@ -291,6 +305,7 @@ def report(
     per_problem: bool = False,
     n: Optional[int] = None,
     dedupe: Optional[str] = None,
+    max_decompressed: Union[int, str, None] = None,
     budget: Optional[str] = "auto",
     extrapolate: Union[int, Sequence[int], None] = None,
 ) -> Report:
@@ -328,7 +343,11 @@ def report(
     unreadable file is an error), ``per_problem`` (include every problem's
     values), ``n`` (requested rollouts per problem; default the largest n
     seen), ``dedupe`` (``first``/``last``: keep one of duplicated rollouts
-    instead of failing), ``budget`` (the per-rollout budget field for
+    instead of failing), ``max_decompressed`` (how large a compressed input
+    may grow when decompressed: None, the default, allows 100× its
+    compressed size and at least 256 MiB; a number of bytes is a fixed
+    total; ``"none"`` removes the limit — the CLI's ``--max-decompressed``),
+    ``budget`` (the per-rollout budget field for
     ``budget@k`` and ``cost_of_pass@k``: ``"auto"``, the default, reads
     ``output_tokens`` when every rollout has it; a field name such as
     ``"output_tokens"``, ``"cost"`` or ``"latency_s"`` reads that field and
@@ -351,6 +370,7 @@ def report(
         k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, score_order=score_order, strict=strict,
         dedupe=dedupe, ci=ci, level=level, resamples=resamples, seed=seed,
         cluster_by=cluster_by, extract=extract, match=match, source_format=source_format,
+        max_decompressed=max_decompressed,
     )
     try:
         text, bad, messages, typed = _rollstat.report(
@@ -395,6 +415,7 @@ def compare(
     source_format: Optional[str] = None,
     strict: bool = False,
     dedupe: Optional[str] = None,
+    max_decompressed: Union[int, str, None] = None,
     budget: Optional[str] = None,
 ) -> Comparison:
     """Paired comparison of system A (baseline, ``a``) and B (candidate,
@@ -438,6 +459,7 @@ def compare(
         k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, score_order=score_order, strict=strict,
         dedupe=dedupe, ci=ci, level=level, resamples=resamples, seed=seed,
         cluster_by=cluster_by, extract=extract, match=match, source_format=source_format,
+        max_decompressed=max_decompressed,
     )
     try:
         text, messages, typed = _rollstat.compare(

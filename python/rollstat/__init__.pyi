@@ -139,6 +139,7 @@ def report(
     per_problem: bool = ...,
     n: Optional[int] = ...,
     dedupe: Optional[str] = ...,
+    max_decompressed: Union[int, str, None] = ...,
     budget: Optional[str] = ...,
     extrapolate: Union[int, Sequence[int], None] = ...,
 ) -> Report: ...
@@ -182,6 +183,7 @@ def compare(
     source_format: Optional[str] = ...,
     strict: bool = ...,
     dedupe: Optional[str] = ...,
+    max_decompressed: Union[int, str, None] = ...,
     budget: Optional[str] = ...,
 ) -> Comparison: ...
 def power(

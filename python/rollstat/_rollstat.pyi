@@ -64,6 +64,7 @@ def report(
     per_problem: bool,
     n: Optional[int],
     dedupe: Optional[str],
+    max_decompressed: Optional[int],
     budget: str,
     extrapolate: List[int],
 ) -> Tuple[str, List[Tuple[str, int, str]], List[str], TypedReport]: ...
@@ -87,6 +88,7 @@ def compare(
     score_order: str,
     strict: bool,
     dedupe: Optional[str],
+    max_decompressed: Optional[int],
     ci: str,
     level: float,
     resamples: int,

@@ -103,6 +103,7 @@ fn metric_options(
     score_order: &str,
     strict: bool,
     dedupe: Option<&str>,
+    max_decompressed: Option<u64>,
 ) -> PyResult<MetricOptions> {
     Ok(MetricOptions {
         k,
@@ -116,7 +117,11 @@ fn metric_options(
             .map(str::parse)
             .transpose()
             .map_err(|e| bad("dedupe", e))?,
-        decompress_limit: Default::default(),
+        // None: the default rule (100x the compressed size, at least
+        // 256 MiB); a number: a fixed total (u64::MAX: no limit).
+        decompress_limit: max_decompressed
+            .map(rollstat::DecompressLimit::total)
+            .unwrap_or_default(),
         budget: Default::default(),
     })
 }
@@ -162,7 +167,7 @@ type BadRows = Vec<(String, u64, String)>;
 /// `report(sources, **options) -> (report_json, bad_rows, messages, typed)`.
 #[pyfunction]
 #[pyo3(signature = (sources, *, k, tau, ci, level, resamples, seed, cluster_by, by, tie_policy,
-    score_order, denominator, extract, matching, source_format, strict, per_problem, n, dedupe, budget,
+    score_order, denominator, extract, matching, source_format, strict, per_problem, n, dedupe, max_decompressed, budget,
     extrapolate))]
 #[allow(clippy::too_many_arguments)]
 pub fn report(
@@ -186,14 +191,24 @@ pub fn report(
     per_problem: bool,
     n: Option<u64>,
     dedupe: Option<&str>,
+    max_decompressed: Option<u64>,
     budget: &str,
     extrapolate: Vec<u64>,
 ) -> PyResult<(String, BadRows, Vec<String>, TypedReport)> {
     let budget = budget_option(budget)?;
     let read = named_fields(&[&by, &cluster_by, &budget_field(&budget)]);
     let srcs = self::sources(sources, &read)?;
-    let mut metrics =
-        metric_options(k, tau, n, denominator, tie_policy, score_order, strict, dedupe)?;
+    let mut metrics = metric_options(
+        k,
+        tau,
+        n,
+        denominator,
+        tie_policy,
+        score_order,
+        strict,
+        dedupe,
+        max_decompressed,
+    )?;
     metrics.budget = budget;
     let opts = ReportOptions {
         metrics,
@@ -225,7 +240,7 @@ pub fn report(
 /// holding both systems (told apart by `by`), or two.
 #[pyfunction]
 #[pyo3(signature = (sources, *, by, a_name, b_name, group_by, margin, fail_on, metric, permutations,
-    k, tau, n, denominator, tie_policy, score_order, strict, dedupe, ci, level, resamples, seed, cluster_by,
+    k, tau, n, denominator, tie_policy, score_order, strict, dedupe, max_decompressed, ci, level, resamples, seed, cluster_by,
     extract, matching, source_format, budget))]
 #[allow(clippy::too_many_arguments)]
 pub fn compare(
@@ -247,6 +262,7 @@ pub fn compare(
     score_order: &str,
     strict: bool,
     dedupe: Option<&str>,
+    max_decompressed: Option<u64>,
     ci: &str,
     level: f64,
     resamples: usize,
@@ -260,8 +276,17 @@ pub fn compare(
     let budget = budget_option(budget)?;
     let read = named_fields(&[&by, &cluster_by, &group_by, &budget_field(&budget)]);
     let srcs = self::sources(sources, &read)?;
-    let mut metrics =
-        metric_options(k, tau, n, denominator, tie_policy, score_order, strict, dedupe)?;
+    let mut metrics = metric_options(
+        k,
+        tau,
+        n,
+        denominator,
+        tie_policy,
+        score_order,
+        strict,
+        dedupe,
+        max_decompressed,
+    )?;
     metrics.budget = budget;
     let fail_on = match fail_on {
         None => None,

@@ -94,3 +94,25 @@ def test_empty_rows_and_python_types():
         rollstat.report(42)
     with pytest.raises(TypeError, match="resamples"):
         rollstat.report([{"problem": "p", "correct": True}], resamples="many")
+
+
+def test_max_decompressed_limits_a_compressed_input(tmp_path):
+    # 2000 rows of 20 problems (every third correct), gzipped: about 60 KB
+    # of content from well under 1 KB of gzip.
+    import gzip
+
+    text = "".join(f'{{"problem": "p{i % 20}", "correct": {"true" if i % 3 == 0 else "false"}}}\n' for i in range(2000))
+    path = tmp_path / "rows.jsonl.gz"
+    path.write_bytes(gzip.compress(text.encode(), 9))
+    with pytest.raises(InputError, match="rows.jsonl.gz: the content decompresses to more than 1 KiB"):
+        rollstat.report(str(path), ci=None, max_decompressed=1024)
+    with pytest.raises(InputError, match="rows.jsonl.gz: the content decompresses"):
+        rollstat.compare(str(path), str(path), ci=None, max_decompressed=1024)
+    # The same rows read whole: 2000 rollouts, 100 per problem; pass@1 is the
+    # share of i with i % 3 == 0 in each problem's i's, averaged: 667/2000.
+    for limit in (1 << 20, "none", None):
+        r = rollstat.report(str(path), ci=None, k=1, max_decompressed=limit)
+        assert r.metrics["pass@1"]["value"] == pytest.approx(667 / 2000, abs=1e-12)
+    for bad in (0, -5, 1.5, "lots", True):
+        with pytest.raises(InputError, match="max_decompressed: "):
+            rollstat.report(str(path), ci=None, max_decompressed=bad)
