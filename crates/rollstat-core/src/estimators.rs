@@ -497,6 +497,33 @@ mod tests {
         assert_eq!(pass_pow_k(n, 1, 1 << 62), Some(0.0));
     }
 
+    /// The direct sum and the mode walk (#10 item 9) agree where both are
+    /// affordable, for n just past the integer path up to 3000, so each
+    /// checks the other beyond the exact-rational tests of either.
+    #[test]
+    fn direct_and_mode_walk_tails_agree() {
+        for n in [68u64, 200, 3000] {
+            for c in [1, n / 7, n / 2, n - n / 5, n - 1] {
+                for k in [2, n / 10, n / 3, n - 2] {
+                    let h = k.div_ceil(2);
+                    let mut cases = vec![(h + 1, Weight::ExcessOver(h))];
+                    for tau in [0.2, 0.5, 0.7, 0.95] {
+                        cases.push((g_pass_threshold(k, tau), Weight::One));
+                    }
+                    for (m, w) in cases {
+                        let direct = upper_tail(n, c, k, m, w, u64::MAX);
+                        let walk = upper_tail(n, c, k, m, w, 0);
+                        let err = ((direct - walk) / direct.max(f64::MIN_POSITIVE)).abs();
+                        assert!(
+                            err < 1e-13,
+                            "n={n} c={c} k={k} m={m} {w:?}: {direct} vs {walk}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn threshold_snaps_near_integers() {
         assert_eq!(g_pass_threshold(7, 3.0 / 7.0), 3);
