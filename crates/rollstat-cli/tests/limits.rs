@@ -124,3 +124,46 @@ fn max_decompressed_limits_compressed_inputs() {
         );
     }
 }
+
+/// One count row with n = 10⁸ and half correct: G-Pass@k and mG-Pass@k up
+/// to k = 2²⁶ used to take minutes (O(k) steps each); now O(σ·√log) (#10
+/// item 9). The distribution is symmetric about k/2 there, so
+/// P(X ≥ k/2) = (1 + P(X = k/2))/2 and E[(X − k/2)₊] = E|X − k/2|/2, both
+/// checked against the normal approximation (relative error O(1/σ²), σ ≈ 2349).
+#[test]
+fn report_on_a_huge_count_row_completes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("row.jsonl");
+    std::fs::write(&path, r#"{"problem": "p", "n": 100000000, "c": 50000000}"#).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
+        .args([
+            "report",
+            path.to_str().unwrap(),
+            "--ci",
+            "none",
+            "--format",
+            "json",
+        ])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let value = |key: &str| report["metrics"][key]["value"].as_f64().unwrap();
+    let (n, k) = (1e8f64, (1u64 << 26) as f64);
+    let sigma = (k * 0.25 * (n - k) / (n - 1.0)).sqrt();
+    let density = 1.0 / (sigma * (2.0 * std::f64::consts::PI).sqrt());
+    let g = value("g-pass@67108864_0.5");
+    assert!((g - (0.5 + density / 2.0)).abs() < 1e-9, "g-pass {g}");
+    let mg = value("mg-pass@67108864");
+    // E[(X − k/2)₊] = σ/√(2π) = σ²·density.
+    let mg_normal = 2.0 * sigma * sigma * density / k;
+    assert!(
+        ((mg - mg_normal) / mg_normal).abs() < 1e-6,
+        "mg-pass {mg} vs {mg_normal}"
+    );
+}

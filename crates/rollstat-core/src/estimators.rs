@@ -16,8 +16,12 @@
 //!
 //! Cost: `pass@k` and `pass^k` take `min(k, c)` resp. `min(k, n − c)`
 //! multiplications, and stop early once the product underflows (to the
-//! same f64 result); `g-pass@k` and `mg-pass@k` at most `k + min(k, c)`.
+//! same f64 result). `g-pass@k` and `mg-pass@k` sum the hypergeometric
+//! tail directly while that takes at most [`DIRECT_TAIL_BUDGET`] steps, and
+//! beyond it from the mode outward in O(σ·√log) steps (σ the standard
+//! deviation of the number correct in k draws; see `hypergeom.rs`).
 
+use crate::hypergeom::{upper_tail_from_mode, Weight};
 use crate::numeric::{Dd, Scaled};
 use std::sync::OnceLock;
 
@@ -318,6 +322,21 @@ fn hypergeom_upper_weighted(n: u64, c: u64, k: u64, m: u64, weight: impl Fn(u64)
     .to_f64()
 }
 
+/// Most steps [`hypergeom_upper_weighted`] may take: its closed-form
+/// `P(X = min(c, k))` and the walk down to the threshold are each at most
+/// `min(c, k)` long. Up to here results are those of the direct sum (as
+/// before #10 item 9); beyond it the tail is summed from the mode.
+const DIRECT_TAIL_BUDGET: u64 = 1 << 16;
+
+/// `Σ_{x ≥ m} w(x)·P(X = x)` for n > [`SMALL_N`], by whichever sum is
+/// bounded: directly for at most `budget` steps, else from the mode.
+fn upper_tail(n: u64, c: u64, k: u64, m: u64, weight: Weight, budget: u64) -> f64 {
+    if c.min(k).saturating_mul(2) <= budget {
+        return hypergeom_upper_weighted(n, c, k, m, |x| weight.at(x));
+    }
+    upper_tail_from_mode(n, c, k, m, weight)
+}
+
 /// G-Pass@k_τ of Liu et al. (2024): `P(X ≥ max(⌈τk⌉, 1))` with
 /// X ~ Hypergeometric(n, c, k) — the probability that at least a fraction τ
 /// of k rollouts drawn without replacement are correct. τ = 0 is pass@k and
@@ -345,7 +364,7 @@ pub fn g_pass_at_k(n: u64, c: u64, k: u64, tau: f64) -> Option<f64> {
     if n <= SMALL_N {
         return Some(small_upper_tail(n, c, k, m, |_| 1.0));
     }
-    Some(hypergeom_upper_weighted(n, c, k, m, |_| 1.0))
+    Some(upper_tail(n, c, k, m, Weight::One, DIRECT_TAIL_BUDGET))
 }
 
 /// mG-Pass@k: `(2/k) Σ_{i=⌈k/2⌉+1..k} G-Pass@k_{i/k}`, computed as
@@ -366,7 +385,7 @@ pub fn mg_pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
             small_upper_tail(n, c, k, h + 1, |x| x.saturating_sub(h) as f64) * 2.0 / k as f64,
         );
     }
-    let tail = hypergeom_upper_weighted(n, c, k, h + 1, |x| x.saturating_sub(h) as f64);
+    let tail = upper_tail(n, c, k, h + 1, Weight::ExcessOver(h), DIRECT_TAIL_BUDGET);
     Some(tail * 2.0 / k as f64)
 }
 
@@ -476,6 +495,33 @@ mod tests {
             Some((1u64 << 62) as f64 / n as f64)
         );
         assert_eq!(pass_pow_k(n, 1, 1 << 62), Some(0.0));
+    }
+
+    /// The direct sum and the mode walk (#10 item 9) agree where both are
+    /// affordable, for n just past the integer path up to 3000, so each
+    /// checks the other beyond the exact-rational tests of either.
+    #[test]
+    fn direct_and_mode_walk_tails_agree() {
+        for n in [68u64, 200, 3000] {
+            for c in [1, n / 7, n / 2, n - n / 5, n - 1] {
+                for k in [2, n / 10, n / 3, n - 2] {
+                    let h = k.div_ceil(2);
+                    let mut cases = vec![(h + 1, Weight::ExcessOver(h))];
+                    for tau in [0.2, 0.5, 0.7, 0.95] {
+                        cases.push((g_pass_threshold(k, tau), Weight::One));
+                    }
+                    for (m, w) in cases {
+                        let direct = upper_tail(n, c, k, m, w, u64::MAX);
+                        let walk = upper_tail(n, c, k, m, w, 0);
+                        let err = ((direct - walk) / direct.max(f64::MIN_POSITIVE)).abs();
+                        assert!(
+                            err < 1e-13,
+                            "n={n} c={c} k={k} m={m} {w:?}: {direct} vs {walk}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

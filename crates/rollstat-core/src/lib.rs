@@ -23,6 +23,7 @@ pub mod aggregate;
 pub mod batch;
 pub mod best;
 pub mod estimators;
+mod hypergeom;
 pub mod input;
 mod numeric;
 pub mod rollouts;
