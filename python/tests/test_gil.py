@@ -66,3 +66,44 @@ def test_grade_releases_the_gil():
     during = [x for x in ticks if done["start"] <= x <= done["end"]]
     assert len(during) >= 3
     assert done["out"][1].all()
+
+
+def test_report_on_an_arrow_table_releases_the_gil():
+    # 400,000 rollout rows (50,000 problems × 8) as a pyarrow Table: the rows
+    # are mapped and the report computed with the GIL released, so this
+    # thread keeps running; only the import of the Arrow stream holds it.
+    pa = __import__("pytest").importorskip("pyarrow")
+    problems, n = 50_000, 8
+    rng = np.random.default_rng(0)
+    table = pa.table(
+        {
+            "problem": np.repeat(np.arange(problems), n),
+            "rollout": np.tile(np.arange(n), problems),
+            "correct": rng.random(problems * n) < 0.4,
+            "answer": rng.integers(0, 5, problems * n).astype(str),
+        }
+    )
+    done = {}
+
+    def work():
+        done["start"] = time.perf_counter()
+        done["out"] = rollstat.report(table, k=[1, 8], resamples=2000)
+        done["end"] = time.perf_counter()
+
+    t = threading.Thread(target=work)
+    ticks = []
+    count = 0
+    t.start()
+    while t.is_alive():
+        count += 1
+        if count % 200 == 0:
+            ticks.append(time.perf_counter())
+    t.join()
+    start, end = done["start"], done["end"]
+    duration = end - start
+    assert duration > 0.2, f"report too short to tell ({duration:.3f} s)"
+    during = [x for x in ticks if start <= x <= end]
+    assert len(during) > 10, f"the main thread ran {len(during)} times in {duration:.2f} s"
+    gaps = np.diff([start] + during + [end])
+    assert gaps.max() < 0.5 * duration, f"main thread stalled {gaps.max():.3f} s of {duration:.3f} s"
+    assert done["out"].health["n_problems"] == problems
