@@ -104,6 +104,7 @@ fn metric_options(
     strict: bool,
     dedupe: Option<&str>,
     max_decompressed: Option<u64>,
+    budget: rollstat::Budget,
 ) -> PyResult<MetricOptions> {
     Ok(MetricOptions {
         k,
@@ -122,7 +123,7 @@ fn metric_options(
         decompress_limit: max_decompressed
             .map(rollstat::DecompressLimit::total)
             .unwrap_or_default(),
-        budget: Default::default(),
+        budget,
     })
 }
 
@@ -198,7 +199,7 @@ pub fn report(
     let budget = budget_option(budget)?;
     let read = named_fields(&[&by, &cluster_by, &budget_field(&budget)]);
     let srcs = self::sources(sources, &read)?;
-    let mut metrics = metric_options(
+    let metrics = metric_options(
         k,
         tau,
         n,
@@ -208,8 +209,8 @@ pub fn report(
         strict,
         dedupe,
         max_decompressed,
+        budget,
     )?;
-    metrics.budget = budget;
     let opts = ReportOptions {
         metrics,
         intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
@@ -276,7 +277,7 @@ pub fn compare(
     let budget = budget_option(budget)?;
     let read = named_fields(&[&by, &cluster_by, &group_by, &budget_field(&budget)]);
     let srcs = self::sources(sources, &read)?;
-    let mut metrics = metric_options(
+    let metrics = metric_options(
         k,
         tau,
         n,
@@ -286,8 +287,8 @@ pub fn compare(
         strict,
         dedupe,
         max_decompressed,
+        budget,
     )?;
-    metrics.budget = budget;
     let fail_on = match fail_on {
         None => None,
         Some("inferior") => Some(FailOn::Inferior),

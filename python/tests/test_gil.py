@@ -11,18 +11,14 @@ import numpy as np
 import rollstat
 
 
-def test_second_thread_progresses_during_a_big_array():
-    # Large n, distinct k per element (> 64 distinct: no memo table), so
-    # each value costs ~k double-double steps (~0.2 ms): about 1 s on 2 cores.
-    size = 10_000
-    n = np.full(size, 1_000_000_007, dtype=np.int64)
-    c = np.full(size, 400_000_000, dtype=np.int64)
-    k = 1000 + (np.arange(size) % 1500)
+def run_counting_ticks(call):
+    """Runs ``call()`` on a second thread while this thread counts; returns
+    its result, its start and end times, and this thread's tick times."""
     done = {}
 
     def work():
         done["start"] = time.perf_counter()
-        done["out"] = rollstat.g_pass_at_k(n, c, k, 0.5)
+        done["out"] = call()
         done["end"] = time.perf_counter()
 
     t = threading.Thread(target=work)
@@ -34,15 +30,31 @@ def test_second_thread_progresses_during_a_big_array():
         if count % 200 == 0:
             ticks.append(time.perf_counter())
     t.join()
-    start, end = done["start"], done["end"]
+    return done["out"], done["start"], done["end"], ticks
+
+
+def assert_main_thread_ran(start, end, ticks, what, max_stall):
+    """This thread ticked all through the call, never stopped for more than
+    ``max_stall`` of its duration."""
     duration = end - start
-    assert duration > 0.2, f"computation too short to tell ({duration:.3f} s)"
+    assert duration > 0.2, f"{what} too short to tell ({duration:.3f} s)"
     during = [x for x in ticks if start <= x <= end]
     assert len(during) > 10, f"the main thread ran {len(during)} times in {duration:.2f} s"
     gaps = np.diff([start] + during + [end])
-    assert gaps.max() < 0.25 * duration, f"main thread stalled {gaps.max():.3f} s of {duration:.3f} s"
-    assert np.isfinite(done["out"]).all()
-    assert done["out"][7] == rollstat.g_pass_at_k(int(n[7]), int(c[7]), int(k[7]), 0.5)
+    assert gaps.max() < max_stall * duration, f"main thread stalled {gaps.max():.3f} s of {duration:.3f} s"
+
+
+def test_second_thread_progresses_during_a_big_array():
+    # Large n, distinct k per element (> 64 distinct: no memo table), so
+    # each value costs ~k double-double steps (~0.2 ms): about 1 s on 2 cores.
+    size = 10_000
+    n = np.full(size, 1_000_000_007, dtype=np.int64)
+    c = np.full(size, 400_000_000, dtype=np.int64)
+    k = 1000 + (np.arange(size) % 1500)
+    out, start, end, ticks = run_counting_ticks(lambda: rollstat.g_pass_at_k(n, c, k, 0.5))
+    assert_main_thread_ran(start, end, ticks, "computation", 0.25)
+    assert np.isfinite(out).all()
+    assert out[7] == rollstat.g_pass_at_k(int(n[7]), int(c[7]), int(k[7]), 0.5)
 
 
 def test_grade_releases_the_gil():
@@ -83,27 +95,6 @@ def test_report_on_an_arrow_table_releases_the_gil():
             "answer": rng.integers(0, 5, problems * n).astype(str),
         }
     )
-    done = {}
-
-    def work():
-        done["start"] = time.perf_counter()
-        done["out"] = rollstat.report(table, k=[1, 8], resamples=2000)
-        done["end"] = time.perf_counter()
-
-    t = threading.Thread(target=work)
-    ticks = []
-    count = 0
-    t.start()
-    while t.is_alive():
-        count += 1
-        if count % 200 == 0:
-            ticks.append(time.perf_counter())
-    t.join()
-    start, end = done["start"], done["end"]
-    duration = end - start
-    assert duration > 0.2, f"report too short to tell ({duration:.3f} s)"
-    during = [x for x in ticks if start <= x <= end]
-    assert len(during) > 10, f"the main thread ran {len(during)} times in {duration:.2f} s"
-    gaps = np.diff([start] + during + [end])
-    assert gaps.max() < 0.5 * duration, f"main thread stalled {gaps.max():.3f} s of {duration:.3f} s"
-    assert done["out"].health["n_problems"] == problems
+    out, start, end, ticks = run_counting_ticks(lambda: rollstat.report(table, k=[1, 8], resamples=2000))
+    assert_main_thread_ran(start, end, ticks, "report", 0.5)
+    assert out.health["n_problems"] == problems
