@@ -758,6 +758,7 @@ fn browse(page: &Path, png: &Path, size: &str, extra: &[&str]) -> Vec<String> {
 }
 
 /// Pixels close to `rgb` (within 6 per channel).
+#[cfg(has_chromium)]
 fn near(px: &[[u8; 3]], rgb: [u8; 3]) -> usize {
     px.iter()
         .filter(|p| p.iter().zip(rgb).all(|(a, b)| a.abs_diff(b) <= 6))
