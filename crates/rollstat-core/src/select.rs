@@ -258,7 +258,7 @@ struct Scratch {
     split: usize,
     /// The buffers of [`Joined`] (the counts, when done).
     joined: (Vec<f64>, Vec<f64>),
-    /// Polynomial tables: layers by tied count, or prefix products.
+    /// Polynomial tables: layers by tied count, or [`Levels`].
     table: Vec<f64>,
     next: Vec<f64>,
     /// `first`: per cluster, its members after the winner's first
@@ -267,19 +267,20 @@ struct Scratch {
     start_after: Vec<usize>,
     between: Vec<usize>,
     between_at: Vec<usize>,
-    /// `first`: per cluster, its members after the current member, the
-    /// last member at which its key changes, its place among the rivals,
-    /// and running sums of the tie weights.
+    /// `first`: per cluster, its members after the current member, how
+    /// often its key changes, its place among the rivals, and running sums
+    /// of the tie weights.
     after: Vec<usize>,
-    last: Vec<usize>,
+    changes: Vec<usize>,
     pos: Vec<usize>,
     since: Vec<f64>,
     sums: Vec<f64>,
     /// `first`: the counts summed over the correct clusters.
     counts: Vec<f64>,
-    /// `first`: per rival, its current key and per-rival scalars.
-    keys: Vec<usize>,
+    /// `first`: per-rival scalars; the coefficients of each rival's
+    /// factor and the degree of each level (see [`Levels`]).
     weights: Vec<f64>,
+    taps: Vec<f64>,
     degrees: Vec<usize>,
 }
 
@@ -306,6 +307,37 @@ fn add_times_below(src: &[f64], deg: usize, a: usize, j: usize, dst: &mut [f64])
     let top = dst.len() - 1;
     for (d, &b) in row(a).iter().enumerate().take(j.min(top + 1)) {
         axpy(b, &src[..=deg.min(top - d)], &mut dst[d..]);
+    }
+}
+
+/// Sets (`ADD` false) or adds to `out[k]`, for every k < out.len(),
+/// Σ_d taps[d] · src[k − d]: the coefficient k of src times a rival's
+/// factor L(x) + t·x^j (taps C(a, 0), …, C(a, j − 1), t), where `padded`
+/// holds j zeros, then src, then zeros through src[out.len() − 1]. One pass
+/// over the output with the terms of a coefficient in registers, unrolled
+/// for N = j + 1 taps (N = 0: any number): no per-term slice set-up, which
+/// would dominate at the low degrees most of these products have.
+#[inline(never)]
+fn convolve<const N: usize, const ADD: bool>(padded: &[f64], taps: &[f64], out: &mut [f64]) {
+    if N == 0 {
+        let n = taps.len();
+        for (o, w) in out.iter_mut().zip(padded.windows(n)) {
+            let mut acc = 0.0;
+            for (t, v) in taps.iter().zip(w.iter().rev()) {
+                acc += t * v;
+            }
+            *o = if ADD { *o + acc } else { acc };
+        }
+        return;
+    }
+    let taps: &[f64; N] = taps.try_into().expect("N taps");
+    for (o, w) in out.iter_mut().zip(padded.windows(N)) {
+        let w: &[f64; N] = w.try_into().expect("a window of N");
+        let mut acc = 0.0;
+        for d in 0..N {
+            acc += taps[d] * w[N - 1 - d];
+        }
+        *o = if ADD { *o + acc } else { acc };
     }
 }
 
@@ -711,15 +743,15 @@ impl Program<'_> {
         Ok(deg)
     }
 
-    /// `first` with two or more rivals able to tie: the product over the
-    /// rivals of (L_i + C(key_i, j) x^j), key_i = rival i's members after
-    /// c's r-th member (0 once fewer than j: it can no longer tie), is the
-    /// same for consecutive r with equal keys, so their weights are summed
-    /// first. A key changes only where a rival's member sits between c's
-    /// members r − 1 and r; the rivals are multiplied in the order of the
-    /// last r at which their key changes, and the prefix products are
-    /// kept, so a new run recomputes only the rivals whose keys can still
-    /// change.
+    /// `first` with two or more rivals able to tie:
+    /// Σ_r w_r Π_i (L_i + t_i(r) x^j), t_i(r) = C(key_i(r), j), key_i(r) =
+    /// rival i's members after c's r-th member (0 once fewer than j: it can
+    /// no longer tie), w_r = C(a_c − 1 − r, j − 1). A key changes only where
+    /// a rival's member sits between c's members r − 1 and r; consecutive r
+    /// with the same keys form a run, whose weights are summed. The sum is
+    /// accumulated by [`Levels`] (factors that change least outermost), so a
+    /// change costs one product per factor inside the changed one, at the
+    /// degree of those inner factors only.
     fn first_by_runs(
         &mut self,
         c: usize,
@@ -728,110 +760,197 @@ impl Program<'_> {
     ) -> Result<(), NotComputed> {
         let sizes = self.profile.sizes();
         let (a_c, top) = (sizes[c], self.k_max - j);
+        self.order_rivals(a_c, j);
         let s = &mut *self.s;
-        let key = |after: usize| if after >= j { after } else { 0 };
-        // Dry run: the last r at which each cluster's key changes.
         s.after.clear();
         s.after.extend_from_slice(&s.start_after);
-        s.last.clear();
-        s.last.resize(sizes.len(), 0);
-        for r in 1..=a_c - j {
-            for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
-                if s.after[id] >= j {
-                    s.last[id] = r;
-                }
-                s.after[id] -= 1;
-            }
+        let mut levels = Levels::new(&mut s.table, &mut s.degrees, &mut s.taps, j, top + 1);
+        for &i in &s.big {
+            levels.push_rival(sizes[i], tie_count(s.after[i], j));
         }
-        let last = &s.last;
-        s.big.sort_by_key(|&i| last[i]);
-        s.pos.clear();
-        s.pos.resize(sizes.len(), usize::MAX);
-        for (t, &i) in s.big.iter().enumerate() {
-            s.pos[i] = t;
-        }
-        s.after.clear();
-        s.after.extend_from_slice(&s.start_after);
-        let (count, len) = (s.big.len(), top + 1);
-        if s.table.len() < (count + 1) * len {
-            s.table.resize((count + 1) * len, 0.0);
-        }
-        s.table[0] = 1.0;
-        s.degrees.clear();
-        s.degrees.resize(count + 1, 0);
-        s.keys.clear();
-        s.keys.extend(s.big.iter().map(|&i| key(s.after[i])));
-        let (mut valid, mut weight) = (0, 0.0);
-        // r = a_c − j + 1 only closes the last run.
-        for r in 0..=a_c - j + 1 {
-            let end = r > a_c - j;
-            let mut first = if end { count } else { usize::MAX };
-            if r > 0 && !end {
+        let mut weight = 0.0;
+        for r in 0..=a_c - j {
+            if r > 0 {
+                let mut first = usize::MAX;
                 for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
                     if s.after[id] >= j {
                         first = first.min(s.pos[id]);
                     }
                     s.after[id] -= 1;
                 }
-            }
-            if first != usize::MAX {
-                let prefix = Prefix {
-                    sizes,
-                    rivals: &s.big,
-                    keys: &s.keys,
-                    j,
-                    len,
-                };
-                let deg = prefix.extend(&mut s.table, &mut s.degrees, valid, &mut self.budget)?;
-                joined.add(j, weight, &s.table[count * len..], deg);
-                if end {
-                    break;
-                }
-                weight = 0.0;
-                valid = first;
-                for t in first..count {
-                    s.keys[t] = key(s.after[s.big[t]]);
+                if first != usize::MAX {
+                    levels.close(weight, first, &mut self.budget)?;
+                    weight = 0.0;
+                    for (t, &i) in s.big.iter().enumerate().skip(first) {
+                        levels.set_tie(t, tie_count(s.after[i], j));
+                    }
                 }
             }
             weight += binom(a_c - 1 - r, j - 1);
         }
+        levels.close(weight, 0, &mut self.budget)?;
+        let (total, deg) = levels.total();
+        joined.add(j, 1.0, total, deg);
         Ok(())
+    }
+
+    /// Orders the rivals `s.big` by how often their key changes over
+    /// r = 0..=a_c − j (fewest first; see [`Levels`]) and records each one's
+    /// place in `s.pos`.
+    fn order_rivals(&mut self, a_c: usize, j: usize) {
+        let s = &mut *self.s;
+        s.after.clear();
+        s.after.extend_from_slice(&s.start_after);
+        s.changes.clear();
+        s.changes.resize(s.after.len(), 0);
+        for r in 1..=a_c - j {
+            for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
+                s.changes[id] += usize::from(s.after[id] >= j);
+                s.after[id] -= 1;
+            }
+        }
+        let changes = &s.changes;
+        s.big.sort_by_key(|&i| (changes[i], i));
+        s.pos.clear();
+        s.pos.resize(s.after.len(), usize::MAX);
+        for (t, &i) in s.big.iter().enumerate() {
+            s.pos[i] = t;
+        }
     }
 }
 
-/// The rivals' factors L_i + C(key_i, j) x^j of one run, each product
-/// `len` cells.
-struct Prefix<'a> {
-    sizes: &'a [usize],
-    rivals: &'a [usize],
-    keys: &'a [usize],
+/// C(key, j) for a rival with `after` members after the winner's current
+/// first member: the ways it ties at j and loses (0 below j).
+#[inline]
+fn tie_count(after: usize, j: usize) -> f64 {
+    if after >= j {
+        binom(after, j)
+    } else {
+        0.0
+    }
+}
+
+/// Σ over runs of w · Π_t f_t (the rivals' factors f_t = L_t + t_t x^j
+/// by place t = 0..R) without recomputing the whole product per run:
+/// level t holds S_t, the weighted sum of Π_{u≥t} f_u over the runs since
+/// f_0, …, f_{t−1} last changed (level R: the summed weights). When the
+/// factor at place p changes, levels R − 1 down to p take in the level
+/// below (S_t += f_t · S_{t+1}, with f_t as it was) and the levels below p
+/// start empty. At the end S_0 is the sum. All terms are non-negative (no
+/// cancellation).
+///
+/// Level t sits at `t · (j + len) + j` after j zero cells and is zero for
+/// j cells above its degree, so [`convolve`] reads it padded.
+struct Levels<'a> {
+    table: &'a mut Vec<f64>,
+    /// Per level, its degree ([`EMPTY`]: nothing summed yet).
+    degrees: &'a mut Vec<usize>,
+    /// Per place, the factor's j + 1 coefficients.
+    taps: &'a mut Vec<f64>,
     j: usize,
     len: usize,
 }
 
-impl Prefix<'_> {
-    /// Completes the prefix products in `table` from `valid`: product
-    /// t + 1 = product t times the t-th rival's factor; returns the degree
-    /// of the full product.
-    fn extend(
-        &self,
-        table: &mut [f64],
-        degrees: &mut [usize],
-        valid: usize,
-        budget: &mut Budget,
-    ) -> Result<usize, NotComputed> {
-        let (j, len) = (self.j, self.len);
-        for t in valid..self.rivals.len() {
-            let (deg, tie) = (degrees[t], binom(self.keys[t], j));
-            let new_deg = (deg + j - usize::from(tie == 0.0)).min(len - 1);
-            budget.spend((deg + 1) * (j + 1))?;
-            let (done, rest) = table.split_at_mut((t + 1) * len);
-            let (src, out) = (&done[t * len..], &mut rest[..=new_deg]);
-            out.fill(0.0);
-            add_times_below(src, deg, self.sizes[self.rivals[t]], j, out);
-            add_times_tied(src, deg, tie, j, out);
-            degrees[t + 1] = new_deg;
+/// The degree of a level that holds nothing.
+const EMPTY: usize = usize::MAX;
+
+impl<'a> Levels<'a> {
+    /// No factors yet; levels of `len` cells for factors tied at `j`.
+    fn new(
+        table: &'a mut Vec<f64>,
+        degrees: &'a mut Vec<usize>,
+        taps: &'a mut Vec<f64>,
+        j: usize,
+        len: usize,
+    ) -> Levels<'a> {
+        table.clear();
+        table.resize(j + len, 0.0);
+        degrees.clear();
+        degrees.push(EMPTY);
+        taps.clear();
+        Levels {
+            table,
+            degrees,
+            taps,
+            j,
+            len,
         }
-        Ok(degrees[self.rivals.len()])
+    }
+
+    /// Adds the factor of a rival of `size` (at least j) members with tie
+    /// count `tie` as the innermost.
+    fn push_rival(&mut self, size: usize, tie: f64) {
+        self.taps.extend_from_slice(&row(size)[..self.j]);
+        self.taps.push(tie);
+        self.table.resize(self.table.len() + self.j + self.len, 0.0);
+        self.degrees.push(EMPTY);
+    }
+
+    /// Sets the tie count of the factor at place `t`.
+    fn set_tie(&mut self, t: usize, tie: f64) {
+        self.taps[t * (self.j + 1) + self.j] = tie;
+    }
+
+    /// Ends a run of weight `weight` before the factor at place `from`
+    /// changes: the innermost level takes the weight, and each level from
+    /// R − 1 down to `from` takes in the one below it.
+    fn close(&mut self, weight: f64, from: usize, budget: &mut Budget) -> Result<(), NotComputed> {
+        match self.j {
+            1 => self.close_n::<2>(weight, from, budget),
+            2 => self.close_n::<3>(weight, from, budget),
+            3 => self.close_n::<4>(weight, from, budget),
+            4 => self.close_n::<5>(weight, from, budget),
+            5 => self.close_n::<6>(weight, from, budget),
+            6 => self.close_n::<7>(weight, from, budget),
+            7 => self.close_n::<8>(weight, from, budget),
+            8 => self.close_n::<9>(weight, from, budget),
+            _ => self.close_n::<0>(weight, from, budget),
+        }
+    }
+
+    /// [`Levels::close`] for factors of N = j + 1 coefficients (0: any).
+    #[inline(never)]
+    fn close_n<const N: usize>(
+        &mut self,
+        weight: f64,
+        from: usize,
+        budget: &mut Budget,
+    ) -> Result<(), NotComputed> {
+        let (j, len) = (self.j, self.len);
+        let (n, stride) = (j + 1, j + len);
+        let inner = self.degrees.len() - 1;
+        let cell = inner * stride + j;
+        if self.degrees[inner] == EMPTY {
+            self.table[cell..=cell + j.min(len - 1)].fill(0.0);
+            self.degrees[inner] = 0;
+        }
+        self.table[cell] += weight;
+        for t in (from..inner).rev() {
+            let (deg, taps) = (self.degrees[t + 1], &self.taps[t * n..(t + 1) * n]);
+            let new_deg = (deg + j - usize::from(taps[j] == 0.0)).min(len - 1);
+            budget.spend((deg + 1) * n)?;
+            let (outer, inside) = self.table.split_at_mut((t + 1) * stride);
+            let level = &mut outer[t * stride + j..];
+            let (had, zero_to) = (self.degrees[t], (new_deg + j).min(len - 1));
+            if had == EMPTY {
+                convolve::<N, false>(inside, taps, &mut level[..=new_deg]);
+                level[new_deg + 1..=zero_to].fill(0.0);
+                self.degrees[t] = new_deg;
+            } else {
+                if new_deg > had {
+                    level[had + 1..=zero_to].fill(0.0);
+                    self.degrees[t] = new_deg;
+                }
+                convolve::<N, true>(inside, taps, &mut level[..=new_deg]);
+            }
+            self.degrees[t + 1] = EMPTY;
+        }
+        Ok(())
+    }
+
+    /// The sum (level 0) and its degree.
+    fn total(&self) -> (&[f64], usize) {
+        let deg = self.degrees[0];
+        (&self.table[self.j..=self.j + deg], deg)
     }
 }
