@@ -267,11 +267,9 @@ struct Scratch {
     start_after: Vec<usize>,
     between: Vec<usize>,
     between_at: Vec<usize>,
-    /// `first`: per cluster, its members after the current member, how
-    /// often its key changes, its place among the rivals, and running sums
-    /// of the tie weights.
+    /// `first`: per cluster, its members after the current member, its
+    /// place among the rivals, and running sums of the tie weights.
     after: Vec<usize>,
-    changes: Vec<usize>,
     pos: Vec<usize>,
     since: Vec<f64>,
     sums: Vec<f64>,
@@ -760,7 +758,7 @@ impl Program<'_> {
     ) -> Result<(), NotComputed> {
         let sizes = self.profile.sizes();
         let (a_c, top) = (sizes[c], self.k_max - j);
-        self.order_rivals(a_c, j);
+        self.order_rivals();
         let s = &mut *self.s;
         s.after.clear();
         s.after.extend_from_slice(&s.start_after);
@@ -794,25 +792,15 @@ impl Program<'_> {
         Ok(())
     }
 
-    /// Orders the rivals `s.big` by how often their key changes over
-    /// r = 0..=a_c − j (fewest first; see [`Levels`]) and records each one's
-    /// place in `s.pos`.
-    fn order_rivals(&mut self, a_c: usize, j: usize) {
+    /// Orders the rivals `s.big` by their members after c's first member
+    /// (a bound on how often their key changes; fewest outermost, see
+    /// [`Levels`]) and records each one's place in `s.pos`.
+    fn order_rivals(&mut self) {
         let s = &mut *self.s;
-        s.after.clear();
-        s.after.extend_from_slice(&s.start_after);
-        s.changes.clear();
-        s.changes.resize(s.after.len(), 0);
-        for r in 1..=a_c - j {
-            for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
-                s.changes[id] += usize::from(s.after[id] >= j);
-                s.after[id] -= 1;
-            }
-        }
-        let changes = &s.changes;
-        s.big.sort_by_key(|&i| (changes[i], i));
+        let start_after = &s.start_after;
+        s.big.sort_unstable_by_key(|&i| (start_after[i], i));
         s.pos.clear();
-        s.pos.resize(s.after.len(), usize::MAX);
+        s.pos.resize(start_after.len(), usize::MAX);
         for (t, &i) in s.big.iter().enumerate() {
             s.pos[i] = t;
         }
