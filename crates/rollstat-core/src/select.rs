@@ -258,7 +258,7 @@ struct Scratch {
     split: usize,
     /// The buffers of [`Joined`] (the counts, when done).
     joined: (Vec<f64>, Vec<f64>),
-    /// Polynomial tables: layers by tied count, or [`Levels`].
+    /// Polynomial tables: layers by tied count.
     table: Vec<f64>,
     next: Vec<f64>,
     /// `first`: per cluster, its members after the winner's first
@@ -275,9 +275,10 @@ struct Scratch {
     sums: Vec<f64>,
     /// `first`: the counts summed over the correct clusters.
     counts: Vec<f64>,
-    /// `first`: per-rival scalars; the coefficients of each rival's
-    /// factor and the degree of each level (see [`Levels`]).
+    /// `first`: per-rival scalars; the cells, the coefficients of each
+    /// rival's factor and the degree of each level of [`Levels`].
     weights: Vec<f64>,
+    levels: LevelTable,
     taps: Vec<f64>,
     degrees: Vec<usize>,
 }
@@ -762,7 +763,8 @@ impl Program<'_> {
         let s = &mut *self.s;
         s.after.clear();
         s.after.extend_from_slice(&s.start_after);
-        let mut levels = Levels::new(&mut s.table, &mut s.degrees, &mut s.taps, j, top + 1);
+        let buffers = (&mut s.levels, &mut s.degrees, &mut s.taps);
+        let mut levels = Levels::new(buffers, s.big.len(), (j, top + 1, self.k_max));
         for &i in &s.big {
             levels.push_rival(sizes[i], tie_count(s.after[i], j));
         }
@@ -827,10 +829,11 @@ fn tie_count(after: usize, j: usize) -> f64 {
 /// start empty. At the end S_0 is the sum. All terms are non-negative (no
 /// cancellation).
 ///
-/// Level t sits at `t · (j + len) + j` after j zero cells and is zero for
-/// j cells above its degree, so [`convolve`] reads it padded.
+/// Level t's cells start after zero cells (at least j, see [`LevelTable`])
+/// and are zero for j cells above its degree, so [`convolve`] reads it
+/// padded.
 struct Levels<'a> {
-    table: &'a mut Vec<f64>,
+    table: &'a mut LevelTable,
     /// Per level, its degree ([`EMPTY`]: nothing summed yet).
     degrees: &'a mut Vec<usize>,
     /// Per place, the factor's j + 1 coefficients.
@@ -842,17 +845,42 @@ struct Levels<'a> {
 /// The degree of a level that holds nothing.
 const EMPTY: usize = usize::MAX;
 
+/// The cells of [`Levels`]: level t at `t · stride + pad`, each after `pad`
+/// cells that are never written, so they stay zero for as long as the
+/// layout does (for every problem with the same largest k), and no level
+/// has to be cleared.
+#[derive(Default)]
+struct LevelTable {
+    cells: Vec<f64>,
+    pad: usize,
+    stride: usize,
+}
+
+impl LevelTable {
+    /// At least `levels` levels of `cells` cells after `pad` zeros.
+    fn reserve(&mut self, levels: usize, pad: usize, cells: usize) {
+        if pad > self.pad || pad + cells > self.stride {
+            self.cells.clear();
+            (self.pad, self.stride) = (pad, pad + cells);
+        }
+        let size = levels * self.stride;
+        if self.cells.len() < size {
+            self.cells.resize(size, 0.0);
+        }
+    }
+}
+
 impl<'a> Levels<'a> {
-    /// No factors yet; levels of `len` cells for factors tied at `j`.
+    /// Levels for `rivals` factors tied at `j`, `len` cells each, in
+    /// `table` laid out for any j and len of a program up to degree
+    /// `k_max`. No factors yet: [`Levels::push_rival`] adds them.
     fn new(
-        table: &'a mut Vec<f64>,
-        degrees: &'a mut Vec<usize>,
-        taps: &'a mut Vec<f64>,
-        j: usize,
-        len: usize,
+        (table, degrees, taps): (&'a mut LevelTable, &'a mut Vec<usize>, &'a mut Vec<f64>),
+        rivals: usize,
+        (j, len, k_max): (usize, usize, usize),
     ) -> Levels<'a> {
-        table.clear();
-        table.resize(j + len, 0.0);
+        // j ≤ k_max / 3 with two rivals able to tie (see first_wins).
+        table.reserve(rivals + 1, j.max(k_max / 3 + 1), len.max(k_max + 1));
         degrees.clear();
         degrees.push(EMPTY);
         taps.clear();
@@ -870,7 +898,6 @@ impl<'a> Levels<'a> {
     fn push_rival(&mut self, size: usize, tie: f64) {
         self.taps.extend_from_slice(&row(size)[..self.j]);
         self.taps.push(tie);
-        self.table.resize(self.table.len() + self.j + self.len, 0.0);
         self.degrees.push(EMPTY);
     }
 
@@ -904,32 +931,35 @@ impl<'a> Levels<'a> {
         from: usize,
         budget: &mut Budget,
     ) -> Result<(), NotComputed> {
-        let (j, len) = (self.j, self.len);
-        let (n, stride) = (j + 1, j + len);
+        let (j, len, n) = (self.j, self.len, self.j + 1);
+        let (pad, stride) = (self.table.pad, self.table.stride);
+        let cells = &mut self.table.cells;
         let inner = self.degrees.len() - 1;
-        let cell = inner * stride + j;
+        let at = inner * stride + pad;
         if self.degrees[inner] == EMPTY {
-            self.table[cell..=cell + j.min(len - 1)].fill(0.0);
+            zero_tail::<N>(&mut cells[at + 1..=at + j.min(len - 1)]);
+            cells[at] = weight;
             self.degrees[inner] = 0;
+        } else {
+            cells[at] += weight;
         }
-        self.table[cell] += weight;
         for t in (from..inner).rev() {
             let (deg, taps) = (self.degrees[t + 1], &self.taps[t * n..(t + 1) * n]);
             let new_deg = (deg + j - usize::from(taps[j] == 0.0)).min(len - 1);
             budget.spend((deg + 1) * n)?;
-            let (outer, inside) = self.table.split_at_mut((t + 1) * stride);
-            let level = &mut outer[t * stride + j..];
+            let (outer, inside) = cells.split_at_mut((t + 1) * stride);
+            let (src, level) = (&inside[pad - j..], &mut outer[t * stride + pad..]);
             let (had, zero_to) = (self.degrees[t], (new_deg + j).min(len - 1));
             if had == EMPTY {
-                convolve::<N, false>(inside, taps, &mut level[..=new_deg]);
-                level[new_deg + 1..=zero_to].fill(0.0);
+                convolve::<N, false>(src, taps, &mut level[..=new_deg]);
+                zero_tail::<N>(&mut level[new_deg + 1..=zero_to]);
                 self.degrees[t] = new_deg;
             } else {
                 if new_deg > had {
                     level[had + 1..=zero_to].fill(0.0);
                     self.degrees[t] = new_deg;
                 }
-                convolve::<N, true>(inside, taps, &mut level[..=new_deg]);
+                convolve::<N, true>(src, taps, &mut level[..=new_deg]);
             }
             self.degrees[t + 1] = EMPTY;
         }
@@ -938,7 +968,22 @@ impl<'a> Levels<'a> {
 
     /// The sum (level 0) and its degree.
     fn total(&self) -> (&[f64], usize) {
-        let deg = self.degrees[0];
-        (&self.table[self.j..=self.j + deg], deg)
+        let (deg, pad) = (self.degrees[0], self.table.pad);
+        (&self.table.cells[pad..=pad + deg], deg)
+    }
+}
+
+/// Zeros `cells`, at most N − 1 of them (any number for N = 0), without a
+/// call to memset for the few cells this is.
+#[inline(always)]
+fn zero_tail<const N: usize>(cells: &mut [f64]) {
+    if N == 0 {
+        cells.fill(0.0);
+        return;
+    }
+    for d in 0..N - 1 {
+        if let Some(v) = cells.get_mut(d) {
+            *v = 0.0;
+        }
     }
 }
