@@ -880,9 +880,8 @@ impl<'a> Levels<'a> {
         (j, len, k_max): (usize, usize, usize),
     ) -> Levels<'a> {
         // j ≤ k_max / 3 with two rivals able to tie (see first_wins).
-        table.reserve(rivals + 1, j.max(k_max / 3 + 1), len.max(k_max + 1));
+        table.reserve(rivals, j.max(k_max / 3 + 1), len.max(k_max + 1));
         degrees.clear();
-        degrees.push(EMPTY);
         taps.clear();
         Levels {
             table,
@@ -931,39 +930,48 @@ impl<'a> Levels<'a> {
         from: usize,
         budget: &mut Budget,
     ) -> Result<(), NotComputed> {
+        let inner = self.degrees.len();
+        // Level R − 1 takes in the weight (level R) times its factor.
+        self.take_in::<N>(inner - 1, weight);
+        let mut work = self.j + 1;
+        for t in (from..inner - 1).rev() {
+            work += (self.degrees[t + 1] + 1) * (self.j + 1);
+            self.take_in::<N>(t, 0.0);
+        }
+        budget.spend(work)
+    }
+
+    /// Level t += its factor times level t + 1, which is then empty (level
+    /// R: `weight`).
+    #[inline(always)]
+    fn take_in<const N: usize>(&mut self, t: usize, weight: f64) {
         let (j, len, n) = (self.j, self.len, self.j + 1);
         let (pad, stride) = (self.table.pad, self.table.stride);
-        let cells = &mut self.table.cells;
-        let inner = self.degrees.len() - 1;
-        let at = inner * stride + pad;
-        if self.degrees[inner] == EMPTY {
-            zero_tail::<N>(&mut cells[at + 1..=at + j.min(len - 1)]);
-            cells[at] = weight;
-            self.degrees[inner] = 0;
-        } else {
-            cells[at] += weight;
+        let innermost = t + 1 == self.degrees.len();
+        let deg = if innermost { 0 } else { self.degrees[t + 1] };
+        let taps = &self.taps[t * n..(t + 1) * n];
+        let new_deg = (deg + j - usize::from(taps[j] == 0.0)).min(len - 1);
+        let (outer, inside) = self.table.cells.split_at_mut((t + 1) * stride);
+        let level = &mut outer[t * stride + pad..(t + 1) * stride];
+        let (had, zero_to) = (self.degrees[t], (new_deg + j).min(len - 1));
+        let add = had != EMPTY;
+        if add && new_deg > had {
+            level[had + 1..=zero_to].fill(0.0);
         }
-        for t in (from..inner).rev() {
-            let (deg, taps) = (self.degrees[t + 1], &self.taps[t * n..(t + 1) * n]);
-            let new_deg = (deg + j - usize::from(taps[j] == 0.0)).min(len - 1);
-            budget.spend((deg + 1) * n)?;
-            let (outer, inside) = cells.split_at_mut((t + 1) * stride);
-            let (src, level) = (&inside[pad - j..], &mut outer[t * stride + pad..]);
-            let (had, zero_to) = (self.degrees[t], (new_deg + j).min(len - 1));
-            if had == EMPTY {
-                convolve::<N, false>(src, taps, &mut level[..=new_deg]);
-                zero_tail::<N>(&mut level[new_deg + 1..=zero_to]);
-                self.degrees[t] = new_deg;
-            } else {
-                if new_deg > had {
-                    level[had + 1..=zero_to].fill(0.0);
-                    self.degrees[t] = new_deg;
-                }
-                convolve::<N, true>(src, taps, &mut level[..=new_deg]);
-            }
+        let out = &mut level[..=new_deg];
+        match (innermost, add) {
+            (true, false) => out.iter_mut().zip(taps).for_each(|(o, c)| *o = weight * c),
+            (true, true) => out.iter_mut().zip(taps).for_each(|(o, c)| *o += weight * c),
+            (false, false) => convolve::<N, false>(&inside[pad - j..], taps, out),
+            (false, true) => convolve::<N, true>(&inside[pad - j..], taps, out),
+        }
+        if !add {
+            zero_tail::<N>(&mut level[new_deg + 1..=zero_to]);
+        }
+        self.degrees[t] = if add { had.max(new_deg) } else { new_deg };
+        if !innermost {
             self.degrees[t + 1] = EMPTY;
         }
-        Ok(())
     }
 
     /// The sum (level 0) and its degree.
