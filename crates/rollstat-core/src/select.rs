@@ -263,10 +263,10 @@ struct Scratch {
     next: Vec<f64>,
     /// `first`: per cluster, its members after the winner's first
     /// member; the clusters of the voters between the winner's members
-    /// (see [`Program::fill_before`]).
+    /// and where they sit (see [`Program::fill_before`]).
     start_after: Vec<usize>,
     between: Vec<usize>,
-    between_at: Vec<usize>,
+    between_r: Vec<usize>,
     /// `first`: per cluster, its members after the current member, its
     /// place among the rivals, and running sums of the tie weights.
     after: Vec<usize>,
@@ -609,26 +609,33 @@ impl Program<'_> {
     }
 
     /// Where c's members sit among the other voters: `s.start_after[i]`,
-    /// cluster i's members after c's first member, and `s.between`, the
-    /// clusters of the voters between c's members r − 1 and r at
-    /// `s.between_at[r − 1]..s.between_at[r]`.
+    /// cluster i's members after c's first member, and in rollout order
+    /// the voters between c's first and last members: cluster `s.between`
+    /// and `s.between_r`, the r (≥ 1) with the voter between c's members
+    /// r − 1 and r.
     fn fill_before(&mut self, c: usize) -> Result<(), NotComputed> {
         let order = self.profile.order.as_ref().ok_or(NotComputed::NoOrder)?;
+        let a_c = self.profile.sizes()[c];
         let s = &mut *self.s;
         s.start_after.clear();
         s.start_after.extend_from_slice(self.profile.sizes());
         s.between.clear();
-        s.between_at.clear();
+        s.between_r.clear();
+        let mut seen = 0;
         for at in 0..self.profile.n() {
             let Some(id) = order.get(at).checked_sub(1) else {
                 continue;
             };
             if id == c {
-                s.between_at.push(s.between.len());
-            } else if s.between_at.is_empty() {
+                seen += 1;
+                if seen == a_c {
+                    break;
+                }
+            } else if seen == 0 {
                 s.start_after[id] -= 1;
             } else {
                 s.between.push(id);
+                s.between_r.push(seen);
             }
         }
         Ok(())
@@ -680,19 +687,20 @@ impl Program<'_> {
         s.since.resize(s.after.len(), 0.0);
         s.sums.clear();
         s.sums.resize(s.after.len(), 0.0);
+        let mut weights = MemberWeights::new(a_c, j);
         let mut cum = 0.0; // Σ_{r' < r} C(a_c − 1 − r', j − 1)
-        for r in 0..=a_c - j {
-            if r > 0 {
-                for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
-                    if s.after[id] >= j {
-                        s.sums[id] += binom(s.after[id], j) * (cum - s.since[id]);
-                        s.since[id] = cum;
-                    }
-                    s.after[id] -= 1;
-                }
+        for (&id, &r) in s.between.iter().zip(&s.between_r) {
+            if r > a_c - j {
+                break;
             }
-            cum += binom(a_c - 1 - r, j - 1);
+            cum += weights.up_to(r);
+            if s.after[id] >= j {
+                s.sums[id] += binom(s.after[id], j) * (cum - s.since[id]);
+                s.since[id] = cum;
+            }
+            s.after[id] -= 1;
         }
+        cum += weights.up_to(a_c - j + 1);
         let (after, since, sums) = (&s.after, &s.since, &s.sums);
         s.weights.extend(
             s.big
@@ -700,6 +708,7 @@ impl Program<'_> {
                 .map(|&i| sums[i] + binom(after[i], j) * (cum - since[i])),
         );
     }
+
     /// Π_i L_i(x) over the rivals `s.big` into `s.table[..=top]`, and, when
     /// `s.weights` holds a weight w_i per rival, Σ_i w_i x^j Π_{l≠i} L_l(x)
     /// into the next `top + 1` cells. Returns the degree reached.
@@ -768,27 +777,28 @@ impl Program<'_> {
         for &i in &s.big {
             levels.push_rival(sizes[i], tie_count(s.after[i], j));
         }
-        let mut weight = 0.0;
-        for r in 0..=a_c - j {
-            if r > 0 {
-                let mut first = usize::MAX;
-                for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
-                    if s.after[id] >= j {
-                        first = first.min(s.pos[id]);
-                    }
-                    s.after[id] -= 1;
+        let mut weights = MemberWeights::new(a_c, j);
+        let (ids, rs) = (&s.between, &s.between_r);
+        let mut e = 0;
+        while e < rs.len() && rs[e] <= a_c - j {
+            // The voters between c's members r − 1 and r.
+            let (r, mut first) = (rs[e], usize::MAX);
+            while e < rs.len() && rs[e] == r {
+                let id = ids[e];
+                if s.after[id] >= j {
+                    first = first.min(s.pos[id]);
                 }
-                if first != usize::MAX {
-                    levels.close(weight, first, &mut self.budget)?;
-                    weight = 0.0;
-                    for (t, &i) in s.big.iter().enumerate().skip(first) {
-                        levels.set_tie(t, tie_count(s.after[i], j));
-                    }
+                s.after[id] -= 1;
+                e += 1;
+            }
+            if first != usize::MAX {
+                levels.close(weights.up_to(r), first, &mut self.budget)?;
+                for (t, &i) in s.big.iter().enumerate().skip(first) {
+                    levels.set_tie(t, tie_count(s.after[i], j));
                 }
             }
-            weight += binom(a_c - 1 - r, j - 1);
         }
-        levels.close(weight, 0, &mut self.budget)?;
+        levels.close(weights.up_to(a_c - j + 1), 0, &mut self.budget)?;
         let (total, deg) = levels.total();
         joined.add(j, 1.0, total, deg);
         Ok(())
@@ -806,6 +816,42 @@ impl Program<'_> {
         for (t, &i) in s.big.iter().enumerate() {
             s.pos[i] = t;
         }
+    }
+}
+
+/// The weights w_r = C(a_c − 1 − r, j − 1) of c's member r (0-based) as
+/// its first in the subset (the other j − 1 from its later members),
+/// summed over consecutive r.
+struct MemberWeights {
+    triangle: &'static [f64],
+    a_c: usize,
+    j: usize,
+    /// The r the next sum starts at.
+    next: usize,
+}
+
+impl MemberWeights {
+    /// The weights of a cluster of `a_c` members winning with `j`.
+    fn new(a_c: usize, j: usize) -> MemberWeights {
+        MemberWeights {
+            triangle: pascal(),
+            a_c,
+            j,
+            next: 0,
+        }
+    }
+
+    /// Σ w_r from where the last sum ended up to `end` (exclusive; r ends
+    /// at a_c − j), in increasing r.
+    fn up_to(&mut self, end: usize) -> f64 {
+        let end = end.min(self.a_c + 1 - self.j);
+        let mut sum = 0.0;
+        for r in self.next..end {
+            let m = self.a_c - 1 - r;
+            sum += self.triangle[m * (m + 1) / 2 + self.j - 1];
+        }
+        self.next = self.next.max(end);
+        sum
     }
 }
 
