@@ -363,9 +363,11 @@ struct Joined {
 
 impl Joined {
     /// An empty sum in the buffers `(poly, spare)`, up to degree `k_max`.
-    fn new((mut poly, spare): (Vec<f64>, Vec<f64>), k_max: usize) -> Joined {
-        poly.clear();
-        poly.resize(k_max + 1, 0.0);
+    fn new((mut poly, mut spare): (Vec<f64>, Vec<f64>), k_max: usize) -> Joined {
+        for v in [&mut poly, &mut spare] {
+            v.clear();
+            v.resize(k_max + 1, 0.0);
+        }
         Joined {
             poly,
             spare,
@@ -383,21 +385,23 @@ impl Joined {
         }
         let deg = (self.deg + d).min(self.poly.len() - 1);
         budget.spend((deg + 1) * d.min(deg + 1))?;
+        // Both buffers are zero above the degree they last held (never
+        // above the current one), so only cells up to `deg` are written.
+        let (poly, out) = (&self.poly, &mut self.spare[..=deg]);
         if d == 1 {
-            let mut prev = 0.0;
-            for v in &mut self.poly[..=deg] {
-                (*v, prev) = (*v + prev, *v);
+            // Coefficient k + 1 of (1+x)·P: p_{k+1} + p_k (vectorizes).
+            out[0] = poly[0];
+            for (o, (a, b)) in out[1..].iter_mut().zip(poly[1..].iter().zip(poly)) {
+                *o = a + b;
             }
         } else {
             // Times (1+x)^d at once: Σ_e C(d, e) x^e.
-            let out = &mut self.spare;
-            out.clear();
-            out.resize(deg + 1, 0.0);
+            out.fill(0.0);
             for (e, &b) in row(d).iter().enumerate().take(deg + 1) {
-                axpy(b, &self.poly[..=self.deg.min(deg - e)], &mut out[e..]);
+                axpy(b, &poly[..=self.deg.min(deg - e)], &mut out[e..]);
             }
-            self.poly[..=deg].copy_from_slice(out);
         }
+        std::mem::swap(&mut self.poly, &mut self.spare);
         self.deg = deg;
         Ok(())
     }
