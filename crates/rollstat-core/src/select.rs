@@ -267,6 +267,9 @@ struct Scratch {
     start_after: Vec<usize>,
     between: Vec<usize>,
     between_r: Vec<usize>,
+    /// `first`: the clusters but the winner, by their members after its
+    /// first member (then id).
+    by_after: Vec<usize>,
     /// `first`: per cluster, its members after the current member, its
     /// place among the rivals, and running sums of the tie weights.
     after: Vec<usize>,
@@ -642,6 +645,14 @@ impl Program<'_> {
                 s.between_r.push(seen);
             }
         }
+        let start_after = &s.start_after;
+        s.by_after.clear();
+        s.by_after.extend((0..start_after.len()).filter(|&i| i != c));
+        s.by_after.sort_unstable_by_key(|&i| (start_after[i], i));
+        s.after.clear();
+        s.after.extend_from_slice(start_after);
+        s.pos.clear();
+        s.pos.resize(start_after.len(), usize::MAX);
         Ok(())
     }
 
@@ -685,8 +696,7 @@ impl Program<'_> {
     /// between them; the weights of the r it holds for are summed).
     fn tie_weights(&mut self, a_c: usize, j: usize) {
         let s = &mut *self.s;
-        s.after.clear();
-        s.after.extend_from_slice(&s.start_after);
+        s.after.copy_from_slice(&s.start_after);
         s.since.clear();
         s.since.resize(s.after.len(), 0.0);
         s.sums.clear();
@@ -772,51 +782,57 @@ impl Program<'_> {
     ) -> Result<(), NotComputed> {
         let sizes = self.profile.sizes();
         let (a_c, top) = (sizes[c], self.k_max - j);
-        self.order_rivals();
+        self.order_rivals(j);
         let s = &mut *self.s;
-        s.after.clear();
-        s.after.extend_from_slice(&s.start_after);
+        let (after, pos) = (&mut s.after[..], &s.pos[..]);
+        after.copy_from_slice(&s.start_after);
         let buffers = (&mut s.levels, &mut s.degrees, &mut s.taps);
         let mut levels = Levels::new(buffers, s.big.len(), (j, top + 1, self.k_max));
+        let triangle = pascal();
         for &i in &s.big {
-            levels.push_rival(sizes[i], tie_count(s.after[i], j));
+            levels.push_rival(sizes[i], tie_count(triangle, after[i], j));
         }
         let mut weights = MemberWeights::new(a_c, j);
-        let (ids, rs) = (&s.between, &s.between_r);
-        let mut e = 0;
-        while e < rs.len() && rs[e] <= a_c - j {
-            // The voters between c's members r − 1 and r.
-            let (r, mut first) = (rs[e], usize::MAX);
-            while e < rs.len() && rs[e] == r {
-                let id = ids[e];
-                if s.after[id] >= j {
-                    first = first.min(s.pos[id]);
+        // The voters between c's members r − 1 and r, for each r in turn
+        // (then a mark past the last r): a run ends before r if one of
+        // them changes a rival's key.
+        let (last, mut r, mut first) = (a_c - j, 0, usize::MAX);
+        let events = s.between.iter().zip(&s.between_r);
+        let events = events.take_while(|&(_, &at)| at <= last);
+        for (&id, &at) in events.chain([(&0, &(last + 1))]) {
+            if at != r {
+                if first != usize::MAX {
+                    levels.close(weights.up_to(r), first, &mut self.budget)?;
+                    for (t, &i) in s.big.iter().enumerate().skip(first) {
+                        levels.set_tie(t, tie_count(triangle, after[i], j));
+                    }
                 }
-                s.after[id] -= 1;
-                e += 1;
-            }
-            if first != usize::MAX {
-                levels.close(weights.up_to(r), first, &mut self.budget)?;
-                for (t, &i) in s.big.iter().enumerate().skip(first) {
-                    levels.set_tie(t, tie_count(s.after[i], j));
+                if at > last {
+                    break;
                 }
+                (r, first) = (at, usize::MAX);
             }
+            if after[id] >= j {
+                first = first.min(pos[id]);
+            }
+            after[id] -= 1;
         }
-        levels.close(weights.up_to(a_c - j + 1), 0, &mut self.budget)?;
+        levels.close(weights.up_to(last + 1), 0, &mut self.budget)?;
         let (total, deg) = levels.total();
         joined.add(j, 1.0, total, deg);
         Ok(())
     }
 
-    /// Orders the rivals `s.big` by their members after c's first member
-    /// (a bound on how often their key changes; fewest outermost, see
-    /// [`Levels`]) and records each one's place in `s.pos`.
-    fn order_rivals(&mut self) {
+    /// Puts the rivals at j (the clusters of at least j members but c) in
+    /// `s.big` in the order of their members after c's first member (a
+    /// bound on how often their key changes; fewest outermost, see
+    /// [`Levels`]), and each one's place in `s.pos`.
+    fn order_rivals(&mut self, j: usize) {
+        let sizes = self.profile.sizes();
         let s = &mut *self.s;
-        let start_after = &s.start_after;
-        s.big.sort_unstable_by_key(|&i| (start_after[i], i));
-        s.pos.clear();
-        s.pos.resize(start_after.len(), usize::MAX);
+        s.big.clear();
+        s.big
+            .extend(s.by_after.iter().copied().filter(|&i| sizes[i] >= j));
         for (t, &i) in s.big.iter().enumerate() {
             s.pos[i] = t;
         }
@@ -832,6 +848,8 @@ struct MemberWeights {
     j: usize,
     /// The r the next sum starts at.
     next: usize,
+    /// Every C(m, j) with m ≤ a_c is an integer below 2⁵³ (exact in f64).
+    exact: bool,
 }
 
 impl MemberWeights {
@@ -842,29 +860,45 @@ impl MemberWeights {
             a_c,
             j,
             next: 0,
+            exact: binom(a_c, j) < 9_007_199_254_740_992.0,
         }
     }
 
     /// Σ w_r from where the last sum ended up to `end` (exclusive; r ends
-    /// at a_c − j), in increasing r.
+    /// at a_c − j): by the hockey-stick identity C(a_c − next, j) −
+    /// C(a_c − end, j) where that is exact (the same value as the sum),
+    /// else summed in increasing r.
     fn up_to(&mut self, end: usize) -> f64 {
-        let end = end.min(self.a_c + 1 - self.j);
-        let mut sum = 0.0;
-        for r in self.next..end {
-            let m = self.a_c - 1 - r;
-            sum += self.triangle[m * (m + 1) / 2 + self.j - 1];
+        let (a_c, j, tri) = (self.a_c, self.j, self.triangle);
+        let end = end.min(a_c + 1 - j);
+        if end <= self.next {
+            return 0.0;
         }
-        self.next = self.next.max(end);
+        let start = std::mem::replace(&mut self.next, end);
+        if self.exact {
+            // a_c − end ≥ j − 1; C(j − 1, j) = 0.
+            return binom_in(tri, a_c - start, j) - tie_count(tri, a_c - end, j);
+        }
+        let mut sum = 0.0;
+        for r in start..end {
+            sum += binom_in(tri, a_c - 1 - r, j - 1);
+        }
         sum
     }
+}
+
+/// C(n, k) from the triangle `tri` ([`pascal`]), k ≤ n.
+#[inline]
+fn binom_in(tri: &[f64], n: usize, k: usize) -> f64 {
+    tri[n * (n + 1) / 2 + k]
 }
 
 /// C(key, j) for a rival with `after` members after the winner's current
 /// first member: the ways it ties at j and loses (0 below j).
 #[inline]
-fn tie_count(after: usize, j: usize) -> f64 {
+fn tie_count(tri: &[f64], after: usize, j: usize) -> f64 {
     if after >= j {
-        binom(after, j)
+        binom_in(tri, after, j)
     } else {
         0.0
     }
