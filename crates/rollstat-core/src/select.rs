@@ -82,13 +82,21 @@ impl Packed {
         }
     }
 
-    fn get(&self, i: usize) -> usize {
-        let (bits, at) = (self.bits as usize, i * self.bits as usize);
-        let mut v = self.words[at / 64] >> (at % 64);
-        if at % 64 + bits > 64 {
-            v |= self.words[at / 64 + 1] << (64 - at % 64);
-        }
-        (v & ((1u64 << bits) - 1)) as usize
+    /// The first `len` values in order (one pass over the words).
+    fn iter(&self, len: usize) -> impl Iterator<Item = usize> + '_ {
+        let (bits, mask) = (self.bits, (1u64 << self.bits) - 1);
+        let mut words = self.words.iter();
+        // Bits not yet read: the low `have` bits of `buf`.
+        let (mut buf, mut have) = (0u128, 0u32);
+        (0..len).map(move |_| {
+            if have < bits {
+                buf |= u128::from(*words.next().unwrap_or(&0)) << have;
+                have += 64;
+            }
+            let v = buf as u64 & mask;
+            (buf, have) = (buf >> bits, have - bits);
+            v as usize
+        })
     }
 }
 
@@ -629,8 +637,8 @@ impl Program<'_> {
         s.between.clear();
         s.between_r.clear();
         let mut seen = 0;
-        for at in 0..self.profile.n() {
-            let Some(id) = order.get(at).checked_sub(1) else {
+        for id in order.iter(self.profile.n()) {
+            let Some(id) = id.checked_sub(1) else {
                 continue;
             };
             if id == c {
