@@ -655,7 +655,8 @@ impl Program<'_> {
         }
         let start_after = &s.start_after;
         s.by_after.clear();
-        s.by_after.extend((0..start_after.len()).filter(|&i| i != c));
+        s.by_after
+            .extend((0..start_after.len()).filter(|&i| i != c));
         s.by_after.sort_unstable_by_key(|&i| (start_after[i], i));
         s.after.clear();
         s.after.extend_from_slice(start_after);
@@ -1084,6 +1085,125 @@ fn zero_tail<const N: usize>(cells: &mut [f64]) {
     for d in 0..N - 1 {
         if let Some(v) = cells.get_mut(d) {
             *v = 0.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, m: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % m as u64) as usize
+        }
+    }
+
+    /// `a` times `b`, truncated at `len` coefficients.
+    fn times(a: &[f64], b: &[f64], len: usize) -> Vec<f64> {
+        let mut out = vec![0.0; len.min(a.len() + b.len() - 1)];
+        for (i, x) in a.iter().enumerate() {
+            for (k, y) in b.iter().enumerate() {
+                if let Some(o) = out.get_mut(i + k) {
+                    *o += x * y;
+                }
+            }
+        }
+        out
+    }
+
+    /// [`Levels`] sums the runs' products as multiplying each run's factors
+    /// out does (to rounding: all terms are positive), for j up to 10 (the unrolled
+    /// kernels and the general one), any truncation, runs changing any
+    /// factor, and the table reused across layouts.
+    #[test]
+    fn levels_sum_the_products_of_every_run() {
+        let mut rng = Rng(0x1e7e15);
+        let (mut table, mut degrees, mut taps) = (LevelTable::default(), Vec::new(), Vec::new());
+        for _ in 0..300 {
+            let (j, rivals) = (1 + rng.below(10), 2 + rng.below(5));
+            let k_max = 3 * j + rng.below(12);
+            let len = k_max - j + 1;
+            let sizes: Vec<usize> = (0..rivals).map(|_| j + rng.below(4)).collect();
+            let mut ties: Vec<f64> = sizes.iter().map(|&a| rng.below(a + 1) as f64).collect();
+            let buffers = (&mut table, &mut degrees, &mut taps);
+            let mut levels = Levels::new(buffers, rivals, (j, len, k_max));
+            for (&a, &t) in sizes.iter().zip(&ties) {
+                levels.push_rival(a, t);
+            }
+            let mut want = vec![0.0; len];
+            let mut budget = Budget(0);
+            let runs = 1 + rng.below(6);
+            for run in 0..runs {
+                let weight = (1 + rng.below(5)) as f64;
+                let mut product = vec![weight];
+                for (&a, &t) in sizes.iter().zip(&ties) {
+                    let mut factor = row(a)[..j].to_vec();
+                    factor.push(t);
+                    product = times(&product, &factor, len);
+                }
+                axpy(1.0, &product, &mut want);
+                // The last run ends the sum: every level taken in.
+                let from = if run + 1 == runs || rng.below(3) == 0 {
+                    0
+                } else {
+                    rng.below(rivals)
+                };
+                levels.close(weight, from, &mut budget).unwrap();
+                for t in from..rivals {
+                    ties[t] = rng.below(sizes[t] + 1) as f64;
+                    levels.set_tie(t, ties[t]);
+                }
+            }
+            let last = want.iter().rposition(|&v| v != 0.0).unwrap_or(0);
+            let (got, deg) = levels.total();
+            assert!(deg >= last, "j={j} {sizes:?}");
+            for (g, w) in got.iter().zip(&want[..=last]) {
+                assert!((g - w).abs() <= 1e-14 * w, "j={j} {sizes:?}: {g} vs {w}");
+            }
+            assert!(got[last + 1..].iter().all(|&v| v == 0.0));
+        }
+    }
+
+    /// Packed values read back in order, for every width up to 10 bits.
+    #[test]
+    fn packed_values_read_back_in_order() {
+        let mut rng = Rng(99);
+        for max in [1, 2, 3, 5, 7, 15, 31, 63, 200, 1000] {
+            let values: Vec<usize> = (0..1 + rng.below(300))
+                .map(|_| rng.below(max + 1))
+                .collect();
+            let packed = Packed::new(&values, max);
+            let got: Vec<usize> = packed.iter(values.len()).collect();
+            assert_eq!(got, values, "max={max}");
+        }
+    }
+
+    /// The run weights summed in pieces equal the weights added one by one,
+    /// on both sides of 2⁵³ (the identity and the sum).
+    #[test]
+    fn member_weights_in_pieces_equal_the_weights() {
+        let mut rng = Rng(5);
+        for (a_c, j) in [(12, 3), (40, 7), (64, 21), (300, 40), (999, 300)] {
+            let mut weights = MemberWeights::new(a_c, j);
+            let (mut r, mut got, mut want) = (0, 0.0, 0.0);
+            while r <= a_c - j {
+                let end = r + 1 + rng.below(5);
+                got += weights.up_to(end);
+                for r in r..end.min(a_c - j + 1) {
+                    want += binom(a_c - 1 - r, j - 1);
+                }
+                r = end;
+            }
+            assert!(
+                (got - want).abs() <= 1e-13 * want,
+                "{a_c} {j}: {got} vs {want}"
+            );
+            assert!((want - binom(a_c, j)).abs() <= 1e-13 * want);
         }
     }
 }
