@@ -673,7 +673,8 @@ impl Program<'_> {
     /// can tie with c. With none, the sum over r is C(a_c, j) (hockey
     /// stick); with at most one, the product is linear in the tie terms
     /// and the sum over r folds into one weight per rival; otherwise the
-    /// product is taken per run of c's members with the same rival keys.
+    /// products of the runs of c's members with the same rival keys are
+    /// summed by [`Levels`].
     fn first_wins(&mut self, c: usize, j: usize, joined: &mut Joined) -> Result<(), NotComputed> {
         let a_c = self.profile.sizes()[c];
         let top = self.k_max - j;
