@@ -630,29 +630,33 @@ impl Program<'_> {
     /// r − 1 and r.
     fn fill_before(&mut self, c: usize) -> Result<(), NotComputed> {
         let order = self.profile.order.as_ref().ok_or(NotComputed::NoOrder)?;
-        let a_c = self.profile.sizes()[c];
+        let (sizes, n) = (self.profile.sizes(), self.profile.n());
+        let (a_c, m) = (sizes[c], sizes.len());
         let s = &mut *self.s;
+        // Without branches on the (random) cluster of each voter: every
+        // voter is written and kept only if between c's members; a
+        // non-voter counts against a spare cell m.
         s.start_after.clear();
-        s.start_after.extend_from_slice(self.profile.sizes());
+        s.start_after.extend_from_slice(sizes);
+        s.start_after.push(n);
         s.between.clear();
+        s.between.resize(n, 0);
         s.between_r.clear();
-        let mut seen = 0;
-        for id in order.iter(self.profile.n()) {
-            let Some(id) = id.checked_sub(1) else {
-                continue;
-            };
-            if id == c {
-                seen += 1;
-                if seen == a_c {
-                    break;
-                }
-            } else if seen == 0 {
-                s.start_after[id] -= 1;
-            } else {
-                s.between.push(id);
-                s.between_r.push(seen);
+        s.between_r.resize(n, 0);
+        let (mut seen, mut kept) = (0, 0);
+        for raw in order.iter(n) {
+            let id = if raw == 0 { m } else { raw - 1 };
+            seen += usize::from(id == c);
+            if seen == a_c {
+                break;
             }
+            s.start_after[id] -= usize::from(seen == 0);
+            (s.between[kept], s.between_r[kept]) = (id, seen);
+            kept += usize::from(seen > 0 && id != c && id != m);
         }
+        s.start_after.truncate(m);
+        s.between.truncate(kept);
+        s.between_r.truncate(kept);
         let start_after = &s.start_after;
         s.by_after.clear();
         s.by_after
