@@ -710,30 +710,31 @@ impl Program<'_> {
     /// between them; the weights of the r it holds for are summed).
     fn tie_weights(&mut self, a_c: usize, j: usize) {
         let s = &mut *self.s;
+        let (tri, m) = (pascal(), s.start_after.len());
         s.after.copy_from_slice(&s.start_after);
-        s.since.clear();
-        s.since.resize(s.after.len(), 0.0);
-        s.sums.clear();
-        s.sums.resize(s.after.len(), 0.0);
+        for v in [&mut s.since, &mut s.sums] {
+            v.clear();
+            v.resize(m, 0.0);
+        }
+        let (after, since, sums) = (&mut s.after[..], &mut s.since[..], &mut s.sums[..]);
         let mut weights = MemberWeights::new(a_c, j);
         let mut cum = 0.0; // Σ_{r' < r} C(a_c − 1 − r', j − 1)
         for (&id, &r) in s.between.iter().zip(&s.between_r) {
             if r > a_c - j {
                 break;
             }
-            cum += weights.up_to(r);
-            if s.after[id] >= j {
-                s.sums[id] += binom(s.after[id], j) * (cum - s.since[id]);
-                s.since[id] = cum;
+            if after[id] >= j {
+                cum += weights.up_to(r);
+                sums[id] += binom_in(tri, after[id], j) * (cum - since[id]);
+                since[id] = cum;
             }
-            s.after[id] -= 1;
+            after[id] -= 1;
         }
         cum += weights.up_to(a_c - j + 1);
-        let (after, since, sums) = (&s.after, &s.since, &s.sums);
         s.weights.extend(
             s.big
                 .iter()
-                .map(|&i| sums[i] + binom(after[i], j) * (cum - since[i])),
+                .map(|&i| sums[i] + tie_count(tri, after[i], j) * (cum - since[i])),
         );
     }
 
