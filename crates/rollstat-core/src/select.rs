@@ -1098,16 +1098,7 @@ fn zero_tail<const N: usize>(cells: &mut [f64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, m: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % m as u64) as usize
-        }
-    }
+    use proptest::prelude::*;
 
     /// `a` times `b`, truncated at `len` coefficients.
     fn times(a: &[f64], b: &[f64], len: usize) -> Vec<f64> {
@@ -1122,30 +1113,33 @@ mod tests {
         out
     }
 
-    /// [`Levels`] sums the runs' products as multiplying each run's factors
-    /// out does (to rounding: all terms are positive), for j up to 10 (the unrolled
-    /// kernels and the general one), any truncation, runs changing any
-    /// factor, and the table reused across layouts.
-    #[test]
-    fn levels_sum_the_products_of_every_run() {
-        let mut rng = Rng(0x1e7e15);
-        let (mut table, mut degrees, mut taps) = (LevelTable::default(), Vec::new(), Vec::new());
-        for _ in 0..300 {
-            let (j, rivals) = (1 + rng.below(10), 2 + rng.below(5));
-            let k_max = 3 * j + rng.below(12);
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// [`Levels`] sums the runs' products as multiplying each run's
+        /// factors out does (to rounding: all terms are positive), for j up
+        /// to 10 (the unrolled kernels and the general one), any truncation,
+        /// runs changing any factor, and the table reused across layouts.
+        #[test]
+        fn levels_sum_the_products_of_every_run(
+            j in 1usize..=10,
+            extra in 0usize..12,
+            more in prop::collection::vec(0usize..4, 2..=6),
+            runs in prop::collection::vec((1u32..=5, 0usize..8, prop::collection::vec(0usize..14, 6)), 1..=6),
+        ) {
+            let (k_max, rivals) = (3 * j + extra, more.len());
             let len = k_max - j + 1;
-            let sizes: Vec<usize> = (0..rivals).map(|_| j + rng.below(4)).collect();
-            let mut ties: Vec<f64> = sizes.iter().map(|&a| rng.below(a + 1) as f64).collect();
+            let sizes: Vec<usize> = more.iter().map(|&m| j + m).collect();
+            let (mut table, mut degrees, mut taps) = (LevelTable::default(), Vec::new(), Vec::new());
             let buffers = (&mut table, &mut degrees, &mut taps);
             let mut levels = Levels::new(buffers, rivals, (j, len, k_max));
-            for (&a, &t) in sizes.iter().zip(&ties) {
-                levels.push_rival(a, t);
+            let mut ties = vec![0.0; rivals];
+            for &a in &sizes {
+                levels.push_rival(a, 0.0);
             }
-            let mut want = vec![0.0; len];
-            let mut budget = Budget(0);
-            let runs = 1 + rng.below(6);
-            for run in 0..runs {
-                let weight = (1 + rng.below(5)) as f64;
+            let (mut want, mut budget) = (vec![0.0; len], Budget(0));
+            for (run, (weight, from, new_ties)) in runs.iter().enumerate() {
+                let weight = f64::from(*weight);
                 let mut product = vec![weight];
                 for (&a, &t) in sizes.iter().zip(&ties) {
                     let mut factor = row(a)[..j].to_vec();
@@ -1154,38 +1148,32 @@ mod tests {
                 }
                 axpy(1.0, &product, &mut want);
                 // The last run ends the sum: every level taken in.
-                let from = if run + 1 == runs || rng.below(3) == 0 {
-                    0
-                } else {
-                    rng.below(rivals)
-                };
+                let from = if run + 1 == runs.len() || *from >= rivals { 0 } else { *from };
                 levels.close(weight, from, &mut budget).unwrap();
                 for t in from..rivals {
-                    ties[t] = rng.below(sizes[t] + 1) as f64;
+                    ties[t] = new_ties[t] as f64;
                     levels.set_tie(t, ties[t]);
                 }
             }
             let last = want.iter().rposition(|&v| v != 0.0).unwrap_or(0);
             let (got, deg) = levels.total();
-            assert!(deg >= last, "j={j} {sizes:?}");
+            prop_assert!(deg >= last);
             for (g, w) in got.iter().zip(&want[..=last]) {
-                assert!((g - w).abs() <= 1e-14 * w, "j={j} {sizes:?}: {g} vs {w}");
+                prop_assert!((g - w).abs() <= 1e-14 * w, "{g} vs {w}");
             }
-            assert!(got[last + 1..].iter().all(|&v| v == 0.0));
+            prop_assert!(got[last + 1..].iter().all(|&v| v == 0.0));
         }
-    }
 
-    /// Packed values read back in order, for every width up to 10 bits.
-    #[test]
-    fn packed_values_read_back_in_order() {
-        let mut rng = Rng(99);
-        for max in [1, 2, 3, 5, 7, 15, 31, 63, 200, 1000] {
-            let values: Vec<usize> = (0..1 + rng.below(300))
-                .map(|_| rng.below(max + 1))
-                .collect();
+        /// Packed values read back in order, for every width up to 10 bits.
+        #[test]
+        fn packed_values_read_back_in_order(
+            (max, values) in (1usize..=1000).prop_flat_map(|max| {
+                (Just(max), prop::collection::vec(0..=max, 1..300))
+            }),
+        ) {
             let packed = Packed::new(&values, max);
             let got: Vec<usize> = packed.iter(values.len()).collect();
-            assert_eq!(got, values, "max={max}");
+            prop_assert_eq!(got, values);
         }
     }
 
@@ -1193,17 +1181,18 @@ mod tests {
     /// on both sides of 2⁵³ (the identity and the sum).
     #[test]
     fn member_weights_in_pieces_equal_the_weights() {
-        let mut rng = Rng(5);
         for (a_c, j) in [(12, 3), (40, 7), (64, 21), (300, 40), (999, 300)] {
             let mut weights = MemberWeights::new(a_c, j);
             let (mut r, mut got, mut want) = (0, 0.0, 0.0);
-            while r <= a_c - j {
-                let end = r + 1 + rng.below(5);
-                got += weights.up_to(end);
-                for r in r..end.min(a_c - j + 1) {
+            for piece in (1..=5).cycle() {
+                if r > a_c - j {
+                    break;
+                }
+                got += weights.up_to(r + piece);
+                for r in r..(r + piece).min(a_c - j + 1) {
                     want += binom(a_c - 1 - r, j - 1);
                 }
-                r = end;
+                r += piece;
             }
             assert!(
                 (got - want).abs() <= 1e-13 * want,
