@@ -323,20 +323,28 @@ fn add_times_below(src: &[f64], deg: usize, a: usize, j: usize, dst: &mut [f64])
 /// Sets (`ADD` false) or adds to `out[k]`, for every k < out.len(),
 /// Σ_d taps[d] · src[k − d]: the coefficient k of src times a rival's
 /// factor L(x) + t·x^j (taps C(a, 0), …, C(a, j − 1), t), where `padded`
-/// holds j zeros, then src, then zeros through src[out.len() − 1]. One pass
+/// holds j zeros, then src (degree `deg`), then zeros through
+/// src[out.len() − 1]. One pass
 /// over the output with the terms of a coefficient in registers, unrolled
-/// for N = j + 1 taps (N = 0: any number): no per-term slice set-up, which
-/// would dominate at the low degrees most of these products have.
+/// for N = j + 1 taps: no per-term slice set-up, which would dominate at
+/// the low degrees most of these products have (N = 0: any number of taps,
+/// one term at a time over the whole output).
 #[inline(never)]
-fn convolve<const N: usize, const ADD: bool>(padded: &[f64], taps: &[f64], out: &mut [f64]) {
+fn convolve<const N: usize, const ADD: bool>(
+    padded: &[f64],
+    deg: usize,
+    taps: &[f64],
+    out: &mut [f64],
+) {
     if N == 0 {
-        let n = taps.len();
-        for (o, w) in out.iter_mut().zip(padded.windows(n)) {
-            let mut acc = 0.0;
-            for (t, v) in taps.iter().zip(w.iter().rev()) {
-                acc += t * v;
-            }
-            *o = if ADD { *o + acc } else { acc };
+        // Many taps: term by term over src's coefficients (vectorizes).
+        let j = taps.len() - 1;
+        if !ADD {
+            out.fill(0.0);
+        }
+        let src = &padded[j..=j + deg];
+        for (d, &t) in taps.iter().enumerate().take(out.len()) {
+            axpy(t, src, &mut out[d..]);
         }
         return;
     }
@@ -1061,8 +1069,8 @@ impl<'a> Levels<'a> {
         match (innermost, add) {
             (true, false) => out.iter_mut().zip(taps).for_each(|(o, c)| *o = weight * c),
             (true, true) => out.iter_mut().zip(taps).for_each(|(o, c)| *o += weight * c),
-            (false, false) => convolve::<N, false>(&inside[pad - j..], taps, out),
-            (false, true) => convolve::<N, true>(&inside[pad - j..], taps, out),
+            (false, false) => convolve::<N, false>(&inside[pad - j..], deg, taps, out),
+            (false, true) => convolve::<N, true>(&inside[pad - j..], deg, taps, out),
         }
         if !add {
             zero_tail::<N>(&mut level[new_deg + 1..=zero_to]);
