@@ -82,13 +82,21 @@ impl Packed {
         }
     }
 
-    fn get(&self, i: usize) -> usize {
-        let (bits, at) = (self.bits as usize, i * self.bits as usize);
-        let mut v = self.words[at / 64] >> (at % 64);
-        if at % 64 + bits > 64 {
-            v |= self.words[at / 64 + 1] << (64 - at % 64);
-        }
-        (v & ((1u64 << bits) - 1)) as usize
+    /// The first `len` values in order (one pass over the words).
+    fn iter(&self, len: usize) -> impl Iterator<Item = usize> + '_ {
+        let (bits, mask) = (self.bits, (1u64 << self.bits) - 1);
+        let mut words = self.words.iter();
+        // Bits not yet read: the low `have` bits of `buf`.
+        let (mut buf, mut have) = (0u128, 0u32);
+        (0..len).map(move |_| {
+            if have < bits {
+                buf |= u128::from(*words.next().unwrap_or(&0)) << have;
+                have += 64;
+            }
+            let v = buf as u64 & mask;
+            (buf, have) = (buf >> bits, have - bits);
+            v as usize
+        })
     }
 }
 
@@ -258,28 +266,31 @@ struct Scratch {
     split: usize,
     /// The buffers of [`Joined`] (the counts, when done).
     joined: (Vec<f64>, Vec<f64>),
-    /// Polynomial tables: layers by tied count, or prefix products.
+    /// Polynomial tables: layers by tied count.
     table: Vec<f64>,
     next: Vec<f64>,
     /// `first`: per cluster, its members after the winner's first
     /// member; the clusters of the voters between the winner's members
-    /// (see [`Program::fill_before`]).
+    /// and where they sit (see [`Program::fill_before`]).
     start_after: Vec<usize>,
     between: Vec<usize>,
-    between_at: Vec<usize>,
-    /// `first`: per cluster, its members after the current member, the
-    /// last member at which its key changes, its place among the rivals,
-    /// and running sums of the tie weights.
+    between_r: Vec<usize>,
+    /// `first`: the clusters but the winner, by their members after its
+    /// first member (then id).
+    by_after: Vec<usize>,
+    /// `first`: per cluster, its members after the current member, its
+    /// place among the rivals, and running sums of the tie weights.
     after: Vec<usize>,
-    last: Vec<usize>,
     pos: Vec<usize>,
     since: Vec<f64>,
     sums: Vec<f64>,
     /// `first`: the counts summed over the correct clusters.
     counts: Vec<f64>,
-    /// `first`: per rival, its current key and per-rival scalars.
-    keys: Vec<usize>,
+    /// `first`: per-rival scalars; the cells, the coefficients of each
+    /// rival's factor and the degree of each level of [`Levels`].
     weights: Vec<f64>,
+    levels: LevelTable,
+    taps: Vec<f64>,
     degrees: Vec<usize>,
 }
 
@@ -309,6 +320,45 @@ fn add_times_below(src: &[f64], deg: usize, a: usize, j: usize, dst: &mut [f64])
     }
 }
 
+/// Sets (`ADD` false) or adds to `out[k]`, for every k < out.len(),
+/// Σ_d taps[d] · src[k − d]: the coefficient k of src times a rival's
+/// factor L(x) + t·x^j (taps C(a, 0), …, C(a, j − 1), t), where `padded`
+/// holds j zeros, then src (degree `deg`), then zeros through
+/// src[out.len() − 1]. One pass
+/// over the output with the terms of a coefficient in registers, unrolled
+/// for N = j + 1 taps: no per-term slice set-up, which would dominate at
+/// the low degrees most of these products have (N = 0: any number of taps,
+/// one term at a time over the whole output).
+#[inline(never)]
+fn convolve<const N: usize, const ADD: bool>(
+    padded: &[f64],
+    deg: usize,
+    taps: &[f64],
+    out: &mut [f64],
+) {
+    if N == 0 {
+        // Many taps: term by term over src's coefficients (vectorizes).
+        let j = taps.len() - 1;
+        if !ADD {
+            out.fill(0.0);
+        }
+        let src = &padded[j..=j + deg];
+        for (d, &t) in taps.iter().enumerate().take(out.len()) {
+            axpy(t, src, &mut out[d..]);
+        }
+        return;
+    }
+    let taps: &[f64; N] = taps.try_into().expect("N taps");
+    for (o, w) in out.iter_mut().zip(padded.windows(N)) {
+        let w: &[f64; N] = w.try_into().expect("a window of N");
+        let mut acc = 0.0;
+        for d in 0..N {
+            acc += taps[d] * w[N - 1 - d];
+        }
+        *o = if ADD { *o + acc } else { acc };
+    }
+}
+
 /// Adds `src` (degree `deg`) times `coef`·x^j to `dst` (truncated).
 #[inline]
 fn add_times_tied(src: &[f64], deg: usize, coef: f64, j: usize, dst: &mut [f64]) {
@@ -332,9 +382,11 @@ struct Joined {
 
 impl Joined {
     /// An empty sum in the buffers `(poly, spare)`, up to degree `k_max`.
-    fn new((mut poly, spare): (Vec<f64>, Vec<f64>), k_max: usize) -> Joined {
-        poly.clear();
-        poly.resize(k_max + 1, 0.0);
+    fn new((mut poly, mut spare): (Vec<f64>, Vec<f64>), k_max: usize) -> Joined {
+        for v in [&mut poly, &mut spare] {
+            v.clear();
+            v.resize(k_max + 1, 0.0);
+        }
         Joined {
             poly,
             spare,
@@ -352,21 +404,23 @@ impl Joined {
         }
         let deg = (self.deg + d).min(self.poly.len() - 1);
         budget.spend((deg + 1) * d.min(deg + 1))?;
+        // Both buffers are zero above the degree they last held (never
+        // above the current one), so only cells up to `deg` are written.
+        let (poly, out) = (&self.poly, &mut self.spare[..=deg]);
         if d == 1 {
-            let mut prev = 0.0;
-            for v in &mut self.poly[..=deg] {
-                (*v, prev) = (*v + prev, *v);
+            // Coefficient k + 1 of (1+x)·P: p_{k+1} + p_k (vectorizes).
+            out[0] = poly[0];
+            for (o, (a, b)) in out[1..].iter_mut().zip(poly[1..].iter().zip(poly)) {
+                *o = a + b;
             }
         } else {
             // Times (1+x)^d at once: Σ_e C(d, e) x^e.
-            let out = &mut self.spare;
-            out.clear();
-            out.resize(deg + 1, 0.0);
+            out.fill(0.0);
             for (e, &b) in row(d).iter().enumerate().take(deg + 1) {
-                axpy(b, &self.poly[..=self.deg.min(deg - e)], &mut out[e..]);
+                axpy(b, &poly[..=self.deg.min(deg - e)], &mut out[e..]);
             }
-            self.poly[..=deg].copy_from_slice(out);
         }
+        std::mem::swap(&mut self.poly, &mut self.spare);
         self.deg = deg;
         Ok(())
     }
@@ -578,28 +632,48 @@ impl Program<'_> {
     }
 
     /// Where c's members sit among the other voters: `s.start_after[i]`,
-    /// cluster i's members after c's first member, and `s.between`, the
-    /// clusters of the voters between c's members r − 1 and r at
-    /// `s.between_at[r − 1]..s.between_at[r]`.
+    /// cluster i's members after c's first member, and in rollout order
+    /// the voters between c's first and last members: cluster `s.between`
+    /// and `s.between_r`, the r (≥ 1) with the voter between c's members
+    /// r − 1 and r.
     fn fill_before(&mut self, c: usize) -> Result<(), NotComputed> {
         let order = self.profile.order.as_ref().ok_or(NotComputed::NoOrder)?;
+        let (sizes, n) = (self.profile.sizes(), self.profile.n());
+        let (a_c, m) = (sizes[c], sizes.len());
         let s = &mut *self.s;
+        // Without branches on the (random) cluster of each voter: every
+        // voter is written and kept only if between c's members; a
+        // non-voter counts against a spare cell m.
         s.start_after.clear();
-        s.start_after.extend_from_slice(self.profile.sizes());
+        s.start_after.extend_from_slice(sizes);
+        s.start_after.push(n);
         s.between.clear();
-        s.between_at.clear();
-        for at in 0..self.profile.n() {
-            let Some(id) = order.get(at).checked_sub(1) else {
-                continue;
-            };
-            if id == c {
-                s.between_at.push(s.between.len());
-            } else if s.between_at.is_empty() {
-                s.start_after[id] -= 1;
-            } else {
-                s.between.push(id);
+        s.between.resize(n, 0);
+        s.between_r.clear();
+        s.between_r.resize(n, 0);
+        let (mut seen, mut kept) = (0, 0);
+        for raw in order.iter(n) {
+            let id = if raw == 0 { m } else { raw - 1 };
+            seen += usize::from(id == c);
+            if seen == a_c {
+                break;
             }
+            s.start_after[id] -= usize::from(seen == 0);
+            (s.between[kept], s.between_r[kept]) = (id, seen);
+            kept += usize::from(seen > 0 && id != c && id != m);
         }
+        s.start_after.truncate(m);
+        s.between.truncate(kept);
+        s.between_r.truncate(kept);
+        let start_after = &s.start_after;
+        s.by_after.clear();
+        s.by_after
+            .extend((0..start_after.len()).filter(|&i| i != c));
+        s.by_after.sort_unstable_by_key(|&i| (start_after[i], i));
+        s.after.clear();
+        s.after.extend_from_slice(start_after);
+        s.pos.clear();
+        s.pos.resize(start_after.len(), usize::MAX);
         Ok(())
     }
 
@@ -611,7 +685,8 @@ impl Program<'_> {
     /// can tie with c. With none, the sum over r is C(a_c, j) (hockey
     /// stick); with at most one, the product is linear in the tie terms
     /// and the sum over r folds into one weight per rival; otherwise the
-    /// product is taken per run of c's members with the same rival keys.
+    /// products of the runs of c's members with the same rival keys are
+    /// summed by [`Levels`].
     fn first_wins(&mut self, c: usize, j: usize, joined: &mut Joined) -> Result<(), NotComputed> {
         let a_c = self.profile.sizes()[c];
         let top = self.k_max - j;
@@ -643,32 +718,34 @@ impl Program<'_> {
     /// between them; the weights of the r it holds for are summed).
     fn tie_weights(&mut self, a_c: usize, j: usize) {
         let s = &mut *self.s;
-        s.after.clear();
-        s.after.extend_from_slice(&s.start_after);
-        s.since.clear();
-        s.since.resize(s.after.len(), 0.0);
-        s.sums.clear();
-        s.sums.resize(s.after.len(), 0.0);
-        let mut cum = 0.0; // Σ_{r' < r} C(a_c − 1 − r', j − 1)
-        for r in 0..=a_c - j {
-            if r > 0 {
-                for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
-                    if s.after[id] >= j {
-                        s.sums[id] += binom(s.after[id], j) * (cum - s.since[id]);
-                        s.since[id] = cum;
-                    }
-                    s.after[id] -= 1;
-                }
-            }
-            cum += binom(a_c - 1 - r, j - 1);
+        let (tri, m) = (pascal(), s.start_after.len());
+        s.after.copy_from_slice(&s.start_after);
+        for v in [&mut s.since, &mut s.sums] {
+            v.clear();
+            v.resize(m, 0.0);
         }
-        let (after, since, sums) = (&s.after, &s.since, &s.sums);
+        let (after, since, sums) = (&mut s.after[..], &mut s.since[..], &mut s.sums[..]);
+        let mut weights = MemberWeights::new(a_c, j);
+        let mut cum = 0.0; // Σ_{r' < r} C(a_c − 1 − r', j − 1)
+        for (&id, &r) in s.between.iter().zip(&s.between_r) {
+            if r > a_c - j {
+                break;
+            }
+            if after[id] >= j {
+                cum += weights.up_to(r);
+                sums[id] += binom_in(tri, after[id], j) * (cum - since[id]);
+                since[id] = cum;
+            }
+            after[id] -= 1;
+        }
+        cum += weights.up_to(a_c - j + 1);
         s.weights.extend(
             s.big
                 .iter()
-                .map(|&i| sums[i] + binom(after[i], j) * (cum - since[i])),
+                .map(|&i| sums[i] + tie_count(tri, after[i], j) * (cum - since[i])),
         );
     }
+
     /// Π_i L_i(x) over the rivals `s.big` into `s.table[..=top]`, and, when
     /// `s.weights` holds a weight w_i per rival, Σ_i w_i x^j Π_{l≠i} L_l(x)
     /// into the next `top + 1` cells. Returns the degree reached.
@@ -711,15 +788,15 @@ impl Program<'_> {
         Ok(deg)
     }
 
-    /// `first` with two or more rivals able to tie: the product over the
-    /// rivals of (L_i + C(key_i, j) x^j), key_i = rival i's members after
-    /// c's r-th member (0 once fewer than j: it can no longer tie), is the
-    /// same for consecutive r with equal keys, so their weights are summed
-    /// first. A key changes only where a rival's member sits between c's
-    /// members r − 1 and r; the rivals are multiplied in the order of the
-    /// last r at which their key changes, and the prefix products are
-    /// kept, so a new run recomputes only the rivals whose keys can still
-    /// change.
+    /// `first` with two or more rivals able to tie:
+    /// Σ_r w_r Π_i (L_i + t_i(r) x^j), t_i(r) = C(key_i(r), j), key_i(r) =
+    /// rival i's members after c's r-th member (0 once fewer than j: it can
+    /// no longer tie), w_r = C(a_c − 1 − r, j − 1). A key changes only where
+    /// a rival's member sits between c's members r − 1 and r; consecutive r
+    /// with the same keys form a run, whose weights are summed. The sum is
+    /// accumulated by [`Levels`] (factors that change least outermost), so a
+    /// change costs one product per factor inside the changed one, at the
+    /// degree of those inner factors only.
     fn first_by_runs(
         &mut self,
         c: usize,
@@ -728,110 +805,408 @@ impl Program<'_> {
     ) -> Result<(), NotComputed> {
         let sizes = self.profile.sizes();
         let (a_c, top) = (sizes[c], self.k_max - j);
+        self.order_rivals(j);
         let s = &mut *self.s;
-        let key = |after: usize| if after >= j { after } else { 0 };
-        // Dry run: the last r at which each cluster's key changes.
-        s.after.clear();
-        s.after.extend_from_slice(&s.start_after);
-        s.last.clear();
-        s.last.resize(sizes.len(), 0);
-        for r in 1..=a_c - j {
-            for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
-                if s.after[id] >= j {
-                    s.last[id] = r;
-                }
-                s.after[id] -= 1;
-            }
+        let (after, pos) = (&mut s.after[..], &s.pos[..]);
+        after.copy_from_slice(&s.start_after);
+        let buffers = (&mut s.levels, &mut s.degrees, &mut s.taps);
+        let mut levels = Levels::new(buffers, s.big.len(), (j, top + 1, self.k_max));
+        let triangle = pascal();
+        for &i in &s.big {
+            levels.push_rival(sizes[i], tie_count(triangle, after[i], j));
         }
-        let last = &s.last;
-        s.big.sort_by_key(|&i| last[i]);
-        s.pos.clear();
-        s.pos.resize(sizes.len(), usize::MAX);
+        let mut weights = MemberWeights::new(a_c, j);
+        // The voters between c's members r − 1 and r, for each r in turn
+        // (then a mark past the last r): a run ends before r if one of
+        // them changes a rival's key.
+        let (last, mut r, mut first) = (a_c - j, 0, usize::MAX);
+        let events = s.between.iter().zip(&s.between_r);
+        let events = events.take_while(|&(_, &at)| at <= last);
+        for (&id, &at) in events.chain([(&0, &(last + 1))]) {
+            if at != r {
+                if first != usize::MAX {
+                    levels.close(weights.up_to(r), first, &mut self.budget)?;
+                    for (t, &i) in s.big.iter().enumerate().skip(first) {
+                        levels.set_tie(t, tie_count(triangle, after[i], j));
+                    }
+                }
+                if at > last {
+                    break;
+                }
+                (r, first) = (at, usize::MAX);
+            }
+            if after[id] >= j {
+                first = first.min(pos[id]);
+            }
+            after[id] -= 1;
+        }
+        levels.close(weights.up_to(last + 1), 0, &mut self.budget)?;
+        let (total, deg) = levels.total();
+        joined.add(j, 1.0, total, deg);
+        Ok(())
+    }
+
+    /// Puts the rivals at j (the clusters of at least j members but c) in
+    /// `s.big` in the order of their members after c's first member (a
+    /// bound on how often their key changes; fewest outermost, see
+    /// [`Levels`]), and each one's place in `s.pos`.
+    fn order_rivals(&mut self, j: usize) {
+        let sizes = self.profile.sizes();
+        let s = &mut *self.s;
+        s.big.clear();
+        s.big
+            .extend(s.by_after.iter().copied().filter(|&i| sizes[i] >= j));
         for (t, &i) in s.big.iter().enumerate() {
             s.pos[i] = t;
         }
-        s.after.clear();
-        s.after.extend_from_slice(&s.start_after);
-        let (count, len) = (s.big.len(), top + 1);
-        if s.table.len() < (count + 1) * len {
-            s.table.resize((count + 1) * len, 0.0);
-        }
-        s.table[0] = 1.0;
-        s.degrees.clear();
-        s.degrees.resize(count + 1, 0);
-        s.keys.clear();
-        s.keys.extend(s.big.iter().map(|&i| key(s.after[i])));
-        let (mut valid, mut weight) = (0, 0.0);
-        // r = a_c − j + 1 only closes the last run.
-        for r in 0..=a_c - j + 1 {
-            let end = r > a_c - j;
-            let mut first = if end { count } else { usize::MAX };
-            if r > 0 && !end {
-                for &id in &s.between[s.between_at[r - 1]..s.between_at[r]] {
-                    if s.after[id] >= j {
-                        first = first.min(s.pos[id]);
-                    }
-                    s.after[id] -= 1;
-                }
-            }
-            if first != usize::MAX {
-                let prefix = Prefix {
-                    sizes,
-                    rivals: &s.big,
-                    keys: &s.keys,
-                    j,
-                    len,
-                };
-                let deg = prefix.extend(&mut s.table, &mut s.degrees, valid, &mut self.budget)?;
-                joined.add(j, weight, &s.table[count * len..], deg);
-                if end {
-                    break;
-                }
-                weight = 0.0;
-                valid = first;
-                for t in first..count {
-                    s.keys[t] = key(s.after[s.big[t]]);
-                }
-            }
-            weight += binom(a_c - 1 - r, j - 1);
-        }
-        Ok(())
     }
 }
 
-/// The rivals' factors L_i + C(key_i, j) x^j of one run, each product
-/// `len` cells.
-struct Prefix<'a> {
-    sizes: &'a [usize],
-    rivals: &'a [usize],
-    keys: &'a [usize],
+/// The weights w_r = C(a_c − 1 − r, j − 1) of c's member r (0-based) as
+/// its first in the subset (the other j − 1 from its later members),
+/// summed over consecutive r.
+struct MemberWeights {
+    triangle: &'static [f64],
+    a_c: usize,
+    j: usize,
+    /// The r the next sum starts at.
+    next: usize,
+    /// Every C(m, j) with m ≤ a_c is an integer below 2⁵³ (exact in f64).
+    exact: bool,
+}
+
+impl MemberWeights {
+    /// The weights of a cluster of `a_c` members winning with `j`.
+    fn new(a_c: usize, j: usize) -> MemberWeights {
+        MemberWeights {
+            triangle: pascal(),
+            a_c,
+            j,
+            next: 0,
+            exact: binom(a_c, j) < 9_007_199_254_740_992.0,
+        }
+    }
+
+    /// Σ w_r from where the last sum ended up to `end` (exclusive; r ends
+    /// at a_c − j): by the hockey-stick identity C(a_c − next, j) −
+    /// C(a_c − end, j) where that is exact (the same value as the sum),
+    /// else summed in increasing r.
+    fn up_to(&mut self, end: usize) -> f64 {
+        let (a_c, j, tri) = (self.a_c, self.j, self.triangle);
+        let end = end.min(a_c + 1 - j);
+        if end <= self.next {
+            return 0.0;
+        }
+        let start = std::mem::replace(&mut self.next, end);
+        if self.exact {
+            // a_c − end ≥ j − 1; C(j − 1, j) = 0.
+            return binom_in(tri, a_c - start, j) - tie_count(tri, a_c - end, j);
+        }
+        let mut sum = 0.0;
+        for r in start..end {
+            sum += binom_in(tri, a_c - 1 - r, j - 1);
+        }
+        sum
+    }
+}
+
+/// C(n, k) from the triangle `tri` ([`pascal`]), k ≤ n.
+#[inline]
+fn binom_in(tri: &[f64], n: usize, k: usize) -> f64 {
+    tri[n * (n + 1) / 2 + k]
+}
+
+/// C(key, j) for a rival with `after` members after the winner's current
+/// first member: the ways it ties at j and loses (0 below j).
+#[inline]
+fn tie_count(tri: &[f64], after: usize, j: usize) -> f64 {
+    if after >= j {
+        binom_in(tri, after, j)
+    } else {
+        0.0
+    }
+}
+
+/// Σ over runs of w · Π_t f_t (the rivals' factors f_t = L_t + t_t x^j
+/// by place t = 0..R) without recomputing the whole product per run:
+/// level t holds S_t, the weighted sum of Π_{u≥t} f_u over the runs since
+/// f_0, …, f_{t−1} last changed (level R: the summed weights). When the
+/// factor at place p changes, levels R − 1 down to p take in the level
+/// below (S_t += f_t · S_{t+1}, with f_t as it was) and the levels below p
+/// start empty. At the end S_0 is the sum. All terms are non-negative (no
+/// cancellation).
+///
+/// Level t's cells start after zero cells (at least j, see [`LevelTable`])
+/// and are zero for j cells above its degree, so [`convolve`] reads it
+/// padded.
+struct Levels<'a> {
+    table: &'a mut LevelTable,
+    /// Per level, its degree ([`EMPTY`]: nothing summed yet).
+    degrees: &'a mut Vec<usize>,
+    /// Per place, the factor's j + 1 coefficients.
+    taps: &'a mut Vec<f64>,
     j: usize,
     len: usize,
 }
 
-impl Prefix<'_> {
-    /// Completes the prefix products in `table` from `valid`: product
-    /// t + 1 = product t times the t-th rival's factor; returns the degree
-    /// of the full product.
-    fn extend(
-        &self,
-        table: &mut [f64],
-        degrees: &mut [usize],
-        valid: usize,
-        budget: &mut Budget,
-    ) -> Result<usize, NotComputed> {
-        let (j, len) = (self.j, self.len);
-        for t in valid..self.rivals.len() {
-            let (deg, tie) = (degrees[t], binom(self.keys[t], j));
-            let new_deg = (deg + j - usize::from(tie == 0.0)).min(len - 1);
-            budget.spend((deg + 1) * (j + 1))?;
-            let (done, rest) = table.split_at_mut((t + 1) * len);
-            let (src, out) = (&done[t * len..], &mut rest[..=new_deg]);
-            out.fill(0.0);
-            add_times_below(src, deg, self.sizes[self.rivals[t]], j, out);
-            add_times_tied(src, deg, tie, j, out);
-            degrees[t + 1] = new_deg;
+/// The degree of a level that holds nothing.
+const EMPTY: usize = usize::MAX;
+
+/// The cells of [`Levels`]: level t at `t · stride + pad`, each after `pad`
+/// cells that are never written, so they stay zero for as long as the
+/// layout does (for every problem with the same largest k), and no level
+/// has to be cleared.
+#[derive(Default)]
+struct LevelTable {
+    cells: Vec<f64>,
+    pad: usize,
+    stride: usize,
+}
+
+impl LevelTable {
+    /// At least `levels` levels of `cells` cells after `pad` zeros.
+    fn reserve(&mut self, levels: usize, pad: usize, cells: usize) {
+        if pad > self.pad || pad + cells > self.stride {
+            self.cells.clear();
+            (self.pad, self.stride) = (pad, pad + cells);
         }
-        Ok(degrees[self.rivals.len()])
+        let size = levels * self.stride;
+        if self.cells.len() < size {
+            self.cells.resize(size, 0.0);
+        }
+    }
+}
+
+impl<'a> Levels<'a> {
+    /// Levels for `rivals` factors tied at `j`, `len` cells each, in
+    /// `table` laid out for any j and len of a program up to degree
+    /// `k_max`. No factors yet: [`Levels::push_rival`] adds them.
+    fn new(
+        (table, degrees, taps): (&'a mut LevelTable, &'a mut Vec<usize>, &'a mut Vec<f64>),
+        rivals: usize,
+        (j, len, k_max): (usize, usize, usize),
+    ) -> Levels<'a> {
+        // j ≤ k_max / 3 with two rivals able to tie (see first_wins).
+        table.reserve(rivals, j.max(k_max / 3 + 1), len.max(k_max + 1));
+        degrees.clear();
+        taps.clear();
+        Levels {
+            table,
+            degrees,
+            taps,
+            j,
+            len,
+        }
+    }
+
+    /// Adds the factor of a rival of `size` (at least j) members with tie
+    /// count `tie` as the innermost.
+    fn push_rival(&mut self, size: usize, tie: f64) {
+        self.taps.extend_from_slice(&row(size)[..self.j]);
+        self.taps.push(tie);
+        self.degrees.push(EMPTY);
+    }
+
+    /// Sets the tie count of the factor at place `t`.
+    fn set_tie(&mut self, t: usize, tie: f64) {
+        self.taps[t * (self.j + 1) + self.j] = tie;
+    }
+
+    /// Ends a run of weight `weight` before the factor at place `from`
+    /// changes: the innermost level takes the weight, and each level from
+    /// R − 1 down to `from` takes in the one below it.
+    fn close(&mut self, weight: f64, from: usize, budget: &mut Budget) -> Result<(), NotComputed> {
+        match self.j {
+            1 => self.close_n::<2>(weight, from, budget),
+            2 => self.close_n::<3>(weight, from, budget),
+            3 => self.close_n::<4>(weight, from, budget),
+            4 => self.close_n::<5>(weight, from, budget),
+            5 => self.close_n::<6>(weight, from, budget),
+            6 => self.close_n::<7>(weight, from, budget),
+            7 => self.close_n::<8>(weight, from, budget),
+            8 => self.close_n::<9>(weight, from, budget),
+            _ => self.close_n::<0>(weight, from, budget),
+        }
+    }
+
+    /// [`Levels::close`] for factors of N = j + 1 coefficients (0: any).
+    #[inline(never)]
+    fn close_n<const N: usize>(
+        &mut self,
+        weight: f64,
+        from: usize,
+        budget: &mut Budget,
+    ) -> Result<(), NotComputed> {
+        let inner = self.degrees.len();
+        // Level R − 1 takes in the weight (level R) times its factor.
+        self.take_in::<N>(inner - 1, weight);
+        let mut work = self.j + 1;
+        for t in (from..inner - 1).rev() {
+            work += (self.degrees[t + 1] + 1) * (self.j + 1);
+            self.take_in::<N>(t, 0.0);
+        }
+        budget.spend(work)
+    }
+
+    /// Level t += its factor times level t + 1, which is then empty (level
+    /// R: `weight`).
+    #[inline(always)]
+    fn take_in<const N: usize>(&mut self, t: usize, weight: f64) {
+        let (j, len, n) = (self.j, self.len, self.j + 1);
+        let (pad, stride) = (self.table.pad, self.table.stride);
+        let innermost = t + 1 == self.degrees.len();
+        let deg = if innermost { 0 } else { self.degrees[t + 1] };
+        let taps = &self.taps[t * n..(t + 1) * n];
+        let new_deg = (deg + j - usize::from(taps[j] == 0.0)).min(len - 1);
+        let (outer, inside) = self.table.cells.split_at_mut((t + 1) * stride);
+        let level = &mut outer[t * stride + pad..(t + 1) * stride];
+        let (had, zero_to) = (self.degrees[t], (new_deg + j).min(len - 1));
+        let add = had != EMPTY;
+        if add && new_deg > had {
+            level[had + 1..=zero_to].fill(0.0);
+        }
+        let out = &mut level[..=new_deg];
+        match (innermost, add) {
+            (true, false) => out.iter_mut().zip(taps).for_each(|(o, c)| *o = weight * c),
+            (true, true) => out.iter_mut().zip(taps).for_each(|(o, c)| *o += weight * c),
+            (false, false) => convolve::<N, false>(&inside[pad - j..], deg, taps, out),
+            (false, true) => convolve::<N, true>(&inside[pad - j..], deg, taps, out),
+        }
+        if !add {
+            zero_tail::<N>(&mut level[new_deg + 1..=zero_to]);
+        }
+        self.degrees[t] = if add { had.max(new_deg) } else { new_deg };
+        if !innermost {
+            self.degrees[t + 1] = EMPTY;
+        }
+    }
+
+    /// The sum (level 0) and its degree.
+    fn total(&self) -> (&[f64], usize) {
+        let (deg, pad) = (self.degrees[0], self.table.pad);
+        (&self.table.cells[pad..=pad + deg], deg)
+    }
+}
+
+/// Zeros `cells`, at most N − 1 of them (any number for N = 0), without a
+/// call to memset for the few cells this is.
+#[inline(always)]
+fn zero_tail<const N: usize>(cells: &mut [f64]) {
+    if N == 0 {
+        cells.fill(0.0);
+        return;
+    }
+    for d in 0..N - 1 {
+        if let Some(v) = cells.get_mut(d) {
+            *v = 0.0;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// `a` times `b`, truncated at `len` coefficients.
+    fn times(a: &[f64], b: &[f64], len: usize) -> Vec<f64> {
+        let mut out = vec![0.0; len.min(a.len() + b.len() - 1)];
+        for (i, x) in a.iter().enumerate() {
+            for (k, y) in b.iter().enumerate() {
+                if let Some(o) = out.get_mut(i + k) {
+                    *o += x * y;
+                }
+            }
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        /// [`Levels`] sums the runs' products as multiplying each run's
+        /// factors out does (to rounding: all terms are positive), for j up
+        /// to 10 (the unrolled kernels and the general one), any truncation,
+        /// runs changing any factor, and the table reused across layouts.
+        #[test]
+        fn levels_sum_the_products_of_every_run(
+            j in 1usize..=10,
+            extra in 0usize..12,
+            more in prop::collection::vec(0usize..4, 2..=6),
+            runs in prop::collection::vec((1u32..=5, 0usize..8, prop::collection::vec(0usize..14, 6)), 1..=6),
+        ) {
+            let (k_max, rivals) = (3 * j + extra, more.len());
+            let len = k_max - j + 1;
+            let sizes: Vec<usize> = more.iter().map(|&m| j + m).collect();
+            let (mut table, mut degrees, mut taps) = (LevelTable::default(), Vec::new(), Vec::new());
+            let buffers = (&mut table, &mut degrees, &mut taps);
+            let mut levels = Levels::new(buffers, rivals, (j, len, k_max));
+            let mut ties = vec![0.0; rivals];
+            for &a in &sizes {
+                levels.push_rival(a, 0.0);
+            }
+            let (mut want, mut budget) = (vec![0.0; len], Budget(0));
+            for (run, (weight, from, new_ties)) in runs.iter().enumerate() {
+                let weight = f64::from(*weight);
+                let mut product = vec![weight];
+                for (&a, &t) in sizes.iter().zip(&ties) {
+                    let mut factor = row(a)[..j].to_vec();
+                    factor.push(t);
+                    product = times(&product, &factor, len);
+                }
+                axpy(1.0, &product, &mut want);
+                // The last run ends the sum: every level taken in.
+                let from = if run + 1 == runs.len() || *from >= rivals { 0 } else { *from };
+                levels.close(weight, from, &mut budget).unwrap();
+                for t in from..rivals {
+                    ties[t] = new_ties[t] as f64;
+                    levels.set_tie(t, ties[t]);
+                }
+            }
+            let last = want.iter().rposition(|&v| v != 0.0).unwrap_or(0);
+            let (got, deg) = levels.total();
+            prop_assert!(deg >= last);
+            for (g, w) in got.iter().zip(&want[..=last]) {
+                prop_assert!((g - w).abs() <= 1e-14 * w, "{g} vs {w}");
+            }
+            prop_assert!(got[last + 1..].iter().all(|&v| v == 0.0));
+        }
+
+        /// Packed values read back in order, for every width up to 10 bits.
+        #[test]
+        fn packed_values_read_back_in_order(
+            (max, values) in (1usize..=1000).prop_flat_map(|max| {
+                (Just(max), prop::collection::vec(0..=max, 1..300))
+            }),
+        ) {
+            let packed = Packed::new(&values, max);
+            let got: Vec<usize> = packed.iter(values.len()).collect();
+            prop_assert_eq!(got, values);
+        }
+    }
+
+    /// The run weights summed in pieces equal the weights added one by one,
+    /// on both sides of 2⁵³ (the identity and the sum).
+    #[test]
+    fn member_weights_in_pieces_equal_the_weights() {
+        for (a_c, j) in [(12, 3), (40, 7), (64, 21), (300, 40), (999, 300)] {
+            let mut weights = MemberWeights::new(a_c, j);
+            let (mut r, mut got, mut want) = (0, 0.0, 0.0);
+            for piece in (1..=5).cycle() {
+                if r > a_c - j {
+                    break;
+                }
+                got += weights.up_to(r + piece);
+                for r in r..(r + piece).min(a_c - j + 1) {
+                    want += binom(a_c - 1 - r, j - 1);
+                }
+                r += piece;
+            }
+            assert!(
+                (got - want).abs() <= 1e-13 * want,
+                "{a_c} {j}: {got} vs {want}"
+            );
+            assert!((want - binom(a_c, j)).abs() <= 1e-13 * want);
+        }
     }
 }

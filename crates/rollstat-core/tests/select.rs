@@ -117,6 +117,45 @@ fn maj_at_k_equals_enumeration_for_every_n_up_to_12() {
     }
 }
 
+/// `first` where several rivals can tie with the winner (the program's
+/// levels of rival factors, docs/statistics.md): three to five clusters of
+/// similar sizes in random order, one or two correct, every largest k (so
+/// every truncation), against enumeration.
+#[test]
+fn first_with_several_rivals_equals_enumeration_at_every_k_max() {
+    let mut rng = Rng(0x0dd_ba11_5eed);
+    for round in 0..120 {
+        let n = 6 + rng.below(7) as usize;
+        let m = 3 + rng.below(3) as usize;
+        let clusters: Vec<Option<usize>> = (0..n)
+            .map(|i| (rng.below(10) != 0).then(|| (i + rng.below(2) as usize) % m))
+            .collect();
+        let mut ids: Vec<usize> = clusters.iter().flatten().copied().collect();
+        ids.dedup();
+        let mut map = vec![usize::MAX; m];
+        let mut next = 0;
+        for c in ids {
+            if map[c] == usize::MAX {
+                (map[c], next) = (next, next + 1);
+            }
+        }
+        let clusters: Vec<Option<usize>> = clusters.iter().map(|c| c.map(|c| map[c])).collect();
+        let ok: Vec<bool> = (0..next).map(|c| c == round % 2 || c == 2).collect();
+        let p = profile(&clusters, &ok);
+        for k_max in 1..=n {
+            let got = maj_at_ks(&p, TiePolicy::First, k_max).unwrap();
+            for k in 1..=k_max {
+                let want = brute(&clusters, &ok, k, TiePolicy::First).to_f64().unwrap();
+                assert!(
+                    (got[k - 1] - want).abs() <= 1e-14,
+                    "n={n} K={k_max} k={k} {clusters:?} {ok:?}: {} vs {want}",
+                    got[k - 1]
+                );
+            }
+        }
+    }
+}
+
 /// At k = n the only subset is every rollout: maj@k is maj@n's credit.
 #[test]
 fn k_equal_n_is_maj_at_n() {
