@@ -705,7 +705,8 @@ pub mod oracle {
 
     /// Reads one JSON Lines row on every path — the byte scanner, the serde
     /// fast path and the general path — and panics if they disagree: the
-    /// scanner gives what serde gives or nothing, serde gives what the
+    /// scanner gives what serde gives or nothing (a count row: what the
+    /// general path gives, or nothing), serde gives what the
     /// general path gives (its gold/response kept only to grade) or nothing,
     /// and a row the general path refuses neither fast path accepts.
     /// Returns the general path's verdict.
@@ -719,13 +720,19 @@ pub mod oracle {
         by: Option<&str>,
         cluster_by: Option<&str>,
     ) -> Result<Record, String> {
+        let general =
+            crate::source::parse_general(line, by, cluster_by, Some(crate::fast::FAST_BUDGET));
+        if let Some(crate::scan::Scanned::Counts(c)) = crate::scan::scan_row(line, by, cluster_by) {
+            let g = general.clone().unwrap_or_else(|e| {
+                panic!("scanner accepted a count row the general path refuses: {e}")
+            });
+            assert_eq!(c.into_record(), g, "scanner and the general path disagree");
+        }
         let scanned = crate::scan::scan_line(line, by, cluster_by);
         let flat = crate::fast::parse_flat(line, by, cluster_by);
         if let Some(s) = &scanned {
             assert_eq!(Some(s), flat.as_ref(), "scanner and serde disagree");
         }
-        let general =
-            crate::source::parse_general(line, by, cluster_by, Some(crate::fast::FAST_BUDGET));
         if let Some(f) = flat {
             let g = general.clone().unwrap_or_else(|e| {
                 panic!("fast path accepted a row the general path refuses: {e}")
