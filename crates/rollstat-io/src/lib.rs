@@ -681,8 +681,15 @@ impl<'g> Collector<'g> {
 }
 
 /// Reorders `items` in place so that item `i` becomes the one at
-/// `order[i]` (`order` a permutation), following each cycle once.
-fn permute<T>(items: &mut [T], order: &[usize]) {
+/// `order[i]` (`order` a permutation), following each cycle once: each
+/// item moves once, and no second copy of the items is made.
+///
+/// ```
+/// let mut items = vec!['a', 'b', 'c', 'd'];
+/// rollstat_io::permute(&mut items, &[2, 0, 3, 1]);
+/// assert_eq!(items, ['c', 'a', 'd', 'b']);
+/// ```
+pub fn permute<T>(items: &mut [T], order: &[usize]) {
     let mut done = vec![false; items.len()];
     for start in 0..items.len() {
         let mut at = start;
