@@ -714,8 +714,8 @@ impl Shard {
             .map(|acc| {
                 let problem = &names[acc.name.0 as usize..acc.name.1 as usize];
                 let origin = {
-                    let (p, l) = at(acc.origin);
-                    format!("{p}:{l}")
+                    let path = paths.get(acc.origin.file()).map_or("?", |p| p.as_str());
+                    format!("{path}:{}", acc.origin.line())
                 };
                 let (data, n_dup, first_dup, numbered_by_arrival) = match acc.body {
                     Body::Counts { n, c } => (ProblemData::Counts { n, c }, 0, None, false),

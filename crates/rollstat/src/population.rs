@@ -178,3 +178,65 @@ pub(crate) fn group_indices<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<(Str
     }
     groups
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(system: Option<&str>, subset: Option<&str>, id: &str) -> CollectedProblem {
+        CollectedProblem {
+            problem: id.to_string(),
+            system: system.map(str::to_string),
+            subset: subset.map(str::to_string),
+            by_value: None,
+            cluster_value: None,
+            origin: String::new(),
+            numbered_by_arrival: false,
+            data: ProblemData::Counts { n: 1, c: 0 },
+        }
+    }
+
+    /// The keyed sort puts problems in the order of a plain sort by
+    /// (system, subset, id) — ids sharing their first 8 bytes, ids that
+    /// are prefixes of others or hold zero bytes, systems and subsets
+    /// absent and present — whatever order they come in.
+    #[test]
+    fn canonical_order_is_the_order_of_system_subset_and_id() {
+        let systems = [None, Some(""), Some("m"), Some("m/r")];
+        let subsets = [None, Some("a"), Some("b")];
+        let ids = [
+            "0",
+            "1",
+            "10",
+            "9",
+            "abcdefgh",
+            "abcdefg",
+            "abcdefgh\0",
+            "abcdefghi",
+            "abcdefgi",
+            "abcdefg\0z",
+            "é",
+            "\0",
+            "zz",
+        ];
+        let mut problems = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            for (j, sys) in systems.iter().enumerate() {
+                // Not every (system, subset) pair for every id, in a mixed order.
+                let sub = subsets[(i + j) % subsets.len()];
+                problems.push(problem(*sys, sub, id));
+            }
+        }
+        // A fixed shuffle (a multiplicative step through the indices).
+        let len = problems.len();
+        let mut shuffled: Vec<CollectedProblem> = (0..len)
+            .map(|i| problems[(i * 37 + 11) % len].clone())
+            .collect();
+        let key = |p: &CollectedProblem| (p.system.clone(), p.subset.clone(), p.problem.clone());
+        let mut want: Vec<_> = shuffled.iter().map(key).collect();
+        want.sort();
+        canonical_order(&mut shuffled);
+        let got: Vec<_> = shuffled.iter().map(key).collect();
+        assert_eq!(got, want);
+    }
+}
