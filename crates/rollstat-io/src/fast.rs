@@ -397,24 +397,33 @@ impl FlatAnswer<'_> {
 impl FlatRow<'_> {
     /// The same row as an owned [`Record`].
     pub fn into_record(self) -> Record {
+        let mut x = self.extra.map(|b| *b).unwrap_or_default();
+        let body = RecordBody::Rollout {
+            index: self.index,
+            verdict: self.verdict,
+            answer: self.answer.to_answer(),
+            truncated: self.truncated,
+            gold: x.gold.take().map(Cow::into_owned),
+            response: x.response.take().map(Cow::into_owned),
+            score: None,
+            budget: self.budget,
+        };
+        x.record(self.problem, body)
+    }
+}
+
+impl FlatExtra<'_> {
+    /// A record of `problem` with these labels and `body` (which carries
+    /// gold and response, if any).
+    fn record(self, problem: Cow<'_, str>, body: RecordBody) -> Record {
         let own = |t: Option<Cow<'_, str>>| t.map(Cow::into_owned);
-        let x = self.extra.map(|b| *b).unwrap_or_default();
         Record {
-            problem: self.problem.into_owned(),
-            system: own(x.system),
-            subset: own(x.subset),
-            by_value: own(x.by_value),
-            cluster_value: own(x.cluster_value),
-            body: RecordBody::Rollout {
-                index: self.index,
-                verdict: self.verdict,
-                answer: self.answer.to_answer(),
-                truncated: self.truncated,
-                gold: own(x.gold),
-                response: own(x.response),
-                score: None,
-                budget: self.budget,
-            },
+            problem: problem.into_owned(),
+            system: own(self.system),
+            subset: own(self.subset),
+            by_value: own(self.by_value),
+            cluster_value: own(self.cluster_value),
+            body,
         }
     }
 }
@@ -451,19 +460,12 @@ impl<'a> FlatCounts<'a> {
 
     /// The same row as an owned [`Record`].
     pub fn into_record(self) -> Record {
-        let own = |t: Option<Cow<'_, str>>| t.map(Cow::into_owned);
         let x = self.extra.map(|b| *b).unwrap_or_default();
-        Record {
-            problem: self.problem.into_owned(),
-            system: own(x.system),
-            subset: own(x.subset),
-            by_value: own(x.by_value),
-            cluster_value: own(x.cluster_value),
-            body: RecordBody::Counts {
-                n: self.n,
-                c: self.c,
-            },
-        }
+        let body = RecordBody::Counts {
+            n: self.n,
+            c: self.c,
+        };
+        x.record(self.problem, body)
     }
 }
 

@@ -5,7 +5,8 @@
 //!
 //! The flow is: bytes ([`Input`], read in blocks while the previous block
 //! is processed) → parsed rows (in parallel: a byte scanner for flat rollout
-//! rows, serde for everything else, [`record::Record`]) → [`Collector`],
+//! rows and count rows, serde for everything else, [`record::Record`]) →
+//! [`Collector`],
 //! which routes rows by problem to shards that fold in parallel, each in
 //! input order — grouping rows by problem (and by system, so two models in
 //! one file never merge), assigning rollout indices, detecting duplicates,
