@@ -698,16 +698,36 @@ impl<'a> ColumnBuilder<'a> {
     /// Every problem's code of its (n, c), and the distinct pairs.
     fn codes(&self) -> (&std::sync::Arc<[u32]>, &[(u64, u64)]) {
         let (codes, pairs) = self.codes.get_or_init(|| {
+            // Pairs with n up to 4096 are looked up in a dense row per n (a
+            // hash per problem cost more than the rest of the column);
+            // larger ones in a hash map.
+            let mut rows: Vec<Vec<u32>> = Vec::new();
             let mut index: std::collections::HashMap<(u64, u64), u32> = Default::default();
             let mut pairs = Vec::new();
             let codes = self
                 .problems
                 .iter()
                 .map(|p| {
-                    *index.entry((p.n, p.c)).or_insert_with(|| {
-                        pairs.push((p.n, p.c));
+                    let mut new_code = |pair| {
+                        pairs.push(pair);
                         pairs.len() as u32 - 1
-                    })
+                    };
+                    if p.n > 4096 || p.c > p.n {
+                        return *index
+                            .entry((p.n, p.c))
+                            .or_insert_with(|| new_code((p.n, p.c)));
+                    }
+                    let (n, c) = (p.n as usize, p.c as usize);
+                    if rows.len() <= n {
+                        rows.resize(n + 1, Vec::new());
+                    }
+                    if rows[n].is_empty() {
+                        rows[n] = vec![u32::MAX; n + 1];
+                    }
+                    if rows[n][c] == u32::MAX {
+                        rows[n][c] = new_code((p.n, p.c));
+                    }
+                    rows[n][c]
                 })
                 .collect();
             (codes, pairs)

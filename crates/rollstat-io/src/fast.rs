@@ -397,25 +397,75 @@ impl FlatAnswer<'_> {
 impl FlatRow<'_> {
     /// The same row as an owned [`Record`].
     pub fn into_record(self) -> Record {
+        let mut x = self.extra.map(|b| *b).unwrap_or_default();
+        let body = RecordBody::Rollout {
+            index: self.index,
+            verdict: self.verdict,
+            answer: self.answer.to_answer(),
+            truncated: self.truncated,
+            gold: x.gold.take().map(Cow::into_owned),
+            response: x.response.take().map(Cow::into_owned),
+            score: None,
+            budget: self.budget,
+        };
+        x.record(self.problem, body)
+    }
+}
+
+impl FlatExtra<'_> {
+    /// A record of `problem` with these labels and `body` (which carries
+    /// gold and response, if any).
+    fn record(self, problem: Cow<'_, str>, body: RecordBody) -> Record {
         let own = |t: Option<Cow<'_, str>>| t.map(Cow::into_owned);
-        let x = self.extra.map(|b| *b).unwrap_or_default();
         Record {
-            problem: self.problem.into_owned(),
-            system: own(x.system),
-            subset: own(x.subset),
-            by_value: own(x.by_value),
-            cluster_value: own(x.cluster_value),
-            body: RecordBody::Rollout {
-                index: self.index,
-                verdict: self.verdict,
-                answer: self.answer.to_answer(),
-                truncated: self.truncated,
-                gold: own(x.gold),
-                response: own(x.response),
-                score: None,
-                budget: self.budget,
-            },
+            problem: problem.into_owned(),
+            system: own(self.system),
+            subset: own(self.subset),
+            by_value: own(self.by_value),
+            cluster_value: own(self.cluster_value),
+            body,
         }
+    }
+}
+
+/// A count row (`n`, `c`) with its text fields borrowed from the input
+/// line: what the byte scanner hands the fold for the row form that has
+/// no per-rollout detail. Its meaning is that of the [`Record`] it becomes
+/// ([`FlatCounts::into_record`]).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FlatCounts<'a> {
+    pub problem: Cow<'a, str>,
+    pub n: u64,
+    pub c: u64,
+    /// The label fields, boxed when any is present (gold and response are
+    /// never kept: a count row is not graded).
+    pub extra: Option<Box<FlatExtra<'a>>>,
+}
+
+impl<'a> FlatCounts<'a> {
+    /// A count row; the label fields are boxed only when one is present.
+    pub fn new(problem: Cow<'a, str>, n: u64, c: u64, extra: FlatExtra<'a>) -> Self {
+        let extra = (extra != FlatExtra::default()).then(|| Box::new(extra));
+        FlatCounts {
+            problem,
+            n,
+            c,
+            extra,
+        }
+    }
+
+    pub fn extra(&self) -> Option<&FlatExtra<'a>> {
+        self.extra.as_deref()
+    }
+
+    /// The same row as an owned [`Record`].
+    pub fn into_record(self) -> Record {
+        let x = self.extra.map(|b| *b).unwrap_or_default();
+        let body = RecordBody::Counts {
+            n: self.n,
+            c: self.c,
+        };
+        x.record(self.problem, body)
     }
 }
 

@@ -11,7 +11,7 @@
 //! order (see [`Store`]), 16 bytes (packed rollout and origin) otherwise.
 //! Answer texts are stored once per problem.
 
-use crate::fast::FlatRow;
+use crate::fast::{FlatCounts, FlatRow};
 use crate::record::{Record, RecordBody};
 use crate::{BadLine, Dedupe, Grader, Origin};
 use rollstat_core::rollouts::{
@@ -27,6 +27,8 @@ pub(crate) const SHARDS: usize = 16;
 /// A parsed row: borrowed from the input block, or owned.
 pub(crate) enum Row<'a> {
     Flat(FlatRow<'a>),
+    /// A count row read by the byte scanner.
+    Counts(FlatCounts<'a>),
     /// Boxed: rare, and large.
     Full(Box<Record>),
 }
@@ -35,6 +37,7 @@ impl Row<'_> {
     pub(crate) fn into_record(self) -> Record {
         match self {
             Row::Flat(r) => r.into_record(),
+            Row::Counts(r) => r.into_record(),
             Row::Full(r) => *r,
         }
     }
@@ -42,30 +45,35 @@ impl Row<'_> {
     fn problem(&self) -> &str {
         match self {
             Row::Flat(r) => &r.problem,
+            Row::Counts(r) => &r.problem,
             Row::Full(r) => &r.problem,
         }
     }
     fn system(&self) -> Option<&str> {
         match self {
             Row::Flat(r) => r.system(),
+            Row::Counts(r) => r.extra()?.system.as_deref(),
             Row::Full(r) => r.system.as_deref(),
         }
     }
     fn subset(&self) -> Option<&str> {
         match self {
             Row::Flat(r) => r.subset(),
+            Row::Counts(r) => r.extra()?.subset.as_deref(),
             Row::Full(r) => r.subset.as_deref(),
         }
     }
     fn by_value(&self) -> Option<&str> {
         match self {
             Row::Flat(r) => r.by_value(),
+            Row::Counts(r) => r.extra()?.by_value.as_deref(),
             Row::Full(r) => r.by_value.as_deref(),
         }
     }
     fn cluster_value(&self) -> Option<&str> {
         match self {
             Row::Flat(r) => r.cluster_value(),
+            Row::Counts(r) => r.extra()?.cluster_value.as_deref(),
             Row::Full(r) => r.cluster_value.as_deref(),
         }
     }
@@ -142,9 +150,13 @@ impl Hasher for IdentityHasher {
 
 type HashIndex = HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>;
 
-/// One problem being collected.
+/// One problem being collected: its key, where it was first seen, and its
+/// rows. A count row's numbers sit inline and rollouts behind a box, and
+/// the id lies in the shard's name arena, so a problem of count rows takes
+/// 80 bytes and no allocation of its own.
 struct Acc {
-    problem: Box<str>,
+    /// The problem id: bytes `name.0..name.1` of the shard's `names`.
+    name: (u64, u64),
     /// Hash of the problem key (compared before the strings).
     hash: u64,
     system: u32,
@@ -154,9 +166,23 @@ struct Acc {
     /// Sequence number of the problem's first row.
     first_seq: u64,
     origin: Origin,
-    rollouts: Store,
+    body: Body,
+}
+
+/// What a problem's rows said so far.
+enum Body {
+    /// No rollout and no count row yet (a problem row may hold none).
+    Empty,
+    /// A count row (a problem's only row).
+    Counts { n: u64, c: u64 },
+    /// Rollouts.
+    Rollouts(Box<Rollouts>),
+}
+
+/// A problem's rollouts while reading.
+struct Rollouts {
+    store: Store,
     answers: AnswerSet,
-    counts: Option<(u64, u64)>,
     /// (rollout index, selector score) in arrival order, from the first
     /// score on (rollouts before it entered as `None`); empty without scores.
     scores: Vec<(u64, Option<f64>)>,
@@ -166,7 +192,18 @@ struct Acc {
     numbered_by_arrival: bool,
 }
 
-impl Acc {
+impl Rollouts {
+    /// No rollouts yet, for a problem first seen at `origin`.
+    fn new(origin: Origin) -> Rollouts {
+        Rollouts {
+            store: Store::new(origin),
+            answers: AnswerSet::default(),
+            scores: Vec::new(),
+            budgets: Vec::new(),
+            numbered_by_arrival: false,
+        }
+    }
+
     /// Adds a rollout with its score and budget; without an index it is
     /// numbered by arrival.
     #[allow(clippy::too_many_arguments)]
@@ -181,10 +218,77 @@ impl Acc {
         budget: Option<f64>,
     ) -> Result<(), String> {
         self.numbered_by_arrival |= index.is_none();
-        let index = self.rollouts.push(index, v, code, t, here)?;
-        track(&mut self.scores, &self.rollouts, index, score);
-        track(&mut self.budgets, &self.rollouts, index, budget);
+        let index = self.store.push(index, v, code, t, here)?;
+        track(&mut self.scores, &self.store, index, score);
+        track(&mut self.budgets, &self.store, index, budget);
         Ok(())
+    }
+}
+
+impl Acc {
+    /// The problem's rollouts, for a rollout to join; `None` when it has a
+    /// count row.
+    fn rollouts(&mut self) -> Option<&mut Rollouts> {
+        if let Body::Empty = self.body {
+            self.body = Body::Rollouts(Box::new(Rollouts::new(self.origin)));
+        }
+        match &mut self.body {
+            Body::Rollouts(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Whether a count row may still be the problem's only row.
+    fn takes_counts(&self) -> bool {
+        match &self.body {
+            Body::Empty => true,
+            Body::Counts { .. } => false,
+            Body::Rollouts(r) => r.store.is_empty(),
+        }
+    }
+}
+
+/// A shard's problems in chunks of fixed size: growing never copies the
+/// problems collected, as a doubling vector does (holding both copies
+/// while it does).
+struct Chunked<T> {
+    chunks: Vec<Vec<T>>,
+}
+
+const CHUNK: usize = 1 << 14;
+
+impl<T> Default for Chunked<T> {
+    fn default() -> Self {
+        Chunked { chunks: Vec::new() }
+    }
+}
+
+impl<T> Chunked<T> {
+    fn len(&self) -> usize {
+        self.chunks
+            .last()
+            .map_or(0, |c| (self.chunks.len() - 1) * CHUNK + c.len())
+    }
+
+    fn push(&mut self, item: T) {
+        match self.chunks.last_mut() {
+            Some(c) if c.len() < CHUNK => c.push(item),
+            _ => {
+                // The first chunk grows as a vector does (small inputs stay
+                // small); later ones are made whole.
+                let cap = if self.chunks.is_empty() { 0 } else { CHUNK };
+                self.chunks.push(Vec::with_capacity(cap));
+                self.chunks.last_mut().expect("pushed").push(item);
+            }
+        }
+    }
+
+    fn get(&self, i: u32) -> &T {
+        &self.chunks[i as usize / CHUNK][i as usize % CHUNK]
+    }
+
+    fn get_mut(&mut self, i: u32) -> &mut T {
+        &mut self.chunks[i as usize / CHUNK][i as usize % CHUNK]
     }
 }
 
@@ -364,7 +468,9 @@ pub(crate) struct Shard {
     /// Keys whose hash is taken by another key in `index` (rare).
     collisions: HashMap<(u32, u32, Box<str>), u32>,
     strings: Interner,
-    accs: Vec<Acc>,
+    /// Every problem id of the shard, back to back.
+    names: String,
+    accs: Chunked<Acc>,
     /// The problem of the previous row.
     last: Option<u32>,
     /// Bad rows: (sequence number, what is wrong).
@@ -406,19 +512,19 @@ impl Shard {
     }
 
     fn find(&mut self, row: &Row<'_>, hash: u64) -> Option<u32> {
-        let matches = |a: &Acc, strings: &Interner| {
+        let matches = |a: &Acc, shard: &Shard| {
             a.hash == hash
-                && &*a.problem == row.problem()
-                && strings.is(a.system, row.system())
-                && strings.is(a.subset, row.subset())
+                && shard.name(a) == row.problem()
+                && shard.strings.is(a.system, row.system())
+                && shard.strings.is(a.subset, row.subset())
         };
         if let Some(i) = self.last {
-            if matches(&self.accs[i as usize], &self.strings) {
+            if matches(self.accs.get(i), self) {
                 return Some(i);
             }
         }
         let i = *self.index.get(&hash)?;
-        if matches(&self.accs[i as usize], &self.strings) {
+        if matches(self.accs.get(i), self) {
             return Some(i);
         }
         let key = (
@@ -429,14 +535,21 @@ impl Shard {
         self.collisions.get(&key).copied()
     }
 
+    /// A problem's id.
+    fn name(&self, a: &Acc) -> &str {
+        &self.names[a.name.0 as usize..a.name.1 as usize]
+    }
+
     fn acc_for(&mut self, item: &Item<'_>, here: Origin) -> u32 {
         if let Some(i) = self.find(&item.row, item.hash) {
             return i;
         }
         let row = &item.row;
         let i = self.accs.len() as u32;
+        let start = self.names.len() as u64;
+        self.names.push_str(row.problem());
         let acc = Acc {
-            problem: row.problem().into(),
+            name: (start, self.names.len() as u64),
             hash: item.hash,
             system: self.strings.id(row.system()),
             subset: self.strings.id(row.subset()),
@@ -444,18 +557,13 @@ impl Shard {
             cluster_value: self.strings.id(row.cluster_value()),
             first_seq: item.seq,
             origin: here,
-            rollouts: Store::new(here),
-            answers: AnswerSet::default(),
-            counts: None,
-            scores: Vec::new(),
-            budgets: Vec::new(),
-            numbered_by_arrival: false,
+            body: Body::Empty,
         };
         if let std::collections::hash_map::Entry::Vacant(e) = self.index.entry(item.hash) {
             e.insert(i);
         } else {
             self.collisions
-                .insert((acc.system, acc.subset, acc.problem.clone()), i);
+                .insert((acc.system, acc.subset, row.problem().into()), i);
         }
         self.accs.push(acc);
         i
@@ -465,7 +573,7 @@ impl Shard {
         let here = Origin::new(cx.file, item.line);
         let idx = self.acc_for(item, here);
         self.last = Some(idx);
-        let acc = &mut self.accs[idx as usize];
+        let acc = self.accs.get(idx);
         let strings = &self.strings;
         if !strings.is(acc.by_value, item.row.by_value()) {
             return Err(format!(
@@ -477,18 +585,39 @@ impl Shard {
                 cx.at(acc.origin)
             ));
         }
-        let count_conflict = |acc: &Acc| {
+        let counts = match &item.row {
+            Row::Counts(r) => Some((r.n, r.c)),
+            Row::Full(r) => match r.body {
+                RecordBody::Counts { n, c } => Some((n, c)),
+                _ => None,
+            },
+            Row::Flat(_) => None,
+        };
+        if let Some((n, c)) = counts {
+            let acc = self.accs.get_mut(idx);
+            if !acc.takes_counts() {
+                return Err(format!(
+                    "problem '{}' already has rows (first at {}); a count row must be its only row",
+                    item.row.problem(),
+                    cx.at(acc.origin)
+                ));
+            }
+            acc.body = Body::Counts { n, c };
+            return Ok(());
+        }
+        let conflict = |shard: &Shard| {
+            let acc = shard.accs.get(idx);
             format!(
                 "problem '{}' has a count row (at {}); it cannot also have rollout rows",
-                acc.problem,
+                shard.name(acc),
                 cx.at(acc.origin)
             )
         };
+        let Some(acc) = self.accs.get_mut(idx).rollouts() else {
+            return Err(conflict(self));
+        };
         match &item.row {
             Row::Flat(r) => {
-                if acc.counts.is_some() {
-                    return Err(count_conflict(acc));
-                }
                 let (verdict, code) = match r.verdict {
                     Some(v) => (v, acc.answers.code_of(r.answer.as_ref())?),
                     None => {
@@ -500,17 +629,9 @@ impl Shard {
                 };
                 acc.push(r.index, verdict, code, r.truncated, here, None, r.budget)?;
             }
+            Row::Counts(_) => unreachable!("count rows are folded above"),
             Row::Full(r) => match &r.body {
-                RecordBody::Counts { n, c } => {
-                    if !acc.rollouts.is_empty() || acc.counts.is_some() {
-                        return Err(format!(
-                            "problem '{}' already has rows (first at {}); a count row must be its only row",
-                            r.problem,
-                            cx.at(acc.origin)
-                        ));
-                    }
-                    acc.counts = Some((*n, *c));
-                }
+                RecordBody::Counts { .. } => unreachable!("count rows are folded above"),
                 RecordBody::Rollout {
                     index,
                     verdict,
@@ -521,9 +642,6 @@ impl Shard {
                     score,
                     budget,
                 } => {
-                    if acc.counts.is_some() {
-                        return Err(count_conflict(acc));
-                    }
                     let (verdict, code) = match verdict {
                         Some(v) => (*v, acc.answers.code_of(answer.as_ref())?),
                         None => {
@@ -540,9 +658,6 @@ impl Shard {
                     scores,
                     budgets,
                 } => {
-                    if acc.counts.is_some() {
-                        return Err(count_conflict(acc));
-                    }
                     for (i, (verdict, answer, truncated)) in rollouts.iter().enumerate() {
                         let code = acc.answers.code_of(answer.as_ref())?;
                         let score = scores.as_ref().and_then(|s| s[i]);
@@ -564,9 +679,6 @@ impl Shard {
                     scores,
                     budgets,
                 } => {
-                    if acc.counts.is_some() {
-                        return Err(count_conflict(acc));
-                    }
                     for (i, (answer, response, truncated)) in rollouts.iter().enumerate() {
                         self.n_graded += 1;
                         let (v, a) = cx.grader.grade(gold, answer, response.as_deref());
@@ -590,73 +702,25 @@ impl Shard {
     /// duplicates resolved.
     pub(crate) fn finish(self, dedupe: Option<Dedupe>, paths: &[String]) -> Vec<Finished> {
         use rayon::prelude::*;
-        let strings = &self.strings;
+        let (strings, names) = (&self.strings, &self.names);
         let at = |o: Origin| -> (String, u64) {
             let path = paths.get(o.file()).map_or("?", |p| p.as_str());
             (path.to_string(), o.line())
         };
         self.accs
+            .chunks
             .into_par_iter()
-            .with_min_len(64)
-            .map(|mut acc| {
+            .flat_map_iter(|chunk| chunk.into_iter())
+            .map(|acc| {
+                let problem = &names[acc.name.0 as usize..acc.name.1 as usize];
                 let origin = {
-                    let (p, l) = at(acc.origin);
-                    format!("{p}:{l}")
+                    let path = paths.get(acc.origin.file()).map_or("?", |p| p.as_str());
+                    format!("{path}:{}", acc.origin.line())
                 };
-                let mut n_dup = 0u64;
-                let mut first_dup = None;
-                let scores = std::mem::take(&mut acc.scores);
-                let budgets = std::mem::take(&mut acc.budgets);
-                let data = match acc.counts {
-                    Some((n, c)) => ProblemData::Counts { n, c },
-                    None => match acc.rollouts {
-                        // In order, no duplicates possible.
-                        Store::Dense { rows, .. } => {
-                            ProblemData::Rollouts(Box::new(RolloutTable::from_dense(rows, acc.answers)))
-                        }
-                        Store::Sparse(mut rollouts) => {
-                            rollouts.sort_by_key(|(r, _)| r.index());
-                            let keep_last = dedupe == Some(Dedupe::Last);
-                            rollouts.dedup_by(|later, earlier| {
-                                if later.0.index() != earlier.0.index() {
-                                    return false;
-                                }
-                                n_dup += 1;
-                                if first_dup.is_none() {
-                                    let (path, line) = at(later.1);
-                                    let (prev_path, prev_line) = at(earlier.1);
-                                    first_dup = Some(BadLine {
-                                        path,
-                                        line,
-                                        reason: format!(
-                                            "problem '{}' rollout {} appears again (first at {prev_path}:{prev_line})",
-                                            acc.problem,
-                                            later.0.index()
-                                        ),
-                                    });
-                                }
-                                if keep_last {
-                                    std::mem::swap(later, earlier);
-                                }
-                                true
-                            });
-                            let rows = rollouts.into_iter().map(|(r, _)| r).collect();
-                            ProblemData::Rollouts(Box::new(RolloutTable::from_parts(rows, acc.answers)))
-                        }
-                    },
-                };
-                let keep_last = dedupe == Some(Dedupe::Last);
-                let data = match data {
-                    ProblemData::Rollouts(mut t) => {
-                        if !scores.is_empty() {
-                            t = Box::new(t.with_scores(&table_scores(scores, keep_last)));
-                        }
-                        if !budgets.is_empty() {
-                            t = Box::new(t.with_budgets(&table_scores(budgets, keep_last)));
-                        }
-                        ProblemData::Rollouts(t)
-                    }
-                    other => other,
+                let (data, n_dup, first_dup, numbered_by_arrival) = match acc.body {
+                    Body::Counts { n, c } => (ProblemData::Counts { n, c }, 0, None, false),
+                    Body::Empty => rollout_data(Rollouts::new(acc.origin), problem, dedupe, &at),
+                    Body::Rollouts(r) => rollout_data(*r, problem, dedupe, &at),
                 };
                 let own = |id| strings.get(id).map(str::to_string);
                 Finished {
@@ -664,19 +728,76 @@ impl Shard {
                     n_dup,
                     first_dup,
                     problem: crate::CollectedProblem {
-                        problem: acc.problem.into(),
+                        problem: problem.to_string(),
                         system: own(acc.system),
                         subset: own(acc.subset),
                         by_value: own(acc.by_value),
                         cluster_value: own(acc.cluster_value),
                         origin,
-                        numbered_by_arrival: acc.numbered_by_arrival,
+                        numbered_by_arrival,
                         data,
                     },
                 }
             })
             .collect()
     }
+}
+
+/// A problem's rollouts as its table, duplicates resolved: the table, the
+/// number of duplicates, the first one (as a bad row), and whether some
+/// rollout was numbered by arrival.
+fn rollout_data(
+    r: Rollouts,
+    problem: &str,
+    dedupe: Option<Dedupe>,
+    at: &dyn Fn(Origin) -> (String, u64),
+) -> (ProblemData, u64, Option<BadLine>, bool) {
+    let keep_last = dedupe == Some(Dedupe::Last);
+    let mut n_dup = 0u64;
+    let mut first_dup = None;
+    let mut table = match r.store {
+        // In order, no duplicates possible.
+        Store::Dense { rows, .. } => RolloutTable::from_dense(rows, r.answers),
+        Store::Sparse(mut rollouts) => {
+            rollouts.sort_by_key(|(r, _)| r.index());
+            rollouts.dedup_by(|later, earlier| {
+                if later.0.index() != earlier.0.index() {
+                    return false;
+                }
+                n_dup += 1;
+                if first_dup.is_none() {
+                    let (path, line) = at(later.1);
+                    let (prev_path, prev_line) = at(earlier.1);
+                    first_dup = Some(BadLine {
+                        path,
+                        line,
+                        reason: format!(
+                            "problem '{problem}' rollout {} appears again (first at {prev_path}:{prev_line})",
+                            later.0.index()
+                        ),
+                    });
+                }
+                if keep_last {
+                    std::mem::swap(later, earlier);
+                }
+                true
+            });
+            let rows = rollouts.into_iter().map(|(r, _)| r).collect();
+            RolloutTable::from_parts(rows, r.answers)
+        }
+    };
+    if !r.scores.is_empty() {
+        table = table.with_scores(&table_scores(r.scores, keep_last));
+    }
+    if !r.budgets.is_empty() {
+        table = table.with_budgets(&table_scores(r.budgets, keep_last));
+    }
+    (
+        ProblemData::Rollouts(Box::new(table)),
+        n_dup,
+        first_dup,
+        r.numbered_by_arrival,
+    )
 }
 
 /// A collected problem with what ordering and duplicate reporting need.
@@ -734,9 +855,12 @@ pub(crate) fn parse_json_row<'a>(
     // The fast paths read `output_tokens` only (the default budget).
     let fast_budget = matches!(budget, None | Some(crate::fast::FAST_BUDGET));
     if crate::fast::handles_field(by) && crate::fast::handles_field(cluster_by) && fast_budget {
-        if let Some(mut r) = crate::scan::scan_line(line, by, cluster_by)
-            .or_else(|| crate::fast::parse_flat(line, by, cluster_by))
-        {
+        let scanned = match crate::scan::scan_row(line, by, cluster_by) {
+            Some(crate::scan::Scanned::Counts(r)) => return Ok(Row::Counts(r)),
+            Some(crate::scan::Scanned::Rollout(r)) => Some(r),
+            None => crate::fast::parse_flat(line, by, cluster_by),
+        };
+        if let Some(mut r) = scanned {
             if budget.is_none() {
                 r.budget = None;
             }

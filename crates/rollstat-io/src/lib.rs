@@ -5,7 +5,8 @@
 //!
 //! The flow is: bytes ([`Input`], read in blocks while the previous block
 //! is processed) → parsed rows (in parallel: a byte scanner for flat rollout
-//! rows, serde for everything else, [`record::Record`]) → [`Collector`],
+//! rows and count rows, serde for everything else, [`record::Record`]) →
+//! [`Collector`],
 //! which routes rows by problem to shards that fold in parallel, each in
 //! input order — grouping rows by problem (and by system, so two models in
 //! one file never merge), assigning rollout indices, detecting duplicates,
@@ -681,8 +682,15 @@ impl<'g> Collector<'g> {
 }
 
 /// Reorders `items` in place so that item `i` becomes the one at
-/// `order[i]` (`order` a permutation), following each cycle once.
-fn permute<T>(items: &mut [T], order: &[usize]) {
+/// `order[i]` (`order` a permutation), following each cycle once: each
+/// item moves once, and no second copy of the items is made.
+///
+/// ```
+/// let mut items = vec!['a', 'b', 'c', 'd'];
+/// rollstat_io::permute(&mut items, &[2, 0, 3, 1]);
+/// assert_eq!(items, ['c', 'a', 'd', 'b']);
+/// ```
+pub fn permute<T>(items: &mut [T], order: &[usize]) {
     let mut done = vec![false; items.len()];
     for start in 0..items.len() {
         let mut at = start;
@@ -705,7 +713,8 @@ pub mod oracle {
 
     /// Reads one JSON Lines row on every path — the byte scanner, the serde
     /// fast path and the general path — and panics if they disagree: the
-    /// scanner gives what serde gives or nothing, serde gives what the
+    /// scanner gives what serde gives or nothing (a count row: what the
+    /// general path gives, or nothing), serde gives what the
     /// general path gives (its gold/response kept only to grade) or nothing,
     /// and a row the general path refuses neither fast path accepts.
     /// Returns the general path's verdict.
@@ -719,13 +728,19 @@ pub mod oracle {
         by: Option<&str>,
         cluster_by: Option<&str>,
     ) -> Result<Record, String> {
+        let general =
+            crate::source::parse_general(line, by, cluster_by, Some(crate::fast::FAST_BUDGET));
+        if let Some(crate::scan::Scanned::Counts(c)) = crate::scan::scan_row(line, by, cluster_by) {
+            let g = general.clone().unwrap_or_else(|e| {
+                panic!("scanner accepted a count row the general path refuses: {e}")
+            });
+            assert_eq!(c.into_record(), g, "scanner and the general path disagree");
+        }
         let scanned = crate::scan::scan_line(line, by, cluster_by);
         let flat = crate::fast::parse_flat(line, by, cluster_by);
         if let Some(s) = &scanned {
             assert_eq!(Some(s), flat.as_ref(), "scanner and serde disagree");
         }
-        let general =
-            crate::source::parse_general(line, by, cluster_by, Some(crate::fast::FAST_BUDGET));
         if let Some(f) = flat {
             let g = general.clone().unwrap_or_else(|e| {
                 panic!("fast path accepted a row the general path refuses: {e}")

@@ -1,17 +1,19 @@
-//! A hand-written scanner for the common flat rollout row.
+//! A hand-written scanner for the common flat rollout row and count row.
 //!
-//! [`parse_flat`] reads a row with serde; this reads the same rows in one
-//! pass over the bytes, with no `Deserializer` in between, and is several
-//! times faster on the rows evaluation harnesses write. It gives either
-//! exactly what [`parse_flat`] gives or `None`, and then the caller tries
-//! [`parse_flat`] and then the general path. It returns `None` whenever it
-//! is not sure: a float for `correct` other than `0.0…`/`1.0…`, `-0`,
-//! numbers that might not fit an `f64`, containers nested deeper than
-//! [`MAX_DEPTH`], lone surrogates or invalid UTF-8 anywhere, a key given
-//! twice, and, as [`parse_flat`], everything serde rejects and every row
-//! that is not a flat rollout row. `tests` check the agreement
-//! differentially, with the general path as the third party: a row the
-//! general path refuses is refused by both fast paths.
+//! [`parse_flat`] reads a rollout row with serde; this reads the same rows
+//! in one pass over the bytes, with no `Deserializer` in between, and is
+//! several times faster on the rows evaluation harnesses write. It gives
+//! either exactly what [`parse_flat`] gives or `None`, and then the caller
+//! tries [`parse_flat`] and then the general path. It returns `None`
+//! whenever it is not sure: a float for `correct` other than
+//! `0.0…`/`1.0…`, `-0`, numbers that might not fit an `f64`, containers
+//! nested deeper than [`MAX_DEPTH`], lone surrogates or invalid UTF-8
+//! anywhere, a key given twice, and, as [`parse_flat`], everything serde
+//! rejects and every row that is not a flat rollout row — except count rows
+//! (`n`, `c`; no `correct`, no `gold`), which [`scan_row`] reads exactly
+//! as the general path does (serde's fast path has no count rows). `tests`
+//! check the agreement differentially, with the general path as the third
+//! party: a row the general path refuses is refused by both fast paths.
 //!
 //! The line is checked as UTF-8 at once; the scan records where each
 //! known field's value lies, and the text is unescaped afterwards, only for
@@ -19,7 +21,9 @@
 //!
 //! [`parse_flat`]: crate::fast::parse_flat
 
-use crate::fast::{handles_field, is_truncated, join_system, FlatAnswer, FlatExtra, FlatRow};
+use crate::fast::{
+    handles_field, is_truncated, join_system, FlatAnswer, FlatCounts, FlatExtra, FlatRow,
+};
 use crate::record::is_failed_status;
 use rollstat_core::summary::Verdict;
 use std::borrow::Cow;
@@ -48,8 +52,9 @@ enum Key {
     Rollout,
     Correct,
     Truncated,
-    /// `n`, `c`, `answers` or `score` (0, 1, 2, 3): unless `null`, not a
-    /// row this scanner reads (`score` goes to the general path).
+    /// `n`, `c`, `answers` or `score` (0, 1, 2, 3): `n` and `c` make a
+    /// count row; `answers` and `score` unless `null` make a row this
+    /// scanner does not read (`score` goes to the general path).
     Count(u8),
     /// `output_tokens`, the default budget field.
     Budget,
@@ -519,6 +524,13 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// `n` or `c` of a count row: an integer fitting a `u64`; `Some(None)`
+    /// for `null` (what `rollout` reads).
+    #[inline(always)]
+    fn count(&mut self) -> Option<Option<u64>> {
+        self.rollout()
+    }
+
     /// `truncated`: a boolean; `Some(None)` for `null`.
     fn boolean(&mut self) -> Option<Option<bool>> {
         match self.peek()? {
@@ -616,9 +628,43 @@ pub(crate) fn scan_line<'a>(
     by: Option<&str>,
     cluster_by: Option<&str>,
 ) -> Option<FlatRow<'a>> {
+    match scan_row(line, by, cluster_by)? {
+        Scanned::Rollout(row) => Some(row),
+        Scanned::Counts(_) => None,
+    }
+}
+
+/// What [`scan_row`] read.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Scanned<'a> {
+    /// A flat rollout row, as [`crate::fast::parse_flat`] gives it.
+    Rollout(FlatRow<'a>),
+    /// A count row, as the general path reads it.
+    Counts(FlatCounts<'a>),
+}
+
+/// Scans a flat rollout row or a count row: a rollout row exactly as
+/// [`crate::fast::parse_flat`] returns it, a count row exactly as the
+/// general path reads it, or `None` to let those decide.
+pub(crate) fn scan_row<'a>(
+    line: &'a [u8],
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+) -> Option<Scanned<'a>> {
     if !handles_field(by) || !handles_field(cluster_by) {
         return None;
     }
+    let (line, f) = scan_fields(line)?;
+    if f.n.is_some() || f.c.is_some() {
+        f.build_counts(line, by, cluster_by).map(Scanned::Counts)
+    } else {
+        f.build(line, by, cluster_by).map(Scanned::Rollout)
+    }
+}
+
+/// One pass over a row: where its known fields lie, and their values.
+#[inline(always)]
+fn scan_fields(line: &[u8]) -> Option<(&str, Fields)> {
     let mut f = Fields {
         seen: 0,
         spans: [(0, 0); TEXT_SLOTS],
@@ -628,6 +674,8 @@ pub(crate) fn scan_line<'a>(
         correct: None,
         truncated: None,
         budget: None,
+        n: None,
+        c: None,
     };
     let mut unknown = UnknownKeys::default();
     let line = std::str::from_utf8(line).ok()?;
@@ -661,6 +709,8 @@ pub(crate) fn scan_line<'a>(
                 Key::Rollout => f.rollout = s.rollout()?,
                 Key::Correct => f.correct = Some(s.correct()?),
                 Key::Truncated => f.truncated = s.boolean()?,
+                Key::Count(0) => f.n = s.count()?,
+                Key::Count(1) => f.c = s.count()?,
                 Key::Count(_) => s.literal(b"null")?,
                 Key::Budget => f.budget = s.budget()?,
                 Key::Unknown => {
@@ -680,7 +730,7 @@ pub(crate) fn scan_line<'a>(
     if s.i != s.b.len() {
         return None;
     }
-    f.build(line, by, cluster_by)
+    Some((line, f))
 }
 
 /// The unknown keys of a row (decoded), to refuse one given twice as the
@@ -726,6 +776,9 @@ struct Fields {
     correct: Option<Option<Verdict>>,
     truncated: Option<bool>,
     budget: Option<f64>,
+    /// A count row's `n` and `c`, when given (not `null`).
+    n: Option<u64>,
+    c: Option<u64>,
 }
 
 impl Fields {
@@ -747,6 +800,59 @@ impl Fields {
         }
     }
 
+    /// A count row, as the general path reads it: `n` and `c` both given,
+    /// `c` ≤ `n`, and no `correct` or `gold` (which make it another kind of
+    /// row, or an error the general path words).
+    fn build_counts<'a>(
+        &self,
+        line: &'a str,
+        by: Option<&str>,
+        cluster_by: Option<&str>,
+    ) -> Option<FlatCounts<'a>> {
+        let (n, c) = (self.n?, self.c?);
+        let other_kind = Key::Correct.bit() | Key::Text(GOLD).bit();
+        if c > n || self.seen & other_kind != 0 {
+            return None;
+        }
+        let problem = self.cow(line, PROBLEM)??;
+        if problem.is_empty() {
+            return None;
+        }
+        let labels = self.labels(line, by, cluster_by)?;
+        Some(FlatCounts::new(problem, n, c, labels))
+    }
+
+    /// The label fields of a row (system, subset, `--by` and
+    /// `--cluster-by` values), as [`FlatExtra`] without gold and response.
+    #[inline(always)]
+    fn labels<'a>(
+        &self,
+        line: &'a str,
+        by: Option<&str>,
+        cluster_by: Option<&str>,
+    ) -> Option<FlatExtra<'a>> {
+        let model = self.cow(line, MODEL)?;
+        let run = self.cow(line, RUN)?;
+        let subset = self.cow(line, SUBSET)?;
+        let group = self.cow(line, GROUP)?;
+        let pick = |field: Option<&str>| {
+            slot_of(field).and_then(|slot| match slot {
+                SUBSET => subset.clone(),
+                GROUP => group.clone(),
+                MODEL => model.clone(),
+                _ => run.clone(),
+            })
+        };
+        Some(FlatExtra {
+            by_value: pick(by),
+            cluster_value: pick(cluster_by),
+            system: join_system(model, run),
+            subset,
+            gold: None,
+            response: None,
+        })
+    }
+
     /// The row, as `parse_flat` builds it from its `Row`.
     #[inline(always)]
     fn build<'a>(
@@ -759,10 +865,7 @@ impl Fields {
         let problem = self.cow(line, PROBLEM)?;
         let status = self.cow(line, STATUS)?;
         let finish_reason = self.cow(line, FINISH_REASON)?;
-        let model = self.cow(line, MODEL)?;
-        let run = self.cow(line, RUN)?;
-        let subset = self.cow(line, SUBSET)?;
-        let group = self.cow(line, GROUP)?;
+        let labels = self.labels(line, by, cluster_by)?;
         let answer_given = self.seen & Key::Text(ANSWER).bit() != 0;
         let answer = match (answer_given, self.get(ANSWER)) {
             (false, _) => FlatAnswer::Unknown,
@@ -788,16 +891,6 @@ impl Fields {
         if problem.is_empty() {
             return None;
         }
-        let pick = |field: Option<&str>| {
-            slot_of(field).and_then(|slot| match slot {
-                SUBSET => subset.clone(),
-                GROUP => group.clone(),
-                MODEL => model.clone(),
-                _ => run.clone(),
-            })
-        };
-        let by_value = pick(by);
-        let cluster_value = pick(cluster_by);
         let mut row = FlatRow::new(
             problem,
             self.rollout,
@@ -805,12 +898,9 @@ impl Fields {
             answer,
             is_truncated(finish_reason.as_deref(), self.truncated),
             FlatExtra {
-                system: join_system(model, run),
-                subset,
-                by_value,
-                cluster_value,
                 gold,
                 response,
+                ..labels
             },
         );
         row.budget = self.budget;
@@ -824,14 +914,28 @@ mod tests {
     use crate::fast::parse_flat;
     use std::io::BufRead;
 
-    /// The contract for one line: `None`, or what `parse_flat` gives; and
-    /// whatever `parse_flat` gives, the general path gives too (and when it
-    /// refuses the line, both fast paths do). Returns whether the scan
-    /// accepted it.
+    /// The contract for one line: `None`, or what `parse_flat` gives (a
+    /// scanned count row: what the general path gives); and whatever
+    /// `parse_flat` gives, the general path gives too (and when it refuses
+    /// the line, both fast paths do). Returns whether the scan accepted it.
     fn agrees(line: &[u8], by: Option<&str>, cluster_by: Option<&str>) -> bool {
+        let shown = String::from_utf8_lossy(line);
+        if let Some(Scanned::Counts(row)) = scan_row(line, by, cluster_by) {
+            let general =
+                crate::source::parse_general(line, by, cluster_by, Some(crate::fast::FAST_BUDGET))
+                    .unwrap_or_else(|e| {
+                        panic!("count row scanned, general path refused ({e}): {shown}")
+                    });
+            assert_eq!(
+                row.into_record(),
+                general,
+                "{shown} by {by:?} cluster by {cluster_by:?}"
+            );
+            assert_eq!(parse_flat(line, by, cluster_by), None, "{shown}");
+            return true;
+        }
         let scanned = scan_line(line, by, cluster_by);
         let flat = parse_flat(line, by, cluster_by);
-        let shown = String::from_utf8_lossy(line);
         if let Some(row) = &scanned {
             assert_eq!(
                 Some(row),
@@ -852,6 +956,59 @@ mod tests {
             );
         }
         scanned.is_some()
+    }
+
+    /// Count rows are scanned as the general path reads them; rows that
+    /// are not count rows after all, or bad ones (which the general path
+    /// words), are left to it.
+    #[test]
+    fn count_rows_agree_with_the_general_path() {
+        let scanned = [
+            r#"{"problem": 0, "n": 16, "c": 3}"#,
+            r#"{"problem": "a", "n": 4, "c": 4, "model": "m", "run": "r", "subset": "s", "group": "g"}"#,
+            r#"{"c": 0, "problem": -7, "n": 0, "rollout": null, "answer": "x", "extra": [1, {"y": 2}]}"#,
+            r#"{"problem": "a\u0062", "n": 18446744073709551615, "c": 1, "answers": null, "score": null}"#,
+            r#"{"problem": "p", "n": 2, "c": 1, "output_tokens": 7, "status": "failed", "truncated": true}"#,
+        ];
+        for line in scanned {
+            for by in BYS {
+                for cluster_by in BYS {
+                    assert!(
+                        agrees(line.as_bytes(), by, cluster_by),
+                        "not scanned: {line}"
+                    );
+                }
+            }
+            assert!(
+                matches!(
+                    scan_row(line.as_bytes(), None, None),
+                    Some(Scanned::Counts(_))
+                ),
+                "{line}"
+            );
+        }
+        let left: &[&str] = &[
+            r#"{"problem": "a", "n": 2, "c": 3}"#,
+            r#"{"problem": "a", "n": 2}"#,
+            r#"{"problem": "a", "c": 1, "n": null}"#,
+            r#"{"problem": "a", "n": 2, "c": 1, "correct": null}"#,
+            r#"{"problem": "a", "n": 2, "c": 1, "correct": [true, false]}"#,
+            r#"{"problem": "a", "n": 2, "c": 1, "gold": "1", "responses": ["1", "2"]}"#,
+            r#"{"problem": "a", "n": 2, "c": 1, "gold": null}"#,
+            r#"{"problem": "a", "n": 2, "c": 1, "answers": ["1", "2"]}"#,
+            r#"{"problem": "a", "n": 2.0, "c": 1}"#,
+            r#"{"problem": "a", "n": -2, "c": 1}"#,
+            r#"{"problem": "a", "n": "2", "c": 1}"#,
+            r#"{"problem": "a", "n": 18446744073709551616, "c": 1}"#,
+            r#"{"problem": "a", "n": 2, "c": 1, "n": 3}"#,
+            r#"{"problem": "", "n": 2, "c": 1}"#,
+            r#"{"n": 2, "c": 1}"#,
+            r#"{"problem": "a", "n": 2, "c": 1, "model": ["m"]}"#,
+            r#"{"problem": "a", "n": 2, "c": 1, "score": 0.5}"#,
+        ];
+        for line in left {
+            assert!(!agrees(line.as_bytes(), None, None), "scanned: {line}");
+        }
     }
 
     /// A selector score is read by the general parser only: neither fast

@@ -130,6 +130,6 @@ pub use power::{
 };
 pub use variance::{
     pass1_sampling_variance, pass_at_k_sampling_variance, variance_decomposition,
-    VarianceDecomposition, VarianceSource,
+    variance_decomposition_of, VarianceDecomposition, VarianceSource,
 };
 pub use warnings::{method_warnings, MethodContext, StatsWarning, SMALL_N_THRESHOLD};

@@ -13,8 +13,9 @@ use rollstat_core::aggregate::{ColumnValues, Exclusion, Metric, MetricColumn, Po
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_stats::{
     binomial_interval, bootstrap_columns_with_ratios, clustered_se, method_warnings,
-    pass1_sampling_variance, pass_at_k_sampling_variance, rng, t_interval, variance_decomposition,
-    BootstrapConfig, CiMethod, ClusteredSe, Column, ColumnBootstrap, MethodContext,
+    pass1_sampling_variance, pass_at_k_sampling_variance, rng, t_interval,
+    variance_decomposition_of, BootstrapConfig, CiMethod, ClusteredSe, Column, ColumnBootstrap,
+    MethodContext,
 };
 
 /// What `config.ci` records for these options.
@@ -393,8 +394,14 @@ fn variance_split(
     let Metric::PassAtK(k) = *metric else {
         return None;
     };
-    let v = sampling_variances(k, summaries);
-    let d = variance_decomposition(&values.to_vec(), &v).ok()?;
+    // Per problem (value, sampling variance), streamed: no copy of the
+    // column, no column of variances.
+    let table = SamplingVariances::new(k, summaries);
+    let pairs = values
+        .iter()
+        .copied()
+        .zip(summaries.iter().map(|p| table.get(p)));
+    let d = variance_decomposition_of(pairs).ok()?;
     if d.n < 2 {
         return None;
     }
@@ -408,22 +415,26 @@ fn variance_split(
 }
 
 /// Per problem, the unbiased sampling variance of its pass@k estimate. It
-/// depends on (n, c) only, which repeat across problems: a dense row per n
-/// (up to 4096), a map beyond.
-fn sampling_variances(k: u64, summaries: &[ProblemSummary]) -> Vec<f64> {
-    let compute = |n: u64, c: u64| {
-        let est = if k == 1 {
-            pass1_sampling_variance(n, c)
-        } else {
-            pass_at_k_sampling_variance(n, c, k)
+/// depends on (n, c) only, which repeat across problems: each distinct pair
+/// is computed once, in a dense row per n (up to 4096), a map beyond.
+struct SamplingVariances {
+    rows: Vec<Vec<f64>>,
+    big: std::collections::HashMap<(u64, u64), f64>,
+}
+
+impl SamplingVariances {
+    fn new(k: u64, summaries: &[ProblemSummary]) -> SamplingVariances {
+        let compute = |n: u64, c: u64| {
+            let est = if k == 1 {
+                pass1_sampling_variance(n, c)
+            } else {
+                pass_at_k_sampling_variance(n, c, k)
+            };
+            est.unwrap_or(f64::NAN)
         };
-        est.unwrap_or(f64::NAN)
-    };
-    let mut rows: Vec<Vec<Option<f64>>> = Vec::new();
-    let mut big: std::collections::HashMap<(u64, u64), f64> = std::collections::HashMap::new();
-    summaries
-        .iter()
-        .map(|p| {
+        let mut rows: Vec<Vec<Option<f64>>> = Vec::new();
+        let mut big = std::collections::HashMap::new();
+        for p in summaries {
             if p.n <= 4096 && p.c <= p.n {
                 let n = p.n as usize;
                 if rows.len() <= n {
@@ -432,12 +443,26 @@ fn sampling_variances(k: u64, summaries: &[ProblemSummary]) -> Vec<f64> {
                 if rows[n].is_empty() {
                     rows[n] = vec![None; n + 1];
                 }
-                *rows[n][p.c as usize].get_or_insert_with(|| compute(p.n, p.c))
+                rows[n][p.c as usize].get_or_insert_with(|| compute(p.n, p.c));
             } else {
-                *big.entry((p.n, p.c)).or_insert_with(|| compute(p.n, p.c))
+                big.entry((p.n, p.c)).or_insert_with(|| compute(p.n, p.c));
             }
-        })
-        .collect()
+        }
+        let rows = rows
+            .into_iter()
+            .map(|r| r.into_iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+            .collect();
+        SamplingVariances { rows, big }
+    }
+
+    /// The sampling variance of a problem of [`SamplingVariances::new`].
+    fn get(&self, p: &ProblemSummary) -> f64 {
+        if p.n <= 4096 && p.c <= p.n {
+            self.rows[p.n as usize][p.c as usize]
+        } else {
+            self.big[&(p.n, p.c)]
+        }
+    }
 }
 
 /// Dense cluster ids in order of first appearance; a problem without a
