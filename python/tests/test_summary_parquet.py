@@ -107,3 +107,21 @@ def test_a_bad_summary_table_names_the_row(tmp_path):
     short = t.set_column(t.schema.get_field_index("answer"), "answer", pa.array([[0]], pa.list_(pa.int64())))
     with pytest.raises(rollstat.InputError, match="one entry per verdict"):
         rollstat.merge([short])
+
+
+def test_other_physical_types_of_the_same_values_read_alike():
+    t = rollstat.summarize(rows_of(9))
+
+    def wider(ty):
+        if pa.types.is_list(ty):
+            inner = ty.value_type
+            return pa.large_list(pa.int32() if pa.types.is_integer(inner) else wider(inner))
+        if pa.types.is_string(ty):
+            return pa.large_string()
+        return pa.int64() if pa.types.is_unsigned_integer(ty) else ty
+
+    other = pa.schema([pa.field(f.name, wider(f.type)) for f in t.schema], metadata=t.schema.metadata)
+    cast = t.cast(other)
+    assert cast.schema.field("answers").type == pa.large_list(pa.large_string())
+    assert rollstat.merge([cast]).equals(t)
+    assert rollstat.report(cast, ci=None).to_dict() == rollstat.report(t, ci=None).to_dict()
