@@ -553,13 +553,21 @@ fn compare_reads_parquet_and_json_lines_summaries_alike() {
     assert_eq!(mixed.replace("a.sum.parquet (a)", "a.sum.jsonl (a)"), jsonl);
 }
 
+/// Summarizes examples/demo.jsonl into `s.parquet` in `dir`; its bytes.
+fn demo_parquet(dir: &Path) -> Vec<u8> {
+    let demo = root().join("examples/demo.jsonl");
+    ok(
+        &["summarize", demo.to_str().unwrap(), "-o", "s.parquet"],
+        dir,
+    );
+    std::fs::read(dir.join("s.parquet")).unwrap()
+}
+
 #[test]
 fn a_parquet_summary_piped_to_stdin_reads_as_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let demo = root().join("examples/demo.jsonl");
-    ok(&["summarize", demo.to_str().unwrap(), "-o", "s.parquet"], d);
-    let bytes = std::fs::read(d.join("s.parquet")).unwrap();
+    let bytes = demo_parquet(d);
     let direct = ok(&["report", "s.parquet", "--format", "json"], d);
     assert_eq!(
         piped(&["report", "-", "--format", "json"], &bytes, d),
@@ -581,9 +589,7 @@ fn refused(args: &[&str], dir: &Path, file: &str, what: &str) {
 fn broken_parquet_summaries_are_named_errors_not_panics() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let demo = root().join("examples/demo.jsonl");
-    ok(&["summarize", demo.to_str().unwrap(), "-o", "s.parquet"], d);
-    let good = std::fs::read(d.join("s.parquet")).unwrap();
+    let good = demo_parquet(d);
     // Truncated: the footer is gone.
     std::fs::write(d.join("cut.parquet"), &good[..good.len() / 2]).unwrap();
     for cmd in ["report", "merge"] {

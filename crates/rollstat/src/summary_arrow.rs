@@ -262,7 +262,7 @@ impl<'a> Columns<'a> {
     fn new(batch: &'a RecordBatch) -> Cell<Columns<'a>> {
         let get = |name: &str| batch.column_by_name(name).map(|a| a.as_ref());
         let strings = |name: &str| -> Cell<Option<&'a dyn Array>> {
-            let a = batch.column_by_name(name).map(|a| a.as_ref());
+            let a = get(name);
             match a.map(|a| a.data_type()) {
                 None | Some(DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) => Ok(a),
                 Some(t) => Err(format!("column '{name}' is {t}, not strings")),
