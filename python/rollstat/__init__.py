@@ -39,7 +39,6 @@ from ._errors import (
 from ._estimators import estimate as _estimate
 from ._rollstat import InputError
 from ._summary import is_summary as _is_summary
-from ._summary import jsonl_of as _summary_jsonl
 from ._summary import table_of as _summary_table
 
 __version__ = _rollstat.__version__
@@ -524,12 +523,19 @@ def summarize(
     True
     """
     reading = dict(by=by, cluster_by=cluster_by, extract=extract, match=match, strict=strict, dedupe=dedupe)
-    return _summary_table(_summarize_jsonl(data, "<data>", dict(reading, source_format=source_format)))
+    return _summary_table(_summarize(data, "<data>", dict(reading, source_format=source_format)))
 
 
 def _summarize_jsonl(data: Data, name: str, reading: Dict[str, Any]) -> str:
     """The summary JSON Lines of ``data`` (named ``name`` in its inputs)
     under the reading keywords of :func:`summarize`."""
+    return _summarize(data, name, reading).to_jsonl()
+
+
+def _summarize(data: Data, name: str, reading: Dict[str, Any]) -> Any:
+    """The extension's summary (``_rollstat.SummaryTable``) of ``data``
+    (named ``name`` in its inputs) under the reading keywords of
+    :func:`summarize`."""
     get = reading.get
     srcs, names = _sources(data, name, "data")
     try:
@@ -564,7 +570,7 @@ def merge(tables: Sequence[Any]) -> Any:
     for i, t in enumerate(parts):
         if not _is_summary(t):
             raise TypeError(f"tables[{i}]: not a summary table (no rollstat_summary header in its schema metadata)")
-    return _summary_table(_rollstat.merge([_summary_jsonl(t) for t in parts]))
+    return _summary_table(_rollstat.merge(parts))
 
 
 # ------------------------------------------------------------------- power

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Dict, List, Tuple
 
 from ._rollstat import InputError
-from ._summary import is_summary, jsonl_of
+from ._summary import is_summary
 
 
 def json_default(x: Any) -> Any:
@@ -116,7 +116,7 @@ def sources(data: Any, name: str, label: str) -> Tuple[List[Any], Dict[str, str]
     if isinstance(data, (list, tuple)) and data and all(_is_path(x) for x in data):
         return [_path(x) for x in data], {}
     if is_summary(data):
-        return [(name, "summary", jsonl_of(data), label, None)], {name: label}
+        return [(name, "summary", data, label, None)], {name: label}
     table, suffix = arrow_of(data)
     if table is not None:
         return [(name, "arrow", table, label + suffix, None)], {name: label + suffix}

@@ -1,13 +1,13 @@
 """Per-problem summaries as pyarrow Tables (docs/summary.md): one row per
 (system, subset, problem), the header (format version, reading options,
 inputs, malformed rows, counters) in the schema metadata under
-``rollstat_summary``. The extension speaks the JSON Lines form; these
-helpers convert between it and Arrow."""
+``rollstat_summary``. The extension converts summaries to and from Arrow
+itself (``Summary::to_arrow`` / ``from_arrow``) and hands them over through
+the Arrow C stream interface; no JSON in between."""
 
 from __future__ import annotations
 
-import json
-from typing import Any, Dict, List
+from typing import Any
 
 HEADER_KEY = b"rollstat_summary"
 
@@ -45,17 +45,16 @@ def schema() -> Any:
     )
 
 
-def table_of(jsonl: str) -> Any:
-    """The summary JSON Lines written by the extension, as a pyarrow Table."""
+def table_of(summary: Any) -> Any:
+    """A summary from the extension (``_rollstat.SummaryTable``, or its JSON
+    Lines text) as a pyarrow Table: the extension's own Arrow conversion,
+    through the Arrow C stream interface."""
     pa = _pa()
-    lines = [line for line in jsonl.splitlines() if line.strip()]
-    header = lines[0]
-    rows: List[Dict[str, Any]] = [json.loads(line) for line in lines[1:]]
-    s = schema()
-    for r in rows:
-        r.setdefault("numbered_by_arrival", False)
-    table = pa.Table.from_pylist(rows, schema=s)
-    return table.replace_schema_metadata({HEADER_KEY: header.encode("utf-8")})
+    if isinstance(summary, str):
+        from . import _rollstat
+
+        summary = _rollstat.summary_from_jsonl(summary)
+    return pa.table(summary)
 
 
 def is_summary(data: Any) -> bool:
@@ -68,14 +67,3 @@ def is_summary(data: Any) -> bool:
 
 def _module(x: Any) -> str:
     return type(x).__module__.split(".")[0]
-
-
-def jsonl_of(table: Any) -> str:
-    """A summary table back as the JSON Lines the extension reads (absent
-    values left out, as the file writes them)."""
-    header = table.schema.metadata[HEADER_KEY].decode("utf-8")
-    out = [header]
-    for row in table.to_pylist():
-        kept = {k: v for k, v in row.items() if v is not None and not (k == "numbered_by_arrival" and v is False)}
-        out.append(json.dumps(kept, ensure_ascii=False, separators=(",", ":")))
-    return "\n".join(out) + "\n"

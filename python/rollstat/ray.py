@@ -93,7 +93,7 @@ def summary_aggregation(**reading: Any) -> Any:
             return _summarize_jsonl(block, "<ray>", reading)
 
         def combine(self, current: Any, new: Any) -> Any:
-            return _rollstat.merge([current, new])
+            return _rollstat.merge([current, new]).to_jsonl()
 
     return SummaryAggregation()
 

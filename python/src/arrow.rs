@@ -16,7 +16,7 @@
 
 use crate::InputError;
 use arrow_array::cast::AsArray;
-use arrow_array::ffi_stream::{ArrowArrayStreamReader, FFI_ArrowArrayStream};
+use arrow_array::ffi_stream::{FFI_ArrowArrayStream, RecordBatchStreamReader};
 use arrow_array::types::*;
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
@@ -54,6 +54,14 @@ const MAX_DEPTH: u32 = 64;
 
 /// The record batches of an object with `__arrow_c_stream__`.
 pub fn read_stream(obj: &Bound<'_, PyAny>) -> PyResult<Vec<RecordBatch>> {
+    Ok(read_stream_with_schema(obj)?.1)
+}
+
+/// The schema (with its metadata) and record batches of an object with
+/// `__arrow_c_stream__`.
+pub fn read_stream_with_schema(
+    obj: &Bound<'_, PyAny>,
+) -> PyResult<(arrow_schema::SchemaRef, Vec<RecordBatch>)> {
     let capsule = obj.call_method0("__arrow_c_stream__")?;
     let capsule = capsule.cast::<PyCapsule>()?;
     let pointer = capsule.pointer_checked(Some(c"arrow_array_stream"))?;
@@ -62,12 +70,14 @@ pub fn read_stream(obj: &Bound<'_, PyAny>) -> PyResult<Vec<RecordBatch>> {
     // moves the stream out and marks the capsule's copy released, so the
     // capsule's destructor does not release it a second time.
     let reader = unsafe {
-        ArrowArrayStreamReader::from_raw(pointer.as_ptr().cast::<FFI_ArrowArrayStream>())
+        RecordBatchStreamReader::from_raw(pointer.as_ptr().cast::<FFI_ArrowArrayStream>())
     }
     .map_err(|e| InputError::new_err(format!("reading the Arrow stream: {e}")))?;
-    reader
+    let schema = arrow_array::RecordBatchReader::schema(&reader);
+    let batches = reader
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| InputError::new_err(format!("reading the Arrow stream: {e}")))
+        .map_err(|e| InputError::new_err(format!("reading the Arrow stream: {e}")))?;
+    Ok((schema, batches))
 }
 
 /// Whether rows can hold values of this type.

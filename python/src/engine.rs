@@ -4,6 +4,7 @@
 
 use crate::convert::rows_to_maps;
 use crate::pages::{TypedComparison, TypedReport};
+use crate::summary::{summary_of, SummaryTable};
 use crate::wording::{engine_error, finding_text};
 use crate::InputError;
 use pyo3::prelude::*;
@@ -20,7 +21,8 @@ fn bad(keyword: &str, e: impl std::fmt::Display) -> PyErr {
 
 /// Sources from the Python layer: a path (`str`), or in-memory rows as a
 /// tuple `(name, kind, data, label, default)`: `kind` `"arrow"` for an
-/// object with `__arrow_c_stream__` (read column by column), `"dicts"` for
+/// object with `__arrow_c_stream__` (read column by column), `"summary"`
+/// for a summary table (an Arrow stream with the summary header), `"dicts"` for
 /// an iterable of dicts (`default` converts values JSON has no type for).
 /// `label` names rows in conversion errors (`data` → `data[3]`); `read`
 /// names the fields the options read besides the canonical ones.
@@ -38,12 +40,9 @@ fn sources(items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
         let data = t.get_item(2)?;
         let label: String = t.get_item(3)?.extract()?;
         if kind == "summary" {
-            // A summary table, as the JSON Lines of docs/summary.md.
-            let text: String = data.extract()?;
-            out.push(Source::Bytes {
-                name,
-                bytes: text.into_bytes(),
-            });
+            // A summary table (docs/summary.md), through the Arrow stream.
+            let summary = Box::new(crate::summary::summary_of(&data, &name)?);
+            out.push(Source::Summary { name, summary });
             continue;
         }
         if kind == "arrow" {
@@ -380,7 +379,7 @@ pub fn power(
     Ok(serde_json::to_string_pretty(&p).expect("a power report serializes") + "\n")
 }
 
-/// `summarize(sources, **options) -> summary_jsonl`: the per-problem
+/// `summarize(sources, **options) -> SummaryTable`: the per-problem
 /// summary (docs/summary.md) of the rows, read as `report` reads them.
 #[pyfunction]
 #[pyo3(signature = (sources, *, by, cluster_by, extract, matching, source_format, strict, dedupe))]
@@ -395,7 +394,7 @@ pub fn summarize(
     source_format: Option<&str>,
     strict: bool,
     dedupe: Option<&str>,
-) -> PyResult<String> {
+) -> PyResult<SummaryTable> {
     let srcs = self::sources(sources, &named_fields(&[&by, &cluster_by]))?;
     let mut opts = ReportOptions {
         metrics: MetricOptions {
@@ -412,23 +411,21 @@ pub fn summarize(
         ..Default::default()
     };
     opts.intervals.cluster_by = cluster_by;
-    let s = py
-        .detach(|| rollstat::summarize(&srcs, &opts))
-        .map_err(engine_error)?;
-    Ok(s.to_jsonl())
+    py.detach(|| rollstat::summarize(&srcs, &opts))
+        .map(SummaryTable)
+        .map_err(engine_error)
 }
 
-/// `merge(parts) -> summary_jsonl`: summaries (JSON Lines) of shards, in
-/// order, joined (docs/summary.md, *Merging*).
+/// `merge(parts) -> SummaryTable`: summaries of shards (summary tables,
+/// or JSON Lines text), in order, joined (docs/summary.md, *Merging*).
 #[pyfunction]
-pub fn merge(py: Python<'_>, parts: Vec<String>) -> PyResult<String> {
-    py.detach(|| {
-        let parsed = parts
-            .iter()
-            .enumerate()
-            .map(|(i, text)| rollstat::Summary::from_jsonl(&format!("tables[{i}]"), text))
-            .collect::<rollstat::Result<Vec<_>>>()?;
-        rollstat::merge(parsed).map(|m| m.to_jsonl())
-    })
-    .map_err(engine_error)
+pub fn merge(py: Python<'_>, parts: Vec<Bound<'_, PyAny>>) -> PyResult<SummaryTable> {
+    let parsed = parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| summary_of(p, &format!("tables[{i}]")))
+        .collect::<PyResult<Vec<_>>>()?;
+    py.detach(|| rollstat::merge(parsed))
+        .map(SummaryTable)
+        .map_err(engine_error)
 }

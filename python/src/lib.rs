@@ -18,6 +18,7 @@
 //! - [`grading`]: answer extraction and equivalence.
 //! - [`pages`]: the typed report / comparison and their HTML pages (the
 //!   renderer the command uses).
+//! - [`summary`]: summary tables across the Arrow C stream interface.
 
 use pyo3::prelude::*;
 
@@ -29,6 +30,7 @@ mod estimators;
 mod fast;
 mod grading;
 mod pages;
+mod summary;
 mod table;
 mod wording;
 
@@ -52,6 +54,8 @@ fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pages::TypedComparison>()?;
     m.add_function(wrap_pyfunction!(engine::summarize, m)?)?;
     m.add_function(wrap_pyfunction!(engine::merge, m)?)?;
+    m.add_class::<summary::SummaryTable>()?;
+    m.add_function(wrap_pyfunction!(summary::summary_from_jsonl, m)?)?;
     m.add_function(wrap_pyfunction!(grading::grade, m)?)?;
     m.add_function(wrap_pyfunction!(grading::extract_answer, m)?)?;
     m.add_function(wrap_pyfunction!(grading::is_equivalent, m)?)?;

@@ -1,13 +1,14 @@
 //! `rollstat summarize FILES… -o part.jsonl` and `rollstat merge PARTS… -o
-//! merged.jsonl`: the per-problem summary file (docs/summary.md). Thin:
-//! flags → [`rollstat::summarize`] / [`rollstat::merge`] → the file,
-//! written through a temporary file and renamed into place.
+//! merged.jsonl`: the per-problem summary file (docs/summary.md), JSON
+//! Lines or, named `*.parquet`, Parquet. Thin: flags →
+//! [`rollstat::summarize`] / [`rollstat::merge`] → the file, written
+//! through a temporary file and renamed into place.
 
-use crate::options::{cli_error, InputError};
+use crate::options::cli_error;
 use anyhow::Result;
 use clap::Args;
 use rollstat::{Source, Summary};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Flags of `rollstat summarize`: the reading flags of `report`.
 #[derive(Args, Debug)]
@@ -15,7 +16,7 @@ pub struct SummarizeArgs {
     /// Inputs, as for `report` (files, directories, `.gz`/`.zst`, `-` for stdin).
     #[arg(required = true)]
     pub inputs: Vec<String>,
-    /// The summary file to write (`-`: stdout).
+    /// The summary file to write: Parquet when named `*.parquet`, JSON Lines otherwise (`-`: stdout).
     #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
     pub output: PathBuf,
     /// Input format, overriding auto-detection (as for `report`).
@@ -46,10 +47,10 @@ pub struct SummarizeArgs {
 /// Flags of `rollstat merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// Summary files written by `rollstat summarize` (or `merge`), in order.
+    /// Summary files written by `rollstat summarize` (or `merge`), in order; .jsonl and .parquet mix.
     #[arg(required = true, value_name = "PARTS")]
     pub inputs: Vec<String>,
-    /// The merged summary file to write (`-`: stdout).
+    /// The merged summary file to write: Parquet when named `*.parquet`, JSON Lines otherwise (`-`: stdout).
     #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
     pub output: PathBuf,
 }
@@ -60,7 +61,36 @@ pub fn summarize(a: &SummarizeArgs) -> Result<()> {
     let opts = crate::options::summarize_options(a)?;
     let sources: Vec<Source> = a.inputs.iter().map(Source::from).collect();
     let s = rollstat::summarize(&sources, &opts).map_err(cli_error)?;
-    crate::output::write_text(Some(&a.output), &s.to_jsonl())
+    write_summary(&a.output, &s)
+}
+
+/// Writes a summary to `output`: Parquet when its name ends in `.parquet`,
+/// JSON Lines otherwise (and on stdout, `-`).
+fn write_summary(output: &Path, s: &Summary) -> Result<()> {
+    let parquet = output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
+    match crate::output::destination(Some(output)) {
+        Some(path) if parquet => write_parquet(path, s),
+        _ => crate::output::write_text(Some(output), &s.to_jsonl()),
+    }
+}
+
+#[cfg(feature = "parquet")]
+fn write_parquet(path: &Path, s: &Summary) -> Result<()> {
+    let mut f = crate::output::AtomicFile::create(path)?;
+    s.write_parquet(&mut f)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    f.commit()
+}
+
+#[cfg(not(feature = "parquet"))]
+fn write_parquet(path: &Path, _: &Summary) -> Result<()> {
+    Err(crate::options::InputError(format!(
+        "-o {}: this rollstat was built without Parquet summaries (feature `parquet`); write .jsonl",
+        path.display()
+    ))
+    .into())
 }
 
 /// `rollstat merge`.
@@ -70,9 +100,7 @@ pub fn merge(a: &MergeArgs) -> Result<()> {
     // parts), so only the merged rows and one part are in memory at once.
     let mut merged: Option<Summary> = None;
     for path in &a.inputs {
-        let text = std::fs::read_to_string(path).map_err(|e| InputError(format!("{path}: {e}")))?;
-        let part = Summary::from_jsonl(path, &text).map_err(cli_error)?;
-        drop(text);
+        let part = Summary::read_file(Path::new(path)).map_err(cli_error)?;
         merged = Some(match merged {
             None => part,
             Some(m) => rollstat::merge(vec![m, part]).map_err(cli_error)?,
@@ -82,5 +110,5 @@ pub fn merge(a: &MergeArgs) -> Result<()> {
         Some(m) => m,
         None => rollstat::merge(Vec::new()).map_err(cli_error)?,
     };
-    crate::output::write_text(Some(&a.output), &merged.to_jsonl())
+    write_summary(&a.output, &merged)
 }

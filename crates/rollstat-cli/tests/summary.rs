@@ -76,9 +76,21 @@ fn cut(lines: &[String], dir: &Path, seed: u64) -> [String; 3] {
 
 /// Summarizes each shard (with `flags`) and merges them into `merged.jsonl`.
 fn summarize_and_merge(shards: &[String; 3], flags: &[&str], dir: &Path) {
+    summarize_and_merge_as(shards, flags, dir, ["jsonl"; 3], "merged.jsonl");
+}
+
+/// Summarizes shard i (with `flags`) into `p{i}.{exts[i]}` — Parquet or
+/// JSON Lines, by the extension — and merges the parts into `merged`.
+fn summarize_and_merge_as(
+    shards: &[String; 3],
+    flags: &[&str],
+    dir: &Path,
+    exts: [&str; 3],
+    merged: &str,
+) {
     let mut parts = Vec::new();
     for (i, s) in shards.iter().enumerate() {
-        let part = format!("p{i}.jsonl");
+        let part = format!("p{i}.{}", exts[i]);
         let mut args = vec!["summarize", s.as_str(), "-o", part.as_str()];
         args.extend(flags);
         ok(&args, dir);
@@ -86,7 +98,7 @@ fn summarize_and_merge(shards: &[String; 3], flags: &[&str], dir: &Path) {
     }
     let mut args = vec!["merge"];
     args.extend(parts.iter().map(String::as_str));
-    args.extend(["-o", "merged.jsonl"]);
+    args.extend(["-o", merged]);
     ok(&args, dir);
 }
 
@@ -123,9 +135,14 @@ fn first_difference(a: &str, b: &str) -> Option<(usize, String, String)> {
 }
 
 fn assert_report_equal(dir: &Path, flags: &[&str]) {
+    assert_report_equal_on(dir, "merged.jsonl", flags);
+}
+
+/// `report` on the summary `merged` gives the document of `all.jsonl`.
+fn assert_report_equal_on(dir: &Path, merged: &str, flags: &[&str]) {
     let mut raw = vec!["report", "all.jsonl", "--format", "json"];
     raw.extend(flags);
-    let mut merged = vec!["report", "merged.jsonl", "--format", "json"];
+    let mut merged = vec!["report", merged, "--format", "json"];
     merged.extend(flags);
     let (a, b) = (ok(&raw, dir), ok(&merged, dir));
     assert!(a.contains("\"n_problems\""), "a report: {a}");
@@ -364,7 +381,7 @@ fn what_cannot_merge_exactly_is_refused_with_a_reason() {
 /// `rollstat ARGS` with `input` piped to stdin in small pieces, a pause
 /// after the first: the reader must look at the start of stdin across
 /// several reads and still read every byte.
-fn piped(args: &[&str], input: &str, dir: &Path) -> String {
+fn piped(args: &[&str], input: &[u8], dir: &Path) -> String {
     use std::io::Write;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_rollstat"))
@@ -376,7 +393,7 @@ fn piped(args: &[&str], input: &str, dir: &Path) -> String {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    for (i, piece) in input.as_bytes().chunks(7).enumerate() {
+    for (i, piece) in input.chunks(7).enumerate() {
         stdin.write_all(piece).unwrap();
         stdin.flush().unwrap();
         if i == 0 {
@@ -403,12 +420,12 @@ fn a_summary_piped_to_stdin_reads_as_the_file() {
     assert!(summary.starts_with("{\"rollstat_summary\":1,"), "{summary}");
     let direct = ok(&["report", demo, "--format", "json"], d);
     // The summary keeps the input it was made from: nothing differs.
-    let from_summary = piped(&["report", "-", "--format", "json"], &summary, d);
+    let from_summary = piped(&["report", "-", "--format", "json"], summary.as_bytes(), d);
     assert_eq!(from_summary, direct);
     // Rollout rows piped in are read whole, the peeked start included:
     // the same document but for the input's name (and nothing else).
     let rows = std::fs::read_to_string(demo).unwrap();
-    let from_rows = piped(&["report", "-", "--format", "json"], &rows, d);
+    let from_rows = piped(&["report", "-", "--format", "json"], rows.as_bytes(), d);
     assert_eq!(
         from_rows.replace("\"<stdin>\"", &format!("{demo:?}")),
         direct
@@ -422,4 +439,216 @@ fn a_summary_piped_to_stdin_reads_as_the_file() {
         err.contains("the inputs mix summaries with rollout files"),
         "{err}"
     );
+}
+
+// ------------------------------------------------------------ Parquet parts
+
+/// Parts written in both formats, mixed: the parts' extensions and the
+/// merged file's name.
+const MIXED: [([&str; 3], &str); 2] = [
+    (["parquet", "jsonl", "parquet"], "merged.parquet"),
+    (["jsonl", "parquet", "jsonl"], "merged.jsonl"),
+];
+
+#[test]
+fn parquet_summaries_of_every_example_report_as_the_rows() {
+    for example in ["demo", "demo-b", "budget_long", "budget_short"] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let path = root().join(format!("examples/{example}.jsonl"));
+        let path = path.to_str().unwrap();
+        // One file summarized whole keeps its input: nothing differs.
+        ok(&["summarize", path, "-o", "whole.parquet"], d);
+        assert!(std::fs::read(d.join("whole.parquet"))
+            .unwrap()
+            .starts_with(b"PAR1"));
+        for flags in [
+            &[][..],
+            &["--per-problem", "--ci", "bca", "--resamples", "300"],
+        ] {
+            let mut direct = vec!["report", path, "--format", "json"];
+            direct.extend(flags);
+            let mut summary = vec!["report", "whole.parquet", "--format", "json"];
+            summary.extend(flags);
+            assert_eq!(ok(&summary, d), ok(&direct, d), "{example} {flags:?}");
+        }
+        // Shards summarized to both formats and merged.
+        let text = std::fs::read_to_string(path).unwrap();
+        let lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let shards = cut(&lines, d, 7);
+        for (exts, merged) in MIXED {
+            summarize_and_merge_as(&shards, &[], d, exts, merged);
+            assert_report_equal_on(d, merged, &["--per-problem"]);
+        }
+    }
+}
+
+#[test]
+fn split_problems_merge_alike_from_parquet_and_json_lines_parts() {
+    for keep in ["first", "last"] {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let mut lines = generated("m", 13);
+        let again: Vec<String> = lines
+            .iter()
+            .step_by(7)
+            .filter(|l| l.contains("\"rollout\""))
+            .map(|l| l.replace("\"correct\": true", "\"correct\": false"))
+            .collect();
+        lines.extend(again);
+        lines.push("{\"problem\": \"broken\", \"correct\": maybe}".to_string());
+        let shards = cut(&lines, d, 5);
+        let flags = ["--by", "group", "--cluster-by", "group", "--dedupe", keep];
+        summarize_and_merge_as(&shards, &flags, d, ["jsonl"; 3], "all-jsonl.jsonl");
+        for (exts, merged) in MIXED {
+            summarize_and_merge_as(&shards, &flags, d, exts, merged);
+            assert_report_equal_on(d, merged, &[&flags[..], &["--per-problem"]].concat());
+            // The merged summary is the same whatever the parts' formats.
+            ok(&["merge", merged, "-o", "back.jsonl"], d);
+            assert_eq!(
+                std::fs::read_to_string(d.join("back.jsonl")).unwrap(),
+                std::fs::read_to_string(d.join("all-jsonl.jsonl")).unwrap(),
+                "{keep} {exts:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn compare_reads_parquet_and_json_lines_summaries_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for (system, seed) in [("a", 31), ("b", 32)] {
+        std::fs::write(
+            d.join(format!("{system}.jsonl")),
+            generated(system, seed).join("\n"),
+        )
+        .unwrap();
+        let rows = format!("{system}.jsonl");
+        ok(
+            &["summarize", &rows, "-o", &format!("{system}.sum.jsonl")],
+            d,
+        );
+        ok(
+            &["summarize", &rows, "-o", &format!("{system}.sum.parquet")],
+            d,
+        );
+    }
+    let jsonl = ok(
+        &["compare", "a.sum.jsonl", "b.sum.jsonl", "--format", "json"],
+        d,
+    );
+    let mixed = ok(
+        &[
+            "compare",
+            "a.sum.parquet",
+            "b.sum.jsonl",
+            "--format",
+            "json",
+        ],
+        d,
+    );
+    assert!(jsonl.contains("\"mcnemar\""), "{jsonl}");
+    // Only the side's name (its source's path) differs.
+    assert_eq!(mixed.replace("a.sum.parquet (a)", "a.sum.jsonl (a)"), jsonl);
+}
+
+/// Summarizes examples/demo.jsonl into `s.parquet` in `dir`; its bytes.
+fn demo_parquet(dir: &Path) -> Vec<u8> {
+    let demo = root().join("examples/demo.jsonl");
+    ok(
+        &["summarize", demo.to_str().unwrap(), "-o", "s.parquet"],
+        dir,
+    );
+    std::fs::read(dir.join("s.parquet")).unwrap()
+}
+
+#[test]
+fn a_parquet_summary_piped_to_stdin_reads_as_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bytes = demo_parquet(d);
+    let direct = ok(&["report", "s.parquet", "--format", "json"], d);
+    assert_eq!(
+        piped(&["report", "-", "--format", "json"], &bytes, d),
+        direct
+    );
+}
+
+/// Runs `args` expecting a bad-input exit (2) with a message naming
+/// `file` and saying `what`, and no panic.
+fn refused(args: &[&str], dir: &Path, file: &str, what: &str) {
+    let out = run(args, dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(err.contains(file) && err.contains(what), "{args:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+}
+
+#[test]
+fn broken_parquet_summaries_are_named_errors_not_panics() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let good = demo_parquet(d);
+    // Truncated: the footer is gone.
+    std::fs::write(d.join("cut.parquet"), &good[..good.len() / 2]).unwrap();
+    for cmd in ["report", "merge"] {
+        let args = if cmd == "merge" {
+            vec![cmd, "cut.parquet", "-o", "m.jsonl"]
+        } else {
+            vec![cmd, "cut.parquet"]
+        };
+        refused(&args, d, "cut.parquet", "footer cannot be read");
+    }
+    // The first page header overwritten: the footer reads, the data not.
+    let mut bad = good.clone();
+    bad[4..40].fill(0xff);
+    std::fs::write(d.join("bad.parquet"), &bad).unwrap();
+    refused(
+        &["report", "bad.parquet"],
+        d,
+        "bad.parquet",
+        "bad.parquet: ",
+    );
+    refused(
+        &["merge", "bad.parquet", "-o", "m.jsonl"],
+        d,
+        "bad.parquet",
+        "bad.parquet: ",
+    );
+    // Another format version, in the key-value metadata (which the reader
+    // takes over the Arrow schema's copy).
+    let text = b"\"rollstat_summary\":1,";
+    let at = good
+        .windows(text.len())
+        .position(|w| w == text)
+        .expect("the header is in the footer");
+    let mut v2 = good.clone();
+    v2[at + text.len() - 2] = b'2';
+    std::fs::write(d.join("v2.parquet"), &v2).unwrap();
+    refused(
+        &["report", "v2.parquet"],
+        d,
+        "v2.parquet",
+        "summary format version 2; this rollstat reads version 1",
+    );
+    refused(
+        &["merge", "v2.parquet", "s.parquet", "-o", "m.jsonl"],
+        d,
+        "v2.parquet",
+        "version 2",
+    );
+    assert!(!d.join("m.jsonl").exists());
+    // A Parquet file without a summary header is no summary to merge (and
+    // `report` keeps reading it as lighteval details: tests/native.rs).
+    let lighteval = root().join("crates/rollstat-formats/tests/fixtures/lighteval/legacy/details_lighteval|mmlu|0_2024-05-01T00-00-00.000000.parquet");
+    std::fs::copy(lighteval, d.join("details.parquet")).unwrap();
+    refused(
+        &["merge", "details.parquet", "-o", "m.jsonl"],
+        d,
+        "details.parquet",
+        "not a rollstat summary",
+    );
+    let out = ok(&["report", "details.parquet", "--format", "json"], d);
+    assert!(out.contains("lighteval"), "{out}");
 }

@@ -54,6 +54,7 @@ pub use detect::{detect, detect_all, Detection};
 pub use error::{DetectError, FormatError, Rejection};
 pub use format::{Format, UnknownFormat};
 pub use input::DecompressLimit;
+pub use util::quietly_catch;
 
 /// One canonical row: a JSON object following docs/spec.md §2.
 pub type Row = Map<String, Value>;

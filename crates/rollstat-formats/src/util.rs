@@ -334,8 +334,12 @@ thread_local! {
 /// that panics on malformed input is bad input, reported as such by the
 /// caller. Panics on other threads, or outside `f`, still reach the hook
 /// that was installed before (it is wrapped once, process-wide).
-#[cfg_attr(not(feature = "parquet"), allow(dead_code))]
-pub(crate) fn quietly_catch<T>(f: impl FnOnce() -> T) -> Option<T> {
+///
+/// ```
+/// assert_eq!(rollstat_formats::quietly_catch(|| 2 + 2), Some(4));
+/// assert_eq!(rollstat_formats::quietly_catch(|| -> u8 { panic!("bad input") }), None);
+/// ```
+pub fn quietly_catch<T>(f: impl FnOnce() -> T) -> Option<T> {
     static WRAP: std::sync::Once = std::sync::Once::new();
     WRAP.call_once(|| {
         let previous = std::panic::take_hook();

@@ -57,6 +57,10 @@ mod read;
 mod report;
 pub mod rows;
 mod summary;
+#[cfg(feature = "arrow")]
+mod summary_arrow;
+#[cfg(feature = "parquet")]
+mod summary_parquet;
 
 pub use budget_match::BudgetMatch;
 pub use compare::{
@@ -84,6 +88,10 @@ pub use report::report;
 pub use summary::{
     merge, summarize, BadRow, Reading, Summary, SummaryHeader, SummaryRow, SUMMARY_VERSION,
 };
+#[cfg(feature = "arrow")]
+pub use summary_arrow::{summary_schema, HEADER_KEY as SUMMARY_KEY};
+#[cfg(feature = "parquet")]
+pub use summary_parquet::PARQUET_MAGIC;
 
 pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
 pub use rollstat_core::vote::TiePolicy;

@@ -91,6 +91,14 @@ pub enum Source {
         /// The rows.
         table: Table,
     },
+    /// A per-problem summary held in memory (docs/summary.md): read by
+    /// report and compare as a summary file is; not rows to summarize.
+    Summary {
+        /// The summary's name, in messages.
+        name: String,
+        /// The summary.
+        summary: Box<crate::summary::Summary>,
+    },
 }
 
 impl From<&str> for Source {
@@ -122,9 +130,10 @@ impl Source {
         match self {
             Source::Path(p) => p.display().to_string(),
             Source::Stdin => "<stdin>".into(),
-            Source::Bytes { name, .. } | Source::Rows { name, .. } | Source::Table { name, .. } => {
-                name.clone()
-            }
+            Source::Bytes { name, .. }
+            | Source::Rows { name, .. }
+            | Source::Table { name, .. }
+            | Source::Summary { name, .. } => name.clone(),
         }
     }
 }
@@ -314,6 +323,11 @@ pub fn gather_with<'a>(
                 table,
             }),
             Source::Path(path) => gather_path(path, from, opts, limit, &mut g)?,
+            Source::Summary { name, .. } => {
+                return Err(Error::input(format!(
+                    "{name}: a summary, not rows: report on it, or merge it with other summaries"
+                )))
+            }
         }
     }
     Ok(g)

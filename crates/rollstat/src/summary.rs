@@ -380,7 +380,7 @@ fn slots_of(row: &SummaryRow, at: &str) -> Result<Vec<Slot>> {
 impl Summary {
     /// The summary as JSON Lines: the header, then one row per problem.
     pub fn to_jsonl(&self) -> String {
-        let mut out = serde_json::to_string(&self.header).expect("a header serializes");
+        let mut out = header_json(&self.header);
         out.push('\n');
         for r in &self.rows {
             out.push_str(&serde_json::to_string(r).expect("a row serializes"));
@@ -399,24 +399,40 @@ impl Summary {
         let (_, first) = lines
             .next()
             .ok_or_else(|| Error::input(format!("{name}: empty (no summary header)")))?;
-        let header = parse_header(name, first)?;
+        let header = parse_header(&format!("{name}:1"), name, first)?;
         let mut rows = Vec::new();
         for (i, line) in lines {
             let at = format!("{name}:{}", i + 1);
             let row: SummaryRow = serde_json::from_str(line)
                 .map_err(|e| Error::input(format!("{at}: not a summary row ({e})")))?;
-            if row.n.is_none() {
-                slots_of(&row, &at)?;
-            }
+            check_row(&row, &at)?;
             rows.push(row);
         }
         Ok(Summary { header, rows })
     }
 }
 
-fn parse_header(name: &str, line: &str) -> Result<SummaryHeader> {
-    let v: serde_json::Value = serde_json::from_str(line)
-        .map_err(|e| Error::input(format!("{name}:1: not a summary header ({e})")))?;
+/// The header as the JSON text of a summary's first line (and of the Arrow
+/// schema metadata).
+pub(crate) fn header_json(h: &SummaryHeader) -> String {
+    serde_json::to_string(h).expect("a header serializes")
+}
+
+/// A row's rollouts checked together (one entry per verdict in every
+/// per-rollout list, known verdict letters, answer codes in range); `at`
+/// names the row.
+pub(crate) fn check_row(row: &SummaryRow, at: &str) -> Result<()> {
+    if row.n.is_none() {
+        slots_of(row, at)?;
+    }
+    Ok(())
+}
+
+/// The header in `text`, of the input `name`; `at` names where it is in
+/// messages (`name:1`, or the metadata key).
+pub(crate) fn parse_header(at: &str, name: &str, text: &str) -> Result<SummaryHeader> {
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| Error::input(format!("{at}: not a summary header ({e})")))?;
     match v.get("rollstat_summary").and_then(|x| x.as_u64()) {
         Some(SUMMARY_VERSION) => {}
         Some(other) => {
@@ -424,14 +440,9 @@ fn parse_header(name: &str, line: &str) -> Result<SummaryHeader> {
             "{name}: summary format version {other}; this rollstat reads version {SUMMARY_VERSION}"
         )))
         }
-        None => {
-            return Err(Error::input(format!(
-                "{name}:1: no rollstat_summary version"
-            )))
-        }
+        None => return Err(Error::input(format!("{at}: no rollstat_summary version"))),
     }
-    serde_json::from_value(v)
-        .map_err(|e| Error::input(format!("{name}:1: not a summary header ({e})")))
+    serde_json::from_value(v).map_err(|e| Error::input(format!("{at}: not a summary header ({e})")))
 }
 
 /// Whether a file starts with a summary header (its first line's first key
@@ -464,31 +475,81 @@ fn is_summary_stdin() -> Result<bool> {
     Ok(is_summary_start(&crate::read::peek_stdin(START)?))
 }
 
+/// Whether the file at `path` starts with the Parquet magic.
+fn starts_parquet(path: &std::path::Path) -> bool {
+    let mut magic = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok_and(|()| magic == *b"PAR1")
+}
+
+impl Summary {
+    /// Reads a summary file, JSON Lines or (with the `parquet` feature)
+    /// Parquet, told apart by the Parquet magic; `path` names it in errors.
+    pub fn read_file(path: &std::path::Path) -> Result<Summary> {
+        let name = path.display().to_string();
+        if starts_parquet(path) {
+            #[cfg(feature = "parquet")]
+            return Summary::read_parquet(path);
+            #[cfg(not(feature = "parquet"))]
+            return Err(Error::input(format!(
+                "{name}: a Parquet file; this rollstat was built without Parquet summaries (feature `parquet`)"
+            )));
+        }
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Error::input(format!("{name}: {e}")))?;
+        Summary::from_jsonl(&name, &text)
+    }
+}
+
+/// The summary a source holds, when it holds one: a JSON Lines file (or
+/// stdin, or bytes) starting with a summary header, a Parquet file with a
+/// `rollstat_summary` header in its metadata, or an in-memory summary.
+fn load_summary(source: &Source) -> Result<Option<Summary>> {
+    match source {
+        Source::Path(p) if p.is_file() && is_summary_file(p) => Summary::read_file(p).map(Some),
+        #[cfg(feature = "parquet")]
+        Source::Path(p) if p.is_file() && starts_parquet(p) => crate::summary_parquet::load_path(p),
+        Source::Stdin if is_summary_stdin()? => {
+            let bytes = crate::read::read_all_stdin()?;
+            let text = String::from_utf8(bytes)
+                .map_err(|e| Error::input(format!("<stdin>: not UTF-8 ({e})")))?;
+            Summary::from_jsonl("<stdin>", &text).map(Some)
+        }
+        #[cfg(feature = "parquet")]
+        Source::Stdin if crate::read::peek_stdin(4)?.starts_with(b"PAR1") => {
+            // The whole input is peeked (a Parquet footer is at its end)
+            // and left in place when it is not a summary.
+            let all = crate::read::peek_stdin(usize::MAX)?;
+            let found = crate::summary_parquet::load_bytes("<stdin>", &all)?;
+            if found.is_some() {
+                drop(crate::read::read_all_stdin()?);
+            }
+            Ok(found)
+        }
+        Source::Bytes { name, bytes } if is_summary_start(bytes) => {
+            let text = std::str::from_utf8(bytes)
+                .map_err(|e| Error::input(format!("{name}: not UTF-8 ({e})")))?;
+            Summary::from_jsonl(name, text).map(Some)
+        }
+        #[cfg(feature = "parquet")]
+        Source::Bytes { name, bytes } if bytes.starts_with(b"PAR1") => {
+            crate::summary_parquet::load_bytes(name, bytes)
+        }
+        Source::Summary { summary, .. } => Ok(Some((**summary).clone())),
+        _ => Ok(None),
+    }
+}
+
 /// The summaries among `sources`: `None` when no source is one; an error
 /// when only some are.
 pub(crate) fn load_summaries(sources: &[Source]) -> Result<Option<Vec<Summary>>> {
     let mut found = Vec::new();
     let mut other = Vec::new();
     for s in sources {
-        match s {
-            Source::Path(p) if p.is_file() && is_summary_file(p) => {
-                let name = p.display().to_string();
-                let text =
-                    std::fs::read_to_string(p).map_err(|e| Error::input(format!("{name}: {e}")))?;
-                found.push(Summary::from_jsonl(&name, &text)?);
-            }
-            Source::Stdin if is_summary_stdin()? => {
-                let bytes = crate::read::read_all_stdin()?;
-                let text = String::from_utf8(bytes)
-                    .map_err(|e| Error::input(format!("<stdin>: not UTF-8 ({e})")))?;
-                found.push(Summary::from_jsonl("<stdin>", &text)?);
-            }
-            Source::Bytes { name, bytes } if is_summary_start(bytes) => {
-                let text = std::str::from_utf8(bytes)
-                    .map_err(|e| Error::input(format!("{name}: not UTF-8 ({e})")))?;
-                found.push(Summary::from_jsonl(name, text)?);
-            }
-            other_source => other.push(other_source.name()),
+        match load_summary(s)? {
+            Some(summary) => found.push(summary),
+            None => other.push(s.name()),
         }
     }
     match (found.is_empty(), other.is_empty()) {
