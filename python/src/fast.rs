@@ -20,7 +20,7 @@
 //! the problem to the engine's function.
 
 /// Unit roundoff of f64.
-const U: f64 = f64::EPSILON / 2.0;
+pub(crate) const U: f64 = f64::EPSILON / 2.0;
 
 /// Largest relative error accepted (the package promises 10⁻¹²).
 pub const TOL: f64 = 5e-14;
@@ -37,7 +37,7 @@ const MAX_PRODUCT_BITS: u32 = 1000;
 
 /// Smallest pass^k returned: above it every partial product is normal, so
 /// the relative bound holds (subnormals lose relative precision).
-const MIN_NORMAL_PRODUCT: f64 = 1e-290;
+pub(crate) const MIN_NORMAL_PRODUCT: f64 = 1e-290;
 
 /// γ_m = m·u/(1 − m·u), bounded above without a division: m·u < 10⁻¹³ for
 /// the m used here, so 1/(1 − m·u) < 1.0001.
@@ -122,7 +122,7 @@ pub fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
 /// fl(1 − r) is then ≤ e + u(1 + e), e = err/margin: accepted when that is
 /// ≤ TOL (multiplied out, no division).
 #[inline(always)]
-fn complement_is_exact(r: f64, gamma: f64) -> bool {
+pub(crate) fn complement_is_exact(r: f64, gamma: f64) -> bool {
     let err = gamma * r * 1.0001;
     let margin = (1.0 - r) - err;
     margin > 0.0 && err * (1.0 + U) <= margin * (TOL - U)
@@ -173,24 +173,24 @@ pub const LANES: usize = 16;
 /// which [`Lanes::generic_at`] / [`Lanes::generic_pow`] admits; the caller
 /// sends the others to the scalar functions.
 pub struct Lanes {
-    k: u64,
+    pub(crate) k: u64,
     /// n must be below this: exact in f64, and `n^k` finite.
-    n_limit: u64,
+    pub(crate) n_limit: u64,
     /// γ_{2k−1}, the ratio's relative error bound.
-    gamma: f64,
+    pub(crate) gamma: f64,
 }
 
 /// `v as f64` for v < 2⁵², by the bits of 2⁵² + v (x86 before AVX-512DQ
 /// has no vector u64 → f64 conversion; this is an OR and a subtraction).
 #[inline(always)]
-fn small_to_f64(v: u64) -> f64 {
+pub(crate) fn small_to_f64(v: u64) -> f64 {
     const TWO_52: u64 = 0x4330_0000_0000_0000; // the bits of 2⁵²
     f64::from_bits(TWO_52 | v) - 4_503_599_627_370_496.0
 }
 
 /// Largest n the engine's table serves exactly (whole Pascal rows); the
 /// lanes take only larger n, as [`pass_at_k`]'s callers do.
-const LANES_MIN_N: u64 = 67;
+pub(crate) const LANES_MIN_N: u64 = 67;
 
 impl Lanes {
     /// The kernels for `k`, or `None` when k is outside what this module
@@ -226,7 +226,7 @@ impl Lanes {
 
     /// `Π_{j<k} (a−j)` in each lane, as [`falling`].
     #[inline(always)]
-    fn falling(&self, a: &[f64; LANES]) -> [f64; LANES] {
+    pub(crate) fn falling(&self, a: &[f64; LANES]) -> [f64; LANES] {
         let (mut even, mut odd) = ([1.0; LANES], [1.0; LANES]);
         // j as f64 alongside (small integers: exact, the same values).
         let (mut j, mut j0) = (0, 0.0);

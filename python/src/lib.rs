@@ -26,6 +26,7 @@ mod convert;
 mod counts;
 mod engine;
 mod estimators;
+mod falling;
 mod fast;
 mod grading;
 mod pages;
