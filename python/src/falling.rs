@@ -31,7 +31,7 @@ const TABLE_CHUNK: usize = 1 << 12;
 pub struct FallingTable {
     /// `values[m]`; never empty (max ≥ 0).
     values: Vec<f64>,
-    /// γ_{2k−1}, the ratio's relative error bound.
+    /// γ_m of the paired ratio (see [`crate::fast`]), its error bound.
     gamma: f64,
     /// Whether this processor has AVX2 (the blocks use its gathers).
     avx2: bool,
