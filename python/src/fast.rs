@@ -341,6 +341,19 @@ impl Lanes {
     }
 }
 
+/// A deterministic stream of numbers below each bound asked (xorshift64),
+/// for the tests' random cases.
+#[cfg(test)]
+pub(crate) fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed;
+    move |m: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % m
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -359,13 +372,7 @@ mod tests {
     /// within γ_{⌈k/2⌉−1} relative, exact where one rounding or none.
     #[test]
     fn paired_products_within_their_bound() {
-        let mut state = 0x0123_4567_89ab_cdef_u64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        let mut next = xorshift(0x0123_4567_89ab_cdef_u64);
         for _ in 0..20_000 {
             let k = 2 + next(5); // 2..=6: a^k < 2^128 for a < 2^21
             let top = if k <= 4 { PAIRED_LIMIT } else { 1 << 21 };
@@ -388,13 +395,7 @@ mod tests {
     /// only what those compute on their product path.
     #[test]
     fn lanes_equal_the_scalar_functions() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15_u64);
         for k in [2, 3, 8, 16, 33, 64] {
             let lanes = Lanes::new(k).unwrap();
             for _ in 0..2000 {
