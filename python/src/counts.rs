@@ -211,10 +211,6 @@ fn value(kind: Kind, n: u64, c: u64, k: u64, table: &EstimatorTable, memo: &mut 
 /// not, whose values come from [`Shared::one`] instead.
 const STAND_IN: (u64, u64) = (200, 100);
 
-/// Problems ahead of the current block whose table entries are fetched
-/// into the cache ([`FallingTable::prefetch`]).
-const PREFETCH_AHEAD: usize = 2 * LANES;
-
 /// What computes whole blocks of [`LANES`] problems.
 #[derive(Clone, Copy)]
 enum Kernel<'a> {
@@ -310,14 +306,6 @@ impl Shared {
             for l in 0..LANES {
                 n[l] = n_at(j + l).wrap();
                 c[l] = c_at(j + l).wrap();
-            }
-            if let Kernel::Table(table) = kernel {
-                let ahead = j + PREFETCH_AHEAD;
-                if ahead + LANES <= out.len() {
-                    for l in ahead..ahead + LANES {
-                        table.prefetch(n_at(l).wrap(), c_at(l).wrap(), !at);
-                    }
-                }
             }
             let block = &mut out[j..j + LANES];
             let mut rest = match kernel {

@@ -111,27 +111,6 @@ impl FallingTable {
         self.values.len() as u64 - 1
     }
 
-    /// Asks the processor to fetch the two entries of a problem from raw
-    /// counts (pass^k when `pow`) into its cache ahead of its block: the
-    /// loads of a table larger than the L2 cache are random and would
-    /// otherwise stall the blocks. A hint only (clamped, never faults).
-    #[inline(always)]
-    pub fn prefetch(&self, n: u64, c: u64, pow: bool) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let max = self.max();
-            let a = if pow { c } else { n.wrapping_sub(c) };
-            let base = self.values.as_ptr();
-            // SAFETY: prefetching has no effect on memory; the addresses
-            // are within `values` anyway (indices clamped to max).
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(base.add(n.min(max) as usize).cast());
-                _mm_prefetch::<_MM_HINT_T0>(base.add(a.min(max) as usize).cast());
-            }
-        }
-    }
-
     /// pass@k of [`LANES`] problems from raw counts ([`crate::counts`]
     /// reads negative counts as huge u64): [`fast::pass_at_k`](crate::fast::pass_at_k)'s value
     /// written for each lane whose bit is clear in the returned mask. Set
