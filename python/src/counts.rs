@@ -8,14 +8,18 @@
 //!
 //! - few distinct n ([`DenseRows`]): every value of each n computed once,
 //!   then two loads a problem;
-//! - otherwise a block whose every problem is an ordinary one (n above the
-//!   engine's table, not an edge case) goes through [`Lanes`] — the
-//!   product of k integer ratios, vectorized across the block, bit for bit
-//!   [`fast`]'s scalar value; any other block problem by problem.
+//! - many distinct n within a range at most half the number of problems
+//!   ([`FallingTable`]): the falling factorial of every m up to the
+//!   sample's largest n computed once, then two loads and a division a
+//!   problem;
+//! - otherwise [`Lanes`]: the ratio of two paired products, vectorized
+//!   across the block, bit for bit [`fast`]'s scalar value.
 //!
-//! Either way a problem's value is the same function of `(n, c, k)`
-//! (rows hold what [`value`] returns; lanes return what it returns), so it
-//! does not depend on the other elements of the array.
+//! Lanes a kernel does not serve (n ≤ 67, edge cases, bad counts, n past
+//! the table, a cancelling `1 − ratio`) go problem by problem. Either way a
+//! problem's value is the same function of `(n, c, k)` (rows hold what
+//! [`value`] returns; the table and the lanes return what it returns), so
+//! it does not depend on the other elements of the array.
 
 use crate::estimators::{fast_value, Kind, LocalMemo, PASCAL_MAX_N};
 use crate::falling::FallingTable;
