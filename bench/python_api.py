@@ -53,11 +53,13 @@ READING = """### Reading §8
 
 - Estimators: numpy's pass@k here is a gather from one shared log-cumsum table and an `exp` per problem — already
   memory-bound, with up to ~10⁻¹² relative error. rollstat returns values within 5·10⁻¹⁴ of the exact fraction
-  (the engine's own for n ≤ 67), reading integer arrays in place: at few distinct n each value is computed once and
-  looked up (dense rows); at a million distinct n each costs a product of k integer ratios (O(k), not O(1)), computed
-  16 problems at a time in vector lanes with a proven error bound — pass^k there beats numpy's own product, but
-  pass@k stays a few times numpy's O(1) log-table gather, and at few distinct n the lookup is as memory-bound as
-  numpy's gather. The CPU-ratio column is the steadier measure on this loaded machine.
+  (the engine's own for n ≤ 67), reading integer arrays in place (16 bytes read and 8 written a problem): at few
+  distinct n each value is computed once and looked up (dense rows); at many distinct n sharing a range (here 10⁵
+  values of n for 10⁶ problems) each problem is two loads from one table of falling factorials m(m−1)…(m−k+1) and
+  one division (AVX2 gathers), bit for bit the value of the product path; otherwise a ratio of two products of ⌈k/2⌉
+  exact paired factors, 16 problems at a time in vector lanes. The distinct-n table (800 KB) does not fit the L2
+  cache beside the streamed arrays: its random loads are what separates that row from the others. The CPU-ratio
+  column is the steadier measure on this loaded machine.
 - DataFrame ingest: a frame or Arrow table is read through the Arrow C stream interface and each rollout row is
   mapped straight from its columns into the fold's flat row (typed reads, text borrowed from the Arrow buffers, rows
   in parallel, 65,536 at a time so memory stays one piece); problem rows with list columns, count rows, rows to grade
@@ -377,6 +379,20 @@ def bench_ingest(problems: int, n: int, repeat: int) -> Tuple[List[str], List[Tu
 # -------------------------------------------------------------------- main
 
 
+def commit() -> str:
+    """The repository's commit (with `+` when the work tree differs)."""
+    import subprocess
+
+    try:
+        sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "?"
+    return sha + ("+" if dirty else "")
+
+
 def load() -> str:
     try:
         return " / ".join(f"{x:.2f}" for x in os.getloadavg())
@@ -394,7 +410,8 @@ def section(a) -> Dict[str, Any]:
         print(time.strftime("%H:%M:%S"), title, flush=True)
         text, rows = run(a)
         if a.only:
-            text = [*text, "", f"*Rerun alone ({time.strftime('%Y-%m-%d %H:%M')}, `--only {','.join(a.only)}`; load "
+            text = [*text, "", f"*Rerun alone ({time.strftime('%Y-%m-%d %H:%M')}, commit {commit()}, "
+                    f"`python/.venv/bin/python bench/python_api.py --only {','.join(a.only)}`; load "
                     f"average at start {load_start}, at end {load()}).*"]
         parts.append("\n".join([f"### {title}", "", *text]))
         summary += [(t, m, g, ok, "§8") for t, m, g, ok in rows]

@@ -81,7 +81,9 @@ def pass_at_k(n: Any, c: Any, k: Any) -> Any:
     broadcast like numpy arguments. Returns a float for scalar arguments,
     else a float64 array of the broadcast shape. For n ≤ 67 the values are
     the engine's own (exact Pascal-triangle ratios); above, a ratio of two
-    products of k integers in f64 whose relative error is bounded from the
+    products of k integers in f64 (paired from both ends: ⌈k/2⌉ exact
+    factors each, or looked up in a table of them when many problems share
+    a range of n) whose relative error is bounded from the
     computed value: within 5·10⁻¹⁴ of the exact fraction (a telescoping sum
     where 1 − ratio would cancel; the engine's double-double path where no
     bound holds: k > 64, n ≥ 2⁵³). The engine's report uses its own path;

@@ -8,16 +8,21 @@
 //!
 //! - few distinct n ([`DenseRows`]): every value of each n computed once,
 //!   then two loads a problem;
-//! - otherwise a block whose every problem is an ordinary one (n above the
-//!   engine's table, not an edge case) goes through [`Lanes`] — the
-//!   product of k integer ratios, vectorized across the block, bit for bit
-//!   [`fast`]'s scalar value; any other block problem by problem.
+//! - many distinct n within a range at most half the number of problems
+//!   ([`FallingTable`]): the falling factorial of every m up to the
+//!   sample's largest n computed once, then two loads and a division a
+//!   problem;
+//! - otherwise [`Lanes`]: the ratio of two paired products, vectorized
+//!   across the block, bit for bit [`fast`]'s scalar value.
 //!
-//! Either way a problem's value is the same function of `(n, c, k)`
-//! (rows hold what [`value`] returns; lanes return what it returns), so it
-//! does not depend on the other elements of the array.
+//! Lanes a kernel does not serve (n ≤ 67, edge cases, bad counts, n past
+//! the table, a cancelling `1 − ratio`) go problem by problem. Either way a
+//! problem's value is the same function of `(n, c, k)` (rows hold what
+//! [`value`] returns; the table and the lanes return what it returns), so
+//! it does not depend on the other elements of the array.
 
 use crate::estimators::{fast_value, Kind, LocalMemo, PASCAL_MAX_N};
+use crate::falling::FallingTable;
 use crate::fast::{Lanes, LANES};
 use numpy::{Element, PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -96,12 +101,49 @@ pub(crate) enum Reason {
 /// Most distinct n that get a dense row each in [`DenseRows`].
 const MAX_DENSE_ROWS: usize = 64;
 
-/// Problems looked at to find the distinct n for [`DenseRows`] (evenly
-/// spaced): an n missed is computed per problem, as without rows.
-const DENSE_ROWS_SAMPLE: usize = 1 << 16;
+/// Problems looked at to find the distinct n for [`DenseRows`] and the
+/// range of n for a [`FallingTable`] (evenly spaced): an n missed is
+/// computed per problem, as without rows or table.
+const SAMPLE: usize = 1 << 12;
 
-/// Problems below which [`DenseRows`] are not tried.
-const DENSE_ROWS_MIN_PROBLEMS: usize = 4096;
+/// Problems below which neither rows nor a table are tried.
+const MIN_PROBLEMS: usize = 4096;
+
+/// Most entries of a [`FallingTable`] (8 MiB).
+const MAX_TABLE_ENTRIES: u64 = 1 << 20;
+
+/// The n of evenly spaced problems: their distinct values (while there
+/// are at most [`MAX_DENSE_ROWS`]) and the largest.
+struct NSample {
+    /// `None` once there are more than [`MAX_DENSE_ROWS`].
+    distinct: Option<Vec<u64>>,
+    max: u64,
+}
+
+impl NSample {
+    /// The sample of the `len` values of `n_at` (raw counts: a negative n
+    /// is huge, so no rows or table are built for such an array).
+    fn new(len: usize, n_at: impl Fn(usize) -> u64) -> NSample {
+        let mut sample = NSample {
+            distinct: Some(Vec::new()),
+            max: 0,
+        };
+        for i in (0..len).step_by((len / SAMPLE).max(1)) {
+            let n = n_at(i);
+            sample.max = sample.max.max(n);
+            if let Some(distinct) = &mut sample.distinct {
+                if !distinct.contains(&n) {
+                    if distinct.len() == MAX_DENSE_ROWS {
+                        sample.distinct = None;
+                    } else {
+                        distinct.push(n);
+                    }
+                }
+            }
+        }
+        sample
+    }
+}
 
 /// Every value of each distinct n, when the problems have few distinct n
 /// (a benchmark at n = 16, a mix of a few n): a lookup is two loads.
@@ -113,24 +155,10 @@ struct DenseRows {
 }
 
 impl DenseRows {
-    /// The rows of the distinct n among a sample of the `len` values of
-    /// `n_at`, or `None` when there are more than [`MAX_DENSE_ROWS`] or
-    /// the rows would hold more values than half the problems (then
-    /// computing each problem is cheaper).
-    fn new(kind: Kind, k: u64, len: usize, n_at: impl Fn(usize) -> u64) -> Option<DenseRows> {
-        if len < DENSE_ROWS_MIN_PROBLEMS {
-            return None;
-        }
-        let mut distinct: Vec<u64> = Vec::new();
-        for i in (0..len).step_by((len / DENSE_ROWS_SAMPLE).max(1)) {
-            let n = n_at(i);
-            if !distinct.contains(&n) {
-                if distinct.len() == MAX_DENSE_ROWS {
-                    return None;
-                }
-                distinct.push(n);
-            }
-        }
+    /// The rows of the `distinct` n of a sample of `len` problems, or
+    /// `None` when the rows would hold more values than half the problems
+    /// (then computing each problem is cheaper).
+    fn new(kind: Kind, k: u64, len: usize, distinct: &[u64]) -> Option<DenseRows> {
         let max = *distinct.iter().max()?;
         let entries: u64 = distinct.iter().map(|&n| n + 1).sum();
         if max >= 1 << 20 || entries > len as u64 / 2 {
@@ -142,7 +170,7 @@ impl DenseRows {
             start: vec![u32::MAX; max as usize + 1],
             values: Vec::new(),
         };
-        for n in distinct {
+        for &n in distinct {
             rows.start[n as usize] = rows.values.len() as u32;
             rows.values
                 .extend((0..=n).map(|c| value(kind, n, c, k, &table, &mut memo)));
@@ -187,12 +215,25 @@ fn value(kind: Kind, n: u64, c: u64, k: u64, table: &EstimatorTable, memo: &mut 
 /// not, whose values come from [`Shared::one`] instead.
 const STAND_IN: (u64, u64) = (200, 100);
 
-/// What every chunk shares: the estimator, its table, the rows and lanes.
+/// What computes whole blocks of [`LANES`] problems.
+#[derive(Clone, Copy)]
+enum Kernel<'a> {
+    /// Two loads and a division a problem.
+    Table(&'a FallingTable),
+    /// A product of k ratios a problem.
+    Lanes(&'a Lanes),
+}
+
+/// What every chunk shares: the estimator, its table, the rows, the
+/// falling factorials and the lanes.
 struct Shared {
     kind: Kind,
     k: u64,
     table: EstimatorTable,
     dense: Option<DenseRows>,
+    /// The falling factorials of every n up to the sample's largest, when
+    /// there are no rows and that range is small next to the problems.
+    falling: Option<FallingTable>,
     lanes: Option<Lanes>,
 }
 
@@ -249,13 +290,50 @@ impl Shared {
         rest
     }
 
+    /// The blocks of [`LANES`] problems of a chunk through `kernel`: the
+    /// value of each problem it serves written to `out`, the lanes it
+    /// leaves (a bit each) by [`Shared::one`]. Returns how many problems
+    /// it filled (whole blocks), or the first problem without a value.
+    #[inline(always)]
+    fn blocks<T: Count>(
+        &self,
+        n_at: impl Fn(usize) -> T + Copy,
+        c_at: impl Fn(usize) -> T + Copy,
+        out: &mut [f64],
+        memo: &mut LocalMemo,
+        kernel: Kernel,
+    ) -> Result<usize, (usize, Reason)> {
+        let at = matches!(self.kind, Kind::PassAtK);
+        let mut j = 0;
+        while j + LANES <= out.len() {
+            let (mut n, mut c) = ([0u64; LANES], [0u64; LANES]);
+            for l in 0..LANES {
+                n[l] = n_at(j + l).wrap();
+                c[l] = c_at(j + l).wrap();
+            }
+            let block = &mut out[j..j + LANES];
+            let mut rest = match kernel {
+                Kernel::Table(table) if at => table.pass_at_k(&n, &c, block),
+                Kernel::Table(table) => table.pass_pow_k(&n, &c, block),
+                Kernel::Lanes(lanes) => self.block(lanes, &mut n, &mut c, block),
+            };
+            while rest != 0 {
+                let i = j + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                out[i] = self.one(n_at(i), c_at(i), memo).map_err(|r| (i, r))?;
+            }
+            j += LANES;
+        }
+        Ok(j)
+    }
+
     /// Fills one chunk; `n_at(j)`, `c_at(j)` are the counts of its j-th
     /// problem. Returns the first problem without a value and why.
     #[inline(always)]
     fn chunk<T: Count>(
         &self,
-        n_at: impl Fn(usize) -> T,
-        c_at: impl Fn(usize) -> T,
+        n_at: impl Fn(usize) -> T + Copy,
+        c_at: impl Fn(usize) -> T + Copy,
         out: &mut [f64],
     ) -> Option<(usize, Reason)> {
         let mut memo = LocalMemo::default();
@@ -271,26 +349,19 @@ impl Shared {
             }
             return None;
         }
-        let mut j = 0;
-        if let Some(lanes) = &self.lanes {
-            while j + LANES <= out.len() {
-                let (mut n, mut c) = ([0u64; LANES], [0u64; LANES]);
-                for l in 0..LANES {
-                    n[l] = n_at(j + l).wrap();
-                    c[l] = c_at(j + l).wrap();
-                }
-                let mut rest = self.block(lanes, &mut n, &mut c, &mut out[j..j + LANES]);
-                while rest != 0 {
-                    let i = j + rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    match self.one(n_at(i), c_at(i), &mut memo) {
-                        Ok(v) => out[i] = v,
-                        Err(r) => return Some((i, r)),
-                    }
-                }
-                j += LANES;
-            }
-        }
+        let kernel = match (&self.falling, &self.lanes) {
+            (Some(table), _) => Some(Kernel::Table(table)),
+            (None, Some(lanes)) => Some(Kernel::Lanes(lanes)),
+            (None, None) => None,
+        };
+        let filled = match kernel {
+            Some(kernel) => self.blocks(n_at, c_at, out, &mut memo, kernel),
+            None => Ok(0),
+        };
+        let j = match filled {
+            Ok(j) => j,
+            Err(bad) => return Some(bad),
+        };
         for (l, o) in out.iter_mut().enumerate().skip(j) {
             match self.one(n_at(l), c_at(l), &mut memo) {
                 Ok(v) => *o = v,
@@ -390,12 +461,25 @@ pub(crate) fn fill<T: Count>(
     out: &mut [f64],
 ) -> Option<(usize, Reason)> {
     let n_at = |i: usize| n[if n.len() == 1 { 0 } else { i }].wrap();
+    let lanes = Lanes::new(k);
+    let (mut dense, mut falling) = (None, None);
+    if out.len() >= MIN_PROBLEMS {
+        let sample = NSample::new(out.len(), n_at);
+        dense = (sample.distinct.as_deref()).and_then(|d| DenseRows::new(kind, k, out.len(), d));
+        let entries = sample.max.saturating_add(1);
+        if dense.is_none() && entries <= MAX_TABLE_ENTRIES.min(out.len() as u64 / 2) {
+            falling = lanes
+                .as_ref()
+                .and_then(|l| FallingTable::new(l, sample.max));
+        }
+    }
     let shared = Shared {
         kind,
         k,
         table: EstimatorTable::new(kind.estimator(k, 0.0)),
-        dense: DenseRows::new(kind, k, out.len(), n_at),
-        lanes: Lanes::new(k),
+        dense,
+        falling,
+        lanes,
     };
     out.par_chunks_mut(CHUNK)
         .enumerate()

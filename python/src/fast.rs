@@ -3,13 +3,17 @@
 //! The engine computes every value in double-double arithmetic (exact to an
 //! ulp or two, about a microsecond each). A million problems with distinct
 //! large n cannot share table entries, so here each value is first computed
-//! as a product of k ratios of exact integers and its relative error is
+//! as a ratio of products of exact integers and its relative error is
 //! bounded from the computed value itself (Higham's γ_m = m·u/(1 − m·u),
 //! u = 2⁻⁵³, for m roundings of exact operands):
 //!
-//! - `R = C(n−c, k)/C(n, k) = Π_{j<k} (n−c−j) / Π_{j<k} (n−j)`: k − 1
-//!   roundings in each product and one in the division, so
-//!   |R̂ − R| ≤ γ_{2k−1}·R. pass^k (`C(c, k)/C(n, k)`) is such a ratio too.
+//! - `R = C(n−c, k)/C(n, k) = Π_{j<k} (n−c−j) / Π_{j<k} (n−j)`. Below
+//!   n = 2²⁶ each product pairs its factors from both ends,
+//!   `(a−j)(a−k+1+j) = a(a−k+1) + j(k−1−j)` — every such factor an exact
+//!   integer below 2⁵³ — so it takes ⌈k/2⌉ − 1 roundings, and
+//!   |R̂ − R| ≤ γ_{2⌈k/2⌉−1}·R (at most γ_k; half the work and half the
+//!   error of k factors). Above, k − 1 roundings a product: γ_{2k−1}.
+//!   pass^k (`C(c, k)/C(n, k)`) is such a ratio too.
 //! - pass@k = 1 − R loses relative accuracy when R is near 1 (few correct of
 //!   many): the bound `γ·R / (1 − R)` is checked, and when it fails the
 //!   telescoping sum `1 − R = Σ_{j<k} c/(n−j) · Π_{i<j} (n−c−i)/(n−i)` is
@@ -20,7 +24,7 @@
 //! the problem to the engine's function.
 
 /// Unit roundoff of f64.
-const U: f64 = f64::EPSILON / 2.0;
+pub(crate) const U: f64 = f64::EPSILON / 2.0;
 
 /// Largest relative error accepted (the package promises 10⁻¹²).
 pub const TOL: f64 = 5e-14;
@@ -37,7 +41,7 @@ const MAX_PRODUCT_BITS: u32 = 1000;
 
 /// Smallest pass^k returned: above it every partial product is normal, so
 /// the relative bound holds (subnormals lose relative precision).
-const MIN_NORMAL_PRODUCT: f64 = 1e-290;
+pub(crate) const MIN_NORMAL_PRODUCT: f64 = 1e-290;
 
 /// γ_m = m·u/(1 − m·u), bounded above without a division: m·u < 10⁻¹³ for
 /// the m used here, so 1/(1 − m·u) < 1.0001.
@@ -52,11 +56,40 @@ fn in_range(n: u64, k: u64) -> bool {
     n < EXACT_MAX && (2..=MAX_K).contains(&k)
 }
 
-/// `Π_{j<k} (a−j)` for `a ≥ k − 1` integer (every factor exact): k − 1
-/// roundings in any order, so two interleaved partial products (half the
-/// latency of one chain).
+/// Largest n (exclusive) whose products pair their factors: `a(a−k+1)`
+/// and every paired factor stay below 2⁵³, exact.
+pub(crate) const PAIRED_LIMIT: u64 = 1 << 26;
+
+/// Roundings of the paired ratio: ⌈k/2⌉ − 1 in each product, one in the
+/// division.
+#[inline]
+pub(crate) fn paired_roundings(k: u64) -> u64 {
+    2 * k.div_ceil(2) - 1
+}
+
+/// `Π_{j<k} (a−j)` for integer `k − 1 ≤ a < 2²⁶` as
+/// `Π_{j<⌊k/2⌋} (x + j(k−1−j))`, `x = a(a−k+1)`, times the middle factor
+/// `a − (k−1)/2` for odd k: every factor an exact integer below 2⁵³,
+/// ⌈k/2⌉ − 1 roundings (one chain, in this order: the vector lanes do the
+/// same operations).
 #[inline]
 fn falling(a: f64, k: u64) -> f64 {
+    let x = a * (a - (k - 1) as f64);
+    let mut p = if k % 2 == 1 {
+        a - ((k - 1) / 2) as f64
+    } else {
+        1.0
+    };
+    for j in 0..k / 2 {
+        p *= x + (j * (k - 1 - j)) as f64;
+    }
+    p
+}
+
+/// `Π_{j<k} (a−j)` for `a ≥ k − 1` integer of any size below 2⁵³ (every
+/// factor exact): k − 1 roundings, in two interleaved partial products.
+#[inline]
+fn falling_unpaired(a: f64, k: u64) -> f64 {
     let (mut even, mut odd) = (1.0, 1.0);
     let mut j = 0;
     while j + 1 < k {
@@ -70,21 +103,26 @@ fn falling(a: f64, k: u64) -> f64 {
     even * odd
 }
 
-/// `Π_{j<k} (a−j)/(n−j)` for k − 1 ≤ a ≤ n: relative error ≤ γ_{2k−1}
-/// (k − 1 roundings in each product and one in the division, or k
-/// divisions and k − 1 products when `n^k` would overflow).
+/// `Π_{j<k} (a−j)/(n−j)` for k − 1 ≤ a ≤ n, and the number of roundings
+/// m that bound its relative error by γ_m: the paired products below
+/// [`PAIRED_LIMIT`] (2⌈k/2⌉ − 1), else k − 1 roundings in each product and
+/// one in the division, or k divisions and k − 1 products when `n^k` would
+/// overflow (2k − 1).
 #[inline]
-fn ratio_product(a: f64, n: u64, k: u64) -> f64 {
+fn ratio_product(a: f64, n: u64, k: u64) -> (f64, u64) {
     let nf = n as f64;
     if (64 - n.leading_zeros()) * k as u32 <= MAX_PRODUCT_BITS {
-        return falling(a, k) / falling(nf, k);
+        if n < PAIRED_LIMIT {
+            return (falling(a, k) / falling(nf, k), paired_roundings(k));
+        }
+        return (falling_unpaired(a, k) / falling_unpaired(nf, k), 2 * k - 1);
     }
     let mut r = 1.0;
     for j in 0..k {
         let j = j as f64;
         r *= (a - j) / (nf - j);
     }
-    r
+    (r, 2 * k - 1)
 }
 
 /// pass@k = 1 − C(n−c, k)/C(n, k), or `None` when the engine must
@@ -108,21 +146,21 @@ pub fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
     if !in_range(n, k) {
         return None;
     }
-    let r = ratio_product((n - c) as f64, n, k);
-    if complement_is_exact(r, gamma(2 * k - 1)) {
+    let (r, roundings) = ratio_product((n - c) as f64, n, k);
+    if complement_is_exact(r, gamma(roundings)) {
         return Some(1.0 - r);
     }
     Some(telescoping(n as f64, c as f64, k))
 }
 
 /// Whether `fl(1 − r)` is within [`TOL`] of `1 − R`, for a computed ratio
-/// `r` with `|r − R| ≤ γ·R` (`gamma` = γ_{2k−1}).
+/// `r` with `|r − R| ≤ γ·R` (`gamma` = γ_m of [`ratio_product`]).
 ///
 /// R ≤ r·1.0001, so 1 − R ≥ (1 − r) − err; the relative error of
 /// fl(1 − r) is then ≤ e + u(1 + e), e = err/margin: accepted when that is
 /// ≤ TOL (multiplied out, no division).
 #[inline(always)]
-fn complement_is_exact(r: f64, gamma: f64) -> bool {
+pub(crate) fn complement_is_exact(r: f64, gamma: f64) -> bool {
     let err = gamma * r * 1.0001;
     let margin = (1.0 - r) - err;
     margin > 0.0 && err * (1.0 + U) <= margin * (TOL - U)
@@ -156,7 +194,7 @@ pub fn pass_pow_k(n: u64, c: u64, k: u64) -> Option<f64> {
     if !in_range(n, k) {
         return None;
     }
-    let r = ratio_product(c as f64, n, k);
+    let (r, _) = ratio_product(c as f64, n, k);
     (r >= MIN_NORMAL_PRODUCT).then_some(r)
 }
 
@@ -173,24 +211,25 @@ pub const LANES: usize = 16;
 /// which [`Lanes::generic_at`] / [`Lanes::generic_pow`] admits; the caller
 /// sends the others to the scalar functions.
 pub struct Lanes {
-    k: u64,
-    /// n must be below this: exact in f64, and `n^k` finite.
-    n_limit: u64,
-    /// γ_{2k−1}, the ratio's relative error bound.
-    gamma: f64,
+    pub(crate) k: u64,
+    /// n must be below this: the paired products exact in f64, `n^k`
+    /// finite.
+    pub(crate) n_limit: u64,
+    /// γ_{2⌈k/2⌉−1}, the paired ratio's relative error bound.
+    pub(crate) gamma: f64,
 }
 
 /// `v as f64` for v < 2⁵², by the bits of 2⁵² + v (x86 before AVX-512DQ
 /// has no vector u64 → f64 conversion; this is an OR and a subtraction).
 #[inline(always)]
-fn small_to_f64(v: u64) -> f64 {
+pub(crate) fn small_to_f64(v: u64) -> f64 {
     const TWO_52: u64 = 0x4330_0000_0000_0000; // the bits of 2⁵²
     f64::from_bits(TWO_52 | v) - 4_503_599_627_370_496.0
 }
 
 /// Largest n the engine's table serves exactly (whole Pascal rows); the
 /// lanes take only larger n, as [`pass_at_k`]'s callers do.
-const LANES_MIN_N: u64 = 67;
+pub(crate) const LANES_MIN_N: u64 = 67;
 
 impl Lanes {
     /// The kernels for `k`, or `None` when k is outside what this module
@@ -200,12 +239,13 @@ impl Lanes {
             return None;
         }
         // bits(n)·k ≤ MAX_PRODUCT_BITS ⇔ n < 2^(MAX_PRODUCT_BITS / k);
-        // below 2⁵² for [`small_to_f64`].
-        let bits = (MAX_PRODUCT_BITS / k as u32).min(52);
+        // the paired products below PAIRED_LIMIT (also < 2⁵² for
+        // [`small_to_f64`]).
+        let bits = MAX_PRODUCT_BITS / k as u32;
         Some(Lanes {
             k,
-            n_limit: 1 << bits,
-            gamma: gamma(2 * k - 1),
+            n_limit: (1u64 << bits.min(52)).min(PAIRED_LIMIT),
+            gamma: gamma(paired_roundings(k)),
         })
     }
 
@@ -224,37 +264,30 @@ impl Lanes {
         (n > LANES_MIN_N) & (n < self.n_limit) & (c >= self.k) & (c <= n)
     }
 
-    /// `Π_{j<k} (a−j)` in each lane, as [`falling`].
+    /// `Π_{j<k} (a−j)` in each lane, as [`falling`] (the paired factors).
     #[inline(always)]
-    fn falling(&self, a: &[f64; LANES]) -> [f64; LANES] {
-        let (mut even, mut odd) = ([1.0; LANES], [1.0; LANES]);
-        // j as f64 alongside (small integers: exact, the same values).
-        let (mut j, mut j0) = (0, 0.0);
-        while j + 1 < self.k {
-            let j1 = j0 + 1.0;
-            for l in 0..LANES {
-                even[l] *= a[l] - j0;
-            }
-            for l in 0..LANES {
-                odd[l] *= a[l] - j1;
-            }
-            j += 2;
-            j0 += 2.0;
-        }
-        if j < self.k {
-            for l in 0..LANES {
-                even[l] *= a[l] - j0;
-            }
-        }
-        let mut out = [0.0; LANES];
+    pub(crate) fn falling(&self, a: &[f64; LANES]) -> [f64; LANES] {
+        let k = self.k;
+        let (top, middle) = ((k - 1) as f64, ((k - 1) / 2) as f64);
+        let mut x = [0.0; LANES];
+        let mut p = [1.0; LANES];
         for l in 0..LANES {
-            out[l] = even[l] * odd[l];
+            x[l] = a[l] * (a[l] - top);
+            if k % 2 == 1 {
+                p[l] = a[l] - middle;
+            }
         }
-        out
+        for j in 0..k / 2 {
+            let d = (j * (k - 1 - j)) as f64;
+            for l in 0..LANES {
+                p[l] *= x[l] + d;
+            }
+        }
+        p
     }
 
     /// `Π_{j<k} (a−j)/(n−j)` in each lane, as [`ratio_product`] on its
-    /// product path (the only one [`Lanes::n_limit`] admits).
+    /// paired path (the only one [`Lanes::n_limit`] admits).
     #[inline(always)]
     fn ratio(&self, a: &[u64; LANES], n: &[u64; LANES]) -> [f64; LANES] {
         let (mut af, mut nf) = ([0.0; LANES], [0.0; LANES]);
@@ -308,6 +341,19 @@ impl Lanes {
     }
 }
 
+/// A deterministic stream of numbers below each bound asked (xorshift64),
+/// for the tests' random cases.
+#[cfg(test)]
+pub(crate) fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed;
+    move |m: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % m
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -322,17 +368,34 @@ mod tests {
         assert!(gamma(m) >= m as f64 * U / (1.0 - m as f64 * U));
     }
 
+    /// The paired products against the exact integer product (u128):
+    /// within γ_{⌈k/2⌉−1} relative, exact where one rounding or none.
+    #[test]
+    fn paired_products_within_their_bound() {
+        let mut next = xorshift(0x0123_4567_89ab_cdef_u64);
+        for _ in 0..20_000 {
+            let k = 2 + next(5); // 2..=6: a^k < 2^128 for a < 2^21
+            let top = if k <= 4 { PAIRED_LIMIT } else { 1 << 21 };
+            let a = k - 1 + next(top - k);
+            let exact: u128 = (0..k).map(|j| u128::from(a - j)).product();
+            let got = falling(a as f64, k);
+            let err = (got - exact as f64).abs() / exact as f64;
+            // exact as f64 itself rounds once: allow one more u.
+            let bound = gamma(k.div_ceil(2) - 1) + U * 1.0001;
+            assert!(err <= bound, "{a} {k}: {got} vs {exact}");
+            if k <= 3 && exact < 1 << 53 {
+                assert_eq!(got, exact as f64, "{a} {k}");
+            }
+        }
+        assert_eq!(paired_roundings(16), 15);
+        assert_eq!(paired_roundings(7), 7);
+    }
+
     /// The lanes give the scalar functions' values bit for bit, and admit
     /// only what those compute on their product path.
     #[test]
     fn lanes_equal_the_scalar_functions() {
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15_u64);
         for k in [2, 3, 8, 16, 33, 64] {
             let lanes = Lanes::new(k).unwrap();
             for _ in 0..2000 {

@@ -8,7 +8,8 @@
 //!
 //! - [`estimators`]: pass@k, pass^k, G-Pass@k, mG-Pass@k over flat arrays
 //!   ([`fast`]: pass@k and pass^k for large n with a proven error bound;
-//!   [`counts`]: pass@k and pass^k at one k straight from numpy's arrays).
+//!   [`counts`]: pass@k and pass^k at one k straight from numpy's arrays;
+//!   [`falling`]: their table of falling factorials for many distinct n).
 //! - [`engine`]: report, compare and power, with errors and findings worded
 //!   with the Python keyword arguments.
 //! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → record batches
@@ -27,6 +28,7 @@ mod convert;
 mod counts;
 mod engine;
 mod estimators;
+mod falling;
 mod fast;
 mod grading;
 mod pages;

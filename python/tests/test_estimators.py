@@ -392,3 +392,66 @@ def test_in_place_errors_name_the_first_bad_element():
     c[1234] = 501
     with pytest.raises(InputError, match=r"c: 501 correct exceeds n = 500 rollouts at index 1234"):
         rollstat.pass_at_k(n, c, 4)
+
+
+# ------------------------------ distinct n through the falling-factorial table
+
+
+def table_cases(seed: int, size: int, top: int):
+    """Many problems with distinct n below `top` (at most half as many n as
+    problems: one shared table of falling factorials), c spread over [0, n],
+    at 0 and n, near 0 (the telescoping sum), near n (n − c < k), a few
+    n ≤ 67 (the engine's table) and n past the sampled range at positions
+    the sample skips (indices 1, 2, 3; the sample takes every ⌊size/4096⌋-th
+    problem from 0)."""
+    rng = np.random.default_rng(seed)
+    n = rng.integers(16, top, size=size)
+    n[10:50] = rng.integers(1, 68, size=40)
+    n[1:4] = [top + 1, 3 * top, 2_000_000_000]
+    frac = rng.random(size)
+    c = (rng.random(size) * (n + 1)).astype(np.int64)
+    c = np.where(frac < 0.2, (frac * 20).astype(np.int64), c)
+    c = np.where(frac > 0.85, n - (frac * 80).astype(np.int64), c)
+    c[60:70], c[70:80] = 0, n[70:80]
+    return n, c.clip(0, n)
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint64, np.uint32])
+@pytest.mark.parametrize("k", [2, 7, 16, 64])
+def test_table_path_against_exact_fractions_and_other_paths(dtype, k):
+    # 40,000 problems, n < 10,000: pass@k and pass^k from the table (two
+    # loads and a division a problem, AVX2 blocks where available). The
+    # same bits as the per-element path (an array k, float counts) for every
+    # problem, as scalar calls, and within 5e-14 of the exact fraction.
+    n, c = table_cases(50 + k, 40_000, 10_000)
+    nd, cd = n.astype(dtype), c.astype(dtype)
+    rng = np.random.default_rng(k)
+    for f, exact in ((rollstat.pass_at_k, exact_pass_at_k), (rollstat.pass_pow_k, exact_pass_pow_k)):
+        got = f(nd, cd, k)
+        np.testing.assert_array_equal(got, f(n.astype(np.float64), c.astype(np.float64), np.full(n.size, k)))
+        for i in [*range(0, 80), *rng.integers(0, n.size, size=300)]:
+            ni, ci = int(n[i]), int(c[i])
+            if k > ni:
+                assert math.isnan(got[i])
+                continue
+            assert close(got[i], exact(ni, ci, k), 5e-14), (f.__name__, ni, ci, k, got[i])
+            assert got[i] == f(ni, ci, k)
+
+
+def test_table_path_broadcasting_views_and_errors():
+    n, c = table_cases(7, 30_000, 8_000)
+    # A scalar c broadcast against distinct n; a strided view of n.
+    got = rollstat.pass_at_k(n, np.int64(1), 9)
+    np.testing.assert_array_equal(got, rollstat.pass_at_k(n.astype(np.float64), 1.0, np.full(n.size, 9)))
+    wide = np.stack([n, n]).T.copy()
+    np.testing.assert_array_equal(rollstat.pass_pow_k(wide[:, 0], c, 9), rollstat.pass_pow_k(n, c, 9))
+    two_d = rollstat.pass_at_k(n.reshape(100, 300), c.reshape(100, 300), 9)
+    np.testing.assert_array_equal(two_d.ravel(), rollstat.pass_at_k(n, c, 9))
+    # A bad count inside a block the table serves is found and named.
+    c2 = c.copy()
+    c2[25_001] = n[25_001] + 1
+    with pytest.raises(InputError, match=r"at index 25001"):
+        rollstat.pass_at_k(n, c2, 9)
+    c2[25_001] = -2
+    with pytest.raises(InputError, match=r"c: counts must be >= 0, found -2 at index 25001"):
+        rollstat.pass_pow_k(n, c2, 9)
