@@ -8,6 +8,7 @@ child, which in local mode also runs the executors).
 
 Usage: python bench/spark_scale.py SHARD_DIR OUT.json [--mode partitions|groups] [--ci none|bootstrap]
                                    [--master local[2]] [--shuffle-partitions N]
+                                   [--driver-memory 8g] [--max-result-size 6g]
 """
 
 import argparse
@@ -51,6 +52,9 @@ def main(argv):
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--shuffle-partitions", type=int, default=8)
     ap.add_argument("--driver-memory", default="8g")
+    # Spark refuses to send the driver more than 1 GiB of task results by default; the summary parts of
+    # 100M rollouts (n = 64, answers) split over 2 partitions are ≈ 2 GiB.
+    ap.add_argument("--max-result-size", default="6g")
     args = ap.parse_args(argv)
 
     # The Python workers must import the same rollstat as the driver.
@@ -63,6 +67,7 @@ def main(argv):
     spark = (
         SparkSession.builder.master(args.master)
         .config("spark.driver.memory", args.driver_memory)
+        .config("spark.driver.maxResultSize", args.max_result_size)
         .config("spark.sql.shuffle.partitions", str(args.shuffle_partitions))
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", "100000")
         .getOrCreate()
