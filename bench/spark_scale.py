@@ -1,12 +1,14 @@
 """Spark local path of the scale benchmark (issue #15, BENCHMARKS.md §11).
 
 Reads the Parquet shards written by `bench/scale.py shards` with pyspark in local mode, summarizes inside Spark
-(`mapInArrow` per partition, or `groupBy("problem").applyInArrow` per problem), brings the summary parts to the
+(`mapInArrow` per partition, then either the pieces of each problem
+joined on the driver or — `joined` — shuffled by problem and joined inside Spark with `merge_partitions`; or
+`groupBy("problem").applyInArrow` per problem), brings the summary parts to the
 driver (`rollstat.spark.collect`) and makes the report there. Prints one TSV line per step (label, wall seconds)
 and, at the end, the driver's peak RSS (this Python process) and the Spark JVM's peak RSS (VmHWM of the java
 child, which in local mode also runs the executors).
 
-Usage: python bench/spark_scale.py SHARD_DIR OUT.json [--mode partitions|groups] [--ci none|bootstrap]
+Usage: python bench/spark_scale.py SHARD_DIR OUT.json [--mode partitions|joined|groups] [--ci none|bootstrap]
                                    [--master local[2]] [--shuffle-partitions N]
                                    [--driver-memory 8g] [--max-result-size 6g]
 """
@@ -47,7 +49,7 @@ def main(argv):
     ap = argparse.ArgumentParser()
     ap.add_argument("shards")
     ap.add_argument("out")
-    ap.add_argument("--mode", choices=["partitions", "groups"], default="partitions")
+    ap.add_argument("--mode", choices=["partitions", "joined", "groups"], default="partitions")
     ap.add_argument("--ci", default="none")
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--shuffle-partitions", type=int, default=8)
@@ -79,6 +81,11 @@ def main(argv):
     schema = rollstat.spark.SUMMARY_SCHEMA
     if args.mode == "partitions":
         parts = df.mapInArrow(rollstat.spark.summarize_partitions, schema=schema)
+    elif args.mode == "joined":
+        pieces = df.mapInArrow(rollstat.spark.summarize_partitions, schema=schema)
+        parts = pieces.repartition(args.shuffle_partitions, "problem").mapInArrow(
+            rollstat.spark.merge_partitions, schema=schema
+        )
     else:
         parts = df.groupBy("problem").applyInArrow(rollstat.spark.summarize_groups, schema=schema)
     summary = rollstat.spark.collect(parts)

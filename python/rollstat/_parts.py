@@ -214,15 +214,49 @@ def _join_repeated(rows: Any, header: Dict[str, Any], pa: Any) -> Any:
     import pyarrow.compute as pc
 
     copies = pa.array(copy)
-    empty = {**header, "inputs": [], "bad_lines": [], "n_duplicate_rollouts": 0, "n_graded": 0}
-    empty["n_grading_undecided"] = 0
-    for k in ("notes", "unreadable_files", "skipped_files", "messages"):
-        empty.pop(k, None)
+    empty = empty_header(header)
     tables: List[Any] = []
     for k in range(max(copy) + 1):
         part = rows.filter(pc.equal(copies, k))
         tables.append(_with_header(part, header if k == 0 else empty))
     return merge(tables)
+
+
+def empty_header(header: Dict[str, Any]) -> Dict[str, Any]:
+    """``header`` with nothing read: its version and reading options, no
+    inputs, no malformed rows, zero counters, no findings — what
+    :func:`combine_headers` adds nothing from."""
+    empty = {**header, "inputs": [], "bad_lines": [], "n_duplicate_rollouts": 0, "n_graded": 0}
+    empty["n_grading_undecided"] = 0
+    for k in ("notes", "unreadable_files", "skipped_files", "messages"):
+        empty.pop(k, None)
+    return empty
+
+
+def reading_header(name: str, reading: Dict[str, Any]) -> str:
+    """The empty header (:func:`empty_header`) of parts summarized under
+    ``reading``, as JSON text: the reading options exactly as a part
+    carries them."""
+    from . import _summarize
+
+    probe = _pa().table({"problem": ["probe"], "correct": [True]})
+    first = _summarize(probe, name, reading).to_jsonl().partition("\n")[0]
+    return json.dumps(empty_header(json.loads(first)), ensure_ascii=False, separators=(",", ":"))
+
+
+def merge_partition(name: str, reading: Dict[str, Any], batches: Any, engine: str) -> Any:
+    """The parts in ``batches`` (one partition, every piece of each of its
+    problems present) with each problem's pieces joined into one part row,
+    the partition's headers combined on the first row. A partition may hold
+    no header (the rows that carried one went elsewhere), so an empty header
+    of the same reading options joins it: the join needs the options."""
+    pa = _pa()
+    rows = list(batches)
+    if not rows:
+        return []
+    carrier = {"numbered_by_arrival": False, HEADER_COLUMN: reading_header(name, reading)}
+    table = pa.concat_tables([pa.Table.from_pylist([carrier], schema=part_schema()), pa.Table.from_batches(rows)])
+    return part_of(assemble(table, engine)).to_batches()
 
 
 def optional(module: str, purpose: str, pip: str) -> Any:

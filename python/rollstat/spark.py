@@ -23,11 +23,13 @@ from __future__ import annotations
 
 from typing import Any, Callable, Iterator
 
-from ._parts import assemble, optional, spark_ddl, summarizer
+from ._parts import assemble, merge_partition, optional, spark_ddl, summarizer
 
 __all__ = [
     "SUMMARY_SCHEMA",
     "collect",
+    "merge_partitions",
+    "partition_merger_for",
     "partition_summarizer_for",
     "summarize_groups",
     "summarize_partitions",
@@ -108,6 +110,46 @@ def _partitions(summarize: Callable[[Any], Any], batches: Iterator[Any]) -> Iter
     rows = list(batches)
     if rows:
         yield from summarize(pa.Table.from_batches(rows)).to_batches()
+
+
+def merge_partitions(batches: Iterator[Any]) -> Iterator[Any]:
+    """Summary parts with every piece of a problem in one partition joined
+    into one part row, inside Spark: ``parts.repartition(N, "problem")
+    .mapInArrow(merge_partitions, schema=SUMMARY_SCHEMA)``. Only the summary
+    rows are shuffled (not the rollouts), and :func:`collect` then brings one
+    row per problem to the driver instead of one per piece — the driver's
+    memory and merge time grow with problems, not with partitions. The
+    partition's headers travel combined on its first row (a row with no
+    problem when the partition has none).
+
+    >>> import pyarrow as pa, rollstat.spark
+    >>> rows = pa.table({"problem": ["p", "p", "q"], "rollout": [0, 1, 0], "correct": [True, False, True]})
+    >>> pieces = [b for part in (rows.slice(0, 1), rows.slice(1)) for b in
+    ...           rollstat.spark.summarize_partitions(iter(part.to_batches()))]
+    >>> [b.column("verdicts").to_pylist() for b in rollstat.spark.merge_partitions(iter(pieces))]
+    [['cw', 'c']]
+    """
+    return iter(merge_partition("<spark>", {}, batches, "Spark"))
+
+
+def partition_merger_for(**reading: Any) -> Callable[[Iterator[Any]], Iterator[Any]]:
+    """:func:`merge_partitions` for parts summarized under the reading
+    keywords of :func:`rollstat.summarize` (those of
+    :func:`partition_summarizer_for` or :func:`summarizer_for`).
+
+    >>> import pyarrow as pa, rollstat.spark
+    >>> rows = pa.table({"problem": ["p", "p"], "rollout": [0, 1], "correct": [True, False], "level": ["hard"] * 2})
+    >>> summarize = rollstat.spark.partition_summarizer_for(by="level")
+    >>> pieces = [b for i in (0, 1) for b in summarize(iter(rows.slice(i, 1).to_batches()))]
+    >>> merge = rollstat.spark.partition_merger_for(by="level")
+    >>> [b.column("verdicts").to_pylist() for b in merge(iter(pieces))]
+    [['cw']]
+    """
+
+    def merge(batches: Iterator[Any]) -> Iterator[Any]:
+        return iter(merge_partition("<spark>", reading, batches, "Spark"))
+
+    return merge
 
 
 def collect(parts: Any) -> Any:

@@ -206,6 +206,22 @@ def test_spark_partitions_give_the_cli_report(spark, cli, tmp_path):
     same_document(rollstat.spark.collect(parts), rows, cli_report(cli, tmp_path, rows, opts), opts)
 
 
+def test_spark_pieces_joined_in_spark_give_the_cli_report(spark, cli, tmp_path):
+    """mapInArrow per partition, then the pieces shuffled by problem and
+    joined inside Spark: one row per problem reaches the driver. Some
+    partitions receive no header row, so the join must bring its own."""
+    opts = BY_GROUP
+    rows = rows_of(6)
+    df = spark.createDataFrame(table_of(rows)).repartition(3)
+    summarize = rollstat.spark.partition_summarizer_for(**reading(opts))
+    pieces = df.mapInArrow(summarize, schema=rollstat.spark.SUMMARY_SCHEMA)
+    merge = rollstat.spark.partition_merger_for(**reading(opts))
+    parts = pieces.repartition(5, "problem").mapInArrow(merge, schema=rollstat.spark.SUMMARY_SCHEMA).cache()
+    assert parts.filter("problem is not null").count() == 24  # one row per problem
+    assert parts.filter("header is not null").count() <= 5  # at most one (combined) header a partition
+    same_document(rollstat.spark.collect(parts), rows, cli_report(cli, tmp_path, rows, opts), opts)
+
+
 # --------------------------------------------------------------------- ray
 
 
