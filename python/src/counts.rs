@@ -24,6 +24,7 @@
 use crate::estimators::{fast_value, Kind, LocalMemo, PASCAL_MAX_N};
 use crate::falling::FallingTable;
 use crate::fast::{Lanes, LANES};
+use crate::wide::{self, Wide, WIDE_MAX_K};
 use numpy::{Element, PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -84,6 +85,50 @@ impl Count for u32 {
     #[inline(always)]
     fn wrap(self) -> u64 {
         u64::from(self)
+    }
+}
+
+/// One count argument of a chunk, problem by problem or a block of
+/// [`LANES`] at a time: an array ([`Slice`]) or one value for all
+/// ([`One`]).
+trait Column<T: Count>: Copy {
+    /// The count of problem `j`.
+    fn at(self, j: usize) -> T;
+    /// The counts of problems `j..j + L`, wrapped ([`Count::wrap`]).
+    fn block<const L: usize>(self, j: usize) -> [u64; L];
+}
+
+/// A chunk's slice of a count array.
+#[derive(Clone, Copy)]
+struct Slice<'a, T>(&'a [T]);
+
+/// One count for every problem.
+#[derive(Clone, Copy)]
+struct One<T>(T);
+
+impl<T: Count> Column<T> for Slice<'_, T> {
+    #[inline(always)]
+    fn at(self, j: usize) -> T {
+        self.0[j]
+    }
+    /// One bounds check a block, then a fixed-size copy the compiler
+    /// turns into vector moves (a lane at a time, the kernels' vector
+    /// loads would wait on 16 scalar stores).
+    #[inline(always)]
+    fn block<const L: usize>(self, j: usize) -> [u64; L] {
+        let block: &[T; L] = self.0[j..j + L].try_into().expect("a block is L long");
+        block.map(Count::wrap)
+    }
+}
+
+impl<T: Count> Column<T> for One<T> {
+    #[inline(always)]
+    fn at(self, _: usize) -> T {
+        self.0
+    }
+    #[inline(always)]
+    fn block<const L: usize>(self, _: usize) -> [u64; L] {
+        [self.0.wrap(); L]
     }
 }
 
@@ -222,6 +267,8 @@ enum Kernel<'a> {
     Table(&'a FallingTable),
     /// A product of k ratios a problem.
     Lanes(&'a Lanes),
+    /// [`Lanes`] with AVX-512 ([`wide`]); only where the processor has it.
+    Wide(&'a Wide),
 }
 
 /// What every chunk shares: the estimator, its table, the rows, the
@@ -235,6 +282,9 @@ struct Shared {
     /// there are no rows and that range is small next to the problems.
     falling: Option<FallingTable>,
     lanes: Option<Lanes>,
+    /// The lanes as [`wide::eight`], where the processor has AVX-512 F
+    /// and DQ.
+    wide: Option<Wide>,
 }
 
 impl Shared {
@@ -297,51 +347,86 @@ impl Shared {
     #[inline(always)]
     fn blocks<T: Count>(
         &self,
-        n_at: impl Fn(usize) -> T + Copy,
-        c_at: impl Fn(usize) -> T + Copy,
+        n_at: impl Column<T>,
+        c_at: impl Column<T>,
         out: &mut [f64],
         memo: &mut LocalMemo,
         kernel: Kernel,
     ) -> Result<usize, (usize, Reason)> {
         let at = matches!(self.kind, Kind::PassAtK);
+        #[cfg(target_arch = "x86_64")]
+        if let Kernel::Wide(wide) = kernel {
+            // SAFETY: `Wide` exists only where the processor has AVX-512 F
+            // and DQ (wide::available).
+            return unsafe { self.wide_blocks(wide, n_at, c_at, out, memo) };
+        }
         let mut j = 0;
         while j + LANES <= out.len() {
-            let (mut n, mut c) = ([0u64; LANES], [0u64; LANES]);
-            for l in 0..LANES {
-                n[l] = n_at(j + l).wrap();
-                c[l] = c_at(j + l).wrap();
-            }
+            let (mut n, mut c) = (n_at.block(j), c_at.block(j));
             let block = &mut out[j..j + LANES];
             let mut rest = match kernel {
                 Kernel::Table(table) if at => table.pass_at_k(&n, &c, block),
                 Kernel::Table(table) => table.pass_pow_k(&n, &c, block),
                 Kernel::Lanes(lanes) => self.block(lanes, &mut n, &mut c, block),
+                Kernel::Wide(_) => unreachable!("handled by wide_blocks"),
             };
             while rest != 0 {
                 let i = j + rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                out[i] = self.one(n_at(i), c_at(i), memo).map_err(|r| (i, r))?;
+                out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
             }
             j += LANES;
         }
         Ok(j)
     }
 
-    /// Fills one chunk; `n_at(j)`, `c_at(j)` are the counts of its j-th
-    /// problem. Returns the first problem without a value and why.
+    /// [`Shared::blocks`] through [`wide::eight`], eight problems at a
+    /// time read straight from the columns.
+    ///
+    /// # Safety
+    ///
+    /// The processor must have AVX-512 F and DQ.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn wide_blocks<T: Count>(
+        &self,
+        wide: &Wide,
+        n_at: impl Column<T>,
+        c_at: impl Column<T>,
+        out: &mut [f64],
+        memo: &mut LocalMemo,
+    ) -> Result<usize, (usize, Reason)> {
+        let pow = !matches!(self.kind, Kind::PassAtK);
+        let mut j = 0;
+        while j + 8 <= out.len() {
+            let block: &mut [f64; 8] = (&mut out[j..j + 8]).try_into().expect("8 long");
+            // SAFETY: the caller's promise.
+            let mut rest = unsafe { wide::eight(wide, n_at.block(j), c_at.block(j), block, pow) };
+            while rest != 0 {
+                let i = j + rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
+            }
+            j += 8;
+        }
+        Ok(j)
+    }
+
+    /// Fills one chunk; `n_at.at(j)`, `c_at.at(j)` are the counts of its
+    /// j-th problem. Returns the first problem without a value and why.
     #[inline(always)]
     fn chunk<T: Count>(
         &self,
-        n_at: impl Fn(usize) -> T + Copy,
-        c_at: impl Fn(usize) -> T + Copy,
+        n_at: impl Column<T>,
+        c_at: impl Column<T>,
         out: &mut [f64],
     ) -> Option<(usize, Reason)> {
         let mut memo = LocalMemo::default();
         if let Some(rows) = &self.dense {
             for (j, o) in out.iter_mut().enumerate() {
-                *o = match rows.lookup(n_at(j).wrap(), c_at(j).wrap()) {
+                *o = match rows.lookup(n_at.at(j).wrap(), c_at.at(j).wrap()) {
                     Some(v) => v,
-                    None => match self.one(n_at(j), c_at(j), &mut memo) {
+                    None => match self.one(n_at.at(j), c_at.at(j), &mut memo) {
                         Ok(v) => v,
                         Err(r) => return Some((j, r)),
                     },
@@ -349,10 +434,11 @@ impl Shared {
             }
             return None;
         }
-        let kernel = match (&self.falling, &self.lanes) {
-            (Some(table), _) => Some(Kernel::Table(table)),
-            (None, Some(lanes)) => Some(Kernel::Lanes(lanes)),
-            (None, None) => None,
+        let kernel = match (&self.falling, &self.wide, &self.lanes) {
+            (Some(table), _, _) => Some(Kernel::Table(table)),
+            (None, Some(wide), _) => Some(Kernel::Wide(wide)),
+            (None, None, Some(lanes)) => Some(Kernel::Lanes(lanes)),
+            (None, None, None) => None,
         };
         let filled = match kernel {
             Some(kernel) => self.blocks(n_at, c_at, out, &mut memo, kernel),
@@ -363,7 +449,7 @@ impl Shared {
             Err(bad) => return Some(bad),
         };
         for (l, o) in out.iter_mut().enumerate().skip(j) {
-            match self.one(n_at(l), c_at(l), &mut memo) {
+            match self.one(n_at.at(l), c_at.at(l), &mut memo) {
                 Ok(v) => *o = v,
                 Err(r) => return Some((l, r)),
             }
@@ -385,25 +471,17 @@ fn chunk_layouts<T: Count>(
 ) -> Option<(usize, Reason)> {
     let end = start + out.len();
     match (n.len() == 1, c.len() == 1) {
-        (false, false) => {
-            let (n, c) = (&n[start..end], &c[start..end]);
-            shared.chunk(|j| n[j], |j| c[j], out)
-        }
-        (true, false) => {
-            let (n0, c) = (n[0], &c[start..end]);
-            shared.chunk(|_| n0, |j| c[j], out)
-        }
-        (false, true) => {
-            let (n, c0) = (&n[start..end], c[0]);
-            shared.chunk(|j| n[j], |_| c0, out)
-        }
-        (true, true) => shared.chunk(|_| n[0], |_| c[0], out),
+        (false, false) => shared.chunk(Slice(&n[start..end]), Slice(&c[start..end]), out),
+        (true, false) => shared.chunk(One(n[0]), Slice(&c[start..end]), out),
+        (false, true) => shared.chunk(Slice(&n[start..end]), One(c[0]), out),
+        (true, true) => shared.chunk(One(n[0]), One(c[0]), out),
     }
 }
 
-/// [`chunk_layouts`] compiled for AVX-512 (eight f64 a register).
+/// [`chunk_layouts`] compiled for AVX-512 (eight f64 a register; DQ for
+/// [`wide::eight`]'s u64 → f64 conversion, inlined here).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512dq")]
 fn chunk_avx512<T: Count>(
     shared: &Shared,
     n: &[T],
@@ -439,8 +517,8 @@ fn chunk_dispatch<T: Count>(
 ) -> Option<(usize, Reason)> {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the processor has AVX-512F (checked just above).
+        if wide::available() {
+            // SAFETY: the processor has AVX-512 F and DQ (checked just above).
             return unsafe { chunk_avx512(shared, n, c, start, out) };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -462,12 +540,16 @@ pub(crate) fn fill<T: Count>(
 ) -> Option<(usize, Reason)> {
     let n_at = |i: usize| n[if n.len() == 1 { 0 } else { i }].wrap();
     let lanes = Lanes::new(k);
+    let wide = lanes.as_ref().and_then(Wide::new);
     let (mut dense, mut falling) = (None, None);
     if out.len() >= MIN_PROBLEMS {
         let sample = NSample::new(out.len(), n_at);
         dense = (sample.distinct.as_deref()).and_then(|d| DenseRows::new(kind, k, out.len(), d));
         let entries = sample.max.saturating_add(1);
-        if dense.is_none() && entries <= MAX_TABLE_ENTRIES.min(out.len() as u64 / 2) {
+        // With AVX-512 the lanes beat the table's random loads up to
+        // WIDE_MAX_K (see [`wide`]).
+        let table_wins = wide.is_none() || k > WIDE_MAX_K;
+        if dense.is_none() && table_wins && entries <= MAX_TABLE_ENTRIES.min(out.len() as u64 / 2) {
             falling = lanes
                 .as_ref()
                 .and_then(|l| FallingTable::new(l, sample.max));
@@ -480,6 +562,7 @@ pub(crate) fn fill<T: Count>(
         dense,
         falling,
         lanes,
+        wide,
     };
     out.par_chunks_mut(CHUNK)
         .enumerate()
