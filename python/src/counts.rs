@@ -132,6 +132,46 @@ impl<T: Count> Column<T> for One<T> {
     }
 }
 
+/// pass@k problems whose `1 − ratio` may cancel ([`wide::cancelling`]),
+/// collected until there are eight: `(index, n, c)`.
+#[derive(Default)]
+struct Cancelling {
+    problems: [(usize, u64, u64); 8],
+    len: usize,
+}
+
+impl Cancelling {
+    /// Computes the problems collected (the free lanes compute the first
+    /// one again) and writes their values to `out`.
+    ///
+    /// # Safety
+    ///
+    /// The processor must have AVX-512 F and DQ.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn flush(&mut self, wide: &Wide, out: &mut [f64]) {
+        if self.len == 0 {
+            return;
+        }
+        let first = self.problems[0];
+        let lane = |l: usize| {
+            if l < self.len {
+                self.problems[l]
+            } else {
+                first
+            }
+        };
+        let n = std::array::from_fn(|l| lane(l).1);
+        let c = std::array::from_fn(|l| lane(l).2);
+        // SAFETY: the caller's promise.
+        let values = unsafe { wide::cancelling(wide, n, c) };
+        for (&(i, _, _), v) in self.problems[..self.len].iter().zip(values) {
+            out[i] = v;
+        }
+        self.len = 0;
+    }
+}
+
 /// Why a problem has no value: the codes the Python layer words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) enum Reason {
@@ -397,18 +437,32 @@ impl Shared {
         memo: &mut LocalMemo,
     ) -> Result<usize, (usize, Reason)> {
         let pow = !matches!(self.kind, Kind::PassAtK);
+        let mut queue = Cancelling::default();
         let mut j = 0;
         while j + 8 <= out.len() {
             let block: &mut [f64; 8] = (&mut out[j..j + 8]).try_into().expect("8 long");
+            let (n, c) = (n_at.block(j), c_at.block(j));
             // SAFETY: the caller's promise.
-            let mut rest = unsafe { wide::eight(wide, n_at.block(j), c_at.block(j), block, pow) };
+            let (mut rest, cancelling) = unsafe { wide::eight(wide, n, c, block, pow) };
             while rest != 0 {
-                let i = j + rest.trailing_zeros() as usize;
+                let l = rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
+                let i = j + l;
+                if cancelling & (1 << l) != 0 {
+                    queue.problems[queue.len] = (i, n[l], c[l]);
+                    queue.len += 1;
+                    if queue.len == 8 {
+                        // SAFETY: the caller's promise.
+                        unsafe { queue.flush(wide, out) };
+                    }
+                } else {
+                    out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
+                }
             }
             j += 8;
         }
+        // SAFETY: the caller's promise.
+        unsafe { queue.flush(wide, out) };
         Ok(j)
     }
 

@@ -5,7 +5,10 @@
 //! counts to f64 (exact below 2⁵²), `x = a(a − k + 1)`, the product of the
 //! paired factors `x + j(k − 1 − j)`, one division, and for pass@k the
 //! bound check of [`complement_is_exact`](crate::fast::complement_is_exact)
-//! — no fused multiply-add. Written with intrinsics rather than left to the
+//! — no fused multiply-add. That check is replaced by one comparison,
+//! `r ≤` [`Wide::sure_complement`], a bound below which it provably
+//! passes; lanes above it go to the scalar function, which makes the check
+//! itself (so the values stay the same). Written with intrinsics rather than left to the
 //! compiler: the range checks become unsigned compares into mask registers
 //! and the lanes not served a blend, so a block is straight-line vector
 //! code.
@@ -21,7 +24,7 @@
 //! [`fast::pass_at_k`]: crate::fast::pass_at_k
 //! [`fast::pass_pow_k`]: crate::fast::pass_pow_k
 
-use crate::fast::Lanes;
+use crate::fast::{Lanes, TOL, U};
 
 /// Largest k computed here rather than from a [`FallingTable`](crate::falling::FallingTable)
 /// (where one applies): the work here grows with k, the table's does not;
@@ -35,6 +38,24 @@ pub struct Wide {
     top: f64,
     middle: f64,
     pairs: Vec<f64>,
+    /// Below this ratio r, `complement_is_exact(r, γ)` holds (see
+    /// [`sure_complement`]).
+    sure_complement: f64,
+}
+
+/// A ratio r ≥ 0 at or below which `complement_is_exact(r, gamma)` holds.
+///
+/// The check accepts when `fl(err·(1+u)) ≤ fl(margin·(TOL−u))` with
+/// `err = fl(fl(γr)·1.0001) ≤ γr·1.0001·(1+u)²` and `margin = fl(fl(1−r) −
+/// err) ≥ ((1−r)(1−u) − err)(1−u)`. Let `t = 0.99·(TOL−u) / (1.01·1.0001·γ)`
+/// and r ≤ t/(1+t), i.e. `1.01·1.0001·γr ≤ 0.99·(1−r)(TOL−u)`. Then the
+/// left side is below `1.01·1.0001·γr` (four roundings are far below 1 %),
+/// and since `err/(1−r) ≤ γ·t ≈ TOL` is negligible, the right side is at
+/// least `0.999·(1−r)(TOL−u)` > `0.99·(1−r)(TOL−u)`: accepted, and margin
+/// > 0. Another 1 % off t/(1+t) covers the rounding of this computation.
+fn sure_complement(gamma: f64) -> f64 {
+    let t = 0.99 * (TOL - U) / (1.01 * 1.0001 * gamma);
+    0.99 * (t / (1.0 + t))
 }
 
 impl Wide {
@@ -47,6 +68,7 @@ impl Wide {
             top: (k - 1) as f64,
             middle: ((k - 1) / 2) as f64,
             pairs: (1..k / 2).map(|j| (j * (k - 1 - j)) as f64).collect(),
+            sure_complement: sure_complement(lanes.gamma),
         })
     }
 }
@@ -65,12 +87,14 @@ pub fn available() -> bool {
 }
 
 /// Eight problems from raw counts: pass^k when `pow`, else pass@k,
-/// written to `out` for every lane whose bit is clear in the returned mask
-/// — exactly the lanes [`Lanes::generic_at`] (or [`Lanes::generic_pow`])
-/// admits whose value the scalar function returns from its product (not
-/// where pass@k needs the telescoping sum, nor a pass^k product that
-/// underflows). The caller computes the lanes whose bit is set (their
-/// `out` is garbage).
+/// written to `out` for every lane whose bit is clear in the first
+/// returned mask — the lanes [`Lanes::generic_at`] (or
+/// [`Lanes::generic_pow`]) admits whose value the scalar function returns
+/// from its product: not where pass@k needs the telescoping sum (nor just
+/// below that, past [`Wide::sure_complement`]), nor a pass^k product that
+/// underflows. The caller computes the lanes whose bit is set (their `out`
+/// is garbage); the second mask is those of them [`cancelling`] computes
+/// (pass@k's lanes past the sure bound).
 ///
 /// # Safety
 ///
@@ -78,17 +102,51 @@ pub fn available() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
-pub unsafe fn eight(wide: &Wide, n: [u64; 8], c: [u64; 8], out: &mut [f64; 8], pow: bool) -> u8 {
+pub unsafe fn eight(
+    wide: &Wide,
+    n: [u64; 8],
+    c: [u64; 8],
+    out: &mut [f64; 8],
+    pow: bool,
+) -> (u8, u8) {
     // SAFETY: both arrays and `out` hold eight 64-bit values.
     unsafe {
         let (nv, cv) = (
             x86::_mm512_loadu_si512(n.as_ptr().cast()),
             x86::_mm512_loadu_si512(c.as_ptr().cast()),
         );
-        let (value, kept) = x86::eight(wide, nv, cv, pow);
+        let (value, served, ok) = x86::eight(wide, nv, cv, pow);
         x86::_mm512_storeu_pd(out.as_mut_ptr(), value);
-        !kept
+        let cancelling = if pow { 0 } else { served & !ok };
+        (!(served & ok), cancelling)
     }
+}
+
+/// pass@k of eight problems [`Lanes::generic_at`] admits, as
+/// [`fast::pass_at_k`](crate::fast::pass_at_k): `1 − r` where
+/// [`complement_is_exact`](crate::fast::complement_is_exact) accepts it, else
+/// the telescoping sum — the same operations in the same order in each
+/// lane. For the lanes [`eight`] leaves past the sure bound, collected
+/// eight at a time: a few in a million problems, each a chain of 2k
+/// divisions, which eight lanes share.
+///
+/// # Safety
+///
+/// The processor must have AVX-512 F and DQ ([`available`]).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+pub unsafe fn cancelling(wide: &Wide, n: [u64; 8], c: [u64; 8]) -> [f64; 8] {
+    let mut out = [0.0; 8];
+    // SAFETY: both arrays and `out` hold eight 64-bit values.
+    unsafe {
+        let (nv, cv) = (
+            x86::_mm512_loadu_si512(n.as_ptr().cast()),
+            x86::_mm512_loadu_si512(c.as_ptr().cast()),
+        );
+        x86::_mm512_storeu_pd(out.as_mut_ptr(), x86::cancelling(wide, nv, cv));
+    }
+    out
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -101,11 +159,11 @@ mod x86 {
     /// computed in the lanes not served (no division by zero, no branch).
     const STAND_IN: (i64, i64) = (200, 100);
 
-    /// Eight problems: the values and the mask of the lanes kept (see
-    /// [`super::eight`]).
+    /// Eight problems: the values, the lanes served and those whose value
+    /// passes its check (see [`super::eight`]).
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
-    pub(super) fn eight(wide: &Wide, nv: __m512i, cv: __m512i, pow: bool) -> (__m512d, u8) {
+    pub(super) fn eight(wide: &Wide, nv: __m512i, cv: __m512i, pow: bool) -> (__m512d, u8, u8) {
         let lanes = &wide.lanes;
         let k = lanes.k;
         let kv = _mm512_set1_epi64(k as i64);
@@ -137,27 +195,24 @@ mod x86 {
             let normal = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(r, _mm512_set1_pd(MIN_NORMAL_PRODUCT));
             (r, normal)
         } else {
-            complement(r, lanes.gamma)
+            // complement_is_exact, sure below the bound (the lanes above
+            // it go to the scalar function, which checks).
+            let sure = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(r, _mm512_set1_pd(wide.sure_complement));
+            (_mm512_sub_pd(_mm512_set1_pd(1.0), r), sure)
         };
-        (value, served & ok)
+        (value, served, ok)
     }
 
-    /// `Π_{j<k} (a−j)` in each lane, as `fast::falling`: `x = a(a−k+1)`,
-    /// times `a − (k−1)/2` for odd k, times `x + j(k−1−j)` for 0 < j < ⌊k/2⌋
-    /// (the scalar loop's first factor, `1·(x + 0)`, is x exactly).
+    /// [`super::cancelling`] on registers (every lane admitted).
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
-    fn falling(wide: &Wide, a: __m512d) -> __m512d {
-        let x = _mm512_mul_pd(a, _mm512_sub_pd(a, _mm512_set1_pd(wide.top)));
-        let mut p = if wide.lanes.k % 2 == 1 {
-            _mm512_mul_pd(_mm512_sub_pd(a, _mm512_set1_pd(wide.middle)), x)
-        } else {
-            x
-        };
-        for &d in &wide.pairs {
-            p = _mm512_mul_pd(p, _mm512_add_pd(x, _mm512_set1_pd(d)));
-        }
-        p
+    pub(super) fn cancelling(wide: &Wide, nv: __m512i, cv: __m512i) -> __m512d {
+        let nf = _mm512_cvtepu64_pd(nv);
+        let cf = _mm512_cvtepu64_pd(cv);
+        let af = _mm512_cvtepu64_pd(_mm512_sub_epi64(nv, cv));
+        let r = _mm512_div_pd(falling(wide, af), falling(wide, nf));
+        let (value, exact) = complement(r, wide.lanes.gamma);
+        _mm512_mask_blend_pd(exact, telescoping(nf, cf, wide.lanes.k), value)
     }
 
     /// `1 − r` and whether it passes `complement_is_exact(r, gamma)`,
@@ -178,6 +233,40 @@ mod x86 {
         );
         (one_minus_r, positive & bounded)
     }
+
+    /// `fast::telescoping` in each lane: `Σ_{j<k} c/(n−j) · Π_{i<j}
+    /// (n−c−i)/(n−i)`, operation by operation.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn telescoping(nf: __m512d, cf: __m512d, k: u64) -> __m512d {
+        let (mut p, mut s) = (_mm512_set1_pd(1.0), _mm512_setzero_pd());
+        let rest = _mm512_sub_pd(nf, cf);
+        for j in 0..k {
+            let jf = _mm512_set1_pd(j as f64);
+            let d = _mm512_sub_pd(nf, jf);
+            s = _mm512_add_pd(s, _mm512_mul_pd(p, _mm512_div_pd(cf, d)));
+            p = _mm512_mul_pd(p, _mm512_div_pd(_mm512_sub_pd(rest, jf), d));
+        }
+        s
+    }
+
+    /// `Π_{j<k} (a−j)` in each lane, as `fast::falling`: `x = a(a−k+1)`,
+    /// times `a − (k−1)/2` for odd k, times `x + j(k−1−j)` for 0 < j < ⌊k/2⌋
+    /// (the scalar loop's first factor, `1·(x + 0)`, is x exactly).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn falling(wide: &Wide, a: __m512d) -> __m512d {
+        let x = _mm512_mul_pd(a, _mm512_sub_pd(a, _mm512_set1_pd(wide.top)));
+        let mut p = if wide.lanes.k % 2 == 1 {
+            _mm512_mul_pd(_mm512_sub_pd(a, _mm512_set1_pd(wide.middle)), x)
+        } else {
+            x
+        };
+        for &d in &wide.pairs {
+            p = _mm512_mul_pd(p, _mm512_add_pd(x, _mm512_set1_pd(d)));
+        }
+        p
+    }
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]
@@ -186,8 +275,9 @@ mod tests {
     use crate::fast::{self, LANES};
 
     /// The blocks give the scalar functions' values bit for bit and leave
-    /// exactly the lanes they must: those outside [`Lanes`]' path, those
-    /// needing the telescoping sum, underflowing pass^k products.
+    /// the lanes they must: those outside [`Lanes`]' path, those needing
+    /// the telescoping sum, underflowing pass^k products — and no others
+    /// but pass@k's few just below the telescoping sum.
     #[test]
     fn wide_blocks_equal_the_scalar_functions() {
         if !available() {
@@ -195,7 +285,7 @@ mod tests {
             return;
         }
         let mut next = fast::xorshift(0x5851_f42d_4c95_7f2d_u64);
-        let (mut kept, mut seen) = (0u64, 0u64);
+        let (mut kept, mut seen, mut near) = (0u64, 0u64, 0u64);
         for k in [2, 3, 7, 8, 16, 33, 48, 64] {
             let lanes = Lanes::new(k).unwrap();
             let wide = Wide::new(&lanes).unwrap();
@@ -226,7 +316,8 @@ mod tests {
                 for pow in [false, true] {
                     let mut out = [f64::NAN; 8];
                     // SAFETY: AVX-512 F and DQ checked above.
-                    let rest = unsafe { eight(&wide, n, c, &mut out, pow) };
+                    let (rest, cancelling) = unsafe { eight(&wide, n, c, &mut out, pow) };
+                    assert_eq!(cancelling & !rest, 0);
                     for l in 0..8 {
                         let (nl, cl) = (n[l], c[l]);
                         let generic = if pow {
@@ -244,8 +335,19 @@ mod tests {
                                 fast::complement_is_exact(r, lanes.gamma)
                             };
                         seen += 1;
-                        assert_eq!(rest & (1 << l) == 0, by_product, "{nl} {cl} {k} {pow}");
-                        if by_product {
+                        let left = rest & (1 << l) != 0;
+                        // Left to `cancelling`: pass@k lanes on the path.
+                        let to_cancelling = cancelling & (1 << l) != 0;
+                        assert_eq!(to_cancelling, !pow && generic && left, "{nl} {cl} {k}");
+                        if left && by_product {
+                            // Only past the sure bound, and not far past.
+                            let r = falling_ref((nl - cl) as f64, k) / falling_ref(nl as f64, k);
+                            assert!(!pow && r > wide.sure_complement, "{nl} {cl} {k}");
+                            assert!(r < 1.05 * wide.sure_complement, "{nl} {cl} {k}");
+                            near += 1;
+                        }
+                        if !left {
+                            assert!(by_product, "{nl} {cl} {k} {pow}");
                             kept += 1;
                             let want = if pow {
                                 fast::pass_pow_k(nl, cl, k)
@@ -259,6 +361,76 @@ mod tests {
             }
         }
         assert!(kept * 4 > seen, "{kept} of {seen}");
+        assert!(near * 100 < kept, "{near} of {kept}");
+    }
+
+    /// [`cancelling`] gives [`fast::pass_at_k`]'s value bit for bit, by the
+    /// telescoping sum or by `1 − r`, around where the one takes over from
+    /// the other.
+    #[test]
+    fn cancelling_equals_the_scalar_function() {
+        if !available() {
+            eprintln!("no AVX-512 F/DQ here: nothing to compare");
+            return;
+        }
+        let mut next = fast::xorshift(0x853c_49e6_748f_ea9b_u64);
+        let (mut summed, mut total) = (0, 0);
+        for k in [2, 3, 8, 16, 33, 48, 64] {
+            let lanes = Lanes::new(k).unwrap();
+            let wide = Wide::new(&lanes).unwrap();
+            // Where 1 − r ≈ k·c/n meets the bound: c/n near TOL-scaled γ.
+            let edge = lanes.gamma * 1e14;
+            for _ in 0..2000 {
+                let n: [u64; 8] = std::array::from_fn(|_| 68 + next(lanes.n_limit - 68 - 1));
+                let c: [u64; 8] = std::array::from_fn(|l| {
+                    let near = (n[l] as f64 * edge * (0.5 + next(1000) as f64 / 500.0)) as u64;
+                    let c = match next(3) {
+                        0 => 1 + next(3),
+                        1 => near,
+                        _ => 1 + next(n[l] - k),
+                    };
+                    c.clamp(1, n[l] - k)
+                });
+                // SAFETY: AVX-512 F and DQ checked above.
+                let got = unsafe { cancelling(&wide, n, c) };
+                for l in 0..8 {
+                    assert!(lanes.generic_at(n[l], c[l]));
+                    let want = fast::pass_at_k(n[l], c[l], k).unwrap();
+                    assert_eq!(got[l].to_bits(), want.to_bits(), "{} {} {k}", n[l], c[l]);
+                    let r = falling_ref((n[l] - c[l]) as f64, k) / falling_ref(n[l] as f64, k);
+                    summed += usize::from(!fast::complement_is_exact(r, lanes.gamma));
+                    total += 1;
+                }
+            }
+        }
+        // Both branches taken often.
+        assert!(
+            summed * 10 > total && summed * 10 < total * 9,
+            "{summed} of {total}"
+        );
+    }
+
+    /// At and below [`Wide::sure_complement`] the scalar check accepts
+    /// (the bound's proof, checked): every k, ratios spread over
+    /// [0, bound] and the last thousand floats below it.
+    #[test]
+    fn sure_complement_is_below_the_check() {
+        let mut next = fast::xorshift(0x2545_f491_4f6c_dd1d_u64);
+        for k in 2..=fast::MAX_K {
+            let gamma = Lanes::new(k).unwrap().gamma;
+            let bound = sure_complement(gamma);
+            let mut r = bound;
+            for _ in 0..1000 {
+                assert!(fast::complement_is_exact(r, gamma), "{k} {r}");
+                r = f64::from_bits(r.to_bits() - 1);
+            }
+            for _ in 0..10_000 {
+                let r = bound * (next(1 << 30) as f64 / (1u64 << 30) as f64);
+                assert!(fast::complement_is_exact(r, gamma), "{k} {r}");
+            }
+            // Not needlessly low: the check fails within 5 % above it.
+            assert!(!fast::complement_is_exact(bound * 1.05, gamma), "{k}");
+        }
     }
 
     /// The scalar product of [`fast`], restated: `Π_{j<k} (a−j)` with
