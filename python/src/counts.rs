@@ -8,12 +8,16 @@
 //!
 //! - few distinct n ([`DenseRows`]): every value of each n computed once,
 //!   then two loads a problem;
+//! - many distinct n, on a processor with AVX-512 and k ≤ [`WIDE_MAX_K`]
+//!   ([`wide`]): the ratio of two paired products in eight lanes, read
+//!   straight from the arrays (faster there than the table's random loads);
 //! - many distinct n within a range at most half the number of problems
 //!   ([`FallingTable`]): the falling factorial of every m up to the
 //!   sample's largest n computed once, then two loads and a division a
 //!   problem;
-//! - otherwise [`Lanes`]: the ratio of two paired products, vectorized
-//!   across the block, bit for bit [`fast`]'s scalar value.
+//! - otherwise [`Lanes`] (or [`wide`] with AVX-512): the ratio of two
+//!   paired products, vectorized across the block, bit for bit [`fast`]'s
+//!   scalar value.
 //!
 //! Lanes a kernel does not serve (n ≤ 67, edge cases, bad counts, n past
 //! the table, a cancelling `1 − ratio`) go problem by problem. Either way a

@@ -3,23 +3,24 @@
 //! The same operations in the same order as [`fast::pass_at_k`] and
 //! [`fast::pass_pow_k`] on their paired path (so bit for bit their values):
 //! counts to f64 (exact below 2⁵²), `x = a(a − k + 1)`, the product of the
-//! paired factors `x + j(k − 1 − j)`, one division, and for pass@k the
-//! bound check of [`complement_is_exact`](crate::fast::complement_is_exact)
-//! — no fused multiply-add. That check is replaced by one comparison,
-//! `r ≤` [`Wide::sure_complement`], a bound below which it provably
-//! passes; lanes above it go to the scalar function, which makes the check
-//! itself (so the values stay the same). Written with intrinsics rather than left to the
-//! compiler: the range checks become unsigned compares into mask registers
-//! and the lanes not served a blend, so a block is straight-line vector
-//! code.
+//! paired factors `x + j(k − 1 − j)`, one division — no fused multiply-add.
+//! pass@k's bound check ([`complement_is_exact`](crate::fast::complement_is_exact))
+//! becomes one comparison, `r ≤` [`Wide::sure_complement`], a bound below
+//! which it provably passes; the few lanes above it ([`cancelling`]) are
+//! collected and computed eight at a time, check and telescoping sum
+//! included, as the scalar function does. Written with intrinsics rather
+//! than left to the compiler: the range checks become unsigned compares
+//! into mask registers and the lanes not served a blend, so a block is
+//! straight-line vector code.
 //!
 //! Why not the [`FallingTable`](crate::falling::FallingTable) on such a
 //! processor: a problem's table entries are two random loads from up to
-//! 8 MiB, and on the AMD EPYC (Zen 4) of BENCHMARKS.md §8.1 those loads —
-//! AVX2 gathers or scalar — cost more than computing the ⌈k/2⌉ paired
-//! factors in eight lanes for k up to [`WIDE_MAX_K`] (measured: 1M problems
-//! with n < 10⁵, k = 16, one thread: 4.5 ms from the table, 1.8 ms here; a
-//! table of 10⁴ entries, well inside the L2 cache, still 3.4 ms).
+//! 8 MiB, and on the AMD EPYC (Zen 4) of BENCHMARKS.md §8.1 those loads
+//! cost more than computing the ⌈k/2⌉ paired factors in eight lanes for k
+//! up to [`WIDE_MAX_K`] (measured, 1M problems, one thread, in one process:
+//! n < 10⁵, k = 16: table 3.7 ms, here 2.1 ms; k = 32: 4.2 vs 3.0 ms;
+//! k = 48: 4.6 vs 3.8 ms; n < 3·10⁴ (a table inside the L2 cache): k = 16:
+//! 3.1 vs 2.2 ms, k = 40: 4.3 vs 4.2 ms, k = 48: 3.5 vs 4.1 ms).
 //!
 //! [`fast::pass_at_k`]: crate::fast::pass_at_k
 //! [`fast::pass_pow_k`]: crate::fast::pass_pow_k
@@ -28,8 +29,9 @@ use crate::fast::{Lanes, TOL, U};
 
 /// Largest k computed here rather than from a [`FallingTable`](crate::falling::FallingTable)
 /// (where one applies): the work here grows with k, the table's does not;
-/// they cost about the same near k = 48 (1M problems, n < 10⁵).
-pub const WIDE_MAX_K: u64 = 48;
+/// they cost about the same at k = 40 when the table fits the L2 cache
+/// (see the module docs).
+pub const WIDE_MAX_K: u64 = 40;
 
 /// [`Lanes`] with the constants of its products ready to broadcast.
 pub struct Wide {
