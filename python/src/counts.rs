@@ -32,8 +32,9 @@ use crate::wide::{self, Wide, WIDE_MAX_K};
 use numpy::{Element, PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rayon::prelude::*;
 use rollstat_core::batch::EstimatorTable;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Problems per parallel chunk: large enough that scheduling is noise,
 /// small enough that two threads share a million problems evenly.
@@ -622,13 +623,51 @@ pub(crate) fn fill<T: Count>(
         lanes,
         wide,
     };
-    out.par_chunks_mut(CHUNK)
-        .enumerate()
-        .filter_map(|(ci, chunk)| {
-            let start = ci * CHUNK;
-            chunk_dispatch(&shared, n, c, start, chunk).map(|(j, r)| (start + j, r))
-        })
-        .min()
+    first_of_chunks(out, |start, chunk| {
+        chunk_dispatch(&shared, n, c, start, chunk).map(|(j, r)| (start + j, r))
+    })
+}
+
+/// `work(start, chunk)` for every [`CHUNK`] of `out` (`start`: its first
+/// index), in parallel; the least of what the calls return.
+///
+/// The calling thread works from the start and rayon's threads (but one)
+/// join it as they wake: on a loaded machine a pool thread may wait
+/// milliseconds to run, as long as the whole call, and `par_chunks_mut`
+/// would have the caller wait for them. Chunks are claimed in order from
+/// a counter, each once; with one thread (`RAYON_NUM_THREADS=1`) the
+/// caller does them all.
+fn first_of_chunks<R, F>(out: &mut [f64], work: F) -> Option<R>
+where
+    R: Ord + Send,
+    F: Fn(usize, &mut [f64]) -> Option<R> + Sync,
+{
+    let slots: Vec<Mutex<Option<&mut [f64]>>> =
+        out.chunks_mut(CHUNK).map(|c| Mutex::new(Some(c))).collect();
+    let (next, least) = (AtomicUsize::new(0), Mutex::new(None::<R>));
+    let claim = || loop {
+        let ci = next.fetch_add(1, Ordering::Relaxed);
+        let Some(slot) = slots.get(ci) else { break };
+        let chunk = slot
+            .lock()
+            .expect("no panics")
+            .take()
+            .expect("claimed once");
+        if let Some(r) = work(ci * CHUNK, chunk) {
+            let mut least = least.lock().expect("no panics");
+            if least.as_ref().is_none_or(|l| r < *l) {
+                *least = Some(r);
+            }
+        }
+    };
+    let helpers = rayon::current_num_threads().saturating_sub(1);
+    rayon::in_place_scope(|scope| {
+        for _ in 0..helpers.min(slots.len().saturating_sub(1)) {
+            scope.spawn(|_| claim());
+        }
+        claim();
+    });
+    least.into_inner().expect("no panics")
 }
 
 /// The values of `kind` for every problem of the flat count arrays `n`
@@ -708,4 +747,27 @@ pub fn estimate_counts<'py>(
     Err(PyValueError::new_err(
         "n and c: flat contiguous arrays of one dtype (int64, int32, uint64 or uint32)",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every chunk is worked exactly once, at its own start, and the least
+    /// result wins whichever thread finds it.
+    #[test]
+    fn chunks_each_once_least_result() {
+        let len = 10 * CHUNK + 123;
+        let mut out = vec![0.0; len];
+        let least = first_of_chunks(&mut out, |start, chunk| {
+            for (j, o) in chunk.iter_mut().enumerate() {
+                *o += (start + j) as f64 + 1.0;
+            }
+            // Chunks 3, 7 and the last report an index inside them.
+            [3, 7, 10].contains(&(start / CHUNK)).then_some(start + 5)
+        });
+        assert_eq!(least, Some(3 * CHUNK + 5));
+        assert!(out.iter().enumerate().all(|(i, &v)| v == i as f64 + 1.0));
+        assert_eq!(first_of_chunks(&mut [], |_, _| Some(1)), None::<usize>);
+    }
 }
