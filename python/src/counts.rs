@@ -8,12 +8,16 @@
 //!
 //! - few distinct n ([`DenseRows`]): every value of each n computed once,
 //!   then two loads a problem;
+//! - many distinct n, on a processor with AVX-512 and k ≤ [`WIDE_MAX_K`]
+//!   ([`wide`]): the ratio of two paired products in eight lanes, read
+//!   straight from the arrays (faster there than the table's random loads);
 //! - many distinct n within a range at most half the number of problems
 //!   ([`FallingTable`]): the falling factorial of every m up to the
 //!   sample's largest n computed once, then two loads and a division a
 //!   problem;
-//! - otherwise [`Lanes`]: the ratio of two paired products, vectorized
-//!   across the block, bit for bit [`fast`]'s scalar value.
+//! - otherwise [`Lanes`] (or [`wide`] with AVX-512): the ratio of two
+//!   paired products, vectorized across the block, bit for bit [`fast`]'s
+//!   scalar value.
 //!
 //! Lanes a kernel does not serve (n ≤ 67, edge cases, bad counts, n past
 //! the table, a cancelling `1 − ratio`) go problem by problem. Either way a
@@ -24,11 +28,13 @@
 use crate::estimators::{fast_value, Kind, LocalMemo, PASCAL_MAX_N};
 use crate::falling::FallingTable;
 use crate::fast::{Lanes, LANES};
+use crate::wide::{self, Wide, WIDE_MAX_K};
 use numpy::{Element, PyArray1, PyArrayMethods, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use rayon::prelude::*;
 use rollstat_core::batch::EstimatorTable;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Problems per parallel chunk: large enough that scheduling is noise,
 /// small enough that two threads share a million problems evenly.
@@ -84,6 +90,90 @@ impl Count for u32 {
     #[inline(always)]
     fn wrap(self) -> u64 {
         u64::from(self)
+    }
+}
+
+/// One count argument of a chunk, problem by problem or a block of
+/// [`LANES`] at a time: an array ([`Slice`]) or one value for all
+/// ([`One`]).
+trait Column<T: Count>: Copy {
+    /// The count of problem `j`.
+    fn at(self, j: usize) -> T;
+    /// The counts of problems `j..j + L`, wrapped ([`Count::wrap`]).
+    fn block<const L: usize>(self, j: usize) -> [u64; L];
+}
+
+/// A chunk's slice of a count array.
+#[derive(Clone, Copy)]
+struct Slice<'a, T>(&'a [T]);
+
+/// One count for every problem.
+#[derive(Clone, Copy)]
+struct One<T>(T);
+
+impl<T: Count> Column<T> for Slice<'_, T> {
+    #[inline(always)]
+    fn at(self, j: usize) -> T {
+        self.0[j]
+    }
+    /// One bounds check a block, then a fixed-size copy the compiler
+    /// turns into vector moves (a lane at a time, the kernels' vector
+    /// loads would wait on 16 scalar stores).
+    #[inline(always)]
+    fn block<const L: usize>(self, j: usize) -> [u64; L] {
+        let block: &[T; L] = self.0[j..j + L].try_into().expect("a block is L long");
+        block.map(Count::wrap)
+    }
+}
+
+impl<T: Count> Column<T> for One<T> {
+    #[inline(always)]
+    fn at(self, _: usize) -> T {
+        self.0
+    }
+    #[inline(always)]
+    fn block<const L: usize>(self, _: usize) -> [u64; L] {
+        [self.0.wrap(); L]
+    }
+}
+
+/// pass@k problems whose `1 − ratio` may cancel ([`wide::cancelling`]),
+/// collected until there are eight: `(index, n, c)`.
+#[derive(Default)]
+struct Cancelling {
+    problems: [(usize, u64, u64); 8],
+    len: usize,
+}
+
+impl Cancelling {
+    /// Computes the problems collected (the free lanes compute the first
+    /// one again) and writes their values to `out`.
+    ///
+    /// # Safety
+    ///
+    /// The processor must have AVX-512 F and DQ.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn flush(&mut self, wide: &Wide, out: &mut [f64]) {
+        if self.len == 0 {
+            return;
+        }
+        let first = self.problems[0];
+        let lane = |l: usize| {
+            if l < self.len {
+                self.problems[l]
+            } else {
+                first
+            }
+        };
+        let n = std::array::from_fn(|l| lane(l).1);
+        let c = std::array::from_fn(|l| lane(l).2);
+        // SAFETY: the caller's promise.
+        let values = unsafe { wide::cancelling(wide, n, c) };
+        for (&(i, _, _), v) in self.problems[..self.len].iter().zip(values) {
+            out[i] = v;
+        }
+        self.len = 0;
     }
 }
 
@@ -222,6 +312,8 @@ enum Kernel<'a> {
     Table(&'a FallingTable),
     /// A product of k ratios a problem.
     Lanes(&'a Lanes),
+    /// [`Lanes`] with AVX-512 ([`wide`]); only where the processor has it.
+    Wide(&'a Wide),
 }
 
 /// What every chunk shares: the estimator, its table, the rows, the
@@ -235,6 +327,9 @@ struct Shared {
     /// there are no rows and that range is small next to the problems.
     falling: Option<FallingTable>,
     lanes: Option<Lanes>,
+    /// The lanes as [`wide::eight`], where the processor has AVX-512 F
+    /// and DQ.
+    wide: Option<Wide>,
 }
 
 impl Shared {
@@ -297,51 +392,100 @@ impl Shared {
     #[inline(always)]
     fn blocks<T: Count>(
         &self,
-        n_at: impl Fn(usize) -> T + Copy,
-        c_at: impl Fn(usize) -> T + Copy,
+        n_at: impl Column<T>,
+        c_at: impl Column<T>,
         out: &mut [f64],
         memo: &mut LocalMemo,
         kernel: Kernel,
     ) -> Result<usize, (usize, Reason)> {
         let at = matches!(self.kind, Kind::PassAtK);
+        #[cfg(target_arch = "x86_64")]
+        if let Kernel::Wide(wide) = kernel {
+            // SAFETY: `Wide` exists only where the processor has AVX-512 F
+            // and DQ (wide::available).
+            return unsafe { self.wide_blocks(wide, n_at, c_at, out, memo) };
+        }
         let mut j = 0;
         while j + LANES <= out.len() {
-            let (mut n, mut c) = ([0u64; LANES], [0u64; LANES]);
-            for l in 0..LANES {
-                n[l] = n_at(j + l).wrap();
-                c[l] = c_at(j + l).wrap();
-            }
+            let (mut n, mut c) = (n_at.block(j), c_at.block(j));
             let block = &mut out[j..j + LANES];
             let mut rest = match kernel {
                 Kernel::Table(table) if at => table.pass_at_k(&n, &c, block),
                 Kernel::Table(table) => table.pass_pow_k(&n, &c, block),
                 Kernel::Lanes(lanes) => self.block(lanes, &mut n, &mut c, block),
+                Kernel::Wide(_) => unreachable!("handled by wide_blocks"),
             };
             while rest != 0 {
                 let i = j + rest.trailing_zeros() as usize;
                 rest &= rest - 1;
-                out[i] = self.one(n_at(i), c_at(i), memo).map_err(|r| (i, r))?;
+                out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
             }
             j += LANES;
         }
         Ok(j)
     }
 
-    /// Fills one chunk; `n_at(j)`, `c_at(j)` are the counts of its j-th
-    /// problem. Returns the first problem without a value and why.
+    /// [`Shared::blocks`] through [`wide::eight`], eight problems at a
+    /// time read straight from the columns.
+    ///
+    /// # Safety
+    ///
+    /// The processor must have AVX-512 F and DQ.
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn wide_blocks<T: Count>(
+        &self,
+        wide: &Wide,
+        n_at: impl Column<T>,
+        c_at: impl Column<T>,
+        out: &mut [f64],
+        memo: &mut LocalMemo,
+    ) -> Result<usize, (usize, Reason)> {
+        let pow = !matches!(self.kind, Kind::PassAtK);
+        let mut queue = Cancelling::default();
+        let mut j = 0;
+        while j + 8 <= out.len() {
+            let block: &mut [f64; 8] = (&mut out[j..j + 8]).try_into().expect("8 long");
+            let (n, c) = (n_at.block(j), c_at.block(j));
+            // SAFETY: the caller's promise.
+            let (mut rest, cancelling) = unsafe { wide::eight(wide, n, c, block, pow) };
+            while rest != 0 {
+                let l = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let i = j + l;
+                if cancelling & (1 << l) != 0 {
+                    queue.problems[queue.len] = (i, n[l], c[l]);
+                    queue.len += 1;
+                    if queue.len == 8 {
+                        // SAFETY: the caller's promise.
+                        unsafe { queue.flush(wide, out) };
+                    }
+                } else {
+                    out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
+                }
+            }
+            j += 8;
+        }
+        // SAFETY: the caller's promise.
+        unsafe { queue.flush(wide, out) };
+        Ok(j)
+    }
+
+    /// Fills one chunk; `n_at.at(j)`, `c_at.at(j)` are the counts of its
+    /// j-th problem. Returns the first problem without a value and why.
     #[inline(always)]
     fn chunk<T: Count>(
         &self,
-        n_at: impl Fn(usize) -> T + Copy,
-        c_at: impl Fn(usize) -> T + Copy,
+        n_at: impl Column<T>,
+        c_at: impl Column<T>,
         out: &mut [f64],
     ) -> Option<(usize, Reason)> {
         let mut memo = LocalMemo::default();
         if let Some(rows) = &self.dense {
             for (j, o) in out.iter_mut().enumerate() {
-                *o = match rows.lookup(n_at(j).wrap(), c_at(j).wrap()) {
+                *o = match rows.lookup(n_at.at(j).wrap(), c_at.at(j).wrap()) {
                     Some(v) => v,
-                    None => match self.one(n_at(j), c_at(j), &mut memo) {
+                    None => match self.one(n_at.at(j), c_at.at(j), &mut memo) {
                         Ok(v) => v,
                         Err(r) => return Some((j, r)),
                     },
@@ -349,10 +493,11 @@ impl Shared {
             }
             return None;
         }
-        let kernel = match (&self.falling, &self.lanes) {
-            (Some(table), _) => Some(Kernel::Table(table)),
-            (None, Some(lanes)) => Some(Kernel::Lanes(lanes)),
-            (None, None) => None,
+        let kernel = match (&self.falling, &self.wide, &self.lanes) {
+            (Some(table), _, _) => Some(Kernel::Table(table)),
+            (None, Some(wide), _) => Some(Kernel::Wide(wide)),
+            (None, None, Some(lanes)) => Some(Kernel::Lanes(lanes)),
+            (None, None, None) => None,
         };
         let filled = match kernel {
             Some(kernel) => self.blocks(n_at, c_at, out, &mut memo, kernel),
@@ -363,7 +508,7 @@ impl Shared {
             Err(bad) => return Some(bad),
         };
         for (l, o) in out.iter_mut().enumerate().skip(j) {
-            match self.one(n_at(l), c_at(l), &mut memo) {
+            match self.one(n_at.at(l), c_at.at(l), &mut memo) {
                 Ok(v) => *o = v,
                 Err(r) => return Some((l, r)),
             }
@@ -385,25 +530,17 @@ fn chunk_layouts<T: Count>(
 ) -> Option<(usize, Reason)> {
     let end = start + out.len();
     match (n.len() == 1, c.len() == 1) {
-        (false, false) => {
-            let (n, c) = (&n[start..end], &c[start..end]);
-            shared.chunk(|j| n[j], |j| c[j], out)
-        }
-        (true, false) => {
-            let (n0, c) = (n[0], &c[start..end]);
-            shared.chunk(|_| n0, |j| c[j], out)
-        }
-        (false, true) => {
-            let (n, c0) = (&n[start..end], c[0]);
-            shared.chunk(|j| n[j], |_| c0, out)
-        }
-        (true, true) => shared.chunk(|_| n[0], |_| c[0], out),
+        (false, false) => shared.chunk(Slice(&n[start..end]), Slice(&c[start..end]), out),
+        (true, false) => shared.chunk(One(n[0]), Slice(&c[start..end]), out),
+        (false, true) => shared.chunk(Slice(&n[start..end]), One(c[0]), out),
+        (true, true) => shared.chunk(One(n[0]), One(c[0]), out),
     }
 }
 
-/// [`chunk_layouts`] compiled for AVX-512 (eight f64 a register).
+/// [`chunk_layouts`] compiled for AVX-512 (eight f64 a register; DQ for
+/// [`wide::eight`]'s u64 → f64 conversion, inlined here).
 #[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
+#[target_feature(enable = "avx512f,avx512dq")]
 fn chunk_avx512<T: Count>(
     shared: &Shared,
     n: &[T],
@@ -439,8 +576,8 @@ fn chunk_dispatch<T: Count>(
 ) -> Option<(usize, Reason)> {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the processor has AVX-512F (checked just above).
+        if wide::available() {
+            // SAFETY: the processor has AVX-512 F and DQ (checked just above).
             return unsafe { chunk_avx512(shared, n, c, start, out) };
         }
         if std::arch::is_x86_feature_detected!("avx2") {
@@ -462,12 +599,16 @@ pub(crate) fn fill<T: Count>(
 ) -> Option<(usize, Reason)> {
     let n_at = |i: usize| n[if n.len() == 1 { 0 } else { i }].wrap();
     let lanes = Lanes::new(k);
+    let wide = lanes.as_ref().and_then(Wide::new);
     let (mut dense, mut falling) = (None, None);
     if out.len() >= MIN_PROBLEMS {
         let sample = NSample::new(out.len(), n_at);
         dense = (sample.distinct.as_deref()).and_then(|d| DenseRows::new(kind, k, out.len(), d));
         let entries = sample.max.saturating_add(1);
-        if dense.is_none() && entries <= MAX_TABLE_ENTRIES.min(out.len() as u64 / 2) {
+        // With AVX-512 the lanes beat the table's random loads up to
+        // WIDE_MAX_K (see [`wide`]).
+        let table_wins = wide.is_none() || k > WIDE_MAX_K;
+        if dense.is_none() && table_wins && entries <= MAX_TABLE_ENTRIES.min(out.len() as u64 / 2) {
             falling = lanes
                 .as_ref()
                 .and_then(|l| FallingTable::new(l, sample.max));
@@ -480,14 +621,53 @@ pub(crate) fn fill<T: Count>(
         dense,
         falling,
         lanes,
+        wide,
     };
-    out.par_chunks_mut(CHUNK)
-        .enumerate()
-        .filter_map(|(ci, chunk)| {
-            let start = ci * CHUNK;
-            chunk_dispatch(&shared, n, c, start, chunk).map(|(j, r)| (start + j, r))
-        })
-        .min()
+    first_of_chunks(out, |start, chunk| {
+        chunk_dispatch(&shared, n, c, start, chunk).map(|(j, r)| (start + j, r))
+    })
+}
+
+/// `work(start, chunk)` for every [`CHUNK`] of `out` (`start`: its first
+/// index), in parallel; the least of what the calls return.
+///
+/// The calling thread works from the start and rayon's threads (but one)
+/// join it as they wake: on a loaded machine a pool thread may wait
+/// milliseconds to run, as long as the whole call, and `par_chunks_mut`
+/// would have the caller wait for them. Chunks are claimed in order from
+/// a counter, each once; with one thread (`RAYON_NUM_THREADS=1`) the
+/// caller does them all.
+fn first_of_chunks<R, F>(out: &mut [f64], work: F) -> Option<R>
+where
+    R: Ord + Send,
+    F: Fn(usize, &mut [f64]) -> Option<R> + Sync,
+{
+    let slots: Vec<Mutex<Option<&mut [f64]>>> =
+        out.chunks_mut(CHUNK).map(|c| Mutex::new(Some(c))).collect();
+    let (next, least) = (AtomicUsize::new(0), Mutex::new(None::<R>));
+    let claim = || loop {
+        let ci = next.fetch_add(1, Ordering::Relaxed);
+        let Some(slot) = slots.get(ci) else { break };
+        let chunk = slot
+            .lock()
+            .expect("no panics")
+            .take()
+            .expect("claimed once");
+        if let Some(r) = work(ci * CHUNK, chunk) {
+            let mut least = least.lock().expect("no panics");
+            if least.as_ref().is_none_or(|l| r < *l) {
+                *least = Some(r);
+            }
+        }
+    };
+    let helpers = rayon::current_num_threads().saturating_sub(1);
+    rayon::in_place_scope(|scope| {
+        for _ in 0..helpers.min(slots.len().saturating_sub(1)) {
+            scope.spawn(|_| claim());
+        }
+        claim();
+    });
+    least.into_inner().expect("no panics")
 }
 
 /// The values of `kind` for every problem of the flat count arrays `n`
@@ -567,4 +747,27 @@ pub fn estimate_counts<'py>(
     Err(PyValueError::new_err(
         "n and c: flat contiguous arrays of one dtype (int64, int32, uint64 or uint32)",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every chunk is worked exactly once, at its own start, and the least
+    /// result wins whichever thread finds it.
+    #[test]
+    fn chunks_each_once_least_result() {
+        let len = 10 * CHUNK + 123;
+        let mut out = vec![0.0; len];
+        let least = first_of_chunks(&mut out, |start, chunk| {
+            for (j, o) in chunk.iter_mut().enumerate() {
+                *o += (start + j) as f64 + 1.0;
+            }
+            // Chunks 3, 7 and the last report an index inside them.
+            [3, 7, 10].contains(&(start / CHUNK)).then_some(start + 5)
+        });
+        assert_eq!(least, Some(3 * CHUNK + 5));
+        assert!(out.iter().enumerate().all(|(i, &v)| v == i as f64 + 1.0));
+        assert_eq!(first_of_chunks(&mut [], |_, _| Some(1)), None::<usize>);
+    }
 }

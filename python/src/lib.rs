@@ -9,7 +9,8 @@
 //! - [`estimators`]: pass@k, pass^k, G-Pass@k, mG-Pass@k over flat arrays
 //!   ([`fast`]: pass@k and pass^k for large n with a proven error bound;
 //!   [`counts`]: pass@k and pass^k at one k straight from numpy's arrays;
-//!   [`falling`]: their table of falling factorials for many distinct n).
+//!   [`falling`]: their table of falling factorials for many distinct n;
+//!   [`wide`]: their lanes with AVX-512).
 //! - [`engine`]: report, compare and power, with errors and findings worded
 //!   with the Python keyword arguments.
 //! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → record batches
@@ -34,6 +35,7 @@ mod grading;
 mod pages;
 mod summary;
 mod table;
+mod wide;
 mod wording;
 
 pyo3::create_exception!(

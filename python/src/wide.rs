@@ -1,0 +1,444 @@
+//! [`Lanes`]' pass@k and pass^k with AVX-512, eight problems a register.
+//!
+//! The same operations in the same order as [`fast::pass_at_k`] and
+//! [`fast::pass_pow_k`] on their paired path (so bit for bit their values):
+//! counts to f64 (exact below 2⁵²), `x = a(a − k + 1)`, the product of the
+//! paired factors `x + j(k − 1 − j)`, one division — no fused multiply-add.
+//! pass@k's bound check ([`complement_is_exact`](crate::fast::complement_is_exact))
+//! becomes one comparison, `r ≤` [`Wide::sure_complement`], a bound below
+//! which it provably passes; the few lanes above it ([`cancelling`]) are
+//! collected and computed eight at a time, check and telescoping sum
+//! included, as the scalar function does. Written with intrinsics rather
+//! than left to the compiler: the range checks become unsigned compares
+//! into mask registers and the lanes not served a blend, so a block is
+//! straight-line vector code.
+//!
+//! Why not the [`FallingTable`](crate::falling::FallingTable) on such a
+//! processor: a problem's table entries are two random loads from up to
+//! 8 MiB, and on the AMD EPYC (Zen 4) of BENCHMARKS.md §8.1 those loads
+//! cost more than computing the ⌈k/2⌉ paired factors in eight lanes for k
+//! up to [`WIDE_MAX_K`] (measured, 1M problems, one thread, in one process:
+//! n < 10⁵, k = 16: table 3.7 ms, here 2.1 ms; k = 32: 4.2 vs 3.0 ms;
+//! k = 48: 4.6 vs 3.8 ms; n < 3·10⁴ (a table inside the L2 cache): k = 16:
+//! 3.1 vs 2.2 ms, k = 40: 4.3 vs 4.2 ms, k = 48: 3.5 vs 4.1 ms).
+//!
+//! [`fast::pass_at_k`]: crate::fast::pass_at_k
+//! [`fast::pass_pow_k`]: crate::fast::pass_pow_k
+
+use crate::fast::{Lanes, TOL, U};
+
+/// Largest k computed here rather than from a [`FallingTable`](crate::falling::FallingTable)
+/// (where one applies): the work here grows with k, the table's does not;
+/// they cost about the same at k = 40 when the table fits the L2 cache
+/// (see the module docs).
+pub const WIDE_MAX_K: u64 = 40;
+
+/// [`Lanes`] with the constants of its products ready to broadcast.
+pub struct Wide {
+    lanes: Lanes,
+    /// `k − 1`, `(k − 1)/2` and `j(k − 1 − j)` for 0 < j < ⌊k/2⌋, as f64.
+    top: f64,
+    middle: f64,
+    pairs: Vec<f64>,
+    /// Below this ratio r, `complement_is_exact(r, γ)` holds (see
+    /// [`sure_complement`]).
+    sure_complement: f64,
+}
+
+/// A ratio r ≥ 0 at or below which `complement_is_exact(r, gamma)` holds.
+///
+/// The check accepts when `fl(err·(1+u)) ≤ fl(margin·(TOL−u))` with
+/// `err = fl(fl(γr)·1.0001) ≤ γr·1.0001·(1+u)²` and `margin = fl(fl(1−r) −
+/// err) ≥ ((1−r)(1−u) − err)(1−u)`. Let `t = 0.99·(TOL−u) / (1.01·1.0001·γ)`
+/// and r ≤ t/(1+t), i.e. `1.01·1.0001·γr ≤ 0.99·(1−r)(TOL−u)`. Then the
+/// left side is below `1.01·1.0001·γr` (four roundings are far below 1 %),
+/// and since `err/(1−r) ≤ γ·t ≈ TOL` is negligible, the right side is at
+/// least `0.999·(1−r)(TOL−u)` > `0.99·(1−r)(TOL−u)`: accepted, and margin
+/// > 0. Another 1 % off t/(1+t) covers the rounding of this computation.
+fn sure_complement(gamma: f64) -> f64 {
+    let t = 0.99 * (TOL - U) / (1.01 * 1.0001 * gamma);
+    0.99 * (t / (1.0 + t))
+}
+
+impl Wide {
+    /// The kernels of `lanes`, when this processor runs them
+    /// ([`available`]).
+    pub fn new(lanes: &Lanes) -> Option<Wide> {
+        let k = lanes.k;
+        available().then(|| Wide {
+            lanes: Lanes { ..*lanes },
+            top: (k - 1) as f64,
+            middle: ((k - 1) / 2) as f64,
+            pairs: (1..k / 2).map(|j| (j * (k - 1 - j)) as f64).collect(),
+            sure_complement: sure_complement(lanes.gamma),
+        })
+    }
+}
+
+/// Whether this processor runs [`eight`] (AVX-512 F and DQ).
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512dq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Eight problems from raw counts: pass^k when `pow`, else pass@k,
+/// written to `out` for every lane whose bit is clear in the first
+/// returned mask — the lanes [`Lanes::generic_at`] (or
+/// [`Lanes::generic_pow`]) admits whose value the scalar function returns
+/// from its product: not where pass@k needs the telescoping sum (nor just
+/// below that, past [`Wide::sure_complement`]), nor a pass^k product that
+/// underflows. The caller computes the lanes whose bit is set (their `out`
+/// is garbage); the second mask is those of them [`cancelling`] computes
+/// (pass@k's lanes past the sure bound).
+///
+/// # Safety
+///
+/// The processor must have AVX-512 F and DQ ([`available`]).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+pub unsafe fn eight(
+    wide: &Wide,
+    n: [u64; 8],
+    c: [u64; 8],
+    out: &mut [f64; 8],
+    pow: bool,
+) -> (u8, u8) {
+    // SAFETY: both arrays and `out` hold eight 64-bit values.
+    unsafe {
+        let (nv, cv) = (
+            x86::_mm512_loadu_si512(n.as_ptr().cast()),
+            x86::_mm512_loadu_si512(c.as_ptr().cast()),
+        );
+        let (value, served, ok) = x86::eight(wide, nv, cv, pow);
+        x86::_mm512_storeu_pd(out.as_mut_ptr(), value);
+        let cancelling = if pow { 0 } else { served & !ok };
+        (!(served & ok), cancelling)
+    }
+}
+
+/// pass@k of eight problems [`Lanes::generic_at`] admits, as
+/// [`fast::pass_at_k`](crate::fast::pass_at_k): `1 − r` where
+/// [`complement_is_exact`](crate::fast::complement_is_exact) accepts it, else
+/// the telescoping sum — the same operations in the same order in each
+/// lane. For the lanes [`eight`] leaves past the sure bound, collected
+/// eight at a time: a few in a million problems, each a chain of 2k
+/// divisions, which eight lanes share.
+///
+/// # Safety
+///
+/// The processor must have AVX-512 F and DQ ([`available`]).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+#[target_feature(enable = "avx512f,avx512dq")]
+pub unsafe fn cancelling(wide: &Wide, n: [u64; 8], c: [u64; 8]) -> [f64; 8] {
+    let mut out = [0.0; 8];
+    // SAFETY: both arrays and `out` hold eight 64-bit values.
+    unsafe {
+        let (nv, cv) = (
+            x86::_mm512_loadu_si512(n.as_ptr().cast()),
+            x86::_mm512_loadu_si512(c.as_ptr().cast()),
+        );
+        x86::_mm512_storeu_pd(out.as_mut_ptr(), x86::cancelling(wide, nv, cv));
+    }
+    out
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::Wide;
+    use crate::fast::{LANES_MIN_N, MIN_NORMAL_PRODUCT, TOL, U};
+    pub(super) use std::arch::x86_64::*;
+
+    /// A problem every path admits at every k (k ≤ 64 ≤ c ≤ n − k),
+    /// computed in the lanes not served (no division by zero, no branch).
+    const STAND_IN: (i64, i64) = (200, 100);
+
+    /// Eight problems: the values, the lanes served and those whose value
+    /// passes its check (see [`super::eight`]).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) fn eight(wide: &Wide, nv: __m512i, cv: __m512i, pow: bool) -> (__m512d, u8, u8) {
+        let lanes = &wide.lanes;
+        let k = lanes.k;
+        let kv = _mm512_set1_epi64(k as i64);
+        // n > 67 and n < n_limit (negative counts read as u64 are huge).
+        let in_range = _mm512_cmpgt_epu64_mask(nv, _mm512_set1_epi64(LANES_MIN_N as i64))
+            & _mm512_cmplt_epu64_mask(nv, _mm512_set1_epi64(lanes.n_limit as i64));
+        let (a, served) = if pow {
+            // k ≤ c ≤ n: Lanes::generic_pow.
+            let ok = _mm512_cmpge_epu64_mask(cv, kv) & _mm512_cmple_epu64_mask(cv, nv);
+            (cv, in_range & ok)
+        } else {
+            // 1 ≤ c ≤ n − k: Lanes::generic_at.
+            let ok = _mm512_cmpge_epu64_mask(cv, _mm512_set1_epi64(1))
+                & _mm512_cmple_epu64_mask(cv, _mm512_sub_epi64(nv, kv));
+            (_mm512_sub_epi64(nv, cv), in_range & ok)
+        };
+        let nf = _mm512_cvtepu64_pd(_mm512_mask_blend_epi64(
+            served,
+            _mm512_set1_epi64(STAND_IN.0),
+            nv,
+        ));
+        let af = _mm512_cvtepu64_pd(_mm512_mask_blend_epi64(
+            served,
+            _mm512_set1_epi64(STAND_IN.1),
+            a,
+        ));
+        let r = _mm512_div_pd(falling(wide, af), falling(wide, nf));
+        let (value, ok) = if pow {
+            let normal = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(r, _mm512_set1_pd(MIN_NORMAL_PRODUCT));
+            (r, normal)
+        } else {
+            // complement_is_exact, sure below the bound (the lanes above
+            // it go to the scalar function, which checks).
+            let sure = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(r, _mm512_set1_pd(wide.sure_complement));
+            (_mm512_sub_pd(_mm512_set1_pd(1.0), r), sure)
+        };
+        (value, served, ok)
+    }
+
+    /// [`super::cancelling`] on registers (every lane admitted).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) fn cancelling(wide: &Wide, nv: __m512i, cv: __m512i) -> __m512d {
+        let nf = _mm512_cvtepu64_pd(nv);
+        let cf = _mm512_cvtepu64_pd(cv);
+        let af = _mm512_cvtepu64_pd(_mm512_sub_epi64(nv, cv));
+        let r = _mm512_div_pd(falling(wide, af), falling(wide, nf));
+        let (value, exact) = complement(r, wide.lanes.gamma);
+        _mm512_mask_blend_pd(exact, telescoping(nf, cf, wide.lanes.k), value)
+    }
+
+    /// `1 − r` and whether it passes `complement_is_exact(r, gamma)`,
+    /// operation by operation.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn complement(r: __m512d, gamma: f64) -> (__m512d, u8) {
+        let err = _mm512_mul_pd(
+            _mm512_mul_pd(_mm512_set1_pd(gamma), r),
+            _mm512_set1_pd(1.0001),
+        );
+        let one_minus_r = _mm512_sub_pd(_mm512_set1_pd(1.0), r);
+        let margin = _mm512_sub_pd(one_minus_r, err);
+        let positive = _mm512_cmp_pd_mask::<_CMP_GT_OQ>(margin, _mm512_setzero_pd());
+        let bounded = _mm512_cmp_pd_mask::<_CMP_LE_OQ>(
+            _mm512_mul_pd(err, _mm512_set1_pd(1.0 + U)),
+            _mm512_mul_pd(margin, _mm512_set1_pd(TOL - U)),
+        );
+        (one_minus_r, positive & bounded)
+    }
+
+    /// `fast::telescoping` in each lane: `Σ_{j<k} c/(n−j) · Π_{i<j}
+    /// (n−c−i)/(n−i)`, operation by operation.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn telescoping(nf: __m512d, cf: __m512d, k: u64) -> __m512d {
+        let (mut p, mut s) = (_mm512_set1_pd(1.0), _mm512_setzero_pd());
+        let rest = _mm512_sub_pd(nf, cf);
+        for j in 0..k {
+            let jf = _mm512_set1_pd(j as f64);
+            let d = _mm512_sub_pd(nf, jf);
+            s = _mm512_add_pd(s, _mm512_mul_pd(p, _mm512_div_pd(cf, d)));
+            p = _mm512_mul_pd(p, _mm512_div_pd(_mm512_sub_pd(rest, jf), d));
+        }
+        s
+    }
+
+    /// `Π_{j<k} (a−j)` in each lane, as `fast::falling`: `x = a(a−k+1)`,
+    /// times `a − (k−1)/2` for odd k, times `x + j(k−1−j)` for 0 < j < ⌊k/2⌋
+    /// (the scalar loop's first factor, `1·(x + 0)`, is x exactly).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    fn falling(wide: &Wide, a: __m512d) -> __m512d {
+        let x = _mm512_mul_pd(a, _mm512_sub_pd(a, _mm512_set1_pd(wide.top)));
+        let mut p = if wide.lanes.k % 2 == 1 {
+            _mm512_mul_pd(_mm512_sub_pd(a, _mm512_set1_pd(wide.middle)), x)
+        } else {
+            x
+        };
+        for &d in &wide.pairs {
+            p = _mm512_mul_pd(p, _mm512_add_pd(x, _mm512_set1_pd(d)));
+        }
+        p
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+    use crate::fast::{self, LANES};
+
+    /// The blocks give the scalar functions' values bit for bit and leave
+    /// the lanes they must: those outside [`Lanes`]' path, those needing
+    /// the telescoping sum, underflowing pass^k products — and no others
+    /// but pass@k's few just below the telescoping sum.
+    #[test]
+    fn wide_blocks_equal_the_scalar_functions() {
+        if !available() {
+            eprintln!("no AVX-512 F/DQ here: nothing to compare");
+            return;
+        }
+        let mut next = fast::xorshift(0x5851_f42d_4c95_7f2d_u64);
+        let (mut kept, mut seen, mut near) = (0u64, 0u64, 0u64);
+        for k in [2, 3, 7, 8, 16, 33, 48, 64] {
+            let lanes = Lanes::new(k).unwrap();
+            let wide = Wide::new(&lanes).unwrap();
+            for _ in 0..3000 {
+                let n: [u64; 8] = std::array::from_fn(|_| match next(10) {
+                    0 => next(68),                     // the engine's rows
+                    1 => lanes.n_limit - 1 + next(3),  // the limit
+                    2 => (-1 - next(3) as i64) as u64, // negative
+                    3 => {
+                        let bits = 5 + next(20);
+                        68 + next(1 << bits) // any size
+                    }
+                    _ => 68 + next(100_000.min(lanes.n_limit - 68)), // as §8.1
+                });
+                let c: [u64; 8] = std::array::from_fn(|l| {
+                    let nl = n[l].min(lanes.n_limit);
+                    match next(9) {
+                        0 => 0,
+                        1 => nl,
+                        2 => nl + 1 + next(2),                   // c > n
+                        3 => nl.saturating_sub(k) + next(k + 1), // n − c ≤ k
+                        4 => next(k + 1),                        // c ≤ k
+                        5 => (-1i64) as u64,                     // negative
+                        6 => 1 + next(3),                        // telescoping
+                        _ => next(nl + 1),
+                    }
+                });
+                for pow in [false, true] {
+                    let mut out = [f64::NAN; 8];
+                    // SAFETY: AVX-512 F and DQ checked above.
+                    let (rest, cancelling) = unsafe { eight(&wide, n, c, &mut out, pow) };
+                    assert_eq!(cancelling & !rest, 0);
+                    for l in 0..8 {
+                        let (nl, cl) = (n[l], c[l]);
+                        let generic = if pow {
+                            lanes.generic_pow(nl, cl)
+                        } else {
+                            lanes.generic_at(nl, cl)
+                        };
+                        // What the scalar function computes by its product.
+                        let by_product = generic
+                            && if pow {
+                                fast::pass_pow_k(nl, cl, k).is_some()
+                            } else {
+                                let a = (nl - cl) as f64;
+                                let r = falling_ref(a, k) / falling_ref(nl as f64, k);
+                                fast::complement_is_exact(r, lanes.gamma)
+                            };
+                        seen += 1;
+                        let left = rest & (1 << l) != 0;
+                        // Left to `cancelling`: pass@k lanes on the path.
+                        let to_cancelling = cancelling & (1 << l) != 0;
+                        assert_eq!(to_cancelling, !pow && generic && left, "{nl} {cl} {k}");
+                        if left && by_product {
+                            // Only past the sure bound, and not far past.
+                            let r = falling_ref((nl - cl) as f64, k) / falling_ref(nl as f64, k);
+                            assert!(!pow && r > wide.sure_complement, "{nl} {cl} {k}");
+                            assert!(r < 1.05 * wide.sure_complement, "{nl} {cl} {k}");
+                            near += 1;
+                        }
+                        if !left {
+                            assert!(by_product, "{nl} {cl} {k} {pow}");
+                            kept += 1;
+                            let want = if pow {
+                                fast::pass_pow_k(nl, cl, k)
+                            } else {
+                                fast::pass_at_k(nl, cl, k)
+                            };
+                            assert_eq!(out[l].to_bits(), want.unwrap().to_bits(), "{nl} {cl} {k}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(kept * 4 > seen, "{kept} of {seen}");
+        assert!(near * 100 < kept, "{near} of {kept}");
+    }
+
+    /// [`cancelling`] gives [`fast::pass_at_k`]'s value bit for bit, by the
+    /// telescoping sum or by `1 − r`, around where the one takes over from
+    /// the other.
+    #[test]
+    fn cancelling_equals_the_scalar_function() {
+        if !available() {
+            eprintln!("no AVX-512 F/DQ here: nothing to compare");
+            return;
+        }
+        let mut next = fast::xorshift(0x853c_49e6_748f_ea9b_u64);
+        let (mut summed, mut total) = (0, 0);
+        for k in [2, 3, 8, 16, 33, 48, 64] {
+            let lanes = Lanes::new(k).unwrap();
+            let wide = Wide::new(&lanes).unwrap();
+            // Where 1 − r ≈ k·c/n meets the bound: c/n near TOL-scaled γ.
+            let edge = lanes.gamma * 1e14;
+            for _ in 0..2000 {
+                let n: [u64; 8] = std::array::from_fn(|_| 68 + next(lanes.n_limit - 68 - 1));
+                let c: [u64; 8] = std::array::from_fn(|l| {
+                    let near = (n[l] as f64 * edge * (0.5 + next(1000) as f64 / 500.0)) as u64;
+                    let c = match next(3) {
+                        0 => 1 + next(3),
+                        1 => near,
+                        _ => 1 + next(n[l] - k),
+                    };
+                    c.clamp(1, n[l] - k)
+                });
+                // SAFETY: AVX-512 F and DQ checked above.
+                let got = unsafe { cancelling(&wide, n, c) };
+                for l in 0..8 {
+                    assert!(lanes.generic_at(n[l], c[l]));
+                    let want = fast::pass_at_k(n[l], c[l], k).unwrap();
+                    assert_eq!(got[l].to_bits(), want.to_bits(), "{} {} {k}", n[l], c[l]);
+                    let r = falling_ref((n[l] - c[l]) as f64, k) / falling_ref(n[l] as f64, k);
+                    summed += usize::from(!fast::complement_is_exact(r, lanes.gamma));
+                    total += 1;
+                }
+            }
+        }
+        // Both branches taken often.
+        assert!(
+            summed * 10 > total && summed * 10 < total * 9,
+            "{summed} of {total}"
+        );
+    }
+
+    /// At and below [`Wide::sure_complement`] the scalar check accepts
+    /// (the bound's proof, checked): every k, ratios spread over
+    /// [0, bound] and the last thousand floats below it.
+    #[test]
+    fn sure_complement_is_below_the_check() {
+        let mut next = fast::xorshift(0x2545_f491_4f6c_dd1d_u64);
+        for k in 2..=fast::MAX_K {
+            let gamma = Lanes::new(k).unwrap().gamma;
+            let bound = sure_complement(gamma);
+            let mut r = bound;
+            for _ in 0..1000 {
+                assert!(fast::complement_is_exact(r, gamma), "{k} {r}");
+                r = f64::from_bits(r.to_bits() - 1);
+            }
+            for _ in 0..10_000 {
+                let r = bound * (next(1 << 30) as f64 / (1u64 << 30) as f64);
+                assert!(fast::complement_is_exact(r, gamma), "{k} {r}");
+            }
+            // Not needlessly low: the check fails within 5 % above it.
+            assert!(!fast::complement_is_exact(bound * 1.05, gamma), "{k}");
+        }
+    }
+
+    /// The scalar product of [`fast`], restated: `Π_{j<k} (a−j)` with
+    /// paired factors.
+    fn falling_ref(a: f64, k: u64) -> f64 {
+        let lanes = Lanes::new(k).unwrap();
+        lanes.falling(&[a; LANES])[0]
+    }
+}
