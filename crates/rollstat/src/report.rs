@@ -504,8 +504,15 @@ fn difficulty(problems: &[ProblemSummary], n_requested: u64) -> Difficulty {
     };
     for p in problems.iter().filter(|p| p.n > 0) {
         let c = p.c.min(p.n);
-        // round(c·B/n) in integers: ⌊(2cB + n) / 2n⌋.
-        let j = (2 * u128::from(c) * u128::from(bins) + u128::from(p.n)) / (2 * u128::from(p.n));
+        // round(c·B/n) in integers: ⌊(2cB + n) / 2n⌋ (in 64 bits while
+        // n < 2³², where 2cB + n < 2³⁸; 128-bit division is much slower).
+        let j = match p.n < 1 << 32 {
+            true => (2 * c * bins + p.n) / (2 * p.n),
+            false => {
+                let wide = 2 * u128::from(c) * u128::from(bins) + u128::from(p.n);
+                (wide / (2 * u128::from(p.n))) as u64
+            }
+        };
         d.histogram[j as usize] += 1;
         d.n_problems += 1;
         d.never_solved += u64::from(c == 0);
@@ -619,6 +626,42 @@ mod tests {
     use super::*;
     use rollstat_core::summary::{summarize, ProblemData};
     use rollstat_core::vote::ExactClusterer;
+
+    /// Each problem lands in the bin j nearest c·B/n, halves up: j/B ≤
+    /// c/n + 1/(2B) < (j + 1)/B, checked as 2n·j ≤ 2cB + n < 2n·(j + 1)
+    /// — for n below 2³² and above, where the bin is computed in 128 bits.
+    #[test]
+    fn difficulty_bins_are_the_nearest_grid_points() {
+        let big = 1u64 << 40;
+        let pairs = [
+            (16, 0),
+            (16, 1),
+            (16, 8),
+            (16, 16),
+            (3, 1),
+            (40, 3),
+            (big, 1),
+            (big, big / 40),
+            (big, big / 2 + 1),
+            (big, big),
+            ((1 << 32) - 1, 12345),
+            (1 << 32, (1 << 31) + 7),
+        ];
+        for (n, c) in pairs {
+            let p = summarize(
+                ProblemData::Counts { n, c },
+                DenominatorPolicy::Requested,
+                &ExactClusterer,
+            );
+            let d = difficulty(&[p], 20);
+            let j = d.histogram.iter().position(|&h| h == 1).unwrap() as u128;
+            let (n, c, b) = (u128::from(n), u128::from(c), 20u128);
+            assert!(
+                2 * n * j <= 2 * c * b + n && 2 * c * b + n < 2 * n * (j + 1),
+                "{n} {c}"
+            );
+        }
+    }
 
     /// Rollout counts, their median, minimum and maximum agree with the
     /// sorted list of counts, for odd and even numbers of problems, runs of
