@@ -277,8 +277,8 @@ struct SideData {
     name: String,
     inputs: Vec<InputInfo>,
     problems: Vec<CollectedProblem>,
-    /// The problems' text origins.
-    origin_texts: Vec<String>,
+    /// The problems' text origins (shared by the two sides of one input).
+    origin_texts: std::sync::Arc<Vec<String>>,
     summaries: Vec<ProblemSummary>,
     n_bad_lines: usize,
     n_undecided: u64,
@@ -339,7 +339,7 @@ fn read_two(a: &Source, b: &Source, o: &CompareOptions) -> Result<(SideData, Sid
             },
             inputs: c.inputs,
             problems: c.problems,
-            origin_texts: c.origin_texts,
+            origin_texts: std::sync::Arc::new(c.origin_texts),
             summaries: s.summaries,
             n_bad_lines: c.bad_lines.len(),
             n_undecided: s.n_undecided,
@@ -416,13 +416,14 @@ fn read_one(src: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
         &read_options(o, Some(field.clone())),
         o,
     )?;
-    let c = s.inputs.collected;
+    let mut c = s.inputs.collected;
     let values = values_seen(&c.problems);
     let an = pick_system(&values, &field, o.a.as_ref(), 0, o.b.as_ref())?;
     let bn = pick_system(&values, &field, o.b.as_ref(), 1, Some(&an))?;
     if an == bn {
         return Err(Error::invalid("b", format!("A and B both name '{an}'")));
     }
+    let origin_texts = std::sync::Arc::new(std::mem::take(&mut c.origin_texts));
     let side = |name: &str, (n_bad_lines, n_undecided): (usize, u64)| {
         let keep: Vec<usize> = (0..c.problems.len())
             .filter(|&i| c.problems[i].by_value() == Some(name))
@@ -431,7 +432,7 @@ fn read_one(src: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
             name: format!("{field} = {name}"),
             inputs: c.inputs.clone(),
             problems: keep.iter().map(|&i| c.problems[i].clone()).collect(),
-            origin_texts: c.origin_texts.clone(),
+            origin_texts: origin_texts.clone(),
             summaries: keep.iter().map(|&i| s.summaries[i].clone()).collect(),
             n_bad_lines,
             n_undecided,
