@@ -157,7 +157,7 @@ impl Metric {
             Metric::PrefixAtK(k) => {
                 let rank = p.first_correct_rank.ok_or(Exclusion::NoRolloutDetail)?;
                 too_few(*k)?;
-                Ok(matches!(rank, Some(r) if r < *k) as u8 as f64)
+                Ok(matches!(rank, Some(r) if u64::from(r) < *k) as u8 as f64)
             }
             Metric::MajAtN(n) => {
                 let vote = vote()?;

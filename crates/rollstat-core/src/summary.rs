@@ -98,15 +98,19 @@ pub struct ProblemSummary {
     pub c: u64,
     /// Rollouts that arrived, before the denominator policy.
     pub n_arrived: u64,
-    pub n_failed: u64,
-    pub n_unextracted: u64,
-    pub n_truncated: u64,
+    // The counts below and the rank count rollouts of a rollout table,
+    // whose indices fit 32 bits: 32 bits each keep a summary at 88 bytes
+    // (10⁷ problems are held at once). A table of 2³² rollouts or more
+    // stops summarizing with a message, never wraps.
+    pub n_failed: u32,
+    pub n_unextracted: u32,
+    pub n_truncated: u32,
     /// Unextracted rollouts that the input marked correct (counted wrong).
-    pub n_unextracted_marked_correct: u64,
+    pub n_unextracted_marked_correct: u32,
     /// Position (0-based, in rollout-index order among rollouts in the
     /// denominator) of the first correct rollout: `Some(None)` when none is
     /// correct, `None` when the input has no per-rollout order (count rows).
-    pub first_correct_rank: Option<Option<u64>>,
+    pub first_correct_rank: Option<Option<u32>>,
     /// The answer vote, when every rollout carries answer information
     /// (boxed, as `vote_profile`: a problem without one, such as a count
     /// row, then costs 8 bytes for it, not 56).
@@ -276,11 +280,13 @@ pub fn summarize_ref(
     // Selector scores of the rollouts in the denominator, while all have one.
     let mut scored: Option<(Vec<f64>, Vec<bool>)> = all.has_scores().then(Default::default);
     let mut budget: Option<BudgetProfile> = all.has_budgets().then(Default::default);
+    let rollouts_fit = "a problem holds fewer than 2³² rollouts";
+    u32::try_from(all.len()).expect(rollouts_fit);
     for k in 0..all.len() {
         let i = order.as_ref().map_or(k, |o| o[k]);
         let r = all.get(i);
-        s.n_truncated += r.truncated as u64;
-        s.n_failed += (r.verdict == Verdict::Failed) as u64;
+        s.n_truncated += r.truncated as u32;
+        s.n_failed += (r.verdict == Verdict::Failed) as u32;
         let mut verdict = r.verdict;
         if r.answer == AnswerRef::Unextracted {
             s.n_unextracted += 1;
@@ -309,7 +315,7 @@ pub fn summarize_ref(
         if verdict == Verdict::Correct {
             s.c += 1;
             if s.first_correct_rank == Some(None) {
-                s.first_correct_rank = Some(Some(rank));
+                s.first_correct_rank = Some(Some(u32::try_from(rank).expect(rollouts_fit)));
             }
         }
         all_answered &= r.answer != AnswerRef::Unknown;
@@ -376,6 +382,13 @@ fn cluster_codes(
 
 #[cfg(test)]
 mod tests {
+    /// Ten million summaries are held at once at scale: a summary stays
+    /// at 88 bytes (a count row's summary allocates nothing more).
+    #[test]
+    fn a_summary_takes_88_bytes() {
+        assert_eq!(std::mem::size_of::<super::ProblemSummary>(), 88);
+    }
+
     use super::*;
     use crate::vote::ExactClusterer;
 
@@ -445,8 +458,8 @@ mod tests {
             budget: None,
         };
         for r in all {
-            s.n_truncated += r.truncated as u64;
-            s.n_failed += (r.verdict == Verdict::Failed) as u64;
+            s.n_truncated += r.truncated as u32;
+            s.n_failed += (r.verdict == Verdict::Failed) as u32;
             let mut v = r.verdict;
             if r.answer == Answer::Unextracted {
                 s.n_unextracted += 1;
@@ -466,7 +479,7 @@ mod tests {
             if *v == Verdict::Correct {
                 s.c += 1;
                 if s.first_correct_rank == Some(None) {
-                    s.first_correct_rank = Some(Some(rank as u64));
+                    s.first_correct_rank = Some(Some(rank as u32));
                 }
             }
         }

@@ -13,13 +13,14 @@
 
 use crate::fast::{FlatCounts, FlatRow};
 use crate::record::{Record, RecordBody};
-use crate::{BadLine, Dedupe, Grader, Origin};
+use crate::{BadLine, Dedupe, Grader, Labels, Origin};
 use rollstat_core::rollouts::{
     hash_bytes, AnswerSet, DenseBuilder, NarrowVec, PackedRollout, RolloutTable,
 };
 use rollstat_core::summary::{Answer, ProblemData, Verdict};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 /// Number of shards: fixed, so results never depend on the thread count.
 pub(crate) const SHARDS: usize = 16;
@@ -702,7 +703,8 @@ impl Shard {
     /// duplicates resolved.
     pub(crate) fn finish(self, dedupe: Option<Dedupe>, paths: &[String]) -> Vec<Finished> {
         use rayon::prelude::*;
-        let (strings, names) = (&self.strings, &self.names);
+        let labels = self.shared_labels();
+        let names = &self.names;
         let at = |o: Origin| -> (String, u64) {
             let path = paths.get(o.file()).map_or("?", |p| p.as_str());
             (path.to_string(), o.line())
@@ -713,33 +715,60 @@ impl Shard {
             .flat_map_iter(|chunk| chunk.into_iter())
             .map(|acc| {
                 let problem = &names[acc.name.0 as usize..acc.name.1 as usize];
-                let origin = {
-                    let path = paths.get(acc.origin.file()).map_or("?", |p| p.as_str());
-                    format!("{path}:{}", acc.origin.line())
-                };
+                let key = acc.label_key();
                 let (data, n_dup, first_dup, numbered_by_arrival) = match acc.body {
                     Body::Counts { n, c } => (ProblemData::Counts { n, c }, 0, None, false),
                     Body::Empty => rollout_data(Rollouts::new(acc.origin), problem, dedupe, &at),
                     Body::Rollouts(r) => rollout_data(*r, problem, dedupe, &at),
                 };
-                let own = |id| strings.get(id).map(str::to_string);
                 Finished {
                     first_seq: acc.first_seq,
                     n_dup,
                     first_dup,
                     problem: crate::CollectedProblem {
                         problem: problem.to_string(),
-                        system: own(acc.system),
-                        subset: own(acc.subset),
-                        by_value: own(acc.by_value),
-                        cluster_value: own(acc.cluster_value),
-                        origin,
+                        labels: (key != NO_LABELS).then(|| labels[&key].clone()),
+                        origin: acc.origin,
                         numbered_by_arrival,
                         data,
                     },
                 }
             })
             .collect()
+    }
+
+    /// One shared copy of each distinct set of labels of the shard's
+    /// problems (problems without labels have none).
+    fn shared_labels(&self) -> HashMap<[u32; 4], Arc<Labels>> {
+        let mut shared: HashMap<[u32; 4], Arc<Labels>> = HashMap::new();
+        let mut last = NO_LABELS;
+        for acc in self.accs.chunks.iter().flatten() {
+            let key = acc.label_key();
+            if key == NO_LABELS || key == last {
+                continue;
+            }
+            last = key;
+            shared.entry(key).or_insert_with(|| {
+                let own = |id| self.strings.get(id).map(str::to_string);
+                Arc::new(Labels {
+                    system: own(key[0]),
+                    subset: own(key[1]),
+                    by_value: own(key[2]),
+                    cluster_value: own(key[3]),
+                })
+            });
+        }
+        shared
+    }
+}
+
+/// The label key of a problem without labels.
+const NO_LABELS: [u32; 4] = [NONE; 4];
+
+impl Acc {
+    /// The interned ids of the problem's labels.
+    fn label_key(&self) -> [u32; 4] {
+        [self.system, self.subset, self.by_value, self.cluster_value]
     }
 }
 

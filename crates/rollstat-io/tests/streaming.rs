@@ -239,7 +239,7 @@ fn a_row_longer_than_the_block_is_read_whole() {
     assert_eq!(out.bad_lines.len(), 1);
     assert_eq!(out.bad_lines[0].line, 2002);
     assert_eq!(out.problems[10].problem, "long");
-    assert_eq!(out.problems[10].origin, "long.jsonl:1001");
+    assert_eq!(out.origin(out.problems[10].origin), "long.jsonl:1001");
 }
 
 /// A file concatenated twice: the first copy is stored densely (no line per

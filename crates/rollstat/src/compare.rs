@@ -277,9 +277,18 @@ struct SideData {
     name: String,
     inputs: Vec<InputInfo>,
     problems: Vec<CollectedProblem>,
+    /// The problems' text origins (shared by the two sides of one input).
+    origin_texts: std::sync::Arc<Vec<String>>,
     summaries: Vec<ProblemSummary>,
     n_bad_lines: usize,
     n_undecided: u64,
+}
+
+impl SideData {
+    /// Where a problem of the side was first seen.
+    fn origin(&self, p: &CollectedProblem) -> String {
+        p.origin.show(&self.inputs, &self.origin_texts)
+    }
 }
 
 fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOptions {
@@ -330,6 +339,7 @@ fn read_two(a: &Source, b: &Source, o: &CompareOptions) -> Result<(SideData, Sid
             },
             inputs: c.inputs,
             problems: c.problems,
+            origin_texts: std::sync::Arc::new(c.origin_texts),
             summaries: s.summaries,
             n_bad_lines: c.bad_lines.len(),
             n_undecided: s.n_undecided,
@@ -351,9 +361,9 @@ fn side_error(label: &str, src: &Source, e: Error) -> Error {
 fn values_seen(problems: &[CollectedProblem]) -> Vec<String> {
     let mut values: Vec<String> = Vec::new();
     for p in problems {
-        if let Some(v) = &p.by_value {
-            if !values.contains(v) {
-                values.push(v.clone());
+        if let Some(v) = p.by_value() {
+            if !values.iter().any(|seen| seen == v) {
+                values.push(v.to_string());
             }
         }
     }
@@ -406,21 +416,23 @@ fn read_one(src: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
         &read_options(o, Some(field.clone())),
         o,
     )?;
-    let c = s.inputs.collected;
+    let mut c = s.inputs.collected;
     let values = values_seen(&c.problems);
     let an = pick_system(&values, &field, o.a.as_ref(), 0, o.b.as_ref())?;
     let bn = pick_system(&values, &field, o.b.as_ref(), 1, Some(&an))?;
     if an == bn {
         return Err(Error::invalid("b", format!("A and B both name '{an}'")));
     }
+    let origin_texts = std::sync::Arc::new(std::mem::take(&mut c.origin_texts));
     let side = |name: &str, (n_bad_lines, n_undecided): (usize, u64)| {
         let keep: Vec<usize> = (0..c.problems.len())
-            .filter(|&i| c.problems[i].by_value.as_deref() == Some(name))
+            .filter(|&i| c.problems[i].by_value() == Some(name))
             .collect();
         SideData {
             name: format!("{field} = {name}"),
             inputs: c.inputs.clone(),
             problems: keep.iter().map(|&i| c.problems[i].clone()).collect(),
+            origin_texts: origin_texts.clone(),
             summaries: keep.iter().map(|&i| s.summaries[i].clone()).collect(),
             n_bad_lines,
             n_undecided,
@@ -436,12 +448,12 @@ fn read_one(src: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
 type ProblemKey = (Option<String>, String);
 
 fn key_of(p: &CollectedProblem) -> ProblemKey {
-    (p.subset.clone(), p.problem.clone())
+    (p.subset().map(str::to_string), p.problem.clone())
 }
 
 /// The name of a problem in messages: `subset/id`, or the id.
 fn shown(p: &CollectedProblem) -> String {
-    match &p.subset {
+    match p.subset() {
         Some(s) => format!("{s}/{}", p.problem),
         None => p.problem.clone(),
     }
@@ -456,7 +468,7 @@ fn index(side: &SideData, label: &str) -> Result<HashMap<ProblemKey, usize>> {
             let first = &side.problems[j];
             return Err(Error::input(format!(
                 "{label}: problem '{}' appears twice (at {} as system {:?}, at {} as system {:?}); one side must hold one system — tell the runs apart by a field, or split the input",
-                shown(p), first.origin, first.system, p.origin, p.system
+                shown(p), side.origin(first), first.system(), side.origin(p), p.system()
             )));
         }
     }
@@ -890,7 +902,7 @@ fn check_strict(a: &SideData, b: &SideData, m: &Matched, n_req: u64) -> Result<(
         for &(i, j) in &m.pairs {
             let k = if pick == 0 { i } else { j };
             let p = &side.problems[k];
-            check_short(&p.origin, &p.problem, &side.summaries[k], n_req)
+            check_short(&side.origin(p), &p.problem, &side.summaries[k], n_req)
                 .map_err(|e| Error::input(format!("{label}: {e}")))?;
         }
     }
@@ -905,16 +917,15 @@ fn matched_clusters(a: &SideData, b: &SideData, m: &Matched) -> (Vec<u64>, u64) 
         .iter()
         .map(|&(i, j)| {
             a.problems[i]
-                .cluster_value
-                .as_deref()
-                .or(b.problems[j].cluster_value.as_deref())
+                .cluster_value()
+                .or(b.problems[j].cluster_value())
         })
         .collect();
     let differ = m
         .pairs
         .iter()
         .filter(|&&(i, j)| {
-            let (x, y) = (&a.problems[i].cluster_value, &b.problems[j].cluster_value);
+            let (x, y) = (a.problems[i].cluster_value(), b.problems[j].cluster_value());
             x.is_some() && y.is_some() && x != y
         })
         .count() as u64;
@@ -1122,11 +1133,11 @@ fn group_rows(
     let keys = m
         .pairs
         .iter()
-        .map(|&(i, _)| a.problems[i].by_value.as_deref().unwrap_or("(none)"));
+        .map(|&(i, _)| a.problems[i].by_value().unwrap_or("(none)"));
     let differ = m
         .pairs
         .iter()
-        .filter(|&&(i, j)| a.problems[i].by_value != b.problems[j].by_value)
+        .filter(|&&(i, j)| a.problems[i].by_value() != b.problems[j].by_value())
         .count() as u64;
     let mut rows = Vec::new();
     let mut missing = Vec::new();

@@ -65,11 +65,11 @@ pub(crate) fn record_scopes(
     if aggregates.is_empty() {
         return Scopes(scopes);
     }
-    let by_origin: HashMap<&str, usize> = collected
+    let by_origin: HashMap<String, usize> = collected
         .problems
         .iter()
         .enumerate()
-        .map(|(i, p)| (p.origin.as_str(), i))
+        .map(|(i, p)| (collected.origin(p.origin), i))
         .collect();
     for (a, idx) in aggregates {
         let t = &tracked[*idx];

@@ -53,81 +53,8 @@ pub(crate) fn read_population(
 /// problems of every interval, sums over problems, groups and per-problem
 /// lists) is a function of the data, not of row order, problem order or
 /// sharding (docs/spec.md §5).
-pub(crate) fn canonical_order(problems: &mut [CollectedProblem]) {
-    // Unstable is exact here: no two problems share system, subset and id.
-    let Ok(len) = u32::try_from(problems.len()) else {
-        problems.sort_unstable_by(|a, b| {
-            (&a.system, &a.subset, &a.problem).cmp(&(&b.system, &b.subset, &b.problem))
-        });
-        return;
-    };
-    // Sorting the problems themselves moves 176 bytes at every step and
-    // compares strings behind pointers. Sorted instead: per problem the
-    // rank of its (system, subset), the first 8 bytes of its id (zero
-    // padded: never larger than the id's order allows) and its index; only
-    // equal prefixes compare the ids. Then each problem moves once.
-    let ranks = pair_ranks(problems);
-    let mut keys: Vec<(u32, u64, u32)> = (0..len)
-        .map(|i| {
-            (
-                ranks[i as usize],
-                id_prefix(&problems[i as usize].problem),
-                i,
-            )
-        })
-        .collect();
-    drop(ranks);
-    keys.sort_unstable_by(|a, b| {
-        (a.0, a.1).cmp(&(b.0, b.1)).then_with(|| {
-            problems[a.2 as usize]
-                .problem
-                .cmp(&problems[b.2 as usize].problem)
-        })
-    });
-    let order: Vec<usize> = keys.into_iter().map(|(_, _, i)| i as usize).collect();
-    rollstat_io::permute(problems, &order);
-}
-
-/// Each problem's rank among the distinct (system, subset) pairs, in their
-/// order.
-fn pair_ranks<'a>(problems: &'a [CollectedProblem]) -> Vec<u32> {
-    type Pair<'a> = (Option<&'a str>, Option<&'a str>);
-    let pair = |p: &'a CollectedProblem| -> Pair<'a> { (p.system.as_deref(), p.subset.as_deref()) };
-    let mut index: std::collections::HashMap<Pair<'a>, u32> = std::collections::HashMap::new();
-    let mut last: Option<(Pair<'a>, u32)> = None;
-    let mut ids: Vec<u32> = Vec::with_capacity(problems.len());
-    for p in problems {
-        let key = pair(p);
-        let id = match last {
-            // Problems of one pair usually come together.
-            Some((k, id)) if k == key => id,
-            _ => {
-                let next = index.len() as u32;
-                *index.entry(key).or_insert(next)
-            }
-        };
-        last = Some((key, id));
-        ids.push(id);
-    }
-    let mut distinct: Vec<(Pair<'a>, u32)> = index.into_iter().collect();
-    distinct.sort_unstable();
-    let mut rank = vec![0u32; distinct.len()];
-    for (r, (_, id)) in distinct.iter().enumerate() {
-        rank[*id as usize] = r as u32;
-    }
-    for id in &mut ids {
-        *id = rank[*id as usize];
-    }
-    ids
-}
-
-/// The first 8 bytes of an id, zero padded, as a big-endian number: ids in
-/// byte order have prefixes in the same order or equal ones.
-fn id_prefix(id: &str) -> u64 {
-    let mut b = [0u8; 8];
-    let n = id.len().min(8);
-    b[..n].copy_from_slice(&id.as_bytes()[..n]);
-    u64::from_be_bytes(b)
+pub(crate) fn canonical_order(problems: &mut Vec<CollectedProblem>) {
+    rollstat_io::sort_problems(problems);
 }
 
 /// Applies the junk rule and summarizes each problem, freeing its
@@ -182,15 +109,27 @@ pub(crate) fn group_indices<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<(Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rollstat_io::{LabelInterner, Labels};
 
-    fn problem(system: Option<&str>, subset: Option<&str>, id: &str) -> CollectedProblem {
-        CollectedProblem {
-            problem: id.to_string(),
+    /// A problem with its own copy of its labels, or a shared one.
+    fn problem(
+        system: Option<&str>,
+        subset: Option<&str>,
+        id: &str,
+        shared: Option<&mut LabelInterner>,
+    ) -> CollectedProblem {
+        let labels = Labels {
             system: system.map(str::to_string),
             subset: subset.map(str::to_string),
-            by_value: None,
-            cluster_value: None,
-            origin: String::new(),
+            ..Labels::default()
+        };
+        CollectedProblem {
+            problem: id.to_string(),
+            labels: match shared {
+                Some(interner) => interner.get(labels),
+                None => (labels != Labels::default()).then(|| std::sync::Arc::new(labels)),
+            },
+            origin: rollstat_io::Origin::new(0, 1),
             numbered_by_arrival: false,
             data: ProblemData::Counts { n: 1, c: 0 },
         }
@@ -220,11 +159,14 @@ mod tests {
             "zz",
         ];
         let mut problems = Vec::new();
+        let mut interner = LabelInterner::default();
         for (i, id) in ids.iter().enumerate() {
             for (j, sys) in systems.iter().enumerate() {
-                // Not every (system, subset) pair for every id, in a mixed order.
+                // Not every (system, subset) pair for every id, in a mixed
+                // order; labels shared for some ids, copied for others.
                 let sub = subsets[(i + j) % subsets.len()];
-                problems.push(problem(*sys, sub, id));
+                let shared = (i % 2 == 0).then_some(&mut interner);
+                problems.push(problem(*sys, sub, id, shared));
             }
         }
         // A fixed shuffle (a multiplicative step through the indices).
@@ -232,7 +174,10 @@ mod tests {
         let mut shuffled: Vec<CollectedProblem> = (0..len)
             .map(|i| problems[(i * 37 + 11) % len].clone())
             .collect();
-        let key = |p: &CollectedProblem| (p.system.clone(), p.subset.clone(), p.problem.clone());
+        let key = |p: &CollectedProblem| {
+            let own = |s: Option<&str>| s.map(str::to_string);
+            (own(p.system()), own(p.subset()), p.problem.clone())
+        };
         let mut want: Vec<_> = shuffled.iter().map(key).collect();
         want.sort();
         canonical_order(&mut shuffled);

@@ -841,9 +841,9 @@ pub(crate) fn read_inputs_with(
         r.add(l)?;
     }
     walk_findings(&failed, &skipped, opts.strict, &mut r.findings)?;
-    let mut collected = r.collector.finish()?;
-    crate::population::canonical_order(&mut collected.problems);
-    collected.systems.sort();
+    // Problems come in their canonical order (docs/spec.md §5), and so do
+    // the systems.
+    let collected = r.collector.finish_sorted()?;
     if let Some(s) = sink {
         send_bad_rows(s, &collected.bad_lines);
     }

@@ -174,7 +174,7 @@ impl Plan<'_> {
 
 fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
     let Summarized {
-        inputs,
+        mut inputs,
         mut summaries,
         n_undecided,
     } = s;
@@ -185,7 +185,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
     let (n_requested, n_source) = requested_n(opts.metrics.n, max_n);
     if opts.metrics.strict {
         for (p, sm) in problems.iter().zip(&summaries) {
-            check_short(&p.origin, &p.problem, sm, n_requested)?;
+            check_short(&collected.origin(p.origin), &p.problem, sm, n_requested)?;
         }
     }
     let ks = opts
@@ -204,12 +204,15 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         budget,
     };
     let clusters = opts.intervals.cluster_by.as_ref().map(|_| {
-        let values: Vec<Option<&str>> = problems
-            .iter()
-            .map(|p| p.cluster_value.as_deref())
-            .collect();
+        let values: Vec<Option<&str>> = problems.iter().map(|p| p.cluster_value()).collect();
         cluster_ids(&values)
     });
+    if opts.by.is_none() && !opts.per_problem {
+        // Nothing below reads the problems themselves (their summaries
+        // stand for them): their memory goes before the columns and
+        // intervals are made.
+        inputs.collected.problems = Vec::new();
+    }
     let (mut health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
     health.n_grading_undecided = n_undecided;
     if n_undecided > 0 {
@@ -336,9 +339,7 @@ fn groups(
     clusters: Option<&[u64]>,
 ) -> Ordered<GroupReport> {
     let problems = &inputs.collected.problems;
-    let keys = problems
-        .iter()
-        .map(|p| p.by_value.as_deref().unwrap_or("(none)"));
+    let keys = problems.iter().map(|p| p.by_value().unwrap_or("(none)"));
     let groups = group_indices(keys);
     // Groups are independent populations: computed in parallel, kept in order.
     let reports: Vec<GroupReport> = groups
@@ -382,11 +383,11 @@ fn per_problem(
                 }
             }
             PerProblem {
-                problem: match &p.system {
+                problem: match p.system() {
                     Some(sys) => format!("{sys}:{}", p.problem),
                     None => p.problem.clone(),
                 },
-                group: p.by_value.clone(),
+                group: p.by_value().map(str::to_string),
                 n: sm.n,
                 c: sm.c,
                 values,
@@ -402,27 +403,18 @@ pub(crate) fn health_of(
     n_requested: u64,
     policy: DenominatorPolicy,
 ) -> Health {
-    let mut counts: Vec<u64> = problems.iter().map(|p| p.n_arrived).collect();
-    counts.sort_unstable();
-    let median = match counts.len() {
-        0 => 0.0,
-        l if l % 2 == 1 => counts[l / 2] as f64,
-        l => (counts[l / 2 - 1] + counts[l / 2]) as f64 / 2.0,
-    };
+    let rollouts = RolloutCounts::of(problems);
     let mut histogram: Ordered<u64> = Ordered::default();
-    for &c in &counts {
-        match histogram.0.last_mut() {
-            Some((k, v)) if *k == c.to_string() => *v += 1,
-            _ => histogram.insert(c.to_string(), 1),
-        }
+    for &(count, problems) in &rollouts.0 {
+        histogram.insert(count.to_string(), problems);
     }
     let sum = |f: fn(&ProblemSummary) -> u64| problems.iter().map(f).sum::<u64>();
     Health {
         n_problems: problems.len() as u64,
         n_rollouts: RolloutDistribution {
-            min: counts.first().copied().unwrap_or(0),
-            median,
-            max: counts.last().copied().unwrap_or(0),
+            min: rollouts.0.first().map_or(0, |&(count, _)| count),
+            median: rollouts.median(),
+            max: rollouts.0.last().map_or(0, |&(count, _)| count),
             histogram,
         },
         n_rollouts_total: sum(|p| p.n_arrived),
@@ -431,10 +423,10 @@ pub(crate) fn health_of(
             .iter()
             .filter(|p| p.n_arrived < n_requested)
             .count() as u64,
-        n_unextracted: sum(|p| p.n_unextracted),
-        n_unextracted_marked_correct: sum(|p| p.n_unextracted_marked_correct),
-        n_truncated: sum(|p| p.n_truncated),
-        n_failed: sum(|p| p.n_failed),
+        n_unextracted: sum(|p| p.n_unextracted.into()),
+        n_unextracted_marked_correct: sum(|p| p.n_unextracted_marked_correct.into()),
+        n_truncated: sum(|p| p.n_truncated.into()),
+        n_failed: sum(|p| p.n_failed.into()),
         n_duplicate_rollouts: 0,
         n_inconsistent_clusters: problems
             .iter()
@@ -449,6 +441,58 @@ pub(crate) fn health_of(
     }
 }
 
+/// How many problems arrived with each number of rollouts: (rollouts,
+/// problems), by rollouts ascending. Counted, not sorted: problems
+/// usually share a few counts.
+struct RolloutCounts(Vec<(u64, u64)>);
+
+impl RolloutCounts {
+    fn of(problems: &[ProblemSummary]) -> RolloutCounts {
+        let mut counts: std::collections::HashMap<u64, u64> = Default::default();
+        let mut run: Option<(u64, u64)> = None;
+        for p in problems {
+            match &mut run {
+                Some((count, problems)) if *count == p.n_arrived => *problems += 1,
+                _ => {
+                    if let Some((count, problems)) = run {
+                        *counts.entry(count).or_insert(0) += problems;
+                    }
+                    run = Some((p.n_arrived, 1));
+                }
+            }
+        }
+        if let Some((count, problems)) = run {
+            *counts.entry(count).or_insert(0) += problems;
+        }
+        let mut counts: Vec<(u64, u64)> = counts.into_iter().collect();
+        counts.sort_unstable();
+        RolloutCounts(counts)
+    }
+
+    /// The `i`-th smallest count (from 0), over problems.
+    fn nth(&self, i: u64) -> u64 {
+        let mut below = 0;
+        for &(count, problems) in &self.0 {
+            below += problems;
+            if i < below {
+                return count;
+            }
+        }
+        unreachable!("i is below the number of problems")
+    }
+
+    /// The median count (the mean of the middle two for an even number of
+    /// problems); 0 without problems.
+    fn median(&self) -> f64 {
+        let len: u64 = self.0.iter().map(|&(_, problems)| problems).sum();
+        match len {
+            0 => 0.0,
+            l if l % 2 == 1 => self.nth(l / 2) as f64,
+            l => (self.nth(l / 2 - 1) + self.nth(l / 2)) as f64 / 2.0,
+        }
+    }
+}
+
 /// The distribution of c/n over problems with n ≥ 1, on a grid of
 /// B = min(n requested, 20) steps (entry j: c/n nearest j/B, halves up).
 fn difficulty(problems: &[ProblemSummary], n_requested: u64) -> Difficulty {
@@ -460,8 +504,15 @@ fn difficulty(problems: &[ProblemSummary], n_requested: u64) -> Difficulty {
     };
     for p in problems.iter().filter(|p| p.n > 0) {
         let c = p.c.min(p.n);
-        // round(c·B/n) in integers: ⌊(2cB + n) / 2n⌋.
-        let j = (2 * u128::from(c) * u128::from(bins) + u128::from(p.n)) / (2 * u128::from(p.n));
+        // round(c·B/n) in integers: ⌊(2cB + n) / 2n⌋ (in 64 bits while
+        // n < 2³², where 2cB + n < 2³⁸; 128-bit division is much slower).
+        let j = match p.n < 1 << 32 {
+            true => (2 * c * bins + p.n) / (2 * p.n),
+            false => {
+                let wide = 2 * u128::from(c) * u128::from(bins) + u128::from(p.n);
+                (wide / (2 * u128::from(p.n))) as u64
+            }
+        };
         d.histogram[j as usize] += 1;
         d.n_problems += 1;
         d.never_solved += u64::from(c == 0);
@@ -568,4 +619,86 @@ fn findings(
         w.push(Finding::PartialAnswers { metrics: partial });
     }
     w
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rollstat_core::summary::{summarize, ProblemData};
+    use rollstat_core::vote::ExactClusterer;
+
+    /// Each problem lands in the bin j nearest c·B/n, halves up: j/B ≤
+    /// c/n + 1/(2B) < (j + 1)/B, checked as 2n·j ≤ 2cB + n < 2n·(j + 1)
+    /// — for n below 2³² and above, where the bin is computed in 128 bits.
+    #[test]
+    fn difficulty_bins_are_the_nearest_grid_points() {
+        let big = 1u64 << 40;
+        let pairs = [
+            (16, 0),
+            (16, 1),
+            (16, 8),
+            (16, 16),
+            (3, 1),
+            (40, 3),
+            (big, 1),
+            (big, big / 40),
+            (big, big / 2 + 1),
+            (big, big),
+            ((1 << 32) - 1, 12345),
+            (1 << 32, (1 << 31) + 7),
+        ];
+        for (n, c) in pairs {
+            let p = summarize(
+                ProblemData::Counts { n, c },
+                DenominatorPolicy::Requested,
+                &ExactClusterer,
+            );
+            let d = difficulty(&[p], 20);
+            let j = d.histogram.iter().position(|&h| h == 1).unwrap() as u128;
+            let (n, c, b) = (u128::from(n), u128::from(c), 20u128);
+            assert!(
+                2 * n * j <= 2 * c * b + n && 2 * c * b + n < 2 * n * (j + 1),
+                "{n} {c}"
+            );
+        }
+    }
+
+    /// Rollout counts, their median, minimum and maximum agree with the
+    /// sorted list of counts, for odd and even numbers of problems, runs of
+    /// equal counts and counts that come back after others.
+    #[test]
+    fn rollout_counts_match_the_sorted_counts() {
+        let lists: [&[u64]; 5] = [
+            &[],
+            &[7],
+            &[4, 4, 1, 9, 4, 1],
+            &[16, 16, 3, 16, 2, 2, 5],
+            &[0, 10, 0, 10, 5, 5, 5, 10],
+        ];
+        for list in lists {
+            let problems: Vec<ProblemSummary> = list
+                .iter()
+                .map(|&n| {
+                    let data = ProblemData::Counts { n, c: 0 };
+                    summarize(data, DenominatorPolicy::Requested, &ExactClusterer)
+                })
+                .collect();
+            let counts = RolloutCounts::of(&problems);
+            let mut sorted = list.to_vec();
+            sorted.sort_unstable();
+            let expanded: Vec<u64> = counts
+                .0
+                .iter()
+                .flat_map(|&(c, k)| std::iter::repeat_n(c, k as usize))
+                .collect();
+            assert_eq!(expanded, sorted);
+            let l = sorted.len();
+            let median = match l {
+                0 => 0.0,
+                _ if l % 2 == 1 => sorted[l / 2] as f64,
+                _ => (sorted[l / 2 - 1] + sorted[l / 2]) as f64 / 2.0,
+            };
+            assert_eq!(counts.median(), median, "{list:?}");
+        }
+    }
 }

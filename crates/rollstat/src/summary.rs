@@ -17,7 +17,9 @@ use crate::read::{read_inputs_with, Inputs, Source, WhenEmpty};
 use rollstat_core::input::InputInfo;
 use rollstat_core::rollouts::RolloutTable;
 use rollstat_core::summary::{Answer, ProblemData, Rollout, Verdict};
-use rollstat_io::{BadLine, Collected, CollectedProblem, Dedupe, ReadOptions};
+use rollstat_io::{
+    BadLine, Collected, CollectedProblem, Dedupe, LabelInterner, Labels, ReadOptions,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::io::{BufRead, Read};
@@ -197,11 +199,11 @@ pub fn summarize(sources: &[Source], opts: &ReportOptions) -> Result<Summary> {
     }
     let mut header = header_of(&inputs, reading_of(&read, opts));
     header.n_grading_undecided = g.n_undecided();
-    let rows = inputs
-        .collected
+    let c = &inputs.collected;
+    let rows = c
         .problems
         .iter()
-        .map(row_of)
+        .map(|p| row_of(p, c.origin(p.origin)))
         .collect::<Result<_>>()?;
     Ok(Summary { header, rows })
 }
@@ -248,15 +250,16 @@ fn verdict_letter(v: Verdict) -> char {
     }
 }
 
-/// A collected problem as a summary row.
-fn row_of(p: &CollectedProblem) -> Result<SummaryRow> {
+/// A collected problem, first seen at `origin`, as a summary row.
+fn row_of(p: &CollectedProblem, origin: String) -> Result<SummaryRow> {
+    let own = |s: Option<&str>| s.map(str::to_string);
     let mut row = SummaryRow {
-        system: p.system.clone(),
-        subset: p.subset.clone(),
+        system: own(p.system()),
+        subset: own(p.subset()),
         problem: p.problem.clone(),
-        by: p.by_value.clone(),
-        cluster: p.cluster_value.clone(),
-        origin: p.origin.clone(),
+        by: own(p.by_value()),
+        cluster: own(p.cluster_value()),
+        origin,
         numbered_by_arrival: p.numbered_by_arrival,
         ..Default::default()
     };
@@ -732,13 +735,27 @@ pub(crate) fn into_inputs(
         }
     }
     let mut problems = Vec::with_capacity(s.rows.len());
+    let mut labels = LabelInterner::default();
+    let mut origins = Vec::new();
     for row in s.rows {
-        problems.push(problem_of(row, read.budget.is_some())?);
+        problems.push(problem_of(
+            row,
+            read.budget.is_some(),
+            &mut labels,
+            &mut origins,
+        )?);
     }
-    finish_inputs(h, problems)
+    finish_inputs(h, problems, origins)
 }
 
-fn problem_of(row: SummaryRow, keep_budget: bool) -> Result<CollectedProblem> {
+/// A summary row as a collected problem, its labels shared through
+/// `labels` and its origin kept in `origins`.
+fn problem_of(
+    row: SummaryRow,
+    keep_budget: bool,
+    labels: &mut LabelInterner,
+    origins: &mut Vec<String>,
+) -> Result<CollectedProblem> {
     let data = match (row.n, row.c) {
         (Some(n), Some(c)) => ProblemData::Counts { n, c },
         _ => {
@@ -759,19 +776,28 @@ fn problem_of(row: SummaryRow, keep_budget: bool) -> Result<CollectedProblem> {
     };
     Ok(CollectedProblem {
         problem: row.problem,
-        system: row.system,
-        subset: row.subset,
-        by_value: row.by,
-        cluster_value: row.cluster,
-        origin: row.origin,
+        labels: labels.get(Labels {
+            system: row.system,
+            subset: row.subset,
+            by_value: row.by,
+            cluster_value: row.cluster,
+        }),
+        origin: Collected::text_origin(origins, row.origin),
         numbered_by_arrival: row.numbered_by_arrival,
         data,
     })
 }
 
-fn finish_inputs(h: SummaryHeader, mut problems: Vec<CollectedProblem>) -> Result<(Inputs, u64)> {
+fn finish_inputs(
+    h: SummaryHeader,
+    mut problems: Vec<CollectedProblem>,
+    origin_texts: Vec<String>,
+) -> Result<(Inputs, u64)> {
     crate::population::canonical_order(&mut problems);
-    let mut systems: Vec<String> = problems.iter().filter_map(|p| p.system.clone()).collect();
+    let mut systems: Vec<String> = problems
+        .iter()
+        .filter_map(|p| p.system().map(str::to_string))
+        .collect();
     systems.sort();
     systems.dedup();
     if problems.is_empty() {
@@ -791,6 +817,7 @@ fn finish_inputs(h: SummaryHeader, mut problems: Vec<CollectedProblem>) -> Resul
     let collected = Collected {
         inputs: h.inputs,
         problems,
+        origin_texts,
         bad_lines: h
             .bad_lines
             .into_iter()
