@@ -441,13 +441,19 @@ fn run_distinct(
         return Err(StatsError::InvalidArgument("resamples must be > 0".into()));
     }
     let units = Units::new(columns, unit_of, u, clustered);
-    let stats = resample_stats(&units, (m, mt), u, config.resamples, config.seed);
+    let types = match clustered {
+        false => code_types(columns, (m, mt)),
+        true => None,
+    }
+    .unwrap_or_else(|| unit_types(&units, (m, mt)));
+    let stats = resample_stats(&units, &types, (m, mt), config.resamples, config.seed);
     let out = columns
         .par_iter()
         .enumerate()
         .map(|(k, col)| {
             let dist: Vec<f64> = stats.iter().skip(k).step_by(m).copied().collect();
-            column_result(&units, k, col, unit_of, dist, config)
+            let of_types = (k < mt).then_some(&types);
+            column_result(&units, (k, of_types), col, unit_of, dist, config)
         })
         .collect();
     let report = BootstrapReport {
@@ -510,35 +516,34 @@ fn distinct_columns<'c>(
 
 /// Column `k`'s estimate, jackknife acceleration and analytic SE (from the
 /// units' sums; CR1 for clusters), with the intervals of its replicates
-/// `dist` in resample order.
+/// `dist` in resample order. With `types` (a typed column: its sum and
+/// count are the same for every unit of a type), each unit's
+/// leave-one-out mean is its type's. Sums run over the units in order, as
+/// over a vector of them, but nothing of the units' length is allocated.
 fn column_result(
     units: &Units,
-    k: usize,
+    (k, types): (usize, Option<&UnitTypes>),
     col: &Column,
     unit_of: &[usize],
     dist: Vec<f64>,
     config: &BootstrapConfig,
 ) -> ColumnBootstrap {
     let u = units.len();
-    let s_tot: f64 = (0..u).map(|j| units.sum(j, k)).sum();
-    let n_tot: f64 = (0..u).map(|j| units.count(j, k)).sum();
+    let (s_tot, n_tot, acceleration) = match types {
+        Some(t) => typed_jackknife(units, k, t),
+        None => {
+            let s_tot: f64 = (0..u).map(|j| units.sum(j, k)).sum();
+            let n_tot: f64 = (0..u).map(|j| units.count(j, k)).sum();
+            let loo = |j| leave_one_out(s_tot, n_tot, units.sum(j, k), units.count(j, k));
+            let acceleration = match n_tot > 0.0 {
+                true => jackknife_acceleration_of(u, || (0..u).map(loo)),
+                false => f64::NAN,
+            };
+            (s_tot, n_tot, acceleration)
+        }
+    };
     let n_def = n_tot as usize;
     let estimate = if n_def > 0 { s_tot / n_tot } else { f64::NAN };
-    let acceleration = if n_def > 0 {
-        let loo: Vec<f64> = (0..u)
-            .map(|j| {
-                let d = n_tot - units.count(j, k);
-                if d > 0.0 {
-                    (s_tot - units.sum(j, k)) / d
-                } else {
-                    f64::NAN
-                }
-            })
-            .collect();
-        jackknife_acceleration(&[&loo])
-    } else {
-        f64::NAN
-    };
     let (analytic_se, t_df) = match units {
         Units::Clusters { .. } => {
             let ids: Vec<u64> = unit_of.iter().map(|&x| x as u64).collect();
@@ -548,7 +553,7 @@ fn column_result(
             }
         }
         Units::Problems(_) => {
-            let (_, sd, nn) = mean_sd_of(col.iter());
+            let (_, sd, nn) = mean_sd_streamed(|| col.iter());
             (sd / (nn as f64).sqrt(), nn as f64 - 1.0)
         }
     };
@@ -560,6 +565,51 @@ fn column_result(
         (analytic_se, t_df),
         config,
     )
+}
+
+/// The mean of the other units' values when a unit of sum `sum` and count
+/// `count` is left out of totals `s_tot`, `n_tot`.
+#[inline]
+fn leave_one_out(s_tot: f64, n_tot: f64, sum: f64, count: f64) -> f64 {
+    let d = n_tot - count;
+    if d > 0.0 {
+        (s_tot - sum) / d
+    } else {
+        f64::NAN
+    }
+}
+
+/// A typed column's total sum and count over the units and its jackknife
+/// acceleration, read through the units' types (a unit's sum and count
+/// are its type's): the sums of [`column_result`] in the same order.
+fn typed_jackknife(units: &Units, k: usize, t: &UnitTypes) -> (f64, f64, f64) {
+    let sums: Vec<f64> = t.rows.iter().map(|&j| units.sum(j, k)).collect();
+    let counts: Vec<f64> = t.rows.iter().map(|&j| units.count(j, k)).collect();
+    let s_tot: f64 = t.type_of.iter().map(|&x| sums[x as usize]).sum();
+    // Whole numbers below 2^53: exact in any order.
+    let mut n_tot = 0.0;
+    let mut multiplicity = vec![0u64; t.rows.len()];
+    t.type_of
+        .iter()
+        .for_each(|&x| multiplicity[x as usize] += 1);
+    for (m, c) in multiplicity.iter().zip(&counts) {
+        n_tot += *m as f64 * c;
+    }
+    if n_tot <= 0.0 {
+        return (s_tot, n_tot, f64::NAN);
+    }
+    let loo: Vec<f64> = sums
+        .iter()
+        .zip(&counts)
+        .map(|(&s, &c)| leave_one_out(s_tot, n_tot, s, c))
+        .collect();
+    if loo.iter().any(|v| v.is_nan()) {
+        return (s_tot, n_tot, f64::NAN);
+    }
+    let a = jackknife_acceleration_of(t.type_of.len(), || {
+        t.type_of.iter().map(|&x| loo[x as usize])
+    });
+    (s_tot, n_tot, a)
 }
 
 /// The resampling units' sum and count of defined values in each column.
@@ -644,12 +694,77 @@ impl<'a> Units<'a> {
 /// thread count.
 const TYPE_CHUNK: usize = 1 << 16;
 
+/// Each unit's type and each type's first unit.
+struct UnitTypes {
+    /// The type of each unit.
+    type_of: Vec<u32>,
+    /// The first unit of each type.
+    rows: Vec<usize>,
+}
+
+/// [`unit_types`] when the units are problems and every column is coded
+/// over one code array: a unit's key is its code's, so each code is keyed
+/// once (not each unit) and the types are the same, numbered alike.
+fn code_types(columns: &[Column], (m, mt): (usize, usize)) -> Option<UnitTypes> {
+    let (codes, tables) = shared_codes(columns)?;
+    let mut code_type = vec![u32::MAX; tables[0].len()];
+    let mut seen: HashMap<Vec<u64>, u32, FxBuild> = HashMap::default();
+    let mut rows: Vec<usize> = Vec::new();
+    let mut type_of = Vec::with_capacity(codes.len());
+    for (i, &code) in codes.iter().enumerate() {
+        let slot = code_type.get_mut(code as usize)?;
+        if *slot == u32::MAX {
+            // As Units::sum and Units::count read a problem's value.
+            let key = (0..m)
+                .flat_map(|k| {
+                    let v = tables[k][code as usize];
+                    let (sum, count) = if v.is_nan() {
+                        (0.0, 0.0)
+                    } else {
+                        (0.0 + v, 1.0)
+                    };
+                    [
+                        if k < mt { f64::to_bits(sum) } else { 0 },
+                        f64::to_bits(count),
+                    ]
+                })
+                .collect();
+            *slot = *seen.entry(key).or_insert_with(|| {
+                rows.push(i);
+                rows.len() as u32 - 1
+            });
+        }
+        type_of.push(*slot);
+    }
+    Some(UnitTypes { type_of, rows })
+}
+
+/// The one code array every column is coded over, and each column's
+/// table (all of one length); `None` if a column is not coded over it.
+fn shared_codes<'c>(columns: &[Column<'c>]) -> Option<(&'c [u32], Vec<&'c [f64]>)> {
+    let mut shared: Option<&[u32]> = None;
+    let mut tables: Vec<&[f64]> = Vec::with_capacity(columns.len());
+    for c in columns {
+        let Column::Coded { codes, table } = *c else {
+            return None;
+        };
+        let same = |s: &[u32]| std::ptr::eq(s, codes) && tables[0].len() == table.len();
+        match shared {
+            None => shared = Some(codes),
+            Some(s) if same(s) => {}
+            Some(_) => return None,
+        }
+        tables.push(table);
+    }
+    Some((shared?, tables))
+}
+
 /// Each unit's type and each type's first unit, types numbered by first
 /// appearance: units with equal keys ([`Units::key_into`]) are of one type.
 /// Chunks of units are typed in parallel, each numbering its own types by
 /// first appearance; merging the chunks in order then numbers the types by
 /// first appearance overall.
-fn unit_types(units: &Units, (m, mt): (usize, usize)) -> (Vec<u32>, Vec<usize>) {
+fn unit_types(units: &Units, (m, mt): (usize, usize)) -> UnitTypes {
     let u = units.len();
     let local: Vec<(Vec<u32>, Vec<usize>)> = (0..u.div_ceil(TYPE_CHUNK))
         .into_par_iter()
@@ -688,7 +803,7 @@ fn unit_types(units: &Units, (m, mt): (usize, usize)) -> (Vec<u32>, Vec<usize>) 
             .collect();
         type_of.extend(types.iter().map(|&t| to_global[t as usize]));
     }
-    (type_of, rows)
+    UnitTypes { type_of, rows }
 }
 
 /// A fast non-cryptographic hasher (rustc's Fx multiply–rotate) for the
@@ -1030,11 +1145,12 @@ impl PerDraw {
 /// Columns `mt..m` are per-draw columns ([`PerDraw`]).
 fn resample_stats(
     units: &Units,
+    types: &UnitTypes,
     (m, mt): (usize, usize),
-    u: usize,
     resamples: usize,
     seed: u64,
 ) -> Vec<f64> {
+    let u = units.len();
     // Units with identical (sums, counts) rows are interchangeable: a
     // resample only needs how many draws fell on each *type*. Metrics of
     // n-rollout problems take few distinct values (pass@k depends on c
@@ -1042,17 +1158,17 @@ fn resample_stats(
     // O(U·M). The draws themselves are unchanged, so the resampled
     // problems are exactly those of the uncompressed scheme. Per-draw
     // columns enter the type by their counts only.
-    let (type_of, rows) = unit_types(units, (m, mt));
+    let (type_of, rows) = (&types.type_of, &types.rows);
     let ut = rows.len();
     // How many units each type has; with few types per unit, draw the
     // counts per type directly (an exact multinomial, O(T log U) per
     // resample) instead of U indices.
     let mut multiplicity = vec![0u64; ut];
-    for &t in &type_of {
+    for &t in type_of {
         multiplicity[t as usize] += 1;
     }
     let by_type = ut * 64 <= u;
-    let per_draw = (mt < m).then(|| PerDraw::new(units, (m, mt), &type_of, ut));
+    let per_draw = (mt < m).then(|| PerDraw::new(units, (m, mt), type_of, ut));
     // Columns without NaN share one denominator: the number of problems in the
     // resample (Σ_t w_t·size_t). Only columns with NaN need their own counts.
     let sizes: Vec<f64> = rows
@@ -1148,6 +1264,23 @@ pub(crate) fn mean_sd(x: &[f64]) -> (f64, f64, usize) {
     mean_sd_of(x.iter().copied())
 }
 
+/// [`mean_sd_of`] of the values `values()` yields (the same each call),
+/// without collecting them: the same sums in the same order.
+fn mean_sd_streamed<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> (f64, f64, usize) {
+    let defined = || values().filter(|v| !v.is_nan());
+    // The count and the sum in one pass; the sum as `Sum` adds, from -0.0.
+    let (n, sum) = defined().fold((0usize, -0.0f64), |(n, s), v| (n + 1, s + v));
+    if n == 0 {
+        return (f64::NAN, f64::NAN, 0);
+    }
+    let mean = sum / n as f64;
+    if n < 2 {
+        return (mean, f64::NAN, n);
+    }
+    let ss: f64 = defined().map(|x| (x - mean) * (x - mean)).sum();
+    (mean, (ss / (n as f64 - 1.0)).sqrt(), n)
+}
+
 /// [`mean_sd`] of values given in order.
 fn mean_sd_of(x: impl Iterator<Item = f64>) -> (f64, f64, usize) {
     let v: Vec<f64> = x.filter(|v| !v.is_nan()).collect();
@@ -1231,6 +1364,9 @@ pub fn quantile_sorted(sorted: &[f64], p: f64) -> f64 {
 /// assert!(a > 0.0); // right-skewed data
 /// ```
 pub fn jackknife_acceleration(leave_one_out: &[&[f64]]) -> f64 {
+    if let [one] = leave_one_out {
+        return jackknife_acceleration_of(one.len(), || one.iter().copied());
+    }
     let mut num = 0.0;
     let mut den = 0.0;
     for s in leave_one_out {
@@ -1249,6 +1385,26 @@ pub fn jackknife_acceleration(leave_one_out: &[&[f64]]) -> f64 {
         num += s3 / (n * n * n);
         den += s2 / (n * n);
     }
+    num / (6.0 * den.powf(1.5))
+}
+
+/// [`jackknife_acceleration`] of one sample of `n` leave-one-out values,
+/// those `values()` yields (the same each call): the same sums in the same
+/// order, nothing collected.
+fn jackknife_acceleration_of<I: Iterator<Item = f64>>(n: usize, values: impl Fn() -> I) -> f64 {
+    if n == 0 || values().any(|v| v.is_nan()) {
+        return f64::NAN;
+    }
+    let n = n as f64;
+    let mean = values().sum::<f64>() / n;
+    let (mut s2, mut s3) = (0.0, 0.0);
+    for v in values() {
+        let u = (n - 1.0) * (mean - v);
+        s2 += u * u;
+        s3 += u * u * u;
+    }
+    let num = 0.0 + s3 / (n * n * n);
+    let den = 0.0 + s2 / (n * n);
     num / (6.0 * den.powf(1.5))
 }
 
@@ -1363,11 +1519,59 @@ mod tests {
         ];
         let units = Units::new(&columns, &[], u, false);
         let got = unit_types(&units, (3, 2));
+        let got = (got.type_of, got.rows);
         assert_eq!(got, naive_types(&units, (3, 2)));
         // a in {0, 1, 2} × b in {0, 1, undefined}, and the two planted
         // units; the budget is per-draw (enters by its count only).
         assert_eq!(got.1.len(), 11);
         assert_eq!(got.1[9..], [TYPE_CHUNK - 1, 2 * TYPE_CHUNK + 5]);
+    }
+
+    // Columns coded over one code array are typed per code: the same types,
+    // numbered alike, as keying every unit — codes whose values agree in
+    // every column (here 0 and 5; 2 and 6 differ only by the sign of zero,
+    // which a unit's sum drops) share a type.
+    #[test]
+    fn code_types_match_the_unit_keys() {
+        let codes: Vec<u32> = (0..20_000u32).map(|i| (i * 7919 + i / 3) % 7).collect();
+        let a = [0.5, 1.0, 0.0, f64::NAN, 0.25, 0.5, -0.0];
+        let b = [1.0, 0.0, f64::NAN, 1.0, 0.0, 1.0, f64::NAN];
+        let columns = [
+            Column::Coded {
+                codes: &codes,
+                table: &a,
+            },
+            Column::Coded {
+                codes: &codes,
+                table: &b,
+            },
+        ];
+        let units = Units::new(&columns, &[], codes.len(), false);
+        for mt in [1, 2] {
+            let got = code_types(&columns, (2, mt)).expect("coded over one array");
+            assert_eq!((got.type_of, got.rows), naive_types(&units, (2, mt)));
+        }
+        let other: Vec<u32> = codes.clone();
+        let mixed = [
+            columns[0],
+            Column::Coded {
+                codes: &other,
+                table: &b,
+            },
+        ];
+        assert!(code_types(&mixed, (2, 2)).is_none());
+        let values = columns[1].to_vec();
+        assert!(code_types(&[columns[0], Column::Values(&values)], (2, 2)).is_none());
+        // And the whole bootstrap reads them as their values.
+        let cfg = BootstrapConfig {
+            resamples: 300,
+            ..Default::default()
+        };
+        let plain = [columns[0].to_vec(), values];
+        let coded = bootstrap_columns_with_ratios(&columns, &[], &[], None, &cfg).unwrap();
+        let as_values =
+            bootstrap_means_with_ratios(&[&plain[0], &plain[1]], &[], &[], None, &cfg).unwrap();
+        assert_eq!(format!("{coded:?}"), format!("{as_values:?}"));
     }
 
     #[test]
