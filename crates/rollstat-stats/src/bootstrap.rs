@@ -471,7 +471,9 @@ fn run_distinct(
 /// apart), each column's slot among them, and how many distinct columns
 /// are typed (the first `typed` columns are, so their distinct copies come
 /// first). Columns are matched by a hash of their bits and then compared:
-/// nothing is copied.
+/// nothing is copied. Columns coded over one code array (every code of
+/// which some problem has) are equal when their tables are: those are
+/// hashed and compared instead of the problems' values.
 fn distinct_columns<'c>(
     columns: &[Column<'c>],
     typed: usize,
@@ -482,14 +484,33 @@ fn distinct_columns<'c>(
         .map(|(k, c)| {
             let mut h = FxHasher::default();
             h.write_u64(u64::from(k >= typed));
-            c.iter().for_each(|v| h.write_u64(v.to_bits()));
+            match c {
+                Column::Coded { codes, table } => {
+                    h.write_u64(codes.as_ptr() as u64);
+                    table.iter().for_each(|v| h.write_u64(v.to_bits()));
+                }
+                Column::Values(_) => c.iter().for_each(|v| h.write_u64(v.to_bits())),
+            }
             h.finish()
         })
         .collect();
-    let same = |a: &Column, b: &Column| {
-        a.iter()
-            .zip(b.iter())
-            .all(|(x, y)| x.to_bits() == y.to_bits())
+    let bits_equal = |a: &mut dyn Iterator<Item = f64>, b: &mut dyn Iterator<Item = f64>| {
+        a.zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+    };
+    let same = |a: &Column, b: &Column| match (a, b) {
+        (
+            Column::Coded {
+                codes: ca,
+                table: ta,
+            },
+            Column::Coded {
+                codes: cb,
+                table: tb,
+            },
+        ) if std::ptr::eq(*ca, *cb) && ta.len() == tb.len() => {
+            bits_equal(&mut ta.iter().copied(), &mut tb.iter().copied())
+        }
+        _ => a.len() == b.len() && bits_equal(&mut a.iter(), &mut b.iter()),
     };
     let mut unique: Vec<(Column<'c>, u64, bool)> = Vec::new();
     let mut mt = 0;

@@ -372,10 +372,19 @@ struct ColumnStats {
 impl ColumnStats {
     fn of(col: &MetricColumn, clusters: Option<&[u64]>, summaries: &[ProblemSummary]) -> Self {
         let (mut n, mut ones, mut binary) = (0usize, 0u64, true);
-        for &v in col.values.iter().filter(|v| !v.is_nan()) {
-            n += 1;
-            ones += (v == 1.0) as u64;
-            binary &= v == 0.0 || v == 1.0;
+        let mut count = |v: f64, times: u64| {
+            if !v.is_nan() && times > 0 {
+                n += times as usize;
+                ones += u64::from(v == 1.0) * times;
+                binary &= v == 0.0 || v == 1.0;
+            }
+        };
+        match &col.values {
+            ColumnValues::Coded { codes, table } => {
+                let times = code_counts(codes, table.len());
+                table.iter().zip(&times).for_each(|(&v, &t)| count(v, t));
+            }
+            ColumnValues::Dense(values) => values.iter().for_each(|&v| count(v, 1)),
         }
         ColumnStats {
             clustered: clusters.and_then(|cl| clustered_se(&col.values.to_vec(), cl).ok()),
@@ -399,12 +408,25 @@ fn variance_split(
     };
     // Per problem (value, sampling variance), streamed: no copy of the
     // column, no column of variances.
-    let table = SamplingVariances::new(k, summaries);
-    let pairs = values
-        .iter()
-        .copied()
-        .zip(summaries.iter().map(|p| table.get(p)));
-    let d = variance_decomposition_of(pairs).ok()?;
+    let d = match values {
+        // Codes number (n, c) pairs (ColumnValues): the variance is the
+        // code's, read from one problem of each code.
+        ColumnValues::Coded { codes, table } => {
+            let variances = code_variances(k, codes, table.len(), summaries);
+            let pairs = codes
+                .iter()
+                .map(|&c| (table[c as usize], variances[c as usize]));
+            variance_decomposition_of(pairs).ok()?
+        }
+        ColumnValues::Dense(_) => {
+            let table = SamplingVariances::new(k, summaries);
+            let pairs = values
+                .iter()
+                .copied()
+                .zip(summaries.iter().map(|p| table.get(p)));
+            variance_decomposition_of(pairs).ok()?
+        }
+    };
     if d.n < 2 {
         return None;
     }
@@ -417,6 +439,47 @@ fn variance_split(
     })
 }
 
+/// How many problems have each of `n_codes` codes.
+fn code_counts(codes: &[u32], n_codes: usize) -> Vec<u64> {
+    let mut times = vec![0u64; n_codes];
+    codes.iter().for_each(|&c| times[c as usize] += 1);
+    times
+}
+
+/// The unbiased sampling variance of pass@k for each code's (n, c) pair,
+/// from the first problem with that code.
+fn code_variances(k: u64, codes: &[u32], n_codes: usize, summaries: &[ProblemSummary]) -> Vec<f64> {
+    let mut first = vec![usize::MAX; n_codes];
+    let mut left = n_codes;
+    for (i, &c) in codes.iter().enumerate() {
+        if left == 0 {
+            break;
+        }
+        if first[c as usize] == usize::MAX {
+            first[c as usize] = i;
+            left -= 1;
+        }
+    }
+    first
+        .iter()
+        .map(|&i| match summaries.get(i) {
+            Some(p) => sampling_variance(k, p.n, p.c),
+            None => f64::NAN,
+        })
+        .collect()
+}
+
+/// The unbiased sampling variance of a problem's pass@k estimate (`NaN`
+/// where it has none).
+fn sampling_variance(k: u64, n: u64, c: u64) -> f64 {
+    let est = if k == 1 {
+        pass1_sampling_variance(n, c)
+    } else {
+        pass_at_k_sampling_variance(n, c, k)
+    };
+    est.unwrap_or(f64::NAN)
+}
+
 /// Per problem, the unbiased sampling variance of its pass@k estimate. It
 /// depends on (n, c) only, which repeat across problems: each distinct pair
 /// is computed once, in a dense row per n (up to 4096), a map beyond.
@@ -427,14 +490,7 @@ struct SamplingVariances {
 
 impl SamplingVariances {
     fn new(k: u64, summaries: &[ProblemSummary]) -> SamplingVariances {
-        let compute = |n: u64, c: u64| {
-            let est = if k == 1 {
-                pass1_sampling_variance(n, c)
-            } else {
-                pass_at_k_sampling_variance(n, c, k)
-            };
-            est.unwrap_or(f64::NAN)
-        };
+        let compute = |n: u64, c: u64| sampling_variance(k, n, c);
         let mut rows: Vec<Vec<Option<f64>>> = Vec::new();
         let mut big = std::collections::HashMap::new();
         for p in summaries {
@@ -493,4 +549,42 @@ pub(crate) fn cluster_ids(values: &[Option<&str>]) -> Vec<u64> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rollstat_core::aggregate::ColumnBuilder;
+    use rollstat_core::summary::{summarize, ProblemData};
+    use rollstat_core::vote::{ExactClusterer, TiePolicy};
+
+    /// A coded column's statistics are read per code; they equal those
+    /// of the same values as a dense column, problem by problem.
+    #[test]
+    fn coded_column_stats_equal_the_dense_ones() {
+        let problems: Vec<ProblemSummary> = (0..5000u64)
+            .map(|i| {
+                let n = [4, 16, 7, 1][(i % 4) as usize];
+                let c = (i * 7919) % (n + 1);
+                let data = ProblemData::Counts { n, c };
+                summarize(data, DenominatorPolicy::Requested, &ExactClusterer)
+            })
+            .collect();
+        let builder = ColumnBuilder::new(&problems, TiePolicy::First);
+        for metric in [Metric::PassAtK(1), Metric::PassAtK(2), Metric::PassPowK(4)] {
+            let coded = builder.build(metric.clone());
+            assert!(matches!(coded.values, ColumnValues::Coded { .. }));
+            let dense = MetricColumn {
+                values: ColumnValues::Dense(coded.values.to_vec()),
+                ..coded.clone()
+            };
+            let (a, b) = (
+                ColumnStats::of(&coded, None, &problems),
+                ColumnStats::of(&dense, None, &problems),
+            );
+            assert_eq!((a.n, a.ones, a.binary), (b.n, b.ones, b.binary));
+            assert_eq!(a.variance, b.variance);
+            assert_eq!(a.variance.is_some(), matches!(metric, Metric::PassAtK(_)));
+        }
+    }
 }
