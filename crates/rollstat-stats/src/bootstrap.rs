@@ -376,7 +376,11 @@ fn check_columns(columns: &[Column]) -> Result<(usize, usize)> {
                 right: n,
             });
         }
-        if c.iter().any(|v| v.is_infinite()) {
+        // A table without infinite entries codes none (only a table that
+        // has one needs the codes read).
+        let finite_table =
+            matches!(c, Column::Coded { table, .. } if table.iter().all(|v| !v.is_infinite()));
+        if !finite_table && c.iter().any(|v| v.is_infinite()) {
             return Err(StatsError::InvalidArgument(
                 "infinite value in column".into(),
             ));
@@ -1593,6 +1597,31 @@ mod tests {
         let as_values =
             bootstrap_means_with_ratios(&[&plain[0], &plain[1]], &[], &[], None, &cfg).unwrap();
         assert_eq!(format!("{coded:?}"), format!("{as_values:?}"));
+    }
+
+    // An infinite value is refused whether a column holds it or codes it;
+    // an infinite table entry no problem has is not a value.
+    #[test]
+    fn infinite_values_refused_in_every_column_form() {
+        let cfg = BootstrapConfig {
+            resamples: 50,
+            ..Default::default()
+        };
+        let run = |c: Column| bootstrap_columns_with_ratios(&[c], &[], &[], None, &cfg).is_ok();
+        let table = [0.5, f64::INFINITY, 1.0];
+        assert!(!run(Column::Coded {
+            codes: &[0, 1, 2],
+            table: &table
+        }));
+        assert!(run(Column::Coded {
+            codes: &[0, 2, 2],
+            table: &table
+        }));
+        assert!(!run(Column::Values(&[0.5, f64::NEG_INFINITY])));
+        assert!(run(Column::Coded {
+            codes: &[0, 1],
+            table: &[0.5, 1.0]
+        }));
     }
 
     #[test]
