@@ -193,9 +193,14 @@ pub(crate) enum Reason {
 const MAX_DENSE_ROWS: usize = 64;
 
 /// Problems looked at to find the distinct n for [`DenseRows`] and the
-/// range of n for a [`FallingTable`] (evenly spaced): an n missed is
-/// computed per problem, as without rows or table.
+/// range of n for a [`FallingTable`], in [`SAMPLE_RUN`]s evenly spaced:
+/// an n missed is computed per problem, as without rows or table.
 const SAMPLE: usize = 1 << 12;
+
+/// Consecutive problems a run of the sample: eight cache lines of int64
+/// counts read in a row (4,096 problems spaced apart cost a cache miss
+/// each, about 0.1 ms at a million problems).
+const SAMPLE_RUN: usize = 64;
 
 /// Problems below which neither rows nor a table are tried.
 const MIN_PROBLEMS: usize = 4096;
@@ -219,7 +224,8 @@ impl NSample {
             distinct: Some(Vec::new()),
             max: 0,
         };
-        for i in (0..len).step_by((len / SAMPLE).max(1)) {
+        let runs = (0..len).step_by((len / (SAMPLE / SAMPLE_RUN)).max(SAMPLE_RUN));
+        for i in runs.flat_map(|start| start..(start + SAMPLE_RUN).min(len)) {
             let n = n_at(i);
             sample.max = sample.max.max(n);
             if let Some(distinct) = &mut sample.distinct {
@@ -239,7 +245,13 @@ impl NSample {
 /// The rows of the sample's `distinct` n ([`DenseRows`]) of a `len`
 /// problems' call, or `None` when they would hold more values than half
 /// the problems (then computing each problem is cheaper).
-fn dense_rows(kind: Kind, k: u64, len: usize, distinct: &[u64]) -> Option<DenseRows> {
+fn dense_rows(
+    kind: Kind,
+    k: u64,
+    table: &EstimatorTable,
+    len: usize,
+    distinct: &[u64],
+) -> Option<DenseRows> {
     // The largest n first: a negative n wraps to ≥ 2⁶³, and n + 1 with it.
     if *distinct.iter().max()? >= 1 << 20 {
         return None;
@@ -248,10 +260,9 @@ fn dense_rows(kind: Kind, k: u64, len: usize, distinct: &[u64]) -> Option<DenseR
     if entries > len as u64 / 2 {
         return None;
     }
-    let table = EstimatorTable::new(kind.estimator(k, 0.0));
     let mut memo = LocalMemo::default();
     Some(DenseRows::new(distinct, |n, c| {
-        value(kind, n, c, k, &table, &mut memo)
+        value(kind, n, c, k, table, &mut memo)
     }))
 }
 
@@ -394,8 +405,8 @@ impl Shared {
         Ok(j)
     }
 
-    /// [`Shared::blocks`] through [`wide::eight`], eight problems at a
-    /// time read straight from the columns.
+    /// [`Shared::blocks`] through [`wide::sixteen`] (and [`wide::eight`]
+    /// for a last eight), read straight from the columns.
     ///
     /// # Safety
     ///
@@ -412,27 +423,41 @@ impl Shared {
     ) -> Result<usize, (usize, Reason)> {
         let pow = !matches!(self.kind, Kind::PassAtK);
         let mut queue = Cancelling::default();
+        // The lanes of the block at j the kernel left, a bit each, in order.
+        let mut left =
+            |j: usize, mut rest: u16, cancelling: u16, n: &[u64], c: &[u64], out: &mut [f64]| {
+                while rest != 0 {
+                    let l = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let i = j + l;
+                    if cancelling & (1 << l) != 0 {
+                        queue.problems[queue.len] = (i, n[l], c[l]);
+                        queue.len += 1;
+                        if queue.len == 8 {
+                            // SAFETY: the caller's promise.
+                            unsafe { queue.flush(wide, out) };
+                        }
+                    } else {
+                        out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
+                    }
+                }
+                Ok(())
+            };
         let mut j = 0;
-        while j + 8 <= out.len() {
+        while j + 16 <= out.len() {
+            let block: &mut [f64; 16] = (&mut out[j..j + 16]).try_into().expect("16 long");
+            let (n, c) = (n_at.block(j), c_at.block(j));
+            // SAFETY: the caller's promise.
+            let (rest, cancelling) = unsafe { wide::sixteen(wide, n, c, block, pow) };
+            left(j, rest, cancelling, &n, &c, out)?;
+            j += 16;
+        }
+        if j + 8 <= out.len() {
             let block: &mut [f64; 8] = (&mut out[j..j + 8]).try_into().expect("8 long");
             let (n, c) = (n_at.block(j), c_at.block(j));
             // SAFETY: the caller's promise.
-            let (mut rest, cancelling) = unsafe { wide::eight(wide, n, c, block, pow) };
-            while rest != 0 {
-                let l = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let i = j + l;
-                if cancelling & (1 << l) != 0 {
-                    queue.problems[queue.len] = (i, n[l], c[l]);
-                    queue.len += 1;
-                    if queue.len == 8 {
-                        // SAFETY: the caller's promise.
-                        unsafe { queue.flush(wide, out) };
-                    }
-                } else {
-                    out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
-                }
-            }
+            let (rest, cancelling) = unsafe { wide::eight(wide, n, c, block, pow) };
+            left(j, rest.into(), cancelling.into(), &n, &c, out)?;
             j += 8;
         }
         // SAFETY: the caller's promise.
@@ -608,10 +633,14 @@ pub(crate) fn fill<T: Count>(
     let n_at = |i: usize| n[if n.len() == 1 { 0 } else { i }].wrap();
     let lanes = Lanes::new(k);
     let wide = lanes.as_ref().and_then(Wide::new);
+    // One table for the rows and the problems computed one by one (4,097
+    // empty rows: not free to make).
+    let table = EstimatorTable::new(kind.estimator(k, 0.0));
     let (mut dense, mut falling) = (None, None);
     if out.len() >= MIN_PROBLEMS {
         let sample = NSample::new(out.len(), n_at);
-        dense = (sample.distinct.as_deref()).and_then(|d| dense_rows(kind, k, out.len(), d));
+        dense =
+            (sample.distinct.as_deref()).and_then(|d| dense_rows(kind, k, &table, out.len(), d));
         let entries = sample.max.saturating_add(1);
         // With AVX-512 the lanes beat the table's random loads up to
         // WIDE_MAX_K (see [`wide`]).
@@ -625,7 +654,7 @@ pub(crate) fn fill<T: Count>(
     let shared = Shared {
         kind,
         k,
-        table: EstimatorTable::new(kind.estimator(k, 0.0)),
+        table,
         dense,
         falling,
         lanes,
