@@ -7,10 +7,13 @@
 //! problems; within a chunk, blocks of [`LANES`] problems:
 //!
 //! - few distinct n ([`DenseRows`]): every value of each n computed once,
-//!   then two loads a problem;
+//!   then two loads a problem — or, when every sampled problem has one
+//!   n ≤ 31 and the processor has AVX-512, eight problems a compare and
+//!   two permutations of the row held in registers;
 //! - many distinct n, on a processor with AVX-512 and k ≤ [`WIDE_MAX_K`]
-//!   ([`wide`]): the ratio of two paired products in eight lanes, read
-//!   straight from the arrays (faster there than the table's random loads);
+//!   ([`wide`]): the ratio of two paired products in eight lanes, two
+//!   registers at a time, read straight from the arrays (faster there than
+//!   the table's random loads);
 //! - many distinct n within a range at most half the number of problems
 //!   ([`FallingTable`]): the falling factorial of every m up to the
 //!   sample's largest n computed once, then two loads and a division a

@@ -11,7 +11,11 @@
 //! included, as the scalar function does. Written with intrinsics rather
 //! than left to the compiler: the range checks become unsigned compares
 //! into mask registers and the lanes not served a blend, so a block is
-//! straight-line vector code.
+//! straight-line vector code. [`sixteen`] computes two registers together:
+//! a product chain waits on its last multiplication (a few cycles), and
+//! the four chains of two registers (numerators, denominators) keep the
+//! multiplier busy meanwhile — a fifth less time at k = 16, each lane's
+//! operations unchanged.
 //!
 //! Why not the [`FallingTable`](crate::falling::FallingTable) on such a
 //! processor: a problem's table entries are two random loads from up to
