@@ -452,7 +452,9 @@ impl Shared {
             let (n, c) = (n_at.block(j), c_at.block(j));
             // SAFETY: the caller's promise.
             let (rest, cancelling) = unsafe { wide::sixteen(wide, n, c, block, pow) };
-            left(j, rest, cancelling, &n, &c, out)?;
+            if rest != 0 {
+                left(j, rest, cancelling, &n, &c, out)?;
+            }
             j += 16;
         }
         if j + 8 <= out.len() {
