@@ -54,18 +54,23 @@ READING = """### Reading §8
 - Estimators: numpy's pass@k here is a gather from one shared log-cumsum table and an `exp` per problem, with up
   to ~10⁻¹² relative error. rollstat returns values within 5·10⁻¹⁴ of the exact fraction (the engine's own for
   n ≤ 67), reading integer arrays in place (16 bytes read and 8 written a problem); the calling thread starts at
-  once and rayon's second thread joins when it gets a core. At few distinct n each value is computed once and looked
-  up (dense rows). At many distinct n (here 10⁵ values of n for 10⁶ problems) each problem is a ratio of two
-  products of ⌈k/2⌉ exact paired factors, eight problems to an AVX-512 register, bit for bit the scalar path's value
-  (the few where 1 − ratio would cancel are collected and summed eight at a time). That replaced a table of falling
-  factorials — two random loads a problem from 800 KB: one thread, pass@k 4.5 ms of CPU, now 1.9 ms; pass^k 6.2,
-  now 1.5 ms. What is left is arithmetic, not memory: at k = 16 a block of eight problems is 16 multiplications, 17
-  additions, 2 conversions and a division in 512-bit registers, about 4 cycles a problem at the ≈ 2.2 GHz a
-  dependent-add loop measures on this shared machine (the kernel alone, outside Python: 1.6–1.8 ms for 10⁶
-  problems), while streaming the 24 MB of arrays takes ≈ 0.3 ms. numpy's pass@k costs 9–16 ms of CPU here, so that
-  row's CPU ratio is about 8×; 10× would take under 3 cycles a problem. Values must stay those of the scalar path
-  (same products, same division), so the work per problem cannot shrink; wall time reaches 10× only when the second
-  core is free. The CPU-ratio column is the steadier measure on this loaded machine.
+  once and rayon's second thread joins when it gets a core (on a loaded machine it often does not: then wall time
+  equals CPU time). A sample of the n (64 runs of 64 problems) picks the kernel; every kernel returns the scalar
+  path's value bit for bit. Few distinct n (dense rows): each value computed once; with one n ≤ 31 (the n = 16 rows)
+  the row sits in four AVX-512 registers and eight problems are a compare and two permutations, ≈ 0.7–0.9 ms of
+  CPU for 10⁶ problems against ≈ 0.5 ms for just reading the arrays and writing the result; with several n (the mix
+  rows) a problem is two dependent loads (one packed word per n: the row's start and n + 1) in a loop with no call,
+  ≈ 1.2–1.7 ms of CPU, bound by instructions more than memory (≈ 16 a problem). Many distinct n (here 10⁵ values of n for
+  10⁶ problems): each problem is a ratio of two products of ⌈k/2⌉ exact paired factors, eight problems to an
+  AVX-512 register and two registers at a time (their four multiplication chains interleaved, so the multiplier
+  does not wait on each chain's last product); the ≈ k/n of problems whose value is a constant before any product
+  (c = 0, n − c < k; pass^k's c < k) are blended in rather than computed by a call each, and the few where
+  1 − ratio would cancel are collected and summed eight at a time. At k = 16 a register of eight problems is 16
+  multiplications, 17 additions, 2 conversions and a division: at least ≈ 2.2 cycles a problem by the count of
+  512-bit operations the floating-point pipes take (one multiplication and one addition a cycle); measured
+  ≈ 1.5–1.9 ms of CPU for 10⁶ problems on this shared machine (load 2–8). Values must stay those of
+  the scalar path (same products, same division), so that work cannot shrink; the second core halves the wall time
+  when it is free. The CPU-ratio column is the steadier measure on this loaded machine.
 - DataFrame ingest: a frame or Arrow table is read through the Arrow C stream interface and each rollout row is
   mapped straight from its columns into the fold's flat row (typed reads, text borrowed from the Arrow buffers, rows
   in parallel, 65,536 at a time so memory stays one piece); problem rows with list columns, count rows, rows to grade

@@ -7,10 +7,13 @@
 //! problems; within a chunk, blocks of [`LANES`] problems:
 //!
 //! - few distinct n ([`DenseRows`]): every value of each n computed once,
-//!   then two loads a problem;
+//!   then two loads a problem — or, when every sampled problem has one
+//!   n ≤ 31 and the processor has AVX-512, eight problems a compare and
+//!   two permutations of the row held in registers;
 //! - many distinct n, on a processor with AVX-512 and k ≤ [`WIDE_MAX_K`]
-//!   ([`wide`]): the ratio of two paired products in eight lanes, read
-//!   straight from the arrays (faster there than the table's random loads);
+//!   ([`wide`]): the ratio of two paired products in eight lanes, two
+//!   registers at a time, read straight from the arrays (faster there than
+//!   the table's random loads);
 //! - many distinct n within a range at most half the number of problems
 //!   ([`FallingTable`]): the falling factorial of every m up to the
 //!   sample's largest n computed once, then two loads and a division a
@@ -25,6 +28,7 @@
 //! [`value`] returns; the table and the lanes return what it returns), so
 //! it does not depend on the other elements of the array.
 
+use crate::dense::DenseRows;
 use crate::estimators::{fast_value, Kind, LocalMemo, PASCAL_MAX_N};
 use crate::falling::FallingTable;
 use crate::fast::{Lanes, LANES};
@@ -192,9 +196,14 @@ pub(crate) enum Reason {
 const MAX_DENSE_ROWS: usize = 64;
 
 /// Problems looked at to find the distinct n for [`DenseRows`] and the
-/// range of n for a [`FallingTable`] (evenly spaced): an n missed is
-/// computed per problem, as without rows or table.
+/// range of n for a [`FallingTable`], in [`SAMPLE_RUN`]s evenly spaced:
+/// an n missed is computed per problem, as without rows or table.
 const SAMPLE: usize = 1 << 12;
+
+/// Consecutive problems a run of the sample: eight cache lines of int64
+/// counts read in a row (4,096 problems spaced apart cost a cache miss
+/// each, about 0.1 ms at a million problems).
+const SAMPLE_RUN: usize = 64;
 
 /// Problems below which neither rows nor a table are tried.
 const MIN_PROBLEMS: usize = 4096;
@@ -218,7 +227,8 @@ impl NSample {
             distinct: Some(Vec::new()),
             max: 0,
         };
-        for i in (0..len).step_by((len / SAMPLE).max(1)) {
+        let runs = (0..len).step_by((len / (SAMPLE / SAMPLE_RUN)).max(SAMPLE_RUN));
+        for i in runs.flat_map(|start| start..(start + SAMPLE_RUN).min(len)) {
             let n = n_at(i);
             sample.max = sample.max.max(n);
             if let Some(distinct) = &mut sample.distinct {
@@ -235,55 +245,28 @@ impl NSample {
     }
 }
 
-/// Every value of each distinct n, when the problems have few distinct n
-/// (a benchmark at n = 16, a mix of a few n): a lookup is two loads.
-struct DenseRows {
-    /// Start of the row of n in `values`, by n (`u32::MAX`: n not present).
-    start: Vec<u32>,
-    /// The rows, each `n + 1` values (`NaN` where undefined).
-    values: Vec<f64>,
-}
-
-impl DenseRows {
-    /// The rows of the `distinct` n of a sample of `len` problems, or
-    /// `None` when the rows would hold more values than half the problems
-    /// (then computing each problem is cheaper).
-    fn new(kind: Kind, k: u64, len: usize, distinct: &[u64]) -> Option<DenseRows> {
-        let max = *distinct.iter().max()?;
-        let entries: u64 = distinct.iter().map(|&n| n + 1).sum();
-        if max >= 1 << 20 || entries > len as u64 / 2 {
-            return None;
-        }
-        let table = EstimatorTable::new(kind.estimator(k, 0.0));
-        let mut memo = LocalMemo::default();
-        let mut rows = DenseRows {
-            start: vec![u32::MAX; max as usize + 1],
-            values: Vec::new(),
-        };
-        for &n in distinct {
-            rows.start[n as usize] = rows.values.len() as u32;
-            rows.values
-                .extend((0..=n).map(|c| value(kind, n, c, k, &table, &mut memo)));
-        }
-        Some(rows)
+/// The rows of the sample's `distinct` n ([`DenseRows`]) of a `len`
+/// problems' call, or `None` when they would hold more values than half
+/// the problems (then computing each problem is cheaper).
+fn dense_rows(
+    kind: Kind,
+    k: u64,
+    table: &EstimatorTable,
+    len: usize,
+    distinct: &[u64],
+) -> Option<DenseRows> {
+    // The largest n first: a negative n wraps to ≥ 2⁶³, and n + 1 with it.
+    if *distinct.iter().max()? >= 1 << 20 {
+        return None;
     }
-
-    /// The value of `(n, c)` for c ≤ n, if n has a row.
-    #[inline(always)]
-    fn get(&self, n: u64, c: u64) -> Option<f64> {
-        let start = *self.start.get(n as usize)?;
-        (start != u32::MAX).then(|| self.values[start as usize + c as usize])
+    let entries: u64 = distinct.iter().map(|&n| n + 1).sum();
+    if entries > len as u64 / 2 {
+        return None;
     }
-
-    /// The value of `(n, c)` from raw counts ([`Count::wrap`]) when n has
-    /// a row and 0 ≤ c ≤ n (a negative count wraps past every row's n).
-    #[inline(always)]
-    fn lookup(&self, n: u64, c: u64) -> Option<f64> {
-        if c > n {
-            return None;
-        }
-        self.get(n, c)
-    }
+    let mut memo = LocalMemo::default();
+    Some(DenseRows::new(distinct, |n, c| {
+        value(kind, n, c, k, table, &mut memo)
+    }))
 }
 
 /// pass@k or pass^k of one problem (c ≤ n): n ≤ [`PASCAL_MAX_N`] from the
@@ -343,7 +326,7 @@ impl Shared {
         if c > n {
             return Err(Reason::CExceedsN);
         }
-        if let Some(v) = self.dense.as_ref().and_then(|rows| rows.get(n, c)) {
+        if let Some(v) = self.dense.as_ref().and_then(|rows| rows.lookup(n, c)) {
             return Ok(v);
         }
         Ok(value(self.kind, n, c, self.k, &self.table, memo))
@@ -425,8 +408,8 @@ impl Shared {
         Ok(j)
     }
 
-    /// [`Shared::blocks`] through [`wide::eight`], eight problems at a
-    /// time read straight from the columns.
+    /// [`Shared::blocks`] through [`wide::sixteen`] (and [`wide::eight`]
+    /// for a last eight), read straight from the columns.
     ///
     /// # Safety
     ///
@@ -443,32 +426,83 @@ impl Shared {
     ) -> Result<usize, (usize, Reason)> {
         let pow = !matches!(self.kind, Kind::PassAtK);
         let mut queue = Cancelling::default();
+        // The lanes of the block at j the kernel left, a bit each, in order.
+        let mut left =
+            |j: usize, mut rest: u16, cancelling: u16, n: &[u64], c: &[u64], out: &mut [f64]| {
+                while rest != 0 {
+                    let l = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let i = j + l;
+                    if cancelling & (1 << l) != 0 {
+                        queue.problems[queue.len] = (i, n[l], c[l]);
+                        queue.len += 1;
+                        if queue.len == 8 {
+                            // SAFETY: the caller's promise.
+                            unsafe { queue.flush(wide, out) };
+                        }
+                    } else {
+                        out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
+                    }
+                }
+                Ok(())
+            };
         let mut j = 0;
-        while j + 8 <= out.len() {
+        while j + 16 <= out.len() {
+            let block: &mut [f64; 16] = (&mut out[j..j + 16]).try_into().expect("16 long");
+            let (n, c) = (n_at.block(j), c_at.block(j));
+            // SAFETY: the caller's promise.
+            let (rest, cancelling) = unsafe { wide::sixteen(wide, n, c, block, pow) };
+            if rest != 0 {
+                left(j, rest, cancelling, &n, &c, out)?;
+            }
+            j += 16;
+        }
+        if j + 8 <= out.len() {
             let block: &mut [f64; 8] = (&mut out[j..j + 8]).try_into().expect("8 long");
             let (n, c) = (n_at.block(j), c_at.block(j));
             // SAFETY: the caller's promise.
-            let (mut rest, cancelling) = unsafe { wide::eight(wide, n, c, block, pow) };
-            while rest != 0 {
-                let l = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let i = j + l;
-                if cancelling & (1 << l) != 0 {
-                    queue.problems[queue.len] = (i, n[l], c[l]);
-                    queue.len += 1;
-                    if queue.len == 8 {
-                        // SAFETY: the caller's promise.
-                        unsafe { queue.flush(wide, out) };
-                    }
-                } else {
-                    out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
-                }
-            }
+            let (rest, cancelling) = unsafe { wide::eight(wide, n, c, block, pow) };
+            left(j, rest.into(), cancelling.into(), &n, &c, out)?;
             j += 8;
         }
         // SAFETY: the caller's promise.
         unsafe { queue.flush(wide, out) };
         Ok(j)
+    }
+
+    /// [`Shared::chunk`] by the rows: eight problems at a time in registers
+    /// where the rows are [`DenseRows::small`] (and the processor has
+    /// AVX-512), then lookups; [`Shared::one`] for the problems the rows do
+    /// not serve. The first problem without a value and why.
+    #[inline(always)]
+    fn dense_chunk<T: Count>(
+        &self,
+        rows: &DenseRows,
+        n_at: impl Column<T>,
+        c_at: impl Column<T>,
+        out: &mut [f64],
+        memo: &mut LocalMemo,
+    ) -> Result<(), (usize, Reason)> {
+        let mut one = |i: usize, out: &mut [f64]| {
+            out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
+            Ok(())
+        };
+        #[allow(unused_mut)]
+        let mut from = 0;
+        #[cfg(target_arch = "x86_64")]
+        if rows.small() && wide::available() {
+            let block = |j| (n_at.block(j), c_at.block(j));
+            // SAFETY: the processor has AVX-512 F (checked just above).
+            from = unsafe { rows.small_blocks(block, out, &mut one)? };
+        }
+        loop {
+            from = dense_lookups(rows, n_at, c_at, out, from);
+            if from == out.len() {
+                return Ok(());
+            }
+            one(from, out)?;
+            from += 1;
+        }
     }
 
     /// Fills one chunk; `n_at.at(j)`, `c_at.at(j)` are the counts of its
@@ -482,16 +516,7 @@ impl Shared {
     ) -> Option<(usize, Reason)> {
         let mut memo = LocalMemo::default();
         if let Some(rows) = &self.dense {
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = match rows.lookup(n_at.at(j).wrap(), c_at.at(j).wrap()) {
-                    Some(v) => v,
-                    None => match self.one(n_at.at(j), c_at.at(j), &mut memo) {
-                        Ok(v) => v,
-                        Err(r) => return Some((j, r)),
-                    },
-                };
-            }
-            return None;
+            return self.dense_chunk(rows, n_at, c_at, out, &mut memo).err();
         }
         let kernel = match (&self.falling, &self.wide, &self.lanes) {
             (Some(table), _, _) => Some(Kernel::Table(table)),
@@ -515,6 +540,19 @@ impl Shared {
         }
         None
     }
+}
+
+/// [`DenseRows::lookups`] from problem `from` of a chunk: its own function,
+/// so the loop has the registers to itself.
+#[inline(never)]
+fn dense_lookups<T: Count>(
+    rows: &DenseRows,
+    n_at: impl Column<T>,
+    c_at: impl Column<T>,
+    out: &mut [f64],
+    from: usize,
+) -> usize {
+    rows.lookups(out, from, |i| (n_at.at(i).wrap(), c_at.at(i).wrap()))
 }
 
 /// One chunk (from problem `start` of the arrays) in each argument
@@ -600,10 +638,14 @@ pub(crate) fn fill<T: Count>(
     let n_at = |i: usize| n[if n.len() == 1 { 0 } else { i }].wrap();
     let lanes = Lanes::new(k);
     let wide = lanes.as_ref().and_then(Wide::new);
+    // One table for the rows and the problems computed one by one (4,097
+    // empty rows: not free to make).
+    let table = EstimatorTable::new(kind.estimator(k, 0.0));
     let (mut dense, mut falling) = (None, None);
     if out.len() >= MIN_PROBLEMS {
         let sample = NSample::new(out.len(), n_at);
-        dense = (sample.distinct.as_deref()).and_then(|d| DenseRows::new(kind, k, out.len(), d));
+        dense =
+            (sample.distinct.as_deref()).and_then(|d| dense_rows(kind, k, &table, out.len(), d));
         let entries = sample.max.saturating_add(1);
         // With AVX-512 the lanes beat the table's random loads up to
         // WIDE_MAX_K (see [`wide`]).
@@ -617,7 +659,7 @@ pub(crate) fn fill<T: Count>(
     let shared = Shared {
         kind,
         k,
-        table: EstimatorTable::new(kind.estimator(k, 0.0)),
+        table,
         dense,
         falling,
         lanes,
@@ -752,6 +794,147 @@ pub fn estimate_counts<'py>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The old scalar path, problem by problem: the checks in their order,
+    /// then [`value`].
+    fn scalar_path<T: Count>(
+        kind: Kind,
+        k: u64,
+        n: &[T],
+        c: &[T],
+    ) -> Result<Vec<f64>, (usize, Reason)> {
+        let table = EstimatorTable::new(kind.estimator(k, 0.0));
+        let mut memo = LocalMemo::default();
+        let len = n.len().max(c.len());
+        let at = |a: &[T], i: usize| a[if a.len() == 1 { 0 } else { i }];
+        (0..len)
+            .map(|i| {
+                let n = at(n, i).count().ok_or((i, Reason::NegativeN))?;
+                let c = at(c, i).count().ok_or((i, Reason::NegativeC))?;
+                if c > n {
+                    return Err((i, Reason::CExceedsN));
+                }
+                Ok(value(kind, n, c, k, &table, &mut memo))
+            })
+            .collect()
+    }
+
+    /// `fill` against [`scalar_path`]: the values bit for bit, or the same
+    /// first bad problem.
+    fn check<T: Count + std::fmt::Debug>(case: &str, kind: Kind, k: u64, n: &[T], c: &[T]) {
+        let mut out = vec![f64::NAN; n.len().max(c.len())];
+        let got = fill(kind, k, n, c, &mut out);
+        match scalar_path(kind, k, n, c) {
+            Ok(want) => {
+                assert_eq!(got, None, "{case}: {kind:?} k={k}");
+                for (i, (g, w)) in out.iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        g.to_bits(),
+                        w.to_bits(),
+                        "{case}: {kind:?} k={k} at {i}: n {:?} c {:?}",
+                        n[i.min(n.len() - 1)],
+                        c[i.min(c.len() - 1)]
+                    );
+                }
+            }
+            Err(bad) => assert_eq!(got, Some(bad), "{case}: {kind:?} k={k}"),
+        }
+    }
+
+    /// Samples of n the kernels choose between: one small n (registers),
+    /// a few n (rows), many n in a short range (table or lanes), many n
+    /// spread wide (lanes), tiny n at the edges.
+    fn n_samples(next: &mut impl FnMut(u64) -> u64, len: usize) -> Vec<(&'static str, Vec<i64>)> {
+        let draw = |f: &mut dyn FnMut() -> u64| (0..len).map(|_| f() as i64).collect::<Vec<_>>();
+        let few = [8, 16, 64, 100, 1000];
+        vec![
+            ("n = 16", draw(&mut || 16)),
+            ("n = 0", draw(&mut || 0)),
+            ("n = 31", draw(&mut || 31)),
+            ("n = 40", draw(&mut || 40)),
+            ("few n", draw(&mut || few[next(5) as usize])),
+            ("n < 3000", draw(&mut || 1 + next(3000))),
+            ("n < 10⁵", draw(&mut || 16 + next(100_000))),
+            ("n < 2³⁰", draw(&mut || 16 + next(1 << 30))),
+        ]
+    }
+
+    /// c for each n: 0, n, n − k .. n, small, uniform.
+    fn c_for(next: &mut impl FnMut(u64) -> u64, n: &[i64], k: u64) -> Vec<i64> {
+        n.iter()
+            .map(|&n| {
+                let n = n as u64;
+                (match next(8) {
+                    0 => 0,
+                    1 => n,
+                    2 => n.saturating_sub(next(k + 2)),
+                    3 => next(3).min(n),
+                    _ => next(n + 1),
+                }) as i64
+            })
+            .collect()
+    }
+
+    /// Every path of `fill` — the rows (in registers and by lookup), the
+    /// table, the lanes, problem by problem — gives the old scalar path's
+    /// values bit for bit, in every dtype and layout, and stops at the
+    /// first bad problem with its reason (c > n, n < 0, c < 0) wherever it
+    /// is and whichever thread finds it.
+    #[test]
+    fn fill_equals_the_scalar_path() {
+        let mut next = crate::fast::xorshift(0x2545_f491_4f6c_dd1d);
+        let len = 2 * CHUNK + 1003;
+        for (case, n) in n_samples(&mut next, len) {
+            for k in [1, 2, 4, 16, 33, 65] {
+                for kind in [Kind::PassAtK, Kind::PassPowK] {
+                    let c = c_for(&mut next, &n, k);
+                    check(case, kind, k, &n, &c);
+                    let (n32, c32): (Vec<i32>, Vec<i32>) = (
+                        n.iter().map(|&v| v.min(i32::MAX as i64) as i32).collect(),
+                        c.iter()
+                            .zip(&n)
+                            .map(|(&v, &n)| v.min(n.min(i32::MAX as i64)) as i32)
+                            .collect(),
+                    );
+                    check(case, kind, k, &n32, &c32);
+                    let (nu, cu): (Vec<u64>, Vec<u64>) = (
+                        n.iter().map(|&v| v as u64).collect(),
+                        c.iter().map(|&v| v as u64).collect(),
+                    );
+                    check(case, kind, k, &nu, &cu);
+                    // One n for all (broadcast), one c for all.
+                    check(case, kind, k, &n[..1], &c);
+                    check(case, kind, k, &n, &[0]);
+                    // Bad problems: the first wins, wherever it is.
+                    for bad in 0..4 {
+                        let (mut nb, mut cb) = (n.clone(), c.clone());
+                        for _ in 0..1 + next(3) {
+                            let i = next(len as u64) as usize;
+                            match bad {
+                                0 => cb[i] = nb[i] + 1 + next(5) as i64,
+                                1 => nb[i] = -1 - next(5) as i64,
+                                2 => cb[i] = -1 - next(5) as i64,
+                                _ => {
+                                    nb[i] = -1;
+                                    cb[i] = -1;
+                                }
+                            }
+                        }
+                        check(case, kind, k, &nb, &cb);
+                        let cu: Vec<u32> = cb
+                            .iter()
+                            .map(|&v| v.clamp(0, u32::MAX as i64) as u32)
+                            .collect();
+                        let nu: Vec<u32> = nb
+                            .iter()
+                            .map(|&v| v.clamp(0, u32::MAX as i64) as u32)
+                            .collect();
+                        check(case, kind, k, &nu, &cu);
+                    }
+                }
+            }
+        }
+    }
 
     /// Every chunk is worked exactly once, at its own start, and the least
     /// result wins whichever thread finds it.

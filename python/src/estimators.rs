@@ -29,7 +29,7 @@ const CHUNK: usize = 1 << 14;
 /// Most distinct `(k, τ)` that get a table each.
 const MAX_TABLES: usize = 64;
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) enum Kind {
     PassAtK,
     PassPowK,

@@ -9,6 +9,7 @@
 //! - [`estimators`]: pass@k, pass^k, G-Pass@k, mG-Pass@k over flat arrays
 //!   ([`fast`]: pass@k and pass^k for large n with a proven error bound;
 //!   [`counts`]: pass@k and pass^k at one k straight from numpy's arrays;
+//!   [`dense`]: their rows of values for a few distinct n;
 //!   [`falling`]: their table of falling factorials for many distinct n;
 //!   [`wide`]: their lanes with AVX-512).
 //! - [`engine`]: report, compare and power, with errors and findings worded
@@ -27,6 +28,7 @@ use pyo3::prelude::*;
 mod arrow;
 mod convert;
 mod counts;
+mod dense;
 mod engine;
 mod estimators;
 mod falling;
