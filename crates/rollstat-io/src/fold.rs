@@ -78,6 +78,13 @@ impl Row<'_> {
         }
     }
 
+    /// Asks for the first bytes of the problem id to be fetched.
+    pub(crate) fn prefetch_problem(&self) {
+        if let Some(b) = self.problem().as_bytes().first() {
+            prefetch(b);
+        }
+    }
+
     /// The hash of the problem key; `None` and `""` hash differently.
     pub(crate) fn key_hash(&self) -> u64 {
         let field = |s: Option<&str>, seed: u64| match s {

@@ -815,9 +815,10 @@ impl<'g> Collector<'g> {
 }
 
 /// Folds a shard's rows of one chunk (`mine`: positions in `items` with
-/// key hashes). A shard reads one row in 16 of the chunk, and probes its
-/// index at random: both are fetched a few rows ahead, or each row waits
-/// on memory twice.
+/// key hashes). A shard reads one row in 16 of the chunk, the row's id in
+/// the input, and probes its index at random: all are fetched a few rows
+/// ahead (the id once its row has come), or each row waits on memory
+/// thrice.
 fn fold_rows(shard: &mut Shard, items: &[Item<'_>], mine: &[(u32, u64)], cx: &Context<'_>) {
     const AHEAD: usize = 8;
     for (j, &(i, _)) in mine.iter().enumerate() {
@@ -826,6 +827,9 @@ fn fold_rows(shard: &mut Shard, items: &[Item<'_>], mine: &[(u32, u64)], cx: &Co
             fold::prefetch(item);
             fold::prefetch(&item.row);
             shard.prefetch(hash);
+        }
+        if let Some(&(next, _)) = mine.get(j + AHEAD / 2) {
+            items[next as usize].row.prefetch_problem();
         }
         shard.push(&items[i as usize], cx);
     }
