@@ -775,40 +775,57 @@ impl Shard {
 
     /// The shard's problems, each with its first row's sequence number,
     /// duplicates resolved.
-    pub(crate) fn finish(self, dedupe: Option<Dedupe>, paths: &[String]) -> Vec<Finished> {
+    pub(crate) fn finish(
+        self,
+        dedupe: Option<Dedupe>,
+        paths: &[String],
+        mut sink: impl FnMut(Finished),
+    ) {
         use rayon::prelude::*;
         let labels = self.shared_labels();
-        let names = &self.names;
+        // The index is done with: its memory goes to the problems.
+        let Shard {
+            accs, names, index, ..
+        } = self;
+        drop(index);
+        let names = &names;
         let at = |o: Origin| -> (String, u64) {
             let path = paths.get(o.file()).map_or("?", |p| p.as_str());
             (path.to_string(), o.line())
         };
-        self.accs
-            .chunks
-            .into_par_iter()
-            .flat_map_iter(|chunk| chunk.into_iter())
-            .map(|acc| {
-                let problem = &names[acc.name.0 as usize..acc.name.1 as usize];
-                let key = acc.label_key();
-                let (data, n_dup, first_dup, numbered_by_arrival) = match acc.body {
-                    Body::Counts { n, c } => (ProblemData::Counts { n, c }, 0, None, false),
-                    Body::Empty => rollout_data(Rollouts::new(acc.origin), problem, dedupe, &at),
-                    Body::Rollouts(r) => rollout_data(*r, problem, dedupe, &at),
-                };
-                Finished {
-                    first_seq: acc.first_seq,
-                    n_dup,
-                    first_dup,
-                    problem: crate::CollectedProblem {
-                        problem: problem.to_string(),
-                        labels: (key != NO_LABELS).then(|| labels[&key].clone()),
-                        origin: acc.origin,
-                        numbered_by_arrival,
-                        data,
-                    },
-                }
-            })
-            .collect()
+        // A chunk at a time: its problems are made in parallel into a
+        // vector that stays in cache, and its accumulators are freed before
+        // the next chunk's problems take memory (the whole shard's problems
+        // made at once, then moved on, were a second copy of them all).
+        for chunk in accs.chunks {
+            let done: Vec<Finished> = chunk
+                .into_par_iter()
+                .map(|acc| {
+                    let problem = &names[acc.name.0 as usize..acc.name.1 as usize];
+                    let key = acc.label_key();
+                    let (data, n_dup, first_dup, numbered_by_arrival) = match acc.body {
+                        Body::Counts { n, c } => (ProblemData::Counts { n, c }, 0, None, false),
+                        Body::Empty => {
+                            rollout_data(Rollouts::new(acc.origin), problem, dedupe, &at)
+                        }
+                        Body::Rollouts(r) => rollout_data(*r, problem, dedupe, &at),
+                    };
+                    Finished {
+                        first_seq: acc.first_seq,
+                        n_dup,
+                        first_dup,
+                        problem: crate::CollectedProblem {
+                            problem: problem.to_string(),
+                            labels: (key != NO_LABELS).then(|| labels[&key].clone()),
+                            origin: acc.origin,
+                            numbered_by_arrival,
+                            data,
+                        },
+                    }
+                })
+                .collect();
+            done.into_iter().for_each(&mut sink);
+        }
     }
 
     /// One shared copy of each distinct set of labels of the shard's
