@@ -154,6 +154,30 @@ impl Drop for AtomicFile {
     }
 }
 
+/// Writes what `write` produces to `path` as [`write_text`] writes text
+/// (atomically to a file; to stdout for `-` or none), without holding it
+/// all first.
+pub fn write_with(
+    path: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<()> {
+    match destination(path) {
+        Some(p) => {
+            let mut f = AtomicFile::create(p)?;
+            write(&mut f).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            f.commit()
+        }
+        None => {
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            match write(&mut out).and_then(|()| out.flush()) {
+                // A closed pipe (`rollstat … | head`) is not an error.
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+                r => r.map_err(Into::into),
+            }
+        }
+    }
+}
+
 /// Writes `text` to the destination atomically, or to stdout.
 pub fn write_text(path: Option<&Path>, text: &str) -> Result<()> {
     match destination(path) {

@@ -60,18 +60,27 @@ pub fn summarize(a: &SummarizeArgs) -> Result<()> {
     crate::output::check_not_an_input(Some(&a.output), &a.inputs)?;
     let opts = crate::options::summarize_options(a)?;
     let sources: Vec<Source> = a.inputs.iter().map(Source::from).collect();
-    let s = rollstat::summarize(&sources, &opts).map_err(cli_error)?;
-    write_summary(&a.output, &s)
+    let s = rollstat::summarize_pending(&sources, &opts).map_err(cli_error)?;
+    if is_parquet(&a.output) && crate::output::destination(Some(&a.output)).is_some() {
+        return write_summary(&a.output, &s.into_summary());
+    }
+    // Rows are made as they are written: 10⁷ of them held at once took
+    // gigabytes.
+    crate::output::write_with(Some(&a.output), |w| s.write_jsonl(w))
+}
+
+/// Whether `output` names a Parquet file.
+fn is_parquet(output: &Path) -> bool {
+    output
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
 }
 
 /// Writes a summary to `output`: Parquet when its name ends in `.parquet`,
 /// JSON Lines otherwise (and on stdout, `-`).
 fn write_summary(output: &Path, s: &Summary) -> Result<()> {
-    let parquet = output
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"));
     match crate::output::destination(Some(output)) {
-        Some(path) if parquet => write_parquet(path, s),
+        Some(path) if is_parquet(output) => write_parquet(path, s),
         _ => crate::output::write_text(Some(output), &s.to_jsonl()),
     }
 }

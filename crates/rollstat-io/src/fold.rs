@@ -19,7 +19,6 @@ use rollstat_core::rollouts::{
 };
 use rollstat_core::summary::{Answer, ProblemData, Verdict};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 /// Number of shards: fixed, so results never depend on the thread count.
@@ -79,6 +78,13 @@ impl Row<'_> {
         }
     }
 
+    /// Asks for the first bytes of the problem id to be fetched.
+    pub(crate) fn prefetch_problem(&self) {
+        if let Some(b) = self.problem().as_bytes().first() {
+            prefetch(b);
+        }
+    }
+
     /// The hash of the problem key; `None` and `""` hash differently.
     pub(crate) fn key_hash(&self) -> u64 {
         let field = |s: Option<&str>, seed: u64| match s {
@@ -133,23 +139,93 @@ impl Interner {
     }
 }
 
-/// The key hash is already a good hash: use it as is.
+/// The problems of a shard by the hash of their key: open addressing with
+/// linear probing over one `u64` a slot — the hash's high 32 bits above
+/// the problem's position + 1, or 0 for an empty slot. A new problem
+/// costs one probe (the search that fails is where it is inserted), and
+/// the slot a hash starts at is known before the row is folded, so it can
+/// be fetched ahead ([`KeyIndex::prefetch`]): the table is far larger than
+/// the caches and a probe is otherwise a wait on memory. Keys whose hashes
+/// collide simply occupy further slots.
 #[derive(Default)]
-struct IdentityHasher(u64);
+struct KeyIndex {
+    slots: Vec<u64>,
+    len: usize,
+}
 
-impl Hasher for IdentityHasher {
-    fn finish(&self) -> u64 {
-        self.0
+const TAG: u64 = !0 << 32;
+
+impl KeyIndex {
+    fn mask(&self) -> usize {
+        self.slots.len().wrapping_sub(1)
     }
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("only u64 keys")
+
+    /// Asks for the slot `hash` starts at to be brought into the cache.
+    fn prefetch(&self, hash: u64) {
+        if let Some(slot) = self.slots.get(hash as usize & self.mask()) {
+            prefetch(slot);
+        }
     }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = v;
+
+    /// Whether one more entry would pass the load limit (5/8: probes stay
+    /// short, and mostly within one cache line).
+    fn is_full(&self) -> bool {
+        (self.len + 1) * 8 > self.slots.len() * 5
+    }
+
+    /// A table twice the size holding `hashes` (entry i the hash of
+    /// problem i: every problem of the shard).
+    fn grow(&mut self, hashes: impl Iterator<Item = u64>) {
+        let size = (self.slots.len() * 2).max(1 << 10);
+        *self = KeyIndex {
+            slots: vec![0; size],
+            len: 0,
+        };
+        for (i, hash) in hashes.enumerate() {
+            let found = self.find_or_insert(hash, i as u32, |_| false);
+            debug_assert!(found.is_none());
+        }
+    }
+
+    /// The problem with key hash `hash` that `is_key` accepts, if any;
+    /// otherwise `new` is recorded as that problem and `None` returned.
+    /// The caller keeps room ([`KeyIndex::is_full`]).
+    fn find_or_insert(&mut self, hash: u64, new: u32, is_key: impl Fn(u32) -> bool) -> Option<u32> {
+        let mask = self.mask();
+        let tag = hash & TAG;
+        let mut at = hash as usize & mask;
+        loop {
+            let slot = self.slots[at];
+            if slot == 0 {
+                self.slots[at] = tag | (u64::from(new) + 1);
+                self.len += 1;
+                return None;
+            }
+            if slot & TAG == tag {
+                let i = (slot & !TAG) as u32 - 1;
+                if is_key(i) {
+                    return Some(i);
+                }
+            }
+            at = (at + 1) & mask;
+        }
     }
 }
 
-type HashIndex = HashMap<u64, u32, BuildHasherDefault<IdentityHasher>>;
+/// Asks for the cache line holding `value` to be fetched (a hint: it never
+/// faults and changes no result).
+#[inline]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching reads nothing the program sees and cannot fault;
+    // SSE is part of every x86_64 target.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(std::ptr::from_ref(value).cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = value;
+}
 
 /// One problem being collected: its key, where it was first seen, and its
 /// rows. A count row's numbers sit inline and rollouts behind a box, and
@@ -465,9 +541,7 @@ impl Store {
 /// What one shard collected.
 #[derive(Default)]
 pub(crate) struct Shard {
-    index: HashIndex,
-    /// Keys whose hash is taken by another key in `index` (rare).
-    collisions: HashMap<(u32, u32, Box<str>), u32>,
+    index: KeyIndex,
     strings: Interner,
     /// Every problem id of the shard, back to back.
     names: String,
@@ -477,6 +551,15 @@ pub(crate) struct Shard {
     /// Bad rows: (sequence number, what is wrong).
     pub bad: Vec<(u64, BadLine)>,
     pub n_graded: u64,
+}
+
+/// Whether `a` (its id in `names`, its labels in `strings`) is the problem
+/// of `row`, whose key hash is `hash`.
+fn key_matches(a: &Acc, names: &str, strings: &Interner, row: &Row<'_>, hash: u64) -> bool {
+    a.hash == hash
+        && &names[a.name.0 as usize..a.name.1 as usize] == row.problem()
+        && strings.is(a.system, row.system())
+        && strings.is(a.subset, row.subset())
 }
 
 /// What a shard needs to know about where rows come from.
@@ -512,28 +595,14 @@ impl Shard {
         }
     }
 
-    fn find(&mut self, row: &Row<'_>, hash: u64) -> Option<u32> {
-        let matches = |a: &Acc, shard: &Shard| {
-            a.hash == hash
-                && shard.name(a) == row.problem()
-                && shard.strings.is(a.system, row.system())
-                && shard.strings.is(a.subset, row.subset())
-        };
-        if let Some(i) = self.last {
-            if matches(self.accs.get(i), self) {
-                return Some(i);
-            }
-        }
-        let i = *self.index.get(&hash)?;
-        if matches(self.accs.get(i), self) {
-            return Some(i);
-        }
-        let key = (
-            self.strings.id(row.system()),
-            self.strings.id(row.subset()),
-            Box::<str>::from(row.problem()),
-        );
-        self.collisions.get(&key).copied()
+    /// Whether problem `i` is the problem of `row`, whose key hash is `hash`.
+    fn is_key(&self, i: u32, row: &Row<'_>, hash: u64) -> bool {
+        key_matches(self.accs.get(i), &self.names, &self.strings, row, hash)
+    }
+
+    /// Asks for the index slot of a row to come to be fetched.
+    pub(crate) fn prefetch(&self, hash: u64) {
+        self.index.prefetch(hash);
     }
 
     /// A problem's id.
@@ -541,17 +610,28 @@ impl Shard {
         &self.names[a.name.0 as usize..a.name.1 as usize]
     }
 
+    /// The problem of the item's row, made when new.
     fn acc_for(&mut self, item: &Item<'_>, here: Origin) -> u32 {
-        if let Some(i) = self.find(&item.row, item.hash) {
+        let (row, hash) = (&item.row, item.hash);
+        // Rows of a problem usually come together.
+        if let Some(i) = self.last.filter(|&i| self.is_key(i, row, hash)) {
             return i;
         }
-        let row = &item.row;
+        if self.index.is_full() {
+            let hashes = self.accs.chunks.iter().flatten().map(|a| a.hash);
+            self.index.grow(hashes);
+        }
         let i = self.accs.len() as u32;
+        let (accs, names, strings) = (&self.accs, self.names.as_str(), &self.strings);
+        let is_key = |j| key_matches(accs.get(j), names, strings, row, hash);
+        if let Some(j) = self.index.find_or_insert(hash, i, is_key) {
+            return j;
+        }
         let start = self.names.len() as u64;
         self.names.push_str(row.problem());
         let acc = Acc {
             name: (start, self.names.len() as u64),
-            hash: item.hash,
+            hash,
             system: self.strings.id(row.system()),
             subset: self.strings.id(row.subset()),
             by_value: self.strings.id(row.by_value()),
@@ -560,12 +640,6 @@ impl Shard {
             origin: here,
             body: Body::Empty,
         };
-        if let std::collections::hash_map::Entry::Vacant(e) = self.index.entry(item.hash) {
-            e.insert(i);
-        } else {
-            self.collisions
-                .insert((acc.system, acc.subset, row.problem().into()), i);
-        }
         self.accs.push(acc);
         i
     }
@@ -701,40 +775,57 @@ impl Shard {
 
     /// The shard's problems, each with its first row's sequence number,
     /// duplicates resolved.
-    pub(crate) fn finish(self, dedupe: Option<Dedupe>, paths: &[String]) -> Vec<Finished> {
+    pub(crate) fn finish(
+        self,
+        dedupe: Option<Dedupe>,
+        paths: &[String],
+        mut sink: impl FnMut(Finished),
+    ) {
         use rayon::prelude::*;
         let labels = self.shared_labels();
-        let names = &self.names;
+        // The index is done with: its memory goes to the problems.
+        let Shard {
+            accs, names, index, ..
+        } = self;
+        drop(index);
+        let names = &names;
         let at = |o: Origin| -> (String, u64) {
             let path = paths.get(o.file()).map_or("?", |p| p.as_str());
             (path.to_string(), o.line())
         };
-        self.accs
-            .chunks
-            .into_par_iter()
-            .flat_map_iter(|chunk| chunk.into_iter())
-            .map(|acc| {
-                let problem = &names[acc.name.0 as usize..acc.name.1 as usize];
-                let key = acc.label_key();
-                let (data, n_dup, first_dup, numbered_by_arrival) = match acc.body {
-                    Body::Counts { n, c } => (ProblemData::Counts { n, c }, 0, None, false),
-                    Body::Empty => rollout_data(Rollouts::new(acc.origin), problem, dedupe, &at),
-                    Body::Rollouts(r) => rollout_data(*r, problem, dedupe, &at),
-                };
-                Finished {
-                    first_seq: acc.first_seq,
-                    n_dup,
-                    first_dup,
-                    problem: crate::CollectedProblem {
-                        problem: problem.to_string(),
-                        labels: (key != NO_LABELS).then(|| labels[&key].clone()),
-                        origin: acc.origin,
-                        numbered_by_arrival,
-                        data,
-                    },
-                }
-            })
-            .collect()
+        // A chunk at a time: its problems are made in parallel into a
+        // vector that stays in cache, and its accumulators are freed before
+        // the next chunk's problems take memory (the whole shard's problems
+        // made at once, then moved on, were a second copy of them all).
+        for chunk in accs.chunks {
+            let done: Vec<Finished> = chunk
+                .into_par_iter()
+                .map(|acc| {
+                    let problem = &names[acc.name.0 as usize..acc.name.1 as usize];
+                    let key = acc.label_key();
+                    let (data, n_dup, first_dup, numbered_by_arrival) = match acc.body {
+                        Body::Counts { n, c } => (ProblemData::Counts { n, c }, 0, None, false),
+                        Body::Empty => {
+                            rollout_data(Rollouts::new(acc.origin), problem, dedupe, &at)
+                        }
+                        Body::Rollouts(r) => rollout_data(*r, problem, dedupe, &at),
+                    };
+                    Finished {
+                        first_seq: acc.first_seq,
+                        n_dup,
+                        first_dup,
+                        problem: crate::CollectedProblem {
+                            problem: problem.to_string(),
+                            labels: (key != NO_LABELS).then(|| labels[&key].clone()),
+                            origin: acc.origin,
+                            numbered_by_arrival,
+                            data,
+                        },
+                    }
+                })
+                .collect();
+            done.into_iter().for_each(&mut sink);
+        }
     }
 
     /// One shared copy of each distinct set of labels of the shard's
@@ -897,4 +988,33 @@ pub(crate) fn parse_json_row<'a>(
         }
     }
     crate::source::parse_general(line, by, cluster_by, budget).map(|r| Row::Full(Box::new(r)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::KeyIndex;
+
+    /// Keys are told apart by `is_key`, not by their hash: 5000 keys whose
+    /// hashes take 7 values (so most collide, in the tag and in the slot)
+    /// each get their own entry, found again after the table grew.
+    #[test]
+    fn colliding_hashes_are_distinct_keys_across_growth() {
+        let hash = |k: u32| u64::from(k % 7).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut index = KeyIndex::default();
+        let mut hashes: Vec<u64> = Vec::new();
+        for k in 0..5000u32 {
+            if index.is_full() {
+                index.grow(hashes.iter().copied());
+            }
+            // Entry i holds key i: a new key is inserted, never matched.
+            assert_eq!(index.find_or_insert(hash(k), k, |i| i == k), None);
+            hashes.push(hash(k));
+        }
+        assert_eq!(index.len, 5000);
+        assert!(index.len * 8 <= index.slots.len() * 5);
+        for k in (0..5000u32).rev() {
+            assert_eq!(index.find_or_insert(hash(k), u32::MAX, |i| i == k), Some(k));
+        }
+        assert_eq!(index.len, 5000);
+    }
 }

@@ -86,7 +86,8 @@ pub use read::{
 };
 pub use report::report;
 pub use summary::{
-    merge, summarize, BadRow, Reading, Summary, SummaryHeader, SummaryRow, SUMMARY_VERSION,
+    merge, summarize, summarize_pending, BadRow, PendingSummary, Reading, Summary, SummaryHeader,
+    SummaryRow, SUMMARY_VERSION,
 };
 #[cfg(feature = "arrow")]
 pub use summary_arrow::{summary_schema, HEADER_KEY as SUMMARY_KEY};

@@ -178,6 +178,33 @@ fn reading_of(read: &ReadOptions, opts: &ReportOptions) -> Reading {
 /// Reads `sources` as [`crate::report()`] would (same options) and keeps
 /// what every metric needs, per problem.
 pub fn summarize(sources: &[Source], opts: &ReportOptions) -> Result<Summary> {
+    Ok(summarize_pending(sources, opts)?.into_summary())
+}
+
+/// A summary whose rows are made as they are written: its header, and the
+/// problems read. 10⁷ rows held at once take gigabytes; written one batch
+/// at a time ([`PendingSummary::write_jsonl`]) they take nothing beyond the
+/// problems read.
+///
+/// ```
+/// use rollstat::rows::{RolloutRow, Row};
+/// use rollstat::{summarize, summarize_pending, ReportOptions, Source};
+/// let rows: Vec<Row> = (0..3).map(|i| RolloutRow::new("p1", i == 1).rollout(i).into()).collect();
+/// let source = [Source::Rows { name: "mem".into(), rows }];
+/// let mut out = Vec::new();
+/// summarize_pending(&source, &ReportOptions::default()).unwrap().write_jsonl(&mut out).unwrap();
+/// let whole = summarize(&source, &ReportOptions::default()).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), whole.to_jsonl());
+/// ```
+pub struct PendingSummary {
+    /// The first line.
+    pub header: SummaryHeader,
+    collected: Collected,
+}
+
+/// Reads `sources` as [`summarize()`] does, leaving the rows to be made
+/// as they are written.
+pub fn summarize_pending(sources: &[Source], opts: &ReportOptions) -> Result<PendingSummary> {
     opts.validate()?;
     let read = crate::report::read_options(opts);
     let g = Grading::new(&opts.grading);
@@ -199,13 +226,59 @@ pub fn summarize(sources: &[Source], opts: &ReportOptions) -> Result<Summary> {
     }
     let mut header = header_of(&inputs, reading_of(&read, opts));
     header.n_grading_undecided = g.n_undecided();
-    let c = &inputs.collected;
-    let rows = c
-        .problems
-        .iter()
-        .map(|p| row_of(p, c.origin(p.origin)))
-        .collect::<Result<_>>()?;
-    Ok(Summary { header, rows })
+    Ok(PendingSummary {
+        header,
+        collected: inputs.collected,
+    })
+}
+
+impl PendingSummary {
+    fn problems(&self) -> &[CollectedProblem] {
+        &self.collected.problems
+    }
+
+    fn row(&self, p: &CollectedProblem) -> SummaryRow {
+        row_of(p, self.collected.origin(p.origin))
+    }
+
+    /// The summary with all its rows made.
+    pub fn into_summary(self) -> Summary {
+        let rows = self.problems().iter().map(|p| self.row(p)).collect();
+        Summary {
+            header: self.header,
+            rows,
+        }
+    }
+
+    /// Writes the summary as [`Summary::to_jsonl`] does, rows made and
+    /// serialized a batch at a time (in parallel), so no more than a batch
+    /// of them exists at once.
+    pub fn write_jsonl(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        use rayon::prelude::*;
+        // Batches of pieces: each piece one text, the pieces of a batch
+        // made in parallel and written in order.
+        const PIECE: usize = 4096;
+        const BATCH: usize = 64 * PIECE;
+        out.write_all(header_json(&self.header).as_bytes())?;
+        out.write_all(b"\n")?;
+        for batch in self.problems().chunks(BATCH) {
+            let texts: Vec<Vec<u8>> = batch
+                .par_chunks(PIECE)
+                .map(|piece| {
+                    let mut text = Vec::new();
+                    for p in piece {
+                        serde_json::to_writer(&mut text, &self.row(p)).expect("a row serializes");
+                        text.push(b'\n');
+                    }
+                    text
+                })
+                .collect();
+            for t in texts {
+                out.write_all(&t)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 fn header_of(inputs: &Inputs, reading: Reading) -> SummaryHeader {
@@ -251,7 +324,7 @@ fn verdict_letter(v: Verdict) -> char {
 }
 
 /// A collected problem, first seen at `origin`, as a summary row.
-fn row_of(p: &CollectedProblem, origin: String) -> Result<SummaryRow> {
+fn row_of(p: &CollectedProblem, origin: String) -> SummaryRow {
     let own = |s: Option<&str>| s.map(str::to_string);
     let mut row = SummaryRow {
         system: own(p.system()),
@@ -273,7 +346,7 @@ fn row_of(p: &CollectedProblem, origin: String) -> Result<SummaryRow> {
             fill_rollouts(&mut row, rollouts);
         }
     }
-    Ok(row)
+    row
 }
 
 /// One rollout with its score and budget, owned.
