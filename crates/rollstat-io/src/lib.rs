@@ -280,9 +280,12 @@ impl Collected {
     }
 }
 
-/// Where a row was read: the input's index (high 16 bits) and the line
-/// (low 47 bits), packed — kept per rollout, so it is small; or, with bit
-/// 47 set, the index of a text origin ([`Collected::origin_texts`]).
+/// Where a row was read: the input's index (high 20 bits) and the line
+/// (low 43 bits), packed — kept per rollout, so it is small; or, with bit
+/// 43 set, the index of a text origin ([`Collected::origin_texts`]). An
+/// input past the first [`Origin::MAX_FILES`] − 1 is not told apart from
+/// the others past it: its rows show as such, never under another input's
+/// path.
 ///
 /// ```
 /// use rollstat_io::Origin;
@@ -292,13 +295,19 @@ impl Collected {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Origin(u64);
 
-const TEXT_ORIGIN: u64 = 1 << 47;
+const FILE_SHIFT: u32 = 44;
+const TEXT_ORIGIN: u64 = 1 << 43;
 const LINE_MASK: u64 = TEXT_ORIGIN - 1;
 
 impl Origin {
+    /// Inputs an origin tells apart (the last index stands for every
+    /// input from it on).
+    pub const MAX_FILES: usize = 1 << (64 - FILE_SHIFT);
+
     /// Line `line` of input `file`.
     pub fn new(file: usize, line: u64) -> Origin {
-        Origin(((file as u64 & 0xffff) << 48) | (line & LINE_MASK))
+        let file = file.min(Self::MAX_FILES - 1) as u64;
+        Origin((file << FILE_SHIFT) | (line & LINE_MASK))
     }
     /// Text origin number `i`.
     pub fn text(i: usize) -> Origin {
@@ -309,6 +318,11 @@ impl Origin {
     pub fn show(self, inputs: &[InputInfo], texts: &[String]) -> String {
         match self.text_index() {
             Some(i) => texts.get(i).cloned().unwrap_or_default(),
+            None if self.file() == Self::MAX_FILES - 1 => format!(
+                "(an input after the first {}):{}",
+                Self::MAX_FILES - 1,
+                self.line()
+            ),
             None => {
                 let path = inputs.get(self.file()).map_or("?", |p| p.path.as_str());
                 format!("{path}:{}", self.line())
@@ -320,7 +334,7 @@ impl Origin {
         (self.0 & TEXT_ORIGIN != 0).then_some((self.0 & LINE_MASK) as usize)
     }
     pub(crate) fn file(self) -> usize {
-        (self.0 >> 48) as usize
+        (self.0 >> FILE_SHIFT) as usize
     }
     pub(crate) fn line(self) -> u64 {
         self.0 & LINE_MASK
@@ -1144,6 +1158,33 @@ mod permute_tests {
             order[i + 1..].reverse();
         }
         assert_eq!(seen, 720);
+    }
+
+    // Inputs past what an origin tells apart show as such, never as an
+    // earlier input (the index once wrapped at 65,536).
+    #[test]
+    fn origins_of_far_inputs_name_no_other_input() {
+        let inputs: Vec<super::InputInfo> = (0..3)
+            .map(|i| super::InputInfo {
+                path: format!("f{i}.jsonl"),
+                format: String::new(),
+                sha256: String::new(),
+                records: 0,
+            })
+            .collect();
+        let show = |file: usize, line: u64| super::Origin::new(file, line).show(&inputs, &[]);
+        assert_eq!(show(2, 7), "f2.jsonl:7");
+        assert_eq!(show(65_536, 7), "?:7");
+        let far = super::Origin::MAX_FILES;
+        assert_eq!(
+            show(far + 2, 9),
+            format!("(an input after the first {}):9", far - 1)
+        );
+        assert_eq!(
+            show(far - 2, (1 << 43) - 1),
+            format!("?:{}", (1u64 << 43) - 1)
+        );
+        assert_eq!(super::Origin::text(5).text_index(), Some(5));
     }
 
     // Owned items over several parallel chunks: each ends where the order
