@@ -211,7 +211,10 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         // Nothing below reads the problems themselves (their summaries
         // stand for them): their memory goes before the columns and
         // intervals are made.
-        inputs.collected.problems = Vec::new();
+        // Freed in parallel: 10⁷ problems are 10⁷ frees of their ids.
+        std::mem::take(&mut inputs.collected.problems)
+            .into_par_iter()
+            .for_each(drop);
     }
     let (mut health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
     health.n_grading_undecided = n_undecided;
@@ -403,12 +406,12 @@ pub(crate) fn health_of(
     n_requested: u64,
     policy: DenominatorPolicy,
 ) -> Health {
-    let rollouts = RolloutCounts::of(problems);
+    let t = Tally::of(problems, n_requested);
+    let rollouts = RolloutCounts(t.rollout_counts.into_iter().collect());
     let mut histogram: Ordered<u64> = Ordered::default();
     for &(count, problems) in &rollouts.0 {
         histogram.insert(count.to_string(), problems);
     }
-    let sum = |f: fn(&ProblemSummary) -> u64| problems.iter().map(f).sum::<u64>();
     Health {
         n_problems: problems.len() as u64,
         n_rollouts: RolloutDistribution {
@@ -417,56 +420,132 @@ pub(crate) fn health_of(
             max: rollouts.0.last().map_or(0, |&(count, _)| count),
             histogram,
         },
-        n_rollouts_total: sum(|p| p.n_arrived),
+        n_rollouts_total: t.n_rollouts,
         n_requested,
-        n_short: problems
-            .iter()
-            .filter(|p| p.n_arrived < n_requested)
-            .count() as u64,
-        n_unextracted: sum(|p| p.n_unextracted.into()),
-        n_unextracted_marked_correct: sum(|p| p.n_unextracted_marked_correct.into()),
-        n_truncated: sum(|p| p.n_truncated.into()),
-        n_failed: sum(|p| p.n_failed.into()),
+        n_short: t.n_short,
+        n_unextracted: t.n_unextracted,
+        n_unextracted_marked_correct: t.n_unextracted_marked_correct,
+        n_truncated: t.n_truncated,
+        n_failed: t.n_failed,
         n_duplicate_rollouts: 0,
-        n_inconsistent_clusters: problems
-            .iter()
-            .filter_map(|p| p.vote.as_deref().map(|v| v.n_inconsistent as u64))
-            .sum(),
+        n_inconsistent_clusters: t.n_inconsistent_clusters,
         n_bad_lines: 0,
         n_grading_undecided: 0,
         denominator_policy: policy,
         warnings: Vec::new(),
-        difficulty: difficulty(problems, n_requested),
+        difficulty: t.difficulty,
         budget: None,
     }
 }
 
+/// Every count of [`health_of`], from one parallel pass over the problems
+/// (whole numbers: the same in any order).
+struct Tally {
+    n_rollouts: u64,
+    n_short: u64,
+    n_unextracted: u64,
+    n_unextracted_marked_correct: u64,
+    n_truncated: u64,
+    n_failed: u64,
+    n_inconsistent_clusters: u64,
+    /// Problems per number of rollouts that arrived.
+    rollout_counts: std::collections::BTreeMap<u64, u64>,
+    difficulty: Difficulty,
+}
+
+impl Tally {
+    fn of(problems: &[ProblemSummary], n_requested: u64) -> Tally {
+        let empty = || Tally::empty(n_requested);
+        problems
+            .par_chunks(1 << 14)
+            .map(|chunk| {
+                let mut t = empty();
+                // Problems share a few rollout counts, usually in runs:
+                // one map update a run.
+                let mut run: Option<(u64, u64)> = None;
+                for p in chunk {
+                    t.add(p, n_requested);
+                    match &mut run {
+                        Some((count, problems)) if *count == p.n_arrived => *problems += 1,
+                        _ => {
+                            t.count_run(run);
+                            run = Some((p.n_arrived, 1));
+                        }
+                    }
+                }
+                t.count_run(run);
+                t
+            })
+            .reduce(empty, Tally::merge)
+    }
+
+    fn empty(n_requested: u64) -> Tally {
+        let bins = n_requested.clamp(1, 20);
+        Tally {
+            n_rollouts: 0,
+            n_short: 0,
+            n_unextracted: 0,
+            n_unextracted_marked_correct: 0,
+            n_truncated: 0,
+            n_failed: 0,
+            n_inconsistent_clusters: 0,
+            rollout_counts: Default::default(),
+            difficulty: Difficulty {
+                bins,
+                histogram: vec![0; bins as usize + 1],
+                ..Difficulty::default()
+            },
+        }
+    }
+
+    fn add(&mut self, p: &ProblemSummary, n_requested: u64) {
+        self.n_rollouts += p.n_arrived;
+        self.n_short += u64::from(p.n_arrived < n_requested);
+        self.n_unextracted += u64::from(p.n_unextracted);
+        self.n_unextracted_marked_correct += u64::from(p.n_unextracted_marked_correct);
+        self.n_truncated += u64::from(p.n_truncated);
+        self.n_failed += u64::from(p.n_failed);
+        self.n_inconsistent_clusters += p.vote.as_deref().map_or(0, |v| v.n_inconsistent as u64);
+        add_difficulty(&mut self.difficulty, p);
+    }
+
+    /// Adds `problems` problems with `count` rollouts each.
+    fn count_run(&mut self, run: Option<(u64, u64)>) {
+        if let Some((count, problems)) = run {
+            *self.rollout_counts.entry(count).or_insert(0) += problems;
+        }
+    }
+
+    fn merge(mut self, other: Tally) -> Tally {
+        self.n_rollouts += other.n_rollouts;
+        self.n_short += other.n_short;
+        self.n_unextracted += other.n_unextracted;
+        self.n_unextracted_marked_correct += other.n_unextracted_marked_correct;
+        self.n_truncated += other.n_truncated;
+        self.n_failed += other.n_failed;
+        self.n_inconsistent_clusters += other.n_inconsistent_clusters;
+        for (count, problems) in other.rollout_counts {
+            *self.rollout_counts.entry(count).or_insert(0) += problems;
+        }
+        let (d, o) = (&mut self.difficulty, other.difficulty);
+        for (a, b) in d.histogram.iter_mut().zip(&o.histogram) {
+            *a += b;
+        }
+        d.n_problems += o.n_problems;
+        d.never_solved += o.never_solved;
+        d.always_solved += o.always_solved;
+        self
+    }
+}
+
 /// How many problems arrived with each number of rollouts: (rollouts,
-/// problems), by rollouts ascending. Counted, not sorted: problems
-/// usually share a few counts.
+/// problems), by rollouts ascending ([`Tally`] counts them).
 struct RolloutCounts(Vec<(u64, u64)>);
 
 impl RolloutCounts {
+    #[cfg(test)]
     fn of(problems: &[ProblemSummary]) -> RolloutCounts {
-        let mut counts: std::collections::HashMap<u64, u64> = Default::default();
-        let mut run: Option<(u64, u64)> = None;
-        for p in problems {
-            match &mut run {
-                Some((count, problems)) if *count == p.n_arrived => *problems += 1,
-                _ => {
-                    if let Some((count, problems)) = run {
-                        *counts.entry(count).or_insert(0) += problems;
-                    }
-                    run = Some((p.n_arrived, 1));
-                }
-            }
-        }
-        if let Some((count, problems)) = run {
-            *counts.entry(count).or_insert(0) += problems;
-        }
-        let mut counts: Vec<(u64, u64)> = counts.into_iter().collect();
-        counts.sort_unstable();
-        RolloutCounts(counts)
+        RolloutCounts(Tally::of(problems, 0).rollout_counts.into_iter().collect())
     }
 
     /// The `i`-th smallest count (from 0), over problems.
@@ -495,30 +574,30 @@ impl RolloutCounts {
 
 /// The distribution of c/n over problems with n ≥ 1, on a grid of
 /// B = min(n requested, 20) steps (entry j: c/n nearest j/B, halves up).
+#[cfg(test)]
 fn difficulty(problems: &[ProblemSummary], n_requested: u64) -> Difficulty {
-    let bins = n_requested.clamp(1, 20);
-    let mut d = Difficulty {
-        bins,
-        histogram: vec![0; bins as usize + 1],
-        ..Difficulty::default()
-    };
-    for p in problems.iter().filter(|p| p.n > 0) {
-        let c = p.c.min(p.n);
-        // round(c·B/n) in integers: ⌊(2cB + n) / 2n⌋ (in 64 bits while
-        // n < 2³², where 2cB + n < 2³⁸; 128-bit division is much slower).
-        let j = match p.n < 1 << 32 {
-            true => (2 * c * bins + p.n) / (2 * p.n),
-            false => {
-                let wide = 2 * u128::from(c) * u128::from(bins) + u128::from(p.n);
-                (wide / (2 * u128::from(p.n))) as u64
-            }
-        };
-        d.histogram[j as usize] += 1;
-        d.n_problems += 1;
-        d.never_solved += u64::from(c == 0);
-        d.always_solved += u64::from(c == p.n);
+    Tally::of(problems, n_requested).difficulty
+}
+
+/// Counts one problem in `d` (problems with n = 0 are not counted).
+fn add_difficulty(d: &mut Difficulty, p: &ProblemSummary) {
+    if p.n == 0 {
+        return;
     }
-    d
+    let (bins, c) = (d.bins, p.c.min(p.n));
+    // round(c·B/n) in integers: ⌊(2cB + n) / 2n⌋ (in 64 bits while
+    // n < 2³², where 2cB + n < 2³⁸; 128-bit division is much slower).
+    let j = match p.n < 1 << 32 {
+        true => (2 * c * bins + p.n) / (2 * p.n),
+        false => {
+            let wide = 2 * u128::from(c) * u128::from(bins) + u128::from(p.n);
+            (wide / (2 * u128::from(p.n))) as u64
+        }
+    };
+    d.histogram[j as usize] += 1;
+    d.n_problems += 1;
+    d.never_solved += u64::from(c == 0);
+    d.always_solved += u64::from(c == p.n);
 }
 
 /// What the health block and the metrics say, as findings.
@@ -666,6 +745,49 @@ mod tests {
     /// Rollout counts, their median, minimum and maximum agree with the
     /// sorted list of counts, for odd and even numbers of problems, runs of
     /// equal counts and counts that come back after others.
+    /// The one-pass parallel tally over many chunks gives the counts a
+    /// problem-by-problem count gives.
+    #[test]
+    fn tally_over_chunks_counts_every_problem() {
+        let problems: Vec<ProblemSummary> = (0..40_000u64)
+            .map(|i| {
+                // Runs of equal n, and n that come back after others.
+                let n = [16, 16, 16, 3, 0, 16, 9][((i / 5) % 7) as usize];
+                let c = (i * 7919) % (n + 1);
+                summarize(
+                    ProblemData::Counts { n, c },
+                    DenominatorPolicy::Requested,
+                    &ExactClusterer,
+                )
+            })
+            .collect();
+        let h = health_of(&problems, 16, DenominatorPolicy::Requested);
+        let n_of = |m: u64| problems.iter().filter(|p| p.n_arrived == m).count() as u64;
+        assert_eq!(
+            h.n_rollouts_total,
+            problems.iter().map(|p| p.n_arrived).sum::<u64>()
+        );
+        assert_eq!(
+            h.n_short,
+            problems.iter().filter(|p| p.n_arrived < 16).count() as u64
+        );
+        for m in [0, 3, 9, 16] {
+            assert_eq!(h.n_rollouts.histogram.get(&m.to_string()), Some(&n_of(m)));
+        }
+        let d = &h.difficulty;
+        assert_eq!(d.n_problems, problems.len() as u64 - n_of(0));
+        assert_eq!(d.histogram.iter().sum::<u64>(), d.n_problems);
+        let never = problems.iter().filter(|p| p.n > 0 && p.c == 0).count() as u64;
+        let always = problems.iter().filter(|p| p.n > 0 && p.c == p.n).count() as u64;
+        assert_eq!((d.never_solved, d.always_solved), (never, always));
+        // Entry 16 of 16 bins: c/n nearest 1, i.e. c = n at n = 16 and 9, and
+        // c = 3 at n = 3.
+        let top = problems
+            .iter()
+            .filter(|p| p.n > 0 && (2 * p.c * 16 + p.n) / (2 * p.n) == 16);
+        assert_eq!(d.histogram[16], top.count() as u64);
+    }
+
     #[test]
     fn rollout_counts_match_the_sorted_counts() {
         let lists: [&[u64]; 5] = [
