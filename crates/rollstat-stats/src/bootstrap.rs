@@ -446,7 +446,7 @@ fn run_distinct(
     }
     let units = Units::new(columns, unit_of, u, clustered);
     let types = match clustered {
-        false => code_types(columns, (m, mt)),
+        false => code_types(&units, columns, (m, mt)),
         true => None,
     }
     .unwrap_or_else(|| unit_types(&units, (m, mt)));
@@ -613,11 +613,7 @@ fn typed_jackknife(units: &Units, k: usize, t: &UnitTypes) -> (f64, f64, f64) {
     let s_tot: f64 = t.type_of.iter().map(|&x| sums[x as usize]).sum();
     // Whole numbers below 2^53: exact in any order.
     let mut n_tot = 0.0;
-    let mut multiplicity = vec![0u64; t.rows.len()];
-    t.type_of
-        .iter()
-        .for_each(|&x| multiplicity[x as usize] += 1);
-    for (m, c) in multiplicity.iter().zip(&counts) {
+    for (m, c) in t.multiplicity.iter().zip(&counts) {
         n_tot += *m as f64 * c;
     }
     if n_tot <= 0.0 {
@@ -719,69 +715,70 @@ impl<'a> Units<'a> {
 /// thread count.
 const TYPE_CHUNK: usize = 1 << 16;
 
-/// Each unit's type and each type's first unit.
+/// Each unit's type, each type's first unit and its number of units.
 struct UnitTypes {
     /// The type of each unit.
     type_of: Vec<u32>,
     /// The first unit of each type.
     rows: Vec<usize>,
+    /// How many units each type has.
+    multiplicity: Vec<u64>,
+}
+
+impl UnitTypes {
+    fn new(type_of: Vec<u32>, rows: Vec<usize>) -> UnitTypes {
+        let mut multiplicity = vec![0u64; rows.len()];
+        for &t in &type_of {
+            multiplicity[t as usize] += 1;
+        }
+        UnitTypes {
+            type_of,
+            rows,
+            multiplicity,
+        }
+    }
 }
 
 /// [`unit_types`] when the units are problems and every column is coded
 /// over one code array: a unit's key is its code's, so each code is keyed
-/// once (not each unit) and the types are the same, numbered alike.
-fn code_types(columns: &[Column], (m, mt): (usize, usize)) -> Option<UnitTypes> {
-    let (codes, tables) = shared_codes(columns)?;
-    let mut code_type = vec![u32::MAX; tables[0].len()];
+/// once (at its first unit, not at each) and the types are the same,
+/// numbered alike.
+fn code_types(units: &Units, columns: &[Column], (m, mt): (usize, usize)) -> Option<UnitTypes> {
+    let (codes, n_codes) = shared_codes(columns)?;
+    let mut code_type = vec![u32::MAX; n_codes];
     let mut seen: HashMap<Vec<u64>, u32, FxBuild> = HashMap::default();
     let mut rows: Vec<usize> = Vec::new();
     let mut type_of = Vec::with_capacity(codes.len());
+    let mut key = Vec::with_capacity(2 * m);
     for (i, &code) in codes.iter().enumerate() {
         let slot = code_type.get_mut(code as usize)?;
         if *slot == u32::MAX {
-            // As Units::sum and Units::count read a problem's value.
-            let key = (0..m)
-                .flat_map(|k| {
-                    let v = tables[k][code as usize];
-                    let (sum, count) = if v.is_nan() {
-                        (0.0, 0.0)
-                    } else {
-                        (0.0 + v, 1.0)
-                    };
-                    [
-                        if k < mt { f64::to_bits(sum) } else { 0 },
-                        f64::to_bits(count),
-                    ]
-                })
-                .collect();
-            *slot = *seen.entry(key).or_insert_with(|| {
+            units.key_into(i, (m, mt), &mut key);
+            *slot = *seen.entry(key.clone()).or_insert_with(|| {
                 rows.push(i);
                 rows.len() as u32 - 1
             });
         }
         type_of.push(*slot);
     }
-    Some(UnitTypes { type_of, rows })
+    Some(UnitTypes::new(type_of, rows))
 }
 
-/// The one code array every column is coded over, and each column's
-/// table (all of one length); `None` if a column is not coded over it.
-fn shared_codes<'c>(columns: &[Column<'c>]) -> Option<(&'c [u32], Vec<&'c [f64]>)> {
-    let mut shared: Option<&[u32]> = None;
-    let mut tables: Vec<&[f64]> = Vec::with_capacity(columns.len());
+/// The one code array every column is coded over, and the length of the
+/// columns' tables (all one); `None` if a column is not coded over it.
+fn shared_codes<'c>(columns: &[Column<'c>]) -> Option<(&'c [u32], usize)> {
+    let mut shared: Option<(&[u32], usize)> = None;
     for c in columns {
         let Column::Coded { codes, table } = *c else {
             return None;
         };
-        let same = |s: &[u32]| std::ptr::eq(s, codes) && tables[0].len() == table.len();
         match shared {
-            None => shared = Some(codes),
-            Some(s) if same(s) => {}
+            None => shared = Some((codes, table.len())),
+            Some((s, len)) if std::ptr::eq(s, codes) && len == table.len() => {}
             Some(_) => return None,
         }
-        tables.push(table);
     }
-    Some((shared?, tables))
+    shared
 }
 
 /// Each unit's type and each type's first unit, types numbered by first
@@ -828,7 +825,7 @@ fn unit_types(units: &Units, (m, mt): (usize, usize)) -> UnitTypes {
             .collect();
         type_of.extend(types.iter().map(|&t| to_global[t as usize]));
     }
-    UnitTypes { type_of, rows }
+    UnitTypes::new(type_of, rows)
 }
 
 /// A fast non-cryptographic hasher (rustc's Fx multiply–rotate) for the
@@ -1188,10 +1185,7 @@ fn resample_stats(
     // How many units each type has; with few types per unit, draw the
     // counts per type directly (an exact multinomial, O(T log U) per
     // resample) instead of U indices.
-    let mut multiplicity = vec![0u64; ut];
-    for &t in type_of {
-        multiplicity[t as usize] += 1;
-    }
+    let multiplicity = &types.multiplicity;
     let by_type = ut * 64 <= u;
     let per_draw = (mt < m).then(|| PerDraw::new(units, (m, mt), type_of, ut));
     // Columns without NaN share one denominator: the number of problems in the
@@ -1227,7 +1221,7 @@ fn resample_stats(
                 let mut r = rng::stream(seed, b);
                 acc.fill(0.0);
                 if by_type {
-                    multinomial::multinomial(&mut r, u as u64, &multiplicity, &mut w);
+                    multinomial::multinomial(&mut r, u as u64, multiplicity, &mut w);
                     if let Some(pd) = &per_draw {
                         for (t, &c) in w.iter().enumerate().filter(|(_, &c)| c > 0) {
                             pd.add_type(t, c, &mut r, &mut acc);
@@ -1286,11 +1280,11 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// Mean, sd (ddof = 1) and count of the non-NaN values.
 pub(crate) fn mean_sd(x: &[f64]) -> (f64, f64, usize) {
-    mean_sd_of(x.iter().copied())
+    mean_sd_streamed(|| x.iter().copied())
 }
 
-/// [`mean_sd_of`] of the values `values()` yields (the same each call),
-/// without collecting them: the same sums in the same order.
+/// [`mean_sd`] of the values `values()` yields (the same each call),
+/// without collecting them.
 fn mean_sd_streamed<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> (f64, f64, usize) {
     let defined = || values().filter(|v| !v.is_nan());
     // The count and the sum in one pass; the sum as `Sum` adds, from -0.0.
@@ -1304,18 +1298,6 @@ fn mean_sd_streamed<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> (f64, f6
     }
     let ss: f64 = defined().map(|x| (x - mean) * (x - mean)).sum();
     (mean, (ss / (n as f64 - 1.0)).sqrt(), n)
-}
-
-/// [`mean_sd`] of values given in order.
-fn mean_sd_of(x: impl Iterator<Item = f64>) -> (f64, f64, usize) {
-    let v: Vec<f64> = x.filter(|v| !v.is_nan()).collect();
-    let n = v.len();
-    if n == 0 {
-        return (f64::NAN, f64::NAN, 0);
-    }
-    let mean = v.iter().sum::<f64>() / n as f64;
-    let sd = sd_ddof1(&v);
-    (mean, sd, n)
 }
 
 pub(crate) fn sd_ddof1(v: &[f64]) -> f64 {
@@ -1573,7 +1555,7 @@ mod tests {
         ];
         let units = Units::new(&columns, &[], codes.len(), false);
         for mt in [1, 2] {
-            let got = code_types(&columns, (2, mt)).expect("coded over one array");
+            let got = code_types(&units, &columns, (2, mt)).expect("coded over one array");
             assert_eq!((got.type_of, got.rows), naive_types(&units, (2, mt)));
         }
         let other: Vec<u32> = codes.clone();
@@ -1584,9 +1566,9 @@ mod tests {
                 table: &b,
             },
         ];
-        assert!(code_types(&mixed, (2, 2)).is_none());
+        assert!(code_types(&units, &mixed, (2, 2)).is_none());
         let values = columns[1].to_vec();
-        assert!(code_types(&[columns[0], Column::Values(&values)], (2, 2)).is_none());
+        assert!(code_types(&units, &[columns[0], Column::Values(&values)], (2, 2)).is_none());
         // And the whole bootstrap reads them as their values.
         let cfg = BootstrapConfig {
             resamples: 300,
