@@ -791,26 +791,24 @@ impl<'g> Collector<'g> {
         // shard's folding state is freed as its problems arrive (never all
         // of both at once).
         let total: usize = self.shards.iter().map(fold::Shard::len).sum();
-        let mut problems: Vec<CollectedProblem> = Vec::with_capacity(total);
-        let mut seqs: Vec<u64> = Vec::with_capacity(total);
-        let mut n_duplicate_rollouts = 0;
-        let mut first_dup: Option<(u64, BadLine)> = None;
+        let mut finished = fold::Finished {
+            seqs: Vec::with_capacity(total),
+            problems: Vec::with_capacity(total),
+            duplicates: Default::default(),
+        };
         for mut shard in self.shards {
             bad.append(&mut shard.bad);
             n_graded += shard.n_graded;
-            shard.finish(self.opts.dedupe, &self.paths, |f| {
-                n_duplicate_rollouts += f.n_dup;
-                if let Some(d) = f.first_dup {
-                    if first_dup.as_ref().is_none_or(|(seq, _)| f.first_seq < *seq) {
-                        first_dup = Some((f.first_seq, d));
-                    }
-                }
-                seqs.push(f.first_seq);
-                problems.push(f.problem);
-            });
+            shard.finish(self.opts.dedupe, &self.paths, &mut finished);
         }
         bad.sort_by_key(|(seq, _)| *seq);
-        if let (Some((_, first)), None) = (first_dup, self.opts.dedupe) {
+        let fold::Finished {
+            seqs,
+            problems,
+            duplicates,
+        } = finished;
+        let n_duplicate_rollouts = duplicates.count;
+        if let (Some((_, first)), None) = (duplicates.first, self.opts.dedupe) {
             return Err(ReadError::Duplicates {
                 first,
                 count: n_duplicate_rollouts,

@@ -2,6 +2,7 @@
 //! crate-level documentation for the conventions.
 
 use rayon::prelude::*;
+use rollstat_core::aggregate::{coded_groups, fold_coded, CodedGroup};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -451,13 +452,19 @@ fn run_distinct(
     }
     .unwrap_or_else(|| unit_types(&units, (m, mt)));
     let stats = resample_stats(&units, &types, (m, mt), config.resamples, config.seed);
+    let spreads = match units {
+        Units::Problems(_) => coded_spreads(columns),
+        Units::Clusters { .. } => vec![None; columns.len()],
+    };
+    let jackknifes = typed_jackknifes(&units, &types, mt);
     let out = columns
         .par_iter()
         .enumerate()
         .map(|(k, col)| {
             let dist: Vec<f64> = stats.iter().skip(k).step_by(m).copied().collect();
-            let of_types = (k < mt).then_some(&types);
-            column_result(&units, (k, of_types), col, unit_of, dist, config)
+            let jackknife = jackknifes.get(k).copied();
+            let spread = spreads[k];
+            column_result(&units, (k, jackknife), (col, spread), unit_of, dist, config)
         })
         .collect();
     let report = BootstrapReport {
@@ -547,15 +554,15 @@ fn distinct_columns<'c>(
 /// over a vector of them, but nothing of the units' length is allocated.
 fn column_result(
     units: &Units,
-    (k, types): (usize, Option<&UnitTypes>),
-    col: &Column,
+    (k, jackknife): (usize, Option<(f64, f64, f64)>),
+    (col, spread): (&Column, Option<(f64, usize)>),
     unit_of: &[usize],
     dist: Vec<f64>,
     config: &BootstrapConfig,
 ) -> ColumnBootstrap {
     let u = units.len();
-    let (s_tot, n_tot, acceleration) = match types {
-        Some(t) => typed_jackknife(units, k, t),
+    let (s_tot, n_tot, acceleration) = match jackknife {
+        Some(j) => j,
         None => {
             let s_tot: f64 = (0..u).map(|j| units.sum(j, k)).sum();
             let n_tot: f64 = (0..u).map(|j| units.count(j, k)).sum();
@@ -578,7 +585,10 @@ fn column_result(
             }
         }
         Units::Problems(_) => {
-            let (_, sd, nn) = mean_sd_streamed(|| col.iter());
+            let (sd, nn) = spread.unwrap_or_else(|| {
+                let (_, sd, nn) = mean_sd_streamed(|| col.iter());
+                (sd, nn)
+            });
             (sd / (nn as f64).sqrt(), nn as f64 - 1.0)
         }
     };
@@ -604,33 +614,82 @@ fn leave_one_out(s_tot: f64, n_tot: f64, sum: f64, count: f64) -> f64 {
     }
 }
 
-/// A typed column's total sum and count over the units and its jackknife
-/// acceleration, read through the units' types (a unit's sum and count
-/// are its type's): the sums of [`column_result`] in the same order.
-fn typed_jackknife(units: &Units, k: usize, t: &UnitTypes) -> (f64, f64, f64) {
-    let sums: Vec<f64> = t.rows.iter().map(|&j| units.sum(j, k)).collect();
-    let counts: Vec<f64> = t.rows.iter().map(|&j| units.count(j, k)).collect();
-    let s_tot: f64 = t.type_of.iter().map(|&x| sums[x as usize]).sum();
-    // Whole numbers below 2^53: exact in any order.
-    let mut n_tot = 0.0;
-    for (m, c) in t.multiplicity.iter().zip(&counts) {
-        n_tot += *m as f64 * c;
-    }
-    if n_tot <= 0.0 {
-        return (s_tot, n_tot, f64::NAN);
-    }
-    let loo: Vec<f64> = sums
-        .iter()
-        .zip(&counts)
-        .map(|(&s, &c)| leave_one_out(s_tot, n_tot, s, c))
+/// Each typed column's total sum and count over the units and its
+/// jackknife acceleration (columns `0..typed`), read through the units'
+/// types (a unit's sum and count are its type's): the same sums in the
+/// same order as streaming every unit, with the columns over the one type
+/// array folded together ([`fold_coded`]).
+fn typed_jackknifes(units: &Units, t: &UnitTypes, typed: usize) -> Vec<(f64, f64, f64)> {
+    let per_type = |k: usize, of: &dyn Fn(usize, usize) -> f64| -> Vec<f64> {
+        t.rows.iter().map(|&j| of(j, k)).collect()
+    };
+    let sums: Vec<Vec<f64>> = (0..typed)
+        .map(|k| per_type(k, &|j, k| units.sum(j, k)))
         .collect();
-    if loo.iter().any(|v| v.is_nan()) {
-        return (s_tot, n_tot, f64::NAN);
+    let counts: Vec<Vec<f64>> = (0..typed)
+        .map(|k| per_type(k, &|j, k| units.count(j, k)))
+        .collect();
+    let sum_tables: Vec<&[f64]> = sums.iter().map(Vec::as_slice).collect();
+    // Sums as `Sum` adds them, from -0.0.
+    let s_tots = fold_coded(&t.type_of, &sum_tables, |_| -0.0, |s, v| s + v);
+    // Whole numbers below 2^53: exact in any order.
+    let n_tots: Vec<f64> = counts
+        .iter()
+        .map(|c| {
+            let mut n_tot = 0.0;
+            for (m, c) in t.multiplicity.iter().zip(c) {
+                n_tot += *m as f64 * c;
+            }
+            n_tot
+        })
+        .collect();
+    // The leave-one-out means of the columns whose acceleration is defined.
+    let loo: Vec<Option<Vec<f64>>> = (0..typed)
+        .map(|k| {
+            let (s_tot, n_tot) = (s_tots[k], n_tots[k]);
+            let loo: Vec<f64> = (sums[k].iter().zip(&counts[k]))
+                .map(|(&s, &c)| leave_one_out(s_tot, n_tot, s, c))
+                .collect();
+            (n_tot > 0.0 && !t.type_of.is_empty() && !loo.iter().any(|v| v.is_nan())).then_some(loo)
+        })
+        .collect();
+    let defined: Vec<usize> = (0..typed).filter(|&k| loo[k].is_some()).collect();
+    let loo_tables: Vec<&[f64]> = defined.iter().filter_map(|&k| loo[k].as_deref()).collect();
+    let accelerations = jackknife_accelerations(&t.type_of, &loo_tables);
+    let mut out: Vec<(f64, f64, f64)> = (0..typed)
+        .map(|k| (s_tots[k], n_tots[k], f64::NAN))
+        .collect();
+    for (&k, a) in defined.iter().zip(accelerations) {
+        out[k].2 = a;
     }
-    let a = jackknife_acceleration_of(t.type_of.len(), || {
-        t.type_of.iter().map(|&x| loo[x as usize])
-    });
-    (s_tot, n_tot, a)
+    out
+}
+
+/// [`jackknife_acceleration_of`] each sample of leave-one-out values
+/// `table[type_of[i]]` (none NaN), the samples folded together.
+fn jackknife_accelerations(type_of: &[u32], tables: &[&[f64]]) -> Vec<f64> {
+    let n = type_of.len() as f64;
+    let means: Vec<f64> = fold_coded(type_of, tables, |_| -0.0, |s, v| s + v)
+        .into_iter()
+        .map(|s| s / n)
+        .collect();
+    let moments = fold_coded(
+        type_of,
+        tables,
+        |j| (0.0, 0.0, means[j]),
+        |(s2, s3, mean), v| {
+            let u = (n - 1.0) * (mean - v);
+            (s2 + u * u, s3 + u * u * u, mean)
+        },
+    );
+    moments
+        .into_iter()
+        .map(|(s2, s3, _)| {
+            let num = 0.0 + s3 / (n * n * n);
+            let den = 0.0 + s2 / (n * n);
+            num / (6.0 * den.powf(1.5))
+        })
+        .collect()
 }
 
 /// The resampling units' sum and count of defined values in each column.
@@ -1283,6 +1342,53 @@ pub(crate) fn mean_sd(x: &[f64]) -> (f64, f64, usize) {
     mean_sd_streamed(|| x.iter().copied())
 }
 
+/// The sample standard deviation and count of the defined values of each
+/// coded column, as [`mean_sd_streamed`] computes them (the same bits),
+/// the columns over one code array folded together
+/// ([`rollstat_core::aggregate::fold_coded`]); `None` for the others.
+fn coded_spreads(columns: &[Column]) -> Vec<Option<(f64, usize)>> {
+    let mut out = vec![None; columns.len()];
+    let coded = columns.iter().map(|c| match *c {
+        Column::Coded { codes, table } => Some((codes, table)),
+        Column::Values(_) => None,
+    });
+    for CodedGroup {
+        codes,
+        members,
+        tables,
+    } in coded_groups(coded)
+    {
+        // The count and the sum as `mean_sd_streamed` adds them, from -0.0.
+        let sums = fold_coded(
+            codes,
+            &tables,
+            |_| (0, -0.0),
+            |(n, s), v| match v.is_nan() {
+                true => (n, s),
+                false => (n + 1, s + v),
+            },
+        );
+        let means: Vec<f64> = sums.iter().map(|&(n, s)| s / n as f64).collect();
+        let squares = fold_coded(
+            codes,
+            &tables,
+            |j| (-0.0, means[j]),
+            |(ss, mean), v| match v.is_nan() {
+                true => (ss, mean),
+                false => (ss + (v - mean) * (v - mean), mean),
+            },
+        );
+        for ((&j, &(n, _)), (ss, _)) in members.iter().zip(&sums).zip(squares) {
+            out[j] = match n {
+                0 => Some((f64::NAN, 0)),
+                1 => Some((f64::NAN, 1)),
+                _ => Some(((ss / (n as f64 - 1.0)).sqrt(), n)),
+            };
+        }
+    }
+    out
+}
+
 /// [`mean_sd`] of the values `values()` yields (the same each call),
 /// without collecting them.
 fn mean_sd_streamed<I: Iterator<Item = f64>>(values: impl Fn() -> I) -> (f64, f64, usize) {
@@ -1628,6 +1734,93 @@ mod tests {
             let b =
                 bootstrap_means_with_ratios(&[&values, &values], &[], &[(0, 1)], cl, &cfg).unwrap();
             assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        }
+    }
+
+    /// A pseudo-random generator for the batched-fold tests.
+    fn lcg(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut state = seed;
+        move |m: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % m
+        }
+    }
+
+    /// Coded columns over one code array (values spread over binades, some
+    /// NaN), and a dense column between them.
+    fn coded_columns(u: usize, types: usize, seed: u64) -> (Vec<u32>, Vec<Vec<f64>>, Vec<f64>) {
+        let mut next = lcg(seed);
+        let codes: Vec<u32> = (0..u).map(|_| next(types as u64) as u32).collect();
+        let tables: Vec<Vec<f64>> = (0..7)
+            .map(|j| {
+                (0..types)
+                    .map(|_| match next(9) {
+                        0 if j % 3 == 1 => f64::NAN,
+                        _ => next(1 << 20) as f64 * 2f64.powi(next(30) as i32 - 15),
+                    })
+                    .collect()
+            })
+            .collect();
+        let dense = (0..u).map(|_| next(100) as f64 / 7.0).collect();
+        (codes, tables, dense)
+    }
+
+    /// The batched spreads are `mean_sd_streamed`'s, bit for bit, for
+    /// every coded column; dense columns are left to it.
+    #[test]
+    fn coded_spreads_are_the_streamed_ones() {
+        for (u, types, seed) in [
+            (0, 3, 1),
+            (1, 3, 2),
+            (2, 2, 3),
+            (5000, 17, 4),
+            (777, 300, 5),
+        ] {
+            let (codes, tables, dense) = coded_columns(u, types, seed);
+            let mut columns: Vec<Column> = tables
+                .iter()
+                .map(|t| Column::Coded {
+                    codes: &codes,
+                    table: t,
+                })
+                .collect();
+            columns.insert(3, Column::Values(&dense));
+            let got = coded_spreads(&columns);
+            for (c, g) in columns.iter().zip(&got) {
+                let (_, sd, n) = mean_sd_streamed(|| c.iter());
+                match c {
+                    Column::Values(_) => assert_eq!(*g, None),
+                    Column::Coded { .. } => {
+                        let (gsd, gn) = g.expect("coded columns are batched");
+                        assert_eq!((gsd.to_bits(), gn), (sd.to_bits(), n), "{u} {types}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// The batched jackknife accelerations are `jackknife_acceleration_of`'s
+    /// over every unit, bit for bit.
+    #[test]
+    fn batched_jackknife_accelerations_are_the_streamed_ones() {
+        for (u, types, seed) in [(1, 1, 6), (2, 2, 7), (4000, 17, 8), (999, 250, 9)] {
+            let (codes, tables, _) = coded_columns(u, types, seed);
+            let tables: Vec<Vec<f64>> = tables
+                .into_iter()
+                .map(|t| {
+                    t.into_iter()
+                        .map(|v| if v.is_nan() { 0.5 } else { v })
+                        .collect()
+                })
+                .collect();
+            let refs: Vec<&[f64]> = tables.iter().map(Vec::as_slice).collect();
+            let got = jackknife_accelerations(&codes, &refs);
+            for (t, g) in tables.iter().zip(got) {
+                let want = jackknife_acceleration_of(u, || codes.iter().map(|&c| t[c as usize]));
+                assert_eq!(g.to_bits(), want.to_bits(), "{u} {types}");
+            }
         }
     }
 }

@@ -9,7 +9,9 @@ use crate::document::{CiConfig, Interval, MetricBlock, MetricEntry, Ordered, Var
 use crate::findings::Finding;
 use crate::options::{IntervalMethod, IntervalOptions};
 use rayon::prelude::*;
-use rollstat_core::aggregate::{ColumnValues, Exclusion, Metric, MetricColumn, PointSummary};
+use rollstat_core::aggregate::{
+    coded_groups, ColumnValues, Exclusion, Metric, MetricColumn, PointSummary,
+};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_stats::{
     binomial_interval, bootstrap_columns_with_ratios, clustered_se, method_warnings,
@@ -51,8 +53,7 @@ pub(crate) struct Population<'a> {
 pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBlock, Vec<Finding>) {
     // Each column's mean and standard error are passes over every problem:
     // the columns' in parallel.
-    let points: Vec<Option<PointSummary>> =
-        pop.columns.par_iter().map(MetricColumn::summary).collect();
+    let points = point_summaries(pop.columns);
     let defined: Vec<&MetricColumn> = pop
         .columns
         .iter()
@@ -347,6 +348,30 @@ fn bootstrap(
         .map(|(b, (_, k))| b.scaled(*k as f64))
         .collect();
     Some((aligned, ratio_boots))
+}
+
+/// Each column's [`MetricColumn::summary`]: the coded columns over one
+/// code array folded together ([`PointSummary::of_coded`], the same
+/// values), the others each in parallel.
+fn point_summaries(columns: &[MetricColumn]) -> Vec<Option<PointSummary>> {
+    let mut points: Vec<Option<PointSummary>> = columns
+        .par_iter()
+        .map(|c| match c.values {
+            ColumnValues::Dense(_) => c.summary(),
+            ColumnValues::Coded { .. } => None,
+        })
+        .collect();
+    let coded = columns.iter().map(|c| match &c.values {
+        ColumnValues::Coded { codes, table } => Some((&codes[..], &table[..])),
+        ColumnValues::Dense(_) => None,
+    });
+    for g in coded_groups(coded) {
+        let summaries = PointSummary::of_coded(g.codes, &g.tables);
+        for (&j, p) in g.members.iter().zip(summaries) {
+            points[j] = p;
+        }
+    }
+    points
 }
 
 /// A column's values as the bootstrap reads them (coded stays coded).
