@@ -936,6 +936,67 @@ mod tests {
         }
     }
 
+    /// Times [`fill`] on a million problems (pass@k: n distinct in
+    /// [16, 10⁵), k = 16; n ∈ {8, 16, 64, 100, 1000}, k = 8), best and
+    /// median of 200 calls, to compare kernels with less noise than
+    /// Python: `RAYON_NUM_THREADS=1 cargo test --release fill_timing --
+    /// --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn fill_timing() {
+        let mut next = crate::fast::xorshift(0x9e37_79b9_7f4a_7c15);
+        let len: usize = std::env::var("LEN").map_or(1_000_000, |l| l.parse().unwrap());
+        let few = [8, 16, 64, 100, 1000];
+        let cases: [(&str, u64, Vec<i64>); 2] = [
+            (
+                "distinct n",
+                16,
+                (0..len).map(|_| 16 + next(99_984) as i64).collect(),
+            ),
+            (
+                "few n",
+                8,
+                (0..len).map(|_| few[next(5) as usize]).collect(),
+            ),
+        ];
+        for (case, k, n) in cases {
+            let c: Vec<i64> = n.iter().map(|&n| next(n as u64 + 1) as i64).collect();
+            let mut out = vec![0.0; len];
+            let (mut times, mut copies) = (Vec::new(), Vec::new());
+            let time = |f: &mut dyn FnMut()| {
+                let t = std::time::Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e3
+            };
+            for _ in 0..200 * (1_000_000 / len).max(1) {
+                times.push(time(&mut || {
+                    assert_eq!(fill(Kind::PassAtK, k, &n, &c, &mut out), None);
+                }));
+                // A clock to compare with: reading both arrays, writing one.
+                copies.push(time(&mut || {
+                    for ((o, &n), &c) in out.iter_mut().zip(&n).zip(&c) {
+                        *o = (n + c) as f64;
+                    }
+                }));
+            }
+            times.sort_by(f64::total_cmp);
+            copies.sort_by(f64::total_cmp);
+            let scale = 1_000_000.0 / len as f64;
+            let (times, copies): (Vec<f64>, Vec<f64>) = (
+                times.iter().map(|t| t * scale).collect(),
+                copies.iter().map(|t| t * scale).collect(),
+            );
+            eprintln!(
+                "{case}: best {:.3} q25 {:.3} median {:.3} ms (copy median {:.3} ms: ratio {:.2})",
+                times[0],
+                times[times.len() / 4],
+                times[times.len() / 2],
+                copies[copies.len() / 2],
+                times[times.len() / 2] / copies[copies.len() / 2]
+            );
+        }
+    }
+
     /// Every chunk is worked exactly once, at its own start, and the least
     /// result wins whichever thread finds it.
     #[test]
