@@ -10,9 +10,12 @@
 //! collected and computed eight at a time, check and telescoping sum
 //! included, as the scalar function does. Written with intrinsics rather
 //! than left to the compiler: the range checks become unsigned compares
-//! into mask registers and the lanes not served a blend, so a block is
-//! straight-line vector code. [`sixteen`] computes two registers together:
-//! a product chain waits on its last multiplication (a few cycles), and
+//! into mask registers, so a block is straight-line vector code. pass@k
+//! needs just two (n in range, c ≤ n): its constants (0 at c = 0, 1 at
+//! n − c < k) fall out of the ratio exactly (`x86::at_blocks`); pass^k
+//! blends a stand-in problem into the lanes not served. [`sixteen`]
+//! computes two registers together: a product chain waits on its last
+//! multiplication (a few cycles), and
 //! the four chains of two registers (numerators, denominators) keep the
 //! multiplier busy meanwhile — a fifth less time at k = 16, each lane's
 //! operations unchanged.
