@@ -63,14 +63,18 @@ READING = """### Reading §8
   ≈ 1.2–1.7 ms of CPU, bound by instructions more than memory (≈ 16 a problem). Many distinct n (here 10⁵ values of n for
   10⁶ problems): each problem is a ratio of two products of ⌈k/2⌉ exact paired factors, eight problems to an
   AVX-512 register and two registers at a time (their four multiplication chains interleaved, so the multiplier
-  does not wait on each chain's last product); the ≈ k/n of problems whose value is a constant before any product
-  (c = 0, n − c < k; pass^k's c < k) are blended in rather than computed by a call each, and the few where
-  1 − ratio would cancel are collected and summed eight at a time. At k = 16 a register of eight problems is 16
-  multiplications, 17 additions, 2 conversions and a division: at least ≈ 2.2 cycles a problem by the count of
-  512-bit operations the floating-point pipes take (one multiplication and one addition a cycle); measured
-  ≈ 1.5–1.9 ms of CPU for 10⁶ problems on this shared machine (load 2–8). Values must stay those of
-  the scalar path (same products, same division), so that work cannot shrink; the second core halves the wall time
-  when it is free. The CPU-ratio column is the steadier measure on this loaded machine.
+  does not wait on each chain's last product); pass@k checks a register with two unsigned compares (n in range,
+  c ≤ n) and its constants fall out of the ratio exactly (c = 0: the same two products, ratio 1; n − c < k: a zero
+  factor), pass^k's constants (c < k) are blended in, and the few where 1 − ratio would cancel are collected and
+  summed eight at a time. At k = 16 a register of eight problems is 16 multiplications, 17 additions, 2
+  conversions and a division: at least ≈ 2.2 cycles a problem by the count of 512-bit operations the
+  floating-point pipes take (one multiplication and one addition a cycle), and the divisions wait on the divider
+  (perf: the second division of a 16-problem block holds ≈ 18 % of the kernel's samples). Measured, one thread,
+  interleaved in one process with the build before the two-compare check: ≈ 1.5–1.7 ms against 1.7–1.9 ms for
+  10⁶ problems (load 3–4), of which ≈ 0.8 ms is reading the arrays and writing the result (a loop doing only that,
+  run alternately). Values must stay those of the scalar path (same products, same division), so that work cannot
+  shrink; the second core halves the wall time when it is free. The CPU-ratio column is the steadier measure on
+  this loaded machine.
 - DataFrame ingest: a frame or Arrow table is read through the Arrow C stream interface and each rollout row is
   mapped straight from its columns into the fold's flat row (typed reads, text borrowed from the Arrow buffers, rows
   in parallel, 65,536 at a time so memory stays one piece); problem rows with list columns, count rows, rows to grade

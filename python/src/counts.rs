@@ -386,7 +386,13 @@ impl Shared {
         if let Kernel::Wide(wide) = kernel {
             // SAFETY: `Wide` exists only where the processor has AVX-512 F
             // and DQ (wide::available).
-            return unsafe { self.wide_blocks(wide, n_at, c_at, out, memo) };
+            return unsafe {
+                if at {
+                    self.wide_blocks::<T, false>(wide, n_at, c_at, out, memo)
+                } else {
+                    self.wide_blocks::<T, true>(wide, n_at, c_at, out, memo)
+                }
+            };
         }
         let mut j = 0;
         while j + LANES <= out.len() {
@@ -409,14 +415,15 @@ impl Shared {
     }
 
     /// [`Shared::blocks`] through [`wide::sixteen`] (and [`wide::eight`]
-    /// for a last eight), read straight from the columns.
+    /// for a last eight), read straight from the columns: pass^k when
+    /// `POW` (the kind, which a loop of its own does not test).
     ///
     /// # Safety
     ///
     /// The processor must have AVX-512 F and DQ.
     #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    unsafe fn wide_blocks<T: Count>(
+    unsafe fn wide_blocks<T: Count, const POW: bool>(
         &self,
         wide: &Wide,
         n_at: impl Column<T>,
@@ -424,36 +431,34 @@ impl Shared {
         out: &mut [f64],
         memo: &mut LocalMemo,
     ) -> Result<usize, (usize, Reason)> {
-        let pow = !matches!(self.kind, Kind::PassAtK);
         let mut queue = Cancelling::default();
         // The lanes of the block at j the kernel left, a bit each, in order.
-        let mut left =
-            |j: usize, mut rest: u16, cancelling: u16, n: &[u64], c: &[u64], out: &mut [f64]| {
-                while rest != 0 {
-                    let l = rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    let i = j + l;
-                    if cancelling & (1 << l) != 0 {
-                        queue.problems[queue.len] = (i, n[l], c[l]);
-                        queue.len += 1;
-                        if queue.len == 8 {
-                            // SAFETY: the caller's promise.
-                            unsafe { queue.flush(wide, out) };
-                        }
-                    } else {
-                        out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
+        let mut left = |j: usize, mut rest: u16, n: &[u64], c: &[u64], out: &mut [f64]| {
+            while rest != 0 {
+                let l = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let i = j + l;
+                if !POW && wide.cancels(n[l], c[l]) {
+                    queue.problems[queue.len] = (i, n[l], c[l]);
+                    queue.len += 1;
+                    if queue.len == 8 {
+                        // SAFETY: the caller's promise.
+                        unsafe { queue.flush(wide, out) };
                     }
+                } else {
+                    out[i] = self.one(n_at.at(i), c_at.at(i), memo).map_err(|r| (i, r))?;
                 }
-                Ok(())
-            };
+            }
+            Ok(())
+        };
         let mut j = 0;
         while j + 16 <= out.len() {
             let block: &mut [f64; 16] = (&mut out[j..j + 16]).try_into().expect("16 long");
             let (n, c) = (n_at.block(j), c_at.block(j));
             // SAFETY: the caller's promise.
-            let (rest, cancelling) = unsafe { wide::sixteen(wide, n, c, block, pow) };
+            let rest = unsafe { wide::sixteen::<POW>(wide, n, c, block) };
             if rest != 0 {
-                left(j, rest, cancelling, &n, &c, out)?;
+                left(j, rest, &n, &c, out)?;
             }
             j += 16;
         }
@@ -461,8 +466,8 @@ impl Shared {
             let block: &mut [f64; 8] = (&mut out[j..j + 8]).try_into().expect("8 long");
             let (n, c) = (n_at.block(j), c_at.block(j));
             // SAFETY: the caller's promise.
-            let (rest, cancelling) = unsafe { wide::eight(wide, n, c, block, pow) };
-            left(j, rest.into(), cancelling.into(), &n, &c, out)?;
+            let rest = unsafe { wide::eight::<POW>(wide, n, c, block) };
+            left(j, rest.into(), &n, &c, out)?;
             j += 8;
         }
         // SAFETY: the caller's promise.
@@ -933,6 +938,67 @@ mod tests {
                     }
                 }
             }
+        }
+    }
+
+    /// Times [`fill`] on a million problems (pass@k: n distinct in
+    /// [16, 10⁵), k = 16; n ∈ {8, 16, 64, 100, 1000}, k = 8), best and
+    /// median of 200 calls, to compare kernels with less noise than
+    /// Python: `RAYON_NUM_THREADS=1 cargo test --release fill_timing --
+    /// --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn fill_timing() {
+        let mut next = crate::fast::xorshift(0x9e37_79b9_7f4a_7c15);
+        let len: usize = std::env::var("LEN").map_or(1_000_000, |l| l.parse().unwrap());
+        let few = [8, 16, 64, 100, 1000];
+        let cases: [(&str, u64, Vec<i64>); 2] = [
+            (
+                "distinct n",
+                16,
+                (0..len).map(|_| 16 + next(99_984) as i64).collect(),
+            ),
+            (
+                "few n",
+                8,
+                (0..len).map(|_| few[next(5) as usize]).collect(),
+            ),
+        ];
+        for (case, k, n) in cases {
+            let c: Vec<i64> = n.iter().map(|&n| next(n as u64 + 1) as i64).collect();
+            let mut out = vec![0.0; len];
+            let (mut times, mut copies) = (Vec::new(), Vec::new());
+            let time = |f: &mut dyn FnMut()| {
+                let t = std::time::Instant::now();
+                f();
+                t.elapsed().as_secs_f64() * 1e3
+            };
+            for _ in 0..200 * (1_000_000 / len).max(1) {
+                times.push(time(&mut || {
+                    assert_eq!(fill(Kind::PassAtK, k, &n, &c, &mut out), None);
+                }));
+                // A clock to compare with: reading both arrays, writing one.
+                copies.push(time(&mut || {
+                    for ((o, &n), &c) in out.iter_mut().zip(&n).zip(&c) {
+                        *o = (n + c) as f64;
+                    }
+                }));
+            }
+            times.sort_by(f64::total_cmp);
+            copies.sort_by(f64::total_cmp);
+            let scale = 1_000_000.0 / len as f64;
+            let (times, copies): (Vec<f64>, Vec<f64>) = (
+                times.iter().map(|t| t * scale).collect(),
+                copies.iter().map(|t| t * scale).collect(),
+            );
+            eprintln!(
+                "{case}: best {:.3} q25 {:.3} median {:.3} ms (copy median {:.3} ms: ratio {:.2})",
+                times[0],
+                times[times.len() / 4],
+                times[times.len() / 2],
+                copies[copies.len() / 2],
+                times[times.len() / 2] / copies[copies.len() / 2]
+            );
         }
     }
 

@@ -10,9 +10,12 @@
 //! collected and computed eight at a time, check and telescoping sum
 //! included, as the scalar function does. Written with intrinsics rather
 //! than left to the compiler: the range checks become unsigned compares
-//! into mask registers and the lanes not served a blend, so a block is
-//! straight-line vector code. [`sixteen`] computes two registers together:
-//! a product chain waits on its last multiplication (a few cycles), and
+//! into mask registers, so a block is straight-line vector code. pass@k
+//! needs just two (n in range, c ≤ n): its constants (0 at c = 0, 1 at
+//! n − c < k) fall out of the ratio exactly (`x86::at_blocks`); pass^k
+//! blends a stand-in problem into the lanes not served. [`sixteen`]
+//! computes two registers together: a product chain waits on its last
+//! multiplication (a few cycles), and
 //! the four chains of two registers (numerators, denominators) keep the
 //! multiplier busy meanwhile — a fifth less time at k = 16, each lane's
 //! operations unchanged.
@@ -79,6 +82,15 @@ impl Wide {
     }
 }
 
+impl Wide {
+    /// Whether a pass@k lane [`eight`] or [`sixteen`] left is one for
+    /// [`cancelling`]: on [`Lanes`]' path, so left only because `1 − r`
+    /// may cancel. (The other lanes they leave are not on that path.)
+    pub fn cancels(&self, n: u64, c: u64) -> bool {
+        self.lanes.generic_at(n, c)
+    }
+}
+
 /// Whether this processor runs [`eight`] (AVX-512 F and DQ).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -92,17 +104,17 @@ pub fn available() -> bool {
     }
 }
 
-/// Eight problems from raw counts: pass^k when `pow`, else pass@k,
-/// written to `out` for every lane whose bit is clear in the first
-/// returned mask — the lanes [`Lanes::generic_at`] (or
-/// [`Lanes::generic_pow`]) admits whose value the scalar function returns
-/// from its product: not where pass@k needs the telescoping sum (nor just
-/// below that, past [`Wide::sure_complement`]), nor a pass^k product that
-/// underflows; and the lanes of n in that range whose value it returns as
-/// a constant (0 at pass@k's c = 0 and pass^k's c < k, 1 at pass@k's
-/// n − c < k). The caller computes the lanes whose bit is set (their `out`
-/// is garbage); the second mask is those of them [`cancelling`] computes
-/// (pass@k's lanes past the sure bound).
+/// Eight problems from raw counts: pass^k when `POW`, else pass@k,
+/// written to `out` for every lane whose bit is clear in the returned
+/// mask — the lanes [`Lanes::generic_at`] (or [`Lanes::generic_pow`])
+/// admits whose value the scalar function returns from its product: not
+/// where pass@k needs the telescoping sum (nor just below that, past
+/// [`Wide::sure_complement`]), nor a pass^k product that underflows; and
+/// the lanes of n in that range whose value it returns as a constant (0
+/// at pass@k's c = 0 and pass^k's c < k, 1 at pass@k's n − c < k). The
+/// caller computes the lanes whose bit is set (their `out` is garbage);
+/// [`Wide::cancels`] tells those [`cancelling`] computes (pass@k's lanes
+/// past the sure bound).
 ///
 /// # Safety
 ///
@@ -110,29 +122,31 @@ pub fn available() -> bool {
 #[cfg(target_arch = "x86_64")]
 #[inline]
 #[target_feature(enable = "avx512f,avx512dq")]
-pub unsafe fn eight(
+pub unsafe fn eight<const POW: bool>(
     wide: &Wide,
     n: [u64; 8],
     c: [u64; 8],
     out: &mut [f64; 8],
-    pow: bool,
-) -> (u8, u8) {
+) -> u8 {
     // SAFETY: both arrays and `out` hold eight 64-bit values.
     unsafe {
         let (nv, cv) = (
             x86::_mm512_loadu_si512(n.as_ptr().cast()),
             x86::_mm512_loadu_si512(c.as_ptr().cast()),
         );
-        let (value, served, ok) = x86::eight(wide, nv, cv, pow);
+        let [(value, rest)] = if POW {
+            x86::pow_blocks(wide, [nv], [cv])
+        } else {
+            x86::at_blocks(wide, [nv], [cv])
+        };
         x86::_mm512_storeu_pd(out.as_mut_ptr(), value);
-        let cancelling = if pow { 0 } else { served & !ok };
-        (!(served & ok), cancelling)
+        rest
     }
 }
 
 /// [`eight`] for sixteen problems, two registers computed together (their
 /// chains of products interleaved; each lane's operations unchanged, so
-/// the same values and masks as two calls of [`eight`]): a bit each.
+/// the same values and mask as two calls of [`eight`]): a bit each.
 ///
 /// Not compiled for AVX-512 itself but always inlined, into the caller's
 /// loop compiled for it: called once a block, a call would pass the
@@ -143,30 +157,27 @@ pub unsafe fn eight(
 /// The processor must have AVX-512 F and DQ ([`available`]).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-pub unsafe fn sixteen(
+pub unsafe fn sixteen<const POW: bool>(
     wide: &Wide,
     n: [u64; 16],
     c: [u64; 16],
     out: &mut [f64; 16],
-    pow: bool,
-) -> (u16, u16) {
+) -> u16 {
     // SAFETY: both arrays and `out` hold sixteen 64-bit values.
     unsafe {
         let load = |a: &[u64; 16], h: usize| x86::_mm512_loadu_si512(a.as_ptr().add(8 * h).cast());
-        let results = x86::blocks(
-            wide,
-            [load(&n, 0), load(&n, 1)],
-            [load(&c, 0), load(&c, 1)],
-            pow,
-        );
-        let (mut rest, mut cancelling) = (0u16, 0u16);
-        for (h, (value, served, ok)) in results.into_iter().enumerate() {
+        let (nv, cv) = ([load(&n, 0), load(&n, 1)], [load(&c, 0), load(&c, 1)]);
+        let results = if POW {
+            x86::pow_blocks(wide, nv, cv)
+        } else {
+            x86::at_blocks(wide, nv, cv)
+        };
+        let mut rest = 0u16;
+        for (h, (value, left)) in results.into_iter().enumerate() {
             x86::_mm512_storeu_pd(out.as_mut_ptr().add(8 * h), value);
-            let cancel = if pow { 0 } else { served & !ok };
-            rest |= u16::from(!(served & ok)) << (8 * h);
-            cancelling |= u16::from(cancel) << (8 * h);
+            rest |= u16::from(left) << (8 * h);
         }
-        (rest, cancelling)
+        rest
     }
 }
 
@@ -207,49 +218,85 @@ mod x86 {
     /// computed in the lanes not served (no division by zero, no branch).
     const STAND_IN: (i64, i64) = (200, 100);
 
-    /// Eight problems: the values, the lanes served and those whose value
-    /// passes its check (see [`super::eight`]).
+    /// pass@k of `B` registers of eight problems: the values and the lanes
+    /// left to the caller, a bit each (see [`super::eight`]). Every
+    /// register's operations are those of one register alone, in its
+    /// order, only interleaved with the others' (independent
+    /// multiplication chains keep the multiplier busy while each waits on
+    /// its last product).
+    ///
+    /// The ratio straight from the counts, no lane set aside beforehand —
+    /// the constants fall out of it. For
+    /// 68 ≤ n < n_limit and c ≤ n (`valid`):
+    ///
+    /// - c = 0: a = n, the two products the same operations on the same
+    ///   value, so r = 1 exactly and `1 − r` = +0, the scalar's 0;
+    /// - n − c < k (a < k, c ≥ 1): one of the k factors a − j is 0, and
+    ///   every paired factor is an exact integer of at most k²/4 in
+    ///   magnitude (at most 32 of them, so no partial product overflows):
+    ///   the product is ±0, r = ±0 ≤ the sure bound, `1 − r` = 1, the
+    ///   scalar's 1;
+    /// - otherwise ([`Lanes::generic_at`](crate::fast::Lanes::generic_at))
+    ///   the scalar's operations, in its order, and its value wherever r
+    ///   is at most [`Wide::sure_complement`].
+    ///
+    /// So a lane is served when valid and r ≤ the bound, or valid and
+    /// c = 0; every other lane (n ≤ 67, n past the limit, c > n, a
+    /// negative count — its wrapped difference a exceeds n —, r past the
+    /// bound) is left, its value garbage (huge or infinite products, a
+    /// NaN ratio: no exception is unmasked).
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
-    pub(super) fn eight(wide: &Wide, nv: __m512i, cv: __m512i, pow: bool) -> (__m512d, u8, u8) {
-        let [(value, served, ok)] = blocks(wide, [nv], [cv], pow);
-        (value, served, ok)
-    }
-
-    /// [`eight`] for `B` registers of eight problems at once: every
-    /// register's operations are [`eight`]'s, in its order, only
-    /// interleaved with the others' (independent multiplication chains
-    /// keep the multiplier busy while each waits on its last product).
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512dq")]
-    pub(super) fn blocks<const B: usize>(
+    pub(super) fn at_blocks<const B: usize>(
         wide: &Wide,
         nv: [__m512i; B],
         cv: [__m512i; B],
-        pow: bool,
-    ) -> [(__m512d, u8, u8); B] {
+    ) -> [(__m512d, u8); B] {
+        // 68 ≤ n < n_limit as one unsigned comparison of n − 68.
+        let min = _mm512_set1_epi64(LANES_MIN_N as i64 + 1);
+        let span = _mm512_set1_epi64((wide.lanes.n_limit - LANES_MIN_N - 1) as i64);
+        let av: [__m512i; B] = std::array::from_fn(|b| _mm512_sub_epi64(nv[b], cv[b]));
+        let valid: [u8; B] = std::array::from_fn(|b| {
+            let in_range = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(nv[b], min), span);
+            // a ≤ n exactly when c ≤ n (else n − c wraps past n).
+            _mm512_mask_cmple_epu64_mask(in_range, av[b], nv[b])
+        });
+        let (num, den) = (
+            falling(wide, av.map(|a| _mm512_cvtepu64_pd(a))),
+            falling(wide, nv.map(|n| _mm512_cvtepu64_pd(n))),
+        );
+        let sure = _mm512_set1_pd(wide.sure_complement);
+        std::array::from_fn(|b| {
+            let r = _mm512_div_pd(num[b], den[b]);
+            let zero = _mm512_mask_testn_epi64_mask(valid[b], cv[b], cv[b]);
+            let served = _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(valid[b], r, sure) | zero;
+            (_mm512_sub_pd(_mm512_set1_pd(1.0), r), !served)
+        })
+    }
+
+    /// pass^k of `B` registers (as [`at_blocks`]).
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) fn pow_blocks<const B: usize>(
+        wide: &Wide,
+        nv: [__m512i; B],
+        cv: [__m512i; B],
+    ) -> [(__m512d, u8); B] {
         let k = wide.lanes.k;
         let kv = _mm512_set1_epi64(k as i64);
         let (mut af, mut nf, mut served) =
             ([_mm512_setzero_pd(); B], [_mm512_setzero_pd(); B], [0; B]);
-        let mut edges = [(0, 0); B];
+        let mut zeros = [0; B];
         for b in 0..B {
             let (nv, cv) = (nv[b], cv[b]);
             // n > 67 and n < n_limit (negative counts read as u64 are huge).
             let in_range = _mm512_cmpgt_epu64_mask(nv, _mm512_set1_epi64(LANES_MIN_N as i64))
                 & _mm512_cmplt_epu64_mask(nv, _mm512_set1_epi64(wide.lanes.n_limit as i64));
-            let (a, ok) = if pow {
-                // k ≤ c ≤ n: Lanes::generic_pow.
-                let ok = _mm512_cmpge_epu64_mask(cv, kv) & _mm512_cmple_epu64_mask(cv, nv);
-                (cv, ok)
-            } else {
-                // 1 ≤ c ≤ n − k: Lanes::generic_at.
-                let ok = _mm512_cmpge_epu64_mask(cv, _mm512_set1_epi64(1))
-                    & _mm512_cmple_epu64_mask(cv, _mm512_sub_epi64(nv, kv));
-                (_mm512_sub_epi64(nv, cv), ok)
-            };
+            // k ≤ c ≤ n: Lanes::generic_pow.
+            let ok = _mm512_cmpge_epu64_mask(cv, kv) & _mm512_cmple_epu64_mask(cv, nv);
             served[b] = in_range & ok;
-            edges[b] = edge_cases(nv, cv, kv, in_range, pow);
+            // c < k: the scalar function's 0 before any product.
+            zeros[b] = in_range & _mm512_cmplt_epu64_mask(cv, kv);
             nf[b] = _mm512_cvtepu64_pd(_mm512_mask_blend_epi64(
                 served[b],
                 _mm512_set1_epi64(STAND_IN.0),
@@ -258,47 +305,16 @@ mod x86 {
             af[b] = _mm512_cvtepu64_pd(_mm512_mask_blend_epi64(
                 served[b],
                 _mm512_set1_epi64(STAND_IN.1),
-                a,
+                cv,
             ));
         }
         let (num, den) = (falling(wide, af), falling(wide, nf));
         std::array::from_fn(|b| {
             let r = _mm512_div_pd(num[b], den[b]);
-            let (value, ok) = if pow {
-                let normal =
-                    _mm512_cmp_pd_mask::<_CMP_GE_OQ>(r, _mm512_set1_pd(MIN_NORMAL_PRODUCT));
-                (r, normal)
-            } else {
-                // complement_is_exact, sure below the bound (the lanes above
-                // it go to the scalar function, which checks).
-                let sure =
-                    _mm512_cmp_pd_mask::<_CMP_LE_OQ>(r, _mm512_set1_pd(wide.sure_complement));
-                (_mm512_sub_pd(_mm512_set1_pd(1.0), r), sure)
-            };
-            let (zeros, ones) = edges[b];
-            let value = _mm512_mask_blend_pd(zeros, value, _mm512_setzero_pd());
-            let value = _mm512_mask_blend_pd(ones, value, _mm512_set1_pd(1.0));
-            (value, served[b] | zeros | ones, ok | zeros | ones)
+            let normal = _mm512_cmp_pd_mask::<_CMP_GE_OQ>(r, _mm512_set1_pd(MIN_NORMAL_PRODUCT));
+            let value = _mm512_mask_blend_pd(zeros[b], r, _mm512_setzero_pd());
+            (value, !(served[b] & normal | zeros[b]))
         })
-    }
-
-    /// The lanes in range (n > 67, below the limit) whose value the scalar
-    /// function returns before any product, as constants: 0 (pass@k at
-    /// c = 0, pass^k at c < k) and 1 (pass@k at n − c < k, c ≤ n). About
-    /// k/n of the problems each, every one a call to the scalar function
-    /// otherwise.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512dq")]
-    fn edge_cases(nv: __m512i, cv: __m512i, kv: __m512i, in_range: u8, pow: bool) -> (u8, u8) {
-        if pow {
-            return (in_range & _mm512_cmplt_epu64_mask(cv, kv), 0);
-        }
-        let zeros = in_range & _mm512_cmpeq_epi64_mask(cv, _mm512_setzero_si512());
-        // c ≤ n first: n − c is then no wrapped difference.
-        let ones = in_range
-            & _mm512_cmple_epu64_mask(cv, nv)
-            & _mm512_cmplt_epu64_mask(_mm512_sub_epi64(nv, cv), kv);
-        (zeros, ones)
     }
 
     /// [`super::cancelling`] on registers (every lane admitted).
@@ -382,7 +398,8 @@ mod tests {
     /// The blocks give the scalar functions' values bit for bit and leave
     /// the lanes they must: those outside [`Lanes`]' path, those needing
     /// the telescoping sum, underflowing pass^k products — and no others
-    /// but pass@k's few just below the telescoping sum.
+    /// but pass@k's few just below the telescoping sum; the constants
+    /// (pass@k's c = 0 and n − c < k, pass^k's c < k) are never left.
     #[test]
     fn wide_blocks_equal_the_scalar_functions() {
         if !available() {
@@ -421,29 +438,24 @@ mod tests {
                 for pow in [false, true] {
                     let mut out = [f64::NAN; 8];
                     // SAFETY: AVX-512 F and DQ checked above.
-                    let (rest, cancelling) = unsafe { eight(&wide, n, c, &mut out, pow) };
+                    let rest = unsafe { eight_of(&wide, n, c, &mut out, pow) };
                     // Sixteen at once: this block twice, the second half
                     // reversed: the same values and masks as two calls.
                     let (mut n2, mut c2) = (n, c);
                     n2.reverse();
                     c2.reverse();
                     let mut out16 = [f64::NAN; 16];
-                    let (rest16, cancelling16) =
-                        unsafe { sixteen(&wide, concat(n, n2), concat(c, c2), &mut out16, pow) };
+                    let rest16 =
+                        unsafe { sixteen_of(&wide, concat(n, n2), concat(c, c2), &mut out16, pow) };
                     let mut out2 = [f64::NAN; 8];
-                    let (rest2, cancelling2) = unsafe { eight(&wide, n2, c2, &mut out2, pow) };
+                    let rest2 = unsafe { eight_of(&wide, n2, c2, &mut out2, pow) };
                     assert_eq!(rest16, u16::from(rest) | u16::from(rest2) << 8);
-                    assert_eq!(
-                        cancelling16,
-                        u16::from(cancelling) | u16::from(cancelling2) << 8
-                    );
                     let both = out.iter().chain(&out2);
                     for (l, (a, b)) in out16.iter().zip(both).enumerate() {
                         if rest16 & (1 << l) == 0 {
                             assert_eq!(a.to_bits(), b.to_bits());
                         }
                     }
-                    assert_eq!(cancelling & !rest, 0);
                     for l in 0..8 {
                         let (nl, cl) = (n[l], c[l]);
                         let generic = if pow {
@@ -462,25 +474,29 @@ mod tests {
                             };
                         seen += 1;
                         let left = rest & (1 << l) != 0;
-                        // Left to `cancelling`: pass@k lanes on the path.
-                        let to_cancelling = cancelling & (1 << l) != 0;
-                        assert_eq!(to_cancelling, !pow && generic && left, "{nl} {cl} {k}");
+                        let r = || falling_ref((nl - cl) as f64, k) / falling_ref(nl as f64, k);
+                        // Left to `cancelling` (Wide::cancels): only past
+                        // the sure bound.
+                        if !pow && generic && left {
+                            assert!(wide.cancels(nl, cl) && r() > wide.sure_complement);
+                        }
                         if left && by_product {
                             // Only past the sure bound, and not far past.
-                            let r = falling_ref((nl - cl) as f64, k) / falling_ref(nl as f64, k);
-                            assert!(!pow && r > wide.sure_complement, "{nl} {cl} {k}");
-                            assert!(r < 1.05 * wide.sure_complement, "{nl} {cl} {k}");
+                            assert!(!pow && r() > wide.sure_complement, "{nl} {cl} {k}");
+                            assert!(r() < 1.05 * wide.sure_complement, "{nl} {cl} {k}");
                             near += 1;
                         }
+                        // A constant before any product.
+                        let edge = nl > 67
+                            && nl < lanes.n_limit
+                            && if pow {
+                                cl < k
+                            } else {
+                                cl == 0 || (cl <= nl && nl - cl < k)
+                            };
+                        assert!(!(edge && left), "{nl} {cl} {k} {pow}");
                         if !left {
                             // By the product, or a constant before it.
-                            let edge = nl > 67
-                                && nl < lanes.n_limit
-                                && if pow {
-                                    cl < k
-                                } else {
-                                    cl == 0 || (cl <= nl && nl - cl < k)
-                                };
                             assert!(by_product || edge, "{nl} {cl} {k} {pow}");
                             kept += 1;
                             let want = if pow {
@@ -564,6 +580,44 @@ mod tests {
             }
             // Not needlessly low: the check fails within 5 % above it.
             assert!(!fast::complement_is_exact(bound * 1.05, gamma), "{k}");
+        }
+    }
+
+    /// [`eight`] of the kind `pow` says.
+    ///
+    /// # Safety
+    ///
+    /// As [`eight`].
+    unsafe fn eight_of(wide: &Wide, n: [u64; 8], c: [u64; 8], out: &mut [f64; 8], pow: bool) -> u8 {
+        // SAFETY: the caller's promise.
+        unsafe {
+            if pow {
+                eight::<true>(wide, n, c, out)
+            } else {
+                eight::<false>(wide, n, c, out)
+            }
+        }
+    }
+
+    /// [`sixteen`] of the kind `pow` says.
+    ///
+    /// # Safety
+    ///
+    /// As [`sixteen`].
+    unsafe fn sixteen_of(
+        wide: &Wide,
+        n: [u64; 16],
+        c: [u64; 16],
+        out: &mut [f64; 16],
+        pow: bool,
+    ) -> u16 {
+        // SAFETY: the caller's promise.
+        unsafe {
+            if pow {
+                sixteen::<true>(wide, n, c, out)
+            } else {
+                sixteen::<false>(wide, n, c, out)
+            }
         }
     }
 
