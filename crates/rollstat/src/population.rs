@@ -53,7 +53,7 @@ pub(crate) fn read_population(
 /// problems of every interval, sums over problems, groups and per-problem
 /// lists) is a function of the data, not of row order, problem order or
 /// sharding (docs/spec.md §5).
-pub(crate) fn canonical_order(problems: &mut [CollectedProblem]) {
+pub(crate) fn canonical_order(problems: &mut Vec<CollectedProblem>) {
     rollstat_io::sort_problems(problems);
 }
 
