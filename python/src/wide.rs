@@ -134,11 +134,7 @@ pub unsafe fn eight<const POW: bool>(
             x86::_mm512_loadu_si512(n.as_ptr().cast()),
             x86::_mm512_loadu_si512(c.as_ptr().cast()),
         );
-        let [(value, rest)] = if POW {
-            x86::pow_blocks(wide, [nv], [cv])
-        } else {
-            x86::at_blocks(wide, [nv], [cv])
-        };
+        let [(value, rest)] = x86::blocks::<POW, 1>(wide, [nv], [cv]);
         x86::_mm512_storeu_pd(out.as_mut_ptr(), value);
         rest
     }
@@ -167,11 +163,7 @@ pub unsafe fn sixteen<const POW: bool>(
     unsafe {
         let load = |a: &[u64; 16], h: usize| x86::_mm512_loadu_si512(a.as_ptr().add(8 * h).cast());
         let (nv, cv) = ([load(&n, 0), load(&n, 1)], [load(&c, 0), load(&c, 1)]);
-        let results = if POW {
-            x86::pow_blocks(wide, nv, cv)
-        } else {
-            x86::at_blocks(wide, nv, cv)
-        };
+        let results = x86::blocks::<POW, 2>(wide, nv, cv);
         let mut rest = 0u16;
         for (h, (value, left)) in results.into_iter().enumerate() {
             x86::_mm512_storeu_pd(out.as_mut_ptr().add(8 * h), value);
@@ -272,6 +264,21 @@ mod x86 {
             let served = _mm512_mask_cmp_pd_mask::<_CMP_LE_OQ>(valid[b], r, sure) | zero;
             (_mm512_sub_pd(_mm512_set1_pd(1.0), r), !served)
         })
+    }
+
+    /// [`pow_blocks`] when `POW`, else [`at_blocks`].
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512dq")]
+    pub(super) fn blocks<const POW: bool, const B: usize>(
+        wide: &Wide,
+        nv: [__m512i; B],
+        cv: [__m512i; B],
+    ) -> [(__m512d, u8); B] {
+        if POW {
+            pow_blocks(wide, nv, cv)
+        } else {
+            at_blocks(wide, nv, cv)
+        }
     }
 
     /// pass^k of `B` registers (as [`at_blocks`]).

@@ -620,15 +620,14 @@ fn leave_one_out(s_tot: f64, n_tot: f64, sum: f64, count: f64) -> f64 {
 /// same order as streaming every unit, with the columns over the one type
 /// array folded together ([`fold_coded`]).
 fn typed_jackknifes(units: &Units, t: &UnitTypes, typed: usize) -> Vec<(f64, f64, f64)> {
-    let per_type = |k: usize, of: &dyn Fn(usize, usize) -> f64| -> Vec<f64> {
-        t.rows.iter().map(|&j| of(j, k)).collect()
+    // Each typed column's value of `of` at each type's first unit.
+    let per_type = |of: fn(&Units, usize, usize) -> f64| -> Vec<Vec<f64>> {
+        (0..typed)
+            .map(|k| t.rows.iter().map(|&j| of(units, j, k)).collect())
+            .collect()
     };
-    let sums: Vec<Vec<f64>> = (0..typed)
-        .map(|k| per_type(k, &|j, k| units.sum(j, k)))
-        .collect();
-    let counts: Vec<Vec<f64>> = (0..typed)
-        .map(|k| per_type(k, &|j, k| units.count(j, k)))
-        .collect();
+    let sums = per_type(|u, j, k| u.sum(j, k));
+    let counts = per_type(|u, j, k| u.count(j, k));
     let sum_tables: Vec<&[f64]> = sums.iter().map(Vec::as_slice).collect();
     // Sums as `Sum` adds them, from -0.0.
     let s_tots = fold_coded(&t.type_of, &sum_tables, |_| -0.0, |s, v| s + v);
@@ -650,7 +649,8 @@ fn typed_jackknifes(units: &Units, t: &UnitTypes, typed: usize) -> Vec<(f64, f64
             let loo: Vec<f64> = (sums[k].iter().zip(&counts[k]))
                 .map(|(&s, &c)| leave_one_out(s_tot, n_tot, s, c))
                 .collect();
-            (n_tot > 0.0 && !t.type_of.is_empty() && !loo.iter().any(|v| v.is_nan())).then_some(loo)
+            // n_tot > 0: some unit, so the acceleration's n is not 0.
+            (n_tot > 0.0 && !loo.iter().any(|v| v.is_nan())).then_some(loo)
         })
         .collect();
     let defined: Vec<usize> = (0..typed).filter(|&k| loo[k].is_some()).collect();
