@@ -84,14 +84,22 @@ impl Metric {
     /// assert!(!Metric::PassAtK(2).needs_answers());
     /// ```
     pub fn needs_answers(&self) -> bool {
+        self.needs().answers
+    }
+
+    /// What a problem's rows must carry for this metric: its family's
+    /// [`Needs`](crate::catalogue::Needs), and for a selection gap its
+    /// selector's.
+    ///
+    /// ```
+    /// use rollstat_core::aggregate::Metric;
+    /// let gap: Metric = "pass@2-bon@2".parse().unwrap();
+    /// assert!(gap.needs().scores && !gap.needs().answers);
+    /// ```
+    pub fn needs(&self) -> crate::catalogue::Needs {
         match self {
-            Metric::MajAtN(_)
-            | Metric::MajAtK(_)
-            | Metric::WmajAtN(_)
-            | Metric::SelfConsistency
-            | Metric::DistinctAnswers => true,
-            Metric::SelectionGap { selector, .. } => selector.needs_answers(),
-            _ => false,
+            Metric::SelectionGap { selector, .. } => selector.needs(),
+            _ => self.spec().needs,
         }
     }
 
@@ -132,9 +140,16 @@ impl Metric {
         })
     }
 
-    /// Whether values are fractions in [0, 1] (printed as %) or counts.
-    pub fn is_fraction(&self) -> bool {
-        !matches!(self, Metric::DistinctAnswers | Metric::BudgetAtK(_))
+    /// The unit of the metric's values (its catalogue entry's).
+    ///
+    /// ```
+    /// use rollstat_core::aggregate::Metric;
+    /// use rollstat_core::catalogue::Unit;
+    /// assert_eq!(Metric::DistinctAnswers.unit(), Unit::Count);
+    /// assert_eq!(Metric::BudgetAtK(4).unit(), Unit::Budget);
+    /// ```
+    pub fn unit(&self) -> crate::catalogue::Unit {
+        self.spec().unit
     }
 
     /// The per-problem value, or why the problem is excluded.

@@ -5,7 +5,9 @@
 //! majority voting and answer clustering ([`vote`]), maj@k for every k
 //! ([`select`]), best-of-k and score-weighted voting ([`best`]), the
 //! per-problem summary that rollouts fold into ([`summary`]), and the
-//! aggregation of per-problem values into report metrics ([`aggregate`]).
+//! aggregation of per-problem values into report metrics ([`aggregate`]),
+//! and the metric catalogue: every key's grammar, unit and presentation
+//! ([`catalogue`]).
 //!
 //! Data flows one way: canonical rollouts → [`summary::ProblemSummary`] →
 //! per-problem values for each metric → mean, standard error and exclusion
@@ -22,6 +24,7 @@
 pub mod aggregate;
 pub mod batch;
 pub mod best;
+pub mod catalogue;
 pub mod estimators;
 mod hypergeom;
 pub mod input;

@@ -58,8 +58,8 @@ pub(super) fn delta_cells(r: &Row) -> [String; 5] {
         format!("{:+.2}", 100.0 * r.delta),
         r.stderr
             .map_or("–".into(), |s| format!("±{:.2}", 100.0 * s)),
-        r.ci.map_or("–".into(), |[l, h]| {
-            format!("[{:+.2}, {:+.2}]", 100.0 * l, 100.0 * h)
+        r.ci.map_or("–".into(), |i| {
+            format!("[{:+.2}, {:+.2}]", 100.0 * i.lower, 100.0 * i.upper)
         }),
     ]
 }
@@ -76,7 +76,7 @@ fn row_cells(r: &Row, with_verdict: bool) -> Vec<String> {
         r.n_problems.to_string(),
     ]);
     if with_verdict {
-        cells.push(r.verdict.as_deref().unwrap_or("–").to_string());
+        cells.push(r.verdict.map_or("–", |v| v.name()).to_string());
     }
     cells
 }

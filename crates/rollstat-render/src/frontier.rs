@@ -5,6 +5,7 @@
 use super::html::{exact, legend};
 use super::svg::{esc, percent_ticks, Chart, Scale, Tick};
 use rollstat::Report;
+use rollstat_core::aggregate::Metric;
 use std::fmt::Write as _;
 
 /// A (group, k) point: budget@k and pass@k of the group.
@@ -21,10 +22,10 @@ fn points(r: &Report) -> Vec<Point<'_>> {
     let mut out = Vec::new();
     for (series, (group, g)) in r.groups.iter().enumerate() {
         for (name, e) in g.block.metrics.iter() {
-            let Some(k) = name.strip_prefix("budget@").and_then(|k| k.parse().ok()) else {
+            let Ok(Metric::BudgetAtK(k)) = name.parse::<Metric>() else {
                 continue;
             };
-            if let Some(p) = g.block.metrics.get(&format!("pass@{k}")) {
+            if let Some(p) = g.block.metrics.get(&Metric::PassAtK(k).to_string()) {
                 out.push(Point {
                     group,
                     series,

@@ -4,9 +4,10 @@
 //! its exact value, so tests can hold the page to report.json.
 
 use super::svg::{esc, nice_ticks, percent_ticks, Chart, Scale, Tick};
-use super::{human_ci, human_stderr, human_value, key_k, shown_in, View};
+use super::{human_ci, human_stderr, human_value, shown_in, View};
 use crate::Words;
 use rollstat::{Difficulty, Health, MetricBlock, MetricEntry, Report};
+use rollstat_core::catalogue::{self, Family, MetricKey, CATALOGUE};
 use std::fmt::Write as _;
 
 /// The page's stylesheet: Okabe–Ito colours (colour-blind safe), light and
@@ -351,40 +352,50 @@ fn not_computable(block: &MetricBlock, out: &mut String) {
 
 /// One curve: a family's (k, entry) points, ascending in k.
 struct Curve<'a> {
-    family: &'a str,
-    class: &'a str,
+    /// The legend label (`pass@k`).
+    label: String,
+    /// The series class (`s1`: the same colour in every chart).
+    class: String,
     points: Vec<(u64, &'a str, &'a MetricEntry)>,
 }
 
-/// The entries of `family` (`pass@`, `maj@`, …) keyed `family` + k, by k.
-fn family_points<'a>(block: &'a MetricBlock, family: &str) -> Vec<(u64, &'a str, &'a MetricEntry)> {
+/// The entries of `family` (pass@k, maj@k, …) that have a k, by k.
+fn family_points(block: &MetricBlock, family: Family) -> Vec<(u64, &str, &MetricEntry)> {
     let mut pts: Vec<(u64, &str, &MetricEntry)> = block
         .metrics
         .iter()
-        .filter(|(name, _)| {
-            name.strip_prefix(family)
-                .is_some_and(|rest| !rest.is_empty())
+        .filter_map(|(name, e)| {
+            let key = name.parse::<MetricKey>().ok()?;
+            (key.family() == family).then_some((key.k()?, name.as_str(), e))
         })
-        .filter_map(|(name, e)| key_k(name).map(|k| (k, name.as_str(), e)))
-        .filter(|(_, _, e)| e.unit == "fraction")
+        .filter(|(_, _, e)| e.unit.is_fraction())
         .collect();
     pts.sort_by_key(|p| p.0);
     pts
 }
 
-/// A value-against-k chart (log2 k axis, % axis) with CI bands, from the
-/// families present; `None` when no family has a point.
-fn k_chart(
-    block: &MetricBlock,
-    families: &[(&str, &str)],
-    id: &str,
-    label: &str,
-) -> Option<String> {
-    let curves: Vec<Curve> = families
+/// The families the catalogue draws in `chart`, with their series number.
+fn chart_families(chart: catalogue::Chart) -> Vec<(Family, u8, &'static str)> {
+    CATALOGUE
         .iter()
-        .map(|(family, class)| Curve {
-            family,
-            class,
+        .filter_map(|s| {
+            let plot = s.plot?;
+            plot.charts
+                .contains(&chart)
+                .then_some((s.family, plot.series, s.grammar))
+        })
+        .collect()
+}
+
+/// A value-against-k chart (log2 k axis, % axis) with CI bands, from the
+/// families the catalogue draws in it that are present; `None` when no
+/// family has a point.
+fn k_chart(block: &MetricBlock, chart: catalogue::Chart, id: &str, label: &str) -> Option<String> {
+    let curves: Vec<Curve> = chart_families(chart)
+        .into_iter()
+        .map(|(family, series, grammar)| Curve {
+            label: grammar.replace("{k}", "k"),
+            class: format!("s{series}"),
             points: family_points(block, family),
         })
         .filter(|c| !c.points.is_empty())
@@ -423,7 +434,7 @@ fn k_chart(
     }
     let items: Vec<(&str, String)> = curves
         .iter()
-        .map(|c| (c.class, format!("{}k", c.family)))
+        .map(|c| (c.class.as_str(), c.label.clone()))
         .collect();
     let mut out = chart.finish(id, label);
     out.push_str(&legend(&items));
@@ -460,21 +471,15 @@ fn draw_curve(chart: &mut Chart, c: &Curve) {
             esc(name),
             exact(e.value)
         );
-        chart.point(*k as f64, e.value, c.class, &tip, &data);
+        chart.point(*k as f64, e.value, &c.class, &tip, &data);
     }
 }
 
 fn curves(block: &MetricBlock, out: &mut String) {
     out.push_str("<h2 id=\"curves\">pass@k, pass^k and majority vote against k</h2>\n");
-    let families = [
-        ("pass@", "s1"),
-        ("pass^", "s2"),
-        ("maj@", "s3"),
-        ("bon@", "s4"),
-    ];
     match k_chart(
         block,
-        &families,
+        catalogue::Chart::AgainstK,
         "plot-k",
         "pass@k, pass^k and maj@k against k",
     ) {
@@ -488,12 +493,16 @@ fn curves(block: &MetricBlock, out: &mut String) {
 
 fn prefix_vs_pass(block: &MetricBlock, out: &mut String) {
     out.push_str("<h2 id=\"prefix\">prefix@k (first k rollouts) against pass@k (unbiased)</h2>\n");
-    let families = [("pass@", "s1"), ("prefix@", "s5")];
-    if family_points(block, "prefix@").is_empty() {
+    if family_points(block, Family::PrefixAtK).is_empty() {
         out.push_str("<p class=\"note\">No prefix@k value (it needs rollout order).</p>\n");
         return;
     }
-    if let Some(svg) = k_chart(block, &families, "plot-prefix", "prefix@k against pass@k") {
+    if let Some(svg) = k_chart(
+        block,
+        catalogue::Chart::PrefixAgainstPass,
+        "plot-prefix",
+        "prefix@k against pass@k",
+    ) {
         out.push_str(&svg);
         out.push_str("<p class=\"note\">prefix@k scores only the first k rollouts of each problem (what a run with n = k would have reported); pass@k averages over every k-subset of the n rollouts. A gap beyond the bands suggests the rollout order matters.</p>\n");
     }
@@ -704,8 +713,8 @@ fn health(h: &Health, words: &Words, out: &mut String) {
 /// The metrics a group dot plot shows: the smallest and largest pass@k and
 /// the last maj@k, those that exist.
 fn group_metrics(block: &MetricBlock) -> Vec<String> {
-    let pass = family_points(block, "pass@");
-    let maj = family_points(block, "maj@");
+    let pass = family_points(block, Family::PassAtK);
+    let maj = family_points(block, Family::MajAtK);
     let mut out: Vec<String> = Vec::new();
     for p in [pass.first(), pass.last(), maj.last()]
         .into_iter()

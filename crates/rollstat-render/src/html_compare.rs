@@ -7,15 +7,16 @@ use super::compare::{delta_cells, p_fmt};
 use super::html::{exact, key_values, legend, nav, page, table};
 use super::svg::{esc, nice_ticks, Chart, Scale};
 use crate::Words;
+use rollstat::NonInferiorityVerdict as Verdict;
 use rollstat::{trim_float, CompareRow as Row, Comparison};
 use std::fmt::Write as _;
 
 /// The CSS class of a verdict (colour plus its word in the table).
-fn verdict_class(v: Option<&str>) -> &'static str {
+fn verdict_class(v: Option<Verdict>) -> &'static str {
     match v {
-        Some("non-inferior") => "ok",
-        Some("inferior") => "bad",
-        Some(_) => "mid",
+        Some(Verdict::NonInferior) => "ok",
+        Some(Verdict::Inferior) => "bad",
+        Some(Verdict::Inconclusive) => "mid",
         None => "s1",
     }
 }
@@ -132,7 +133,7 @@ fn forest_range(c: &Comparison) -> (f64, f64) {
     let mut lo: f64 = 0.0;
     let mut hi: f64 = 0.0;
     for r in &c.rows {
-        let [a, b] = r.ci.unwrap_or([r.delta, r.delta]);
+        let (a, b) = r.ci.map_or((r.delta, r.delta), |i| (i.lower, i.upper));
         lo = lo.min(a).min(r.delta);
         hi = hi.max(b).max(r.delta);
     }
@@ -178,20 +179,20 @@ fn forest(c: &Comparison, out: &mut String) {
         chart.vline(-m, "margin");
     }
     for (i, r) in rows.iter().enumerate() {
-        let class = verdict_class(r.verdict.as_deref());
-        if let Some([a, b]) = r.ci {
-            chart.hbar(i as f64, a, b, &format!("err {class}"));
+        let class = verdict_class(r.verdict);
+        if let Some(ci) = r.ci {
+            chart.hbar(i as f64, ci.lower, ci.upper, &format!("err {class}"));
         }
         let tip = format!(
             "{}: B − A = {:+.2} points, CI {}, verdict {}",
             row_label(r),
             100.0 * r.delta,
-            r.ci.map_or("–".into(), |[a, b]| format!(
+            r.ci.map_or("–".into(), |ci| format!(
                 "[{:+.2}, {:+.2}]",
-                100.0 * a,
-                100.0 * b
+                100.0 * ci.lower,
+                100.0 * ci.upper
             )),
-            r.verdict.as_deref().unwrap_or("–")
+            r.verdict.map_or("–", |v| v.name())
         );
         let mut data = format!(
             " data-metric=\"{}\" data-delta=\"{}\"",
@@ -238,11 +239,11 @@ fn rows_table(c: &Comparison, out: &mut String) {
             if let Some(g) = &r.group {
                 let _ = write!(attrs, " data-group=\"{}\"", esc(g));
             }
-            let verdict = r.verdict.as_deref().map_or("–".to_string(), |v| {
+            let verdict = r.verdict.map_or("–".to_string(), |v| {
                 format!(
                     "<span class=\"{}\">{}</span>",
                     verdict_class(Some(v)),
-                    esc(v)
+                    esc(v.name())
                 )
             });
             let mut label = esc(&row_label(r));

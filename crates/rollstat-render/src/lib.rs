@@ -17,6 +17,7 @@ mod svg;
 pub use markup::{table, Style};
 
 use rollstat::{MetricBlock, MetricEntry};
+use rollstat_core::catalogue::{spec, Family, Headline, MetricKey};
 
 pub use html_compare::render as compare_html;
 
@@ -58,10 +59,11 @@ pub struct View {
 }
 
 impl View {
-    /// Whether a table for people shows metric `name`: the headline set
-    /// (pass@k, pass^k, maj@k, prefix@k, self-consistency), G-Pass only
-    /// when thresholds were asked, never a row that is another row by
-    /// definition; everything with `all`.
+    /// Whether a table for people shows metric `name`: its catalogue
+    /// entry's [`Headline`] (pass@k, pass^k, maj@k, prefix@k,
+    /// self-consistency; G-Pass only when thresholds were asked), never a
+    /// row that is another row by definition; everything with `all`. A key
+    /// outside the catalogue is shown: hiding it would hide it silently.
     pub fn shows(&self, name: &str, e: &MetricEntry) -> bool {
         if self.all {
             return true;
@@ -69,31 +71,22 @@ impl View {
         if e.same_as.is_some() {
             return false;
         }
-        match family(name) {
-            // `family` + k only: `pass@4-maj@4` (a gap) is not a headline row.
-            Some("pass@" | "pass^" | "maj@" | "prefix@") => key_k(name).is_some(),
-            Some("g-pass@" | "mg-pass@") => self.tau_asked,
-            _ => name == "self_consistency",
+        match family_of(name).map(|f| spec(f).headline) {
+            Some(Headline::Always) | None => true,
+            Some(Headline::WhenTauAsked) => self.tau_asked,
+            Some(Headline::Never) => false,
         }
     }
 }
 
-/// The family of a `family@k`-style key (`pass@`, `pass^`, `maj@`,
-/// `bon@`, `g-pass@`, …): the text up to and including `@` or `^`.
-pub fn family(name: &str) -> Option<&str> {
-    let end = name.find(['@', '^'])?;
-    Some(&name[..=end])
-}
-
-/// The k of a key `family@k` or `family^k` (None for `g-pass@4_0.5`).
-pub fn key_k(name: &str) -> Option<u64> {
-    let end = name.find(['@', '^'])?;
-    name[end + 1..].parse().ok()
+/// The catalogue family of a report key, `None` for a key outside it.
+pub fn family_of(name: &str) -> Option<Family> {
+    name.parse::<MetricKey>().ok().map(|k| k.family())
 }
 
 /// Formats a metric value for people: percent for fractions.
 pub fn human_value(e: &MetricEntry) -> String {
-    if e.unit == "fraction" {
+    if e.unit.is_fraction() {
         format!("{:.2}%", e.value * 100.0)
     } else {
         format!("{:.2}", e.value)
@@ -103,7 +96,7 @@ pub fn human_value(e: &MetricEntry) -> String {
 /// Formats a metric's standard error for people.
 pub fn human_stderr(e: &MetricEntry) -> String {
     match e.stderr {
-        Some(se) if e.unit == "fraction" => format!("±{:.2}%", se * 100.0),
+        Some(se) if e.unit.is_fraction() => format!("±{:.2}%", se * 100.0),
         Some(se) => format!("±{se:.2}"),
         None => "–".into(),
     }
@@ -112,7 +105,7 @@ pub fn human_stderr(e: &MetricEntry) -> String {
 /// Formats a metric's interval for people.
 pub fn human_ci(e: &MetricEntry) -> String {
     match &e.ci {
-        Some(i) if e.unit == "fraction" => {
+        Some(i) if e.unit.is_fraction() => {
             format!("[{:.2}, {:.2}]%", i.lower * 100.0, i.upper * 100.0)
         }
         Some(i) => format!("[{:.2}, {:.2}]", i.lower, i.upper),
@@ -145,9 +138,19 @@ pub fn layout(block: &MetricBlock, view: View, n: u64) -> Vec<Vec<String>> {
     rows
 }
 
-/// Answer metrics (maj@k, self-consistency, distinct answers).
+/// Answer metrics (maj@k, self-consistency, distinct answers): the rows a
+/// report leaves out without extracted answers, or shows no table row for
+/// at n = 1 (one answer votes alone).
 fn is_answer_metric(name: &str) -> bool {
-    family(name) == Some("maj@") || name == "self_consistency" || name == "distinct_answers"
+    matches!(
+        family_of(name),
+        Some(Family::MajAtK | Family::SelfConsistency | Family::DistinctAnswers)
+    )
+}
+
+/// The G-Pass families, shown only when thresholds are asked.
+fn is_g_pass(name: &str) -> bool {
+    matches!(family_of(name), Some(Family::GPassAtK | Family::MgPassAtK))
 }
 
 /// One line saying why the answer metrics are not in the table: the report
@@ -200,9 +203,7 @@ pub fn hidden_summary(
     let same = hidden.iter().filter(|(_, e)| e.same_as.is_some()).count();
     let gpass = hidden
         .iter()
-        .filter(|(name, e)| {
-            e.same_as.is_none() && matches!(family(name), Some("g-pass@" | "mg-pass@"))
-        })
+        .filter(|(name, e)| e.same_as.is_none() && is_g_pass(name))
         .count();
     let mut parts = Vec::new();
     if same > 0 {
@@ -214,12 +215,16 @@ pub fn hidden_summary(
             None => format!("{gpass} G-Pass rows (no thresholds asked)"),
         });
     }
-    let is_gap = |name: &str| name.contains("-maj@");
+    let is_gap = |name: &str| {
+        matches!(name.parse::<MetricKey>(), Ok(MetricKey::Metric(rollstat_core::aggregate::Metric::SelectionGap { selector, .. }))
+            if selector.family() == Family::MajAtK)
+    };
     let gaps = hidden.iter().filter(|(name, _)| is_gap(name)).count();
     if gaps > 0 {
         parts.push(format!("{gaps} pass@k-maj@k gaps"));
     }
-    let is_budget = |name: &str| name.starts_with("budget@") || name.starts_with("cost_of_");
+    let is_budget =
+        |name: &str| matches!(family_of(name), Some(Family::BudgetAtK | Family::CostOf));
     let budgets = hidden.iter().filter(|(name, _)| is_budget(name)).count();
     if budgets > 0 {
         parts.push(format!("{budgets} budget@k and cost_of_…@k rows"));
@@ -228,10 +233,7 @@ pub fn hidden_summary(
         hidden
             .iter()
             .filter(|(name, e)| {
-                e.same_as.is_none()
-                    && !is_gap(name)
-                    && !is_budget(name)
-                    && !matches!(family(name), Some("g-pass@" | "mg-pass@"))
+                e.same_as.is_none() && !is_gap(name) && !is_budget(name) && !is_g_pass(name)
             })
             .map(|(name, _)| name.to_string()),
     );

@@ -6,6 +6,7 @@
 use crate::document::{BudgetHealth, FrontierPoint, GroupReport, Interval, MetricEntry, Ordered};
 use crate::options::{Budget, IntervalMethod, IntervalOptions};
 use rollstat_core::aggregate::{Metric, MetricColumn};
+use rollstat_core::catalogue::{MetricKey, Unit};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_stats::{t_interval, CiMethod, ColumnBootstrap};
 
@@ -111,7 +112,10 @@ fn quantiles(v: &mut [f64]) -> (Option<f64>, Option<f64>, Option<f64>, Option<f6
 /// A cost metric: budget@k over a success metric at the same k, as
 /// indices into a population's columns.
 pub(crate) struct RatioSpec {
+    /// The key (`cost_of_pass@4`).
     pub name: String,
+    /// The success metric the budget is divided by (pass@4).
+    pub success_metric: Metric,
     pub k: u64,
     pub budget: usize,
     pub success: usize,
@@ -127,14 +131,16 @@ pub(crate) fn ratio_specs(columns: &[MetricColumn]) -> Vec<RatioSpec> {
         };
         let defined = |c: &MetricColumn| c.values.iter().any(|v| !v.is_nan());
         for (si, s) in columns.iter().enumerate().filter(|(_, s)| defined(s)) {
-            let what = match s.metric {
-                Metric::PassAtK(j) if j == k => "pass",
-                Metric::MajAtK(j) | Metric::MajAtN(j) if j == k => "maj",
-                Metric::BonAtK { k: j, .. } if j == k => "bon",
+            let success = match s.metric {
+                Metric::PassAtK(j) | Metric::MajAtK(j) | Metric::MajAtN(j) if j == k => {
+                    s.metric.clone()
+                }
+                Metric::BonAtK { k: j, .. } if j == k => s.metric.clone(),
                 _ => continue,
             };
             out.push(RatioSpec {
-                name: format!("cost_of_{what}@{k}"),
+                name: MetricKey::CostOf(success.clone()).to_string(),
+                success_metric: success,
                 k,
                 budget: bi,
                 success: si,
@@ -162,7 +168,7 @@ pub(crate) fn ratio_columns(spec: &RatioSpec, columns: &[MetricColumn]) -> (Vec<
 
 /// What a cost entry's `estimator` says.
 pub(crate) fn ratio_estimator(spec: &RatioSpec) -> String {
-    let success = spec.name.trim_start_matches("cost_of_");
+    let success = &spec.success_metric;
     format!(
         "ratio of means: mean budget@{k} / {success} over the same problems (expected budget per solved problem); interval from the same resamples as every metric, t by the delta method",
         k = spec.k
@@ -221,8 +227,6 @@ impl RatioEntry<'_> {
                 .map(|i| Interval {
                     lower: i.lower,
                     upper: i.upper,
-                    level: o.level,
-                    method: method.clone(),
                 }),
             method,
             level: asked.then_some(o.level),
@@ -233,7 +237,7 @@ impl RatioEntry<'_> {
             k: Some(self.spec.k),
             n: self.n_requested,
             denominator: self.policy,
-            unit: "budget_per_solved".into(),
+            unit: Unit::BudgetPerSolved,
             variance: None,
             estimator: Some(ratio_estimator(self.spec)),
             same_as: None,
@@ -248,13 +252,10 @@ pub(crate) fn frontier(groups: &Ordered<GroupReport>) -> Vec<FrontierPoint> {
     let mut points: Vec<FrontierPoint> = Vec::new();
     for (name, g) in groups.iter() {
         for (metric, e) in g.block.metrics.iter() {
-            let Some(k) = metric
-                .strip_prefix("budget@")
-                .and_then(|k| k.parse::<u64>().ok())
-            else {
+            let Ok(Metric::BudgetAtK(k)) = metric.parse::<Metric>() else {
                 continue;
             };
-            if let Some(p) = g.block.metrics.get(&format!("pass@{k}")) {
+            if let Some(p) = g.block.metrics.get(&Metric::PassAtK(k).to_string()) {
                 points.push(FrontierPoint {
                     group: name.clone(),
                     k,

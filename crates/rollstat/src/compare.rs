@@ -13,7 +13,7 @@
 use crate::budget_match::{matched_columns, BudgetMatch};
 use crate::document::InputInfo;
 use crate::error::{Error, Result};
-use crate::findings::Finding;
+use crate::findings::{Finding, SideLabel};
 use crate::intervals::{cluster_ids, distinct_count, main_reason, method_advice};
 use crate::options::{CompareOptions, FailOn, IntervalMethod};
 use crate::population::{group_indices, read_population, requested_n, Summarized};
@@ -21,6 +21,7 @@ use crate::read::Source;
 use crate::report::check_short;
 use rayon::prelude::*;
 use rollstat_core::aggregate::{default_ks, ColumnBuilder, Metric, MetricColumn, PointSummary};
+use rollstat_core::catalogue::{Compared, MetricKey};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_core::vote::TiePolicy;
 use rollstat_io::{CollectedProblem, ReadOptions};
@@ -44,9 +45,11 @@ pub const COMPARE_SCHEMA: &str = "rollstat.compare/1";
 /// `budget_matched` {`k_a`, `k_b`, `budget`}, then per group; see [`Row`]),
 /// `a` / `b` {`name`, `inputs`, `n_problems`}, `config` (see
 /// [`CompareConfig`]), `not_computable` [{`metric`, `group`, `reason`}],
-/// `fail` (the verdict check, or null), `warnings` (findings in words).
+/// `fail` (the verdict check, or null), `warnings` (findings in words),
+/// `findings` (the same findings typed: `kind`, the finding's fields and
+/// `text`; see [`crate::findings`]).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-#[serde(deny_unknown_fields)]
+#[serde(into = "ComparisonWire", from = "ComparisonWire")]
 pub struct Comparison {
     /// `rollstat.compare/1` ([`COMPARE_SCHEMA`]).
     pub schema: String,
@@ -74,8 +77,70 @@ pub struct Comparison {
     pub not_computable: Vec<NotComputable>,
     /// The verdict check when the `fail_on` option is set; null otherwise.
     pub fail: Option<FailCheck>,
-    /// Findings; each is its text on the wire.
+    /// Findings: on the wire `warnings` (their texts) and `findings`
+    /// (typed, see [`crate::findings`]).
     pub warnings: Vec<Finding>,
+}
+
+/// [`Comparison`] on the wire: its findings as texts (`warnings`) and
+/// typed (`findings`, absent in documents written before it existed).
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ComparisonWire {
+    schema: String,
+    version: String,
+    margin: Option<f64>,
+    level: f64,
+    pairs: Pairs,
+    rows: Vec<Row>,
+    a: Side,
+    b: Side,
+    config: CompareConfig,
+    not_computable: Vec<NotComputable>,
+    fail: Option<FailCheck>,
+    warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    findings: Option<Vec<crate::findings::Entry>>,
+}
+
+impl From<Comparison> for ComparisonWire {
+    fn from(c: Comparison) -> ComparisonWire {
+        let (warnings, findings) = crate::findings::to_wire(&c.warnings);
+        ComparisonWire {
+            schema: c.schema,
+            version: c.version,
+            margin: c.margin,
+            level: c.level,
+            pairs: c.pairs,
+            rows: c.rows,
+            a: c.a,
+            b: c.b,
+            config: c.config,
+            not_computable: c.not_computable,
+            fail: c.fail,
+            warnings,
+            findings,
+        }
+    }
+}
+
+impl From<ComparisonWire> for Comparison {
+    fn from(w: ComparisonWire) -> Comparison {
+        Comparison {
+            schema: w.schema,
+            version: w.version,
+            margin: w.margin,
+            level: w.level,
+            pairs: w.pairs,
+            rows: w.rows,
+            a: w.a,
+            b: w.b,
+            config: w.config,
+            not_computable: w.not_computable,
+            fail: w.fail,
+            warnings: crate::findings::from_wire(w.warnings, w.findings),
+        }
+    }
 }
 
 /// How the problems of A and B paired up.
@@ -221,7 +286,8 @@ pub struct Row {
     /// Two-sided interval of delta at `level` (paired bootstrap over
     /// problems or clusters, or t); null with method `none`, too few
     /// problems, or a non-finite bound.
-    pub ci: Option<[f64; 2]>,
+    #[serde(with = "crate::document::bounds_pair")]
+    pub ci: Option<Interval>,
     /// Pearson correlation of A's and B's per-problem values; null when a
     /// side is constant.
     pub correlation: Option<f64>,
@@ -238,7 +304,7 @@ pub struct Row {
     /// is 0 or 1.
     pub mcnemar_p: Option<f64>,
     /// `non-inferior`, `inferior` or `inconclusive` (with a margin).
-    pub verdict: Option<String>,
+    pub verdict: Option<Verdict>,
     /// Problems in this row (both sides defined).
     pub n_problems: u64,
     /// sqrt(SE_a² + SE_b²): what the SE would be ignoring the pairing.
@@ -247,8 +313,10 @@ pub struct Row {
     pub p_exact: Option<bool>,
     /// The discordant counts behind `mcnemar_p` (null when it is).
     pub mcnemar: Option<Discordant>,
-    /// One-sided lower and upper bounds of delta at `config.verdict_level`.
-    pub bounds: Option<[f64; 2]>,
+    /// One-sided lower and upper bounds of delta at `config.verdict_level`
+    /// (`[lower, upper]` on the wire).
+    #[serde(with = "crate::document::bounds_pair")]
+    pub bounds: Option<Interval>,
     /// The verdict in words.
     pub decision: Option<String>,
     /// The metric of another row (same group) this row is by definition
@@ -487,8 +555,8 @@ struct Plan {
     permutations: usize,
 }
 
-fn finite_pair(i: Interval) -> Option<[f64; 2]> {
-    (i.lower.is_finite() && i.upper.is_finite()).then_some([i.lower, i.upper])
+fn finite_pair(i: Interval) -> Option<Interval> {
+    (i.lower.is_finite() && i.upper.is_finite()).then_some(i)
 }
 
 struct Population<'a> {
@@ -712,9 +780,12 @@ fn row(
     }
 }
 
-/// Whether a metric is a correctness score that can be non-inferior.
+/// Whether a metric is a correctness score that can be non-inferior: its
+/// catalogue entry says (a key outside the catalogue gets one, as before).
 fn has_verdict(metric: &str) -> bool {
-    metric != "self_consistency"
+    metric
+        .parse::<MetricKey>()
+        .map_or(true, |key| key.spec().compared == Compared::WithVerdict)
 }
 
 fn pts(x: f64) -> String {
@@ -733,22 +804,16 @@ fn decide(row: &mut Row, margin: f64, level: f64) {
     }
     let lvl = format!("{}%", trim_float(100.0 * level));
     let m = format!("{:.2}", -100.0 * margin);
-    let Some([lo, hi]) = row.bounds else {
-        row.verdict = Some(Verdict::Inconclusive.name().into());
+    let Some(bounds) = row.bounds else {
+        row.verdict = Some(Verdict::Inconclusive);
         row.decision = Some(format!(
             "B − A = {}, no {lvl} one-sided bounds (too few problems or a degenerate resampling distribution) → inconclusive",
             pts(row.delta)
         ));
         return;
     };
-    let v = non_inferiority_verdict(
-        Interval {
-            lower: lo,
-            upper: hi,
-        },
-        margin,
-    )
-    .unwrap_or(Verdict::Inconclusive);
+    let (lo, hi) = (bounds.lower, bounds.upper);
+    let v = non_inferiority_verdict(bounds, margin).unwrap_or(Verdict::Inconclusive);
     let yes = |b: bool| if b { "yes" } else { "no" };
     let mut text = format!(
         "B − A = {}, {lvl} one-sided lower bound {} > {m}? {}",
@@ -765,7 +830,7 @@ fn decide(row: &mut Row, margin: f64, level: f64) {
         );
     }
     let _ = write!(text, " → {}", v.name());
-    row.verdict = Some(v.name().into());
+    row.verdict = Some(v);
     row.decision = Some(text);
 }
 
@@ -956,9 +1021,8 @@ fn setup(sums: (&[ProblemSummary], &[ProblemSummary]), o: &CompareOptions) -> Re
     let left_out = crate::report::answer_metrics_left_out(&[sums.0, sums.1], n_req);
     let metrics: Vec<Metric> = crate::report::all_metrics(&ks, &o.metrics, n_req, scored)
         .into_iter()
-        .filter(|m| *m != Metric::DistinctAnswers)
+        .filter(|m| !matches!(m.spec().compared, Compared::NotCompared(_)))
         .filter(|m| left_out.is_none() || !m.needs_answers())
-        .filter(|m| !matches!(m, Metric::SelectionGap { .. }))
         .collect();
     check_metric_names(o, &metrics)?;
     let plan = Plan {
@@ -1179,8 +1243,8 @@ fn fail_check(on: FailOn, rows: &[Row], metrics: Option<&Vec<String>>) -> FailCh
         .filter(|r| r.group.is_none() && r.verdict.is_some())
         .filter(|r| metrics.is_none_or(|ms| ms.contains(&r.metric)))
         .filter(|r| match on {
-            FailOn::Inferior => r.verdict.as_deref() == Some(Verdict::Inferior.name()),
-            FailOn::Inconclusive => r.verdict.as_deref() != Some(Verdict::NonInferior.name()),
+            FailOn::Inferior => r.verdict == Some(Verdict::Inferior),
+            FailOn::Inconclusive => r.verdict != Some(Verdict::NonInferior),
         })
         .map(|r| match r.budget_matched {
             Some(_) => format!("{} (budget-matched)", r.metric),
@@ -1224,7 +1288,7 @@ impl Warn<'_> {
                 max_b: self.max.1,
             });
         }
-        for (side, sums) in [("A", self.sums.0), ("B", self.sums.1)] {
+        for (side, sums) in [(SideLabel::A, self.sums.0), (SideLabel::B, self.sums.1)] {
             let short = sums.iter().filter(|p| p.n_arrived < self.n_req).count() as u64;
             if short > 0 {
                 w.push(Finding::ShortSide {
@@ -1238,7 +1302,10 @@ impl Warn<'_> {
         if bad > 0 {
             w.push(Finding::BadRows { n: bad as u64 });
         }
-        for (side, n) in [("A", self.a.n_undecided), ("B", self.b.n_undecided)] {
+        for (side, n) in [
+            (SideLabel::A, self.a.n_undecided),
+            (SideLabel::B, self.b.n_undecided),
+        ] {
             if n > 0 {
                 w.push(Finding::GradingUndecided {
                     side: Some(side),

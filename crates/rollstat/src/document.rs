@@ -33,7 +33,8 @@
 //!   `n_unextracted`, `n_unextracted_marked_correct`, `n_truncated`,
 //!   `n_failed`, `n_duplicate_rollouts`, `n_inconsistent_clusters`,
 //!   `n_bad_lines`, `n_grading_undecided`, `denominator_policy`, `warnings`
-//!   (findings in words), `difficulty` {`n_problems`, `never_solved`,
+//!   (findings in words), `findings` (the same findings typed: `kind`, the
+//!   finding's fields and `text`; see [`crate::findings`]), `difficulty` {`n_problems`, `never_solved`,
 //!   `always_solved`, `bins`, `histogram`}: the distribution of each
 //!   problem's c/n (after the denominator policy; problems with n = 0 left
 //!   out), entry j counting the problems whose c/n is nearest j/`bins`
@@ -91,8 +92,10 @@
 //! ```
 
 use crate::findings::Finding;
+use rollstat_core::catalogue::Unit;
 use rollstat_core::summary::DenominatorPolicy;
 use rollstat_core::vote::TiePolicy;
+pub use rollstat_stats::Interval;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde::{Deserialize as DeriveDeserialize, Serialize as DeriveSerialize};
@@ -294,7 +297,7 @@ pub struct RolloutDistribution {
 
 /// The accounting block (docs/spec.md §4).
 #[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(into = "HealthWire", from = "HealthWire")]
 pub struct Health {
     /// Problems in this population (a problem is a `problem` id within one
     /// system and subset).
@@ -340,7 +343,8 @@ pub struct Health {
     /// The denominator policy these counts and the metrics' n were made
     /// under.
     pub denominator_policy: DenominatorPolicy,
-    /// Findings, in words on the wire.
+    /// Findings: on the wire `warnings` (their texts) and `findings`
+    /// (typed, see [`crate::findings`]).
     pub warnings: Vec<Finding>,
     /// The distribution of per-problem solve rates c/n (what the
     /// difficulty histogram of the HTML report draws).
@@ -350,6 +354,85 @@ pub struct Health {
     /// rollout carries it (docs/spec.md §4).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetHealth>,
+}
+
+/// [`Health`] on the wire: its findings as texts (`warnings`) and typed
+/// (`findings`, absent in reports written before it existed).
+#[derive(DeriveSerialize, DeriveDeserialize)]
+#[serde(deny_unknown_fields)]
+struct HealthWire {
+    n_problems: u64,
+    n_rollouts: RolloutDistribution,
+    n_rollouts_total: u64,
+    n_requested: u64,
+    n_short: u64,
+    n_unextracted: u64,
+    n_unextracted_marked_correct: u64,
+    n_truncated: u64,
+    n_failed: u64,
+    n_duplicate_rollouts: u64,
+    n_inconsistent_clusters: u64,
+    n_bad_lines: u64,
+    #[serde(default)]
+    n_grading_undecided: u64,
+    denominator_policy: DenominatorPolicy,
+    warnings: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    findings: Option<Vec<crate::findings::Entry>>,
+    #[serde(default)]
+    difficulty: Difficulty,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    budget: Option<BudgetHealth>,
+}
+
+impl From<Health> for HealthWire {
+    fn from(h: Health) -> HealthWire {
+        let (warnings, findings) = crate::findings::to_wire(&h.warnings);
+        HealthWire {
+            n_problems: h.n_problems,
+            n_rollouts: h.n_rollouts,
+            n_rollouts_total: h.n_rollouts_total,
+            n_requested: h.n_requested,
+            n_short: h.n_short,
+            n_unextracted: h.n_unextracted,
+            n_unextracted_marked_correct: h.n_unextracted_marked_correct,
+            n_truncated: h.n_truncated,
+            n_failed: h.n_failed,
+            n_duplicate_rollouts: h.n_duplicate_rollouts,
+            n_inconsistent_clusters: h.n_inconsistent_clusters,
+            n_bad_lines: h.n_bad_lines,
+            n_grading_undecided: h.n_grading_undecided,
+            denominator_policy: h.denominator_policy,
+            warnings,
+            findings,
+            difficulty: h.difficulty,
+            budget: h.budget,
+        }
+    }
+}
+
+impl From<HealthWire> for Health {
+    fn from(w: HealthWire) -> Health {
+        Health {
+            n_problems: w.n_problems,
+            n_rollouts: w.n_rollouts,
+            n_rollouts_total: w.n_rollouts_total,
+            n_requested: w.n_requested,
+            n_short: w.n_short,
+            n_unextracted: w.n_unextracted,
+            n_unextracted_marked_correct: w.n_unextracted_marked_correct,
+            n_truncated: w.n_truncated,
+            n_failed: w.n_failed,
+            n_duplicate_rollouts: w.n_duplicate_rollouts,
+            n_inconsistent_clusters: w.n_inconsistent_clusters,
+            n_bad_lines: w.n_bad_lines,
+            n_grading_undecided: w.n_grading_undecided,
+            denominator_policy: w.denominator_policy,
+            warnings: crate::findings::from_wire(w.warnings, w.findings),
+            difficulty: w.difficulty,
+            budget: w.budget,
+        }
+    }
 }
 
 /// How often each problem was solved: the distribution of c/n over
@@ -407,19 +490,6 @@ pub struct BudgetHealth {
     pub correlation_with_correct: Option<f64>,
 }
 
-/// A confidence interval for one metric.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Interval {
-    /// Lower bound, in the metric's unit.
-    pub lower: f64,
-    /// Upper bound, in the metric's unit.
-    pub upper: f64,
-    /// Two-sided level.
-    pub level: f64,
-    /// The method that produced it (`bootstrap` for a binomial fallback).
-    pub method: String,
-}
-
 /// One metric's number with everything needed to defend it.
 #[derive(Clone, Debug, PartialEq, DeriveSerialize, DeriveDeserialize)]
 #[serde(into = "EntryWire", from = "EntryWire")]
@@ -453,7 +523,7 @@ pub struct MetricEntry {
     pub denominator: DenominatorPolicy,
     /// `fraction`, `count`, `budget` (budget@k: in the budget field's unit)
     /// or `budget_per_solved` (cost_of_pass@k and its kin).
-    pub unit: String,
+    pub unit: Unit,
     /// Between- vs within-problem variance (pass@k, where estimable).
     pub variance: Option<VarianceEntry>,
     /// The metric of the same report this one is by definition, if any
@@ -483,7 +553,7 @@ struct EntryWire {
     k: Option<u64>,
     n: u64,
     denominator: DenominatorPolicy,
-    unit: String,
+    unit: Unit,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     variance: Option<VarianceEntry>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -517,12 +587,7 @@ impl From<MetricEntry> for EntryWire {
 
 impl From<EntryWire> for MetricEntry {
     fn from(w: EntryWire) -> MetricEntry {
-        let ci = w.ci.map(|[lower, upper]| Interval {
-            lower,
-            upper,
-            level: w.level.unwrap_or(f64::NAN),
-            method: w.method.clone(),
-        });
+        let ci = w.ci.map(|[lower, upper]| Interval { lower, upper });
         MetricEntry {
             value: w.value,
             stderr: w.stderr,
@@ -772,5 +837,21 @@ impl Report {
         let mut s = serde_json::to_string_pretty(self).expect("a report serializes");
         s.push('\n');
         s
+    }
+}
+
+/// An optional interval as `[lower, upper]` (or null) on the wire: the
+/// form of every `ci` and `bounds` of the documents.
+pub(crate) mod bounds_pair {
+    use super::Interval;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(i: &Option<Interval>, s: S) -> Result<S::Ok, S::Error> {
+        i.map(|i| [i.lower, i.upper]).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Interval>, D::Error> {
+        let pair = Option::<[f64; 2]>::deserialize(d)?;
+        Ok(pair.map(|[lower, upper]| Interval { lower, upper }))
     }
 }

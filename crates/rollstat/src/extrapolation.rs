@@ -5,6 +5,8 @@
 
 use crate::document::{MetricBlock, Ordered};
 use crate::options::{IntervalMethod, ReportOptions};
+use rollstat_core::aggregate::Metric;
+use rollstat_core::catalogue::MetricKey;
 use rollstat_core::summary::ProblemSummary;
 use rollstat_stats::{extrapolate_pass_at_k, ExtrapolationConfig};
 use serde::{Deserialize, Serialize};
@@ -112,7 +114,10 @@ pub(crate) fn extrapolate(
     let x = extrapolate_pass_at_k(&problems, &cfg).map_err(|e| e.to_string())?;
     let mut values = Ordered::default();
     for v in &x.values {
-        values.insert(format!("pass@{}_fit", v.k), entry(v, resamples, o.level));
+        values.insert(
+            MetricKey::PassAtKFit(v.k).to_string(),
+            entry(v, resamples, o.level),
+        );
     }
     Ok(Some(Extrapolation {
         model: "beta-binomial".into(),
@@ -147,7 +152,7 @@ fn entry(v: &rollstat_stats::Extrapolated, resamples: usize, level: f64) -> Extr
 
 fn check(x: &rollstat_stats::Extrapolation, block: &MetricBlock, ks: &[u64]) -> FitCheckEntry {
     let gaps = ks.iter().filter_map(|&k| {
-        let observed = block.metrics.get(&format!("pass@{k}"))?.value;
+        let observed = block.metrics.get(&Metric::PassAtK(k).to_string())?.value;
         Some((k, (x.fit.pass_at(k as f64) - observed).abs()))
     });
     let worst = gaps.fold(None, |best: Option<(u64, f64)>, (k, g)| match best {

@@ -4,12 +4,37 @@
 //! own advice from the variant (the CLI names flags, the Python package
 //! names keyword arguments).
 //!
-//! In a report.json a finding is its text; read back, it becomes
-//! [`Finding::Text`].
+//! ## Wire format
+//!
+//! A document carries its findings twice: `warnings`, their texts (as
+//! before), and `findings`, one object each: `kind` (the variant in
+//! snake case, [`Finding::kind`]), the variant's fields, and `text` (the
+//! same words as in `warnings`), e.g.
+//! `{"kind": "truncated", "n": 2, "total": 40, "text": "2 rollouts (5.0%) were truncated …"}`.
+//! Read back, `findings` gives the typed variants; a document without it
+//! (written before it existed) gives [`Finding::Text`] from `warnings`.
 
 use rollstat_core::summary::DenominatorPolicy;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+
+/// Which side of a comparison a finding is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SideLabel {
+    /// System A, the baseline.
+    A,
+    /// System B, the candidate.
+    B,
+}
+
+impl fmt::Display for SideLabel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SideLabel::A => "A",
+            SideLabel::B => "B",
+        })
+    }
+}
 
 /// One finding.
 ///
@@ -18,7 +43,9 @@ use std::fmt;
 /// let f = Finding::Truncated { n: 2, total: 40 };
 /// assert_eq!(f.to_string(), "2 rollouts (5.0%) were truncated (finish_reason length/max_tokens/content_filter)");
 /// ```
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum Finding {
     /// Problems with fewer rollouts than requested; `used` of `n_problems`
     /// problems enter pass@`largest_k`.
@@ -78,8 +105,8 @@ pub enum Finding {
     },
     /// Answer comparisons the grader's per-pair work limit left undecided.
     GradingUndecided {
-        /// compare: the side (`A` or `B`); `None` in a report.
-        side: Option<&'static str>,
+        /// compare: the side; `None` in a report.
+        side: Option<SideLabel>,
         /// Such comparisons.
         n: u64,
     },
@@ -118,7 +145,10 @@ pub enum Finding {
         suggestion: Option<String>,
     },
     /// A note from a native-format adapter.
-    AdapterNote(String),
+    AdapterNote {
+        /// The note, in words.
+        note: String,
+    },
     /// Files of a directory walk that could not be read.
     UnreadableFiles {
         /// Their paths.
@@ -160,8 +190,8 @@ pub enum Finding {
     },
     /// compare: short matched problems on one side.
     ShortSide {
-        /// `A` or `B`.
-        side: &'static str,
+        /// The side with short problems.
+        side: SideLabel,
         /// Matched problems of that side with fewer rollouts than requested.
         n_short: u64,
         /// The requested n.
@@ -185,8 +215,12 @@ pub enum Finding {
         /// Why, in words.
         reason: String,
     },
-    /// A finding read back from a report.json (its text only).
-    Text(String),
+    /// A finding read back from a report.json written before findings
+    /// were typed on the wire (its text only).
+    Text {
+        /// The finding's text.
+        message: String,
+    },
 }
 
 fn pct(part: u64, whole: u64) -> String {
@@ -219,10 +253,11 @@ pub(crate) fn summarize_names(names: &[String]) -> String {
     }
 }
 
-impl Finding {
-    /// The text shared by every front end; advice is added by each.
-    fn write_report(&self, f: &mut fmt::Formatter<'_>) -> Option<fmt::Result> {
-        Some(match self {
+impl fmt::Display for Finding {
+    /// The text shared by every front end; advice is added by each. The
+    /// match is exhaustive: a new variant does not compile without words.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
             Finding::ShortProblems { n_short, n_requested, largest_k, used, n_problems } => write!(f,
                 "{n_short} problems had fewer than {n_requested} rollouts; pass@{largest_k} uses {used} of {n_problems} problems (short problems are excluded where k exceeds their n, never scored 1 or 0)"),
             Finding::Unextracted { n, total } => write!(f,
@@ -251,7 +286,7 @@ impl Finding {
             Finding::BinomialFallback { method, metrics } => write!(f,
                 "{method} intervals need one 0/1 value per problem (and no clusters); {} got a percentile bootstrap instead", summarize_names(metrics)),
             Finding::IntervalMethod { message, .. } => f.write_str(message),
-            Finding::AdapterNote(s) | Finding::Text(s) => f.write_str(s),
+            Finding::AdapterNote { note: s } | Finding::Text { message: s } => f.write_str(s),
             Finding::UnreadableFiles { files } => write!(f,
                 "{} input file(s) could not be read and were left out: {}", files.len(), files.join(", ")),
             Finding::SkippedFiles { files } => {
@@ -263,12 +298,6 @@ impl Finding {
                 "pass@K beyond n was not extrapolated: {reason}"),
             Finding::PooledSystems { systems } => write!(f,
                 "the input holds {} systems ({}); the metrics above pool them as separate problems", systems.len(), systems.join(", ")),
-            _ => return None,
-        })
-    }
-
-    fn write_compare(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
             Finding::Unpaired { only_a, only_b, matched } => {
                 let mut parts = Vec::new();
                 if !only_a.is_empty() {
@@ -288,16 +317,6 @@ impl Finding {
             Finding::NotCompared { metric, reason } => write!(f, "{metric} is not compared: {reason}"),
             Finding::UncheckedMetric { metric } => write!(f,
                 "{metric}: no row could be computed, so the verdict check does not cover it"),
-            _ => Ok(()),
-        }
-    }
-}
-
-impl fmt::Display for Finding {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.write_report(f) {
-            Some(r) => r,
-            None => self.write_compare(f),
         }
     }
 }
@@ -319,10 +338,13 @@ impl Finding {
     /// renderer. Serialization inside `f` must stay on this thread.
     ///
     /// ```
-    /// use rollstat::Finding;
-    /// let f = vec![Finding::BadRows { n: 2 }];
-    /// let json = Finding::serialize_worded(|f| format!("[{f}]"), || serde_json::to_string(&f).unwrap());
-    /// assert_eq!(json, r#"["[2 malformed rows were skipped]"]"#);
+    /// use rollstat::{Finding, Source};
+    /// let demo = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/demo.jsonl");
+    /// let r = rollstat::report(&[Source::from(demo)], &Default::default()).unwrap();
+    /// let json = Finding::serialize_worded(|f| format!("[{f}]"), || r.to_json());
+    /// let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    /// assert!(v["health"]["warnings"][0].as_str().unwrap().starts_with('['));
+    /// assert!(v["health"]["findings"][0]["text"].as_str().unwrap().starts_with('['));
     /// ```
     pub fn serialize_worded<T>(wording: Wording, f: impl FnOnce() -> T) -> T {
         struct Reset(Option<Wording>);
@@ -336,17 +358,222 @@ impl Finding {
     }
 }
 
-impl Serialize for Finding {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl Finding {
+    /// A note from a native-format adapter.
+    pub fn adapter_note(note: String) -> Finding {
+        Finding::AdapterNote { note }
+    }
+
+    /// The variant's name on the wire (`truncated`, `short_problems`, …):
+    /// the `kind` of its `findings` object.
+    ///
+    /// ```
+    /// assert_eq!(rollstat::Finding::BadRows { n: 2 }.kind(), "bad_rows");
+    /// ```
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Finding::ShortProblems { .. } => "short_problems",
+            Finding::Unextracted { .. } => "unextracted",
+            Finding::UnextractedMarkedCorrect { .. } => "unextracted_marked_correct",
+            Finding::Truncated { .. } => "truncated",
+            Finding::Failed { .. } => "failed",
+            Finding::BadRows { .. } => "bad_rows",
+            Finding::DuplicatesDropped { .. } => "duplicates_dropped",
+            Finding::InconsistentClusters { .. } => "inconsistent_clusters",
+            Finding::GradingUndecided { .. } => "grading_undecided",
+            Finding::CountRows { .. } => "count_rows",
+            Finding::NotComputable { .. } => "not_computable",
+            Finding::PartialAnswers { .. } => "partial_answers",
+            Finding::BinomialFallback { .. } => "binomial_fallback",
+            Finding::IntervalMethod { .. } => "interval_method",
+            Finding::AdapterNote { .. } => "adapter_note",
+            Finding::UnreadableFiles { .. } => "unreadable_files",
+            Finding::SkippedFiles { .. } => "skipped_files",
+            Finding::PooledSystems { .. } => "pooled_systems",
+            Finding::Unpaired { .. } => "unpaired",
+            Finding::FieldDiffers { .. } => "field_differs",
+            Finding::UnequalRollouts { .. } => "unequal_rollouts",
+            Finding::ShortSide { .. } => "short_side",
+            Finding::NotCompared { .. } => "not_compared",
+            Finding::UncheckedMetric { .. } => "unchecked_metric",
+            Finding::NoExtrapolation { .. } => "no_extrapolation",
+            Finding::Text { .. } => "text",
+        }
+    }
+
+    /// The finding in the words of the serialization under way (see
+    /// [`Finding::serialize_worded`]), else its `Display`.
+    fn worded(&self) -> String {
         match WORDING.with(|w| w.get()) {
-            Some(word) => s.serialize_str(&word(self)),
-            None => s.collect_str(self),
+            Some(word) => word(self),
+            None => self.to_string(),
         }
     }
 }
 
-impl<'de> Deserialize<'de> for Finding {
+/// A finding on the wire (a document's `findings`): its kind and fields,
+/// and its text in the words of the serialization under way.
+#[derive(Clone, Debug)]
+pub(crate) struct Entry(pub Finding);
+
+#[derive(Serialize)]
+struct EntryOut<'a> {
+    #[serde(flatten)]
+    finding: &'a Finding,
+    text: String,
+}
+
+#[derive(Deserialize)]
+struct EntryIn {
+    #[serde(flatten)]
+    finding: Finding,
+}
+
+impl Serialize for Entry {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        EntryOut {
+            finding: &self.0,
+            text: self.0.worded(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Entry {
+    /// The `text` is not kept: `Display` words the variant again.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d).map(Finding::Text)
+        EntryIn::deserialize(d).map(|e| Entry(e.finding))
+    }
+}
+
+/// A document's findings on the wire: `warnings` (texts) and `findings`
+/// (typed entries).
+pub(crate) fn to_wire(findings: &[Finding]) -> (Vec<String>, Option<Vec<Entry>>) {
+    let texts = findings.iter().map(Finding::worded).collect();
+    (texts, Some(findings.iter().cloned().map(Entry).collect()))
+}
+
+/// A document's findings as read back: the typed `findings` when present,
+/// else each text of `warnings` as [`Finding::Text`] (a document written
+/// before findings were typed).
+pub(crate) fn from_wire(warnings: Vec<String>, typed: Option<Vec<Entry>>) -> Vec<Finding> {
+    match typed {
+        Some(t) => t.into_iter().map(|e| e.0).collect(),
+        None => warnings
+            .into_iter()
+            .map(|message| Finding::Text { message })
+            .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn every_kind() -> Vec<Finding> {
+        let s = |x: &str| x.to_string();
+        vec![
+            Finding::ShortProblems {
+                n_short: 1,
+                n_requested: 4,
+                largest_k: 4,
+                used: 2,
+                n_problems: 3,
+            },
+            Finding::Unextracted { n: 1, total: 8 },
+            Finding::UnextractedMarkedCorrect { n: 1 },
+            Finding::Truncated { n: 2, total: 40 },
+            Finding::Failed {
+                n: 1,
+                policy: DenominatorPolicy::Judged,
+            },
+            Finding::BadRows { n: 2 },
+            Finding::DuplicatesDropped { n: 3 },
+            Finding::InconsistentClusters { n: 1 },
+            Finding::GradingUndecided {
+                side: Some(SideLabel::B),
+                n: 2,
+            },
+            Finding::CountRows { n: 5 },
+            Finding::NotComputable {
+                metric: s("maj@4"),
+                reason: s("no answers"),
+            },
+            Finding::PartialAnswers {
+                metrics: vec![s("maj@4")],
+            },
+            Finding::BinomialFallback {
+                method: s("wilson"),
+                metrics: vec![s("maj@4")],
+            },
+            Finding::IntervalMethod {
+                message: s("few problems"),
+                suggestion: Some(s("t")),
+            },
+            Finding::adapter_note(s("a note")),
+            Finding::UnreadableFiles {
+                files: vec![s("a.json")],
+            },
+            Finding::SkippedFiles {
+                files: vec![(s("b.txt"), s("not rollouts"))],
+            },
+            Finding::PooledSystems {
+                systems: vec![s("m1"), s("m2")],
+            },
+            Finding::Unpaired {
+                only_a: vec![s("p1")],
+                only_b: vec![],
+                matched: 9,
+            },
+            Finding::FieldDiffers {
+                n: 1,
+                field: s("subset"),
+            },
+            Finding::UnequalRollouts { max_a: 4, max_b: 8 },
+            Finding::ShortSide {
+                side: SideLabel::A,
+                n_short: 1,
+                n_requested: 4,
+            },
+            Finding::NotCompared {
+                metric: s("maj@4"),
+                reason: s("no answers"),
+            },
+            Finding::UncheckedMetric { metric: s("maj@4") },
+            Finding::NoExtrapolation {
+                reason: s("one problem"),
+            },
+            Finding::Text {
+                message: s("an old finding"),
+            },
+        ]
+    }
+
+    /// Every variant: words that are not empty, a `kind` equal to the wire
+    /// tag, and a typed round trip through JSON.
+    #[test]
+    fn every_finding_has_words_a_kind_and_reads_back() {
+        let all = every_kind();
+        let kinds: std::collections::BTreeSet<&str> = all.iter().map(Finding::kind).collect();
+        assert_eq!(kinds.len(), all.len(), "each variant once");
+        for f in all {
+            assert!(!f.to_string().is_empty(), "{f:?}");
+            let json = serde_json::to_value(Entry(f.clone())).unwrap();
+            assert_eq!(json["kind"], f.kind());
+            assert_eq!(json["text"], f.to_string());
+            let back: Entry = serde_json::from_value(json).unwrap();
+            assert_eq!(back.0, f);
+        }
+    }
+
+    #[test]
+    fn a_document_without_typed_findings_reads_its_texts() {
+        let back = from_wire(vec!["2 malformed rows were skipped".into()], None);
+        assert_eq!(
+            back,
+            [Finding::Text {
+                message: "2 malformed rows were skipped".into()
+            }]
+        );
     }
 }

@@ -22,10 +22,10 @@ fn canonical(m: &Metric, metrics: &[Metric]) -> Option<String> {
         Metric::GPassAtK { k, tau, .. } => {
             let need = g_pass_threshold(*k, *tau);
             if need == 1 {
-                return Some(format!("pass@{k}"));
+                return Some(Metric::PassAtK(*k).to_string());
             }
             if need == *k {
-                return Some(format!("pass^{k}"));
+                return Some(Metric::PassPowK(*k).to_string());
             }
             metrics
                 .iter()
@@ -36,7 +36,7 @@ fn canonical(m: &Metric, metrics: &[Metric]) -> Option<String> {
                 })
                 .map(ToString::to_string)
         }
-        Metric::MgPassAtK(2) => Some("pass^2".into()),
+        Metric::MgPassAtK(2) => Some(Metric::PassPowK(2).to_string()),
         _ => None,
     }
 }

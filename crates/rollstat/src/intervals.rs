@@ -209,12 +209,7 @@ impl Entry<'_> {
         };
         let ci = bounds
             .filter(|c| c[0].is_finite() && c[1].is_finite())
-            .map(|[lower, upper]| Interval {
-                lower,
-                upper,
-                level: o.level,
-                method: method.clone(),
-            });
+            .map(|[lower, upper]| Interval { lower, upper });
         let mut excluded = Ordered::default();
         for (reason, count) in &self.col.excluded {
             excluded.insert(exclusion_key(*reason), *count);
@@ -233,12 +228,7 @@ impl Entry<'_> {
             k: metric.k(),
             n: pop.n_requested,
             denominator: pop.policy,
-            unit: match metric {
-                Metric::BudgetAtK(_) => "budget",
-                m if m.is_fraction() => "fraction",
-                _ => "count",
-            }
-            .into(),
+            unit: metric.unit(),
             variance: st.variance.clone(),
             same_as: None,
             estimator: None,

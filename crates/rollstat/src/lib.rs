@@ -74,7 +74,7 @@ pub use document::{
 };
 pub use error::{Error, OptionName, Result};
 pub use extrapolation::{ExtrapolatedEntry, Extrapolation, FitCheckEntry, EXTRAPOLATION_LABEL};
-pub use findings::Finding;
+pub use findings::{Finding, SideLabel};
 pub use options::{
     Budget, CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink, MetricOptions,
     ReportOptions, DEFAULT_BUDGET_FIELD, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
@@ -101,3 +101,5 @@ pub use rollstat_grade::{GradingPolicy, Match};
 pub use rollstat_io::{
     BadLine, Dedupe, FlatAnswer, FlatExtra, FlatRow, ReadError, ReadOptions, RowRecord,
 };
+/// A comparison row's decision: non-inferior, inferior or inconclusive.
+pub use rollstat_stats::Verdict as NonInferiorityVerdict;

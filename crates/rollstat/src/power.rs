@@ -12,6 +12,8 @@
 
 use crate::document::Report;
 use crate::error::{Error, Result};
+use rollstat_core::aggregate::Metric;
+use rollstat_core::catalogue::Unit;
 use rollstat_stats::{minimum_detectable_effect, problems_needed, z_alpha_beta, PowerVariance};
 use serde::{Deserialize, Serialize};
 
@@ -432,7 +434,7 @@ fn from_report(
         if a.metric.as_ref().is_some_and(|ms| !ms.contains(name)) {
             continue;
         }
-        if m.unit == "count" {
+        if m.unit == Unit::Count {
             continue;
         }
         let Some(se) = m.stderr else {
@@ -444,7 +446,7 @@ fn from_report(
         let split = m
             .variance
             .as_ref()
-            .filter(|_| name == "pass@1")
+            .filter(|_| name.parse::<Metric>() == Ok(Metric::PassAtK(1)))
             .map(|v| (v.between, v.within));
         let v = match split {
             // within = mean sampling variance of c/n at K_report rollouts = σ²/K_report.

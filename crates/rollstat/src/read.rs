@@ -742,7 +742,7 @@ impl Reader<'_> {
         let shown = f.path.display().to_string();
         let (bad, file_notes) = split_warnings(&f);
         self.findings
-            .extend(file_notes.into_iter().map(Finding::AdapterNote));
+            .extend(file_notes.into_iter().map(Finding::adapter_note));
         let rows: Vec<(u64, Result<Record, String>)> = f
             .rows
             .iter()
@@ -836,7 +836,7 @@ pub(crate) fn read_inputs_with(
         ambiguous,
     } = g;
     r.findings
-        .extend(ambiguous.into_iter().map(Finding::AdapterNote));
+        .extend(ambiguous.into_iter().map(Finding::adapter_note));
     for l in loaded {
         r.add(l)?;
     }

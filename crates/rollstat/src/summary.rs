@@ -298,7 +298,7 @@ fn header_of(inputs: &Inputs, reading: Reading) -> SummaryHeader {
     };
     for f in &inputs.findings {
         match f {
-            Finding::AdapterNote(s) => h.notes.push(s.clone()),
+            Finding::AdapterNote { note } => h.notes.push(note.clone()),
             Finding::UnreadableFiles { files } => h.unreadable_files.extend(files.clone()),
             Finding::SkippedFiles { files } => h.skipped_files.extend(files.clone()),
             other => h.notes.push(other.to_string()),
@@ -876,7 +876,7 @@ fn finish_inputs(
     if problems.is_empty() {
         return Err(Error::NoProblems("the summary holds no problems".into()));
     }
-    let mut findings: Vec<Finding> = h.notes.into_iter().map(Finding::AdapterNote).collect();
+    let mut findings: Vec<Finding> = h.notes.into_iter().map(Finding::adapter_note).collect();
     if !h.unreadable_files.is_empty() {
         findings.push(Finding::UnreadableFiles {
             files: h.unreadable_files,

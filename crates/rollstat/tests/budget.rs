@@ -70,7 +70,7 @@ fn budget_and_cost_by_hand() {
     close("cost_of_maj@2", 600.0);
     let e = r.block.metrics.get("cost_of_pass@2").unwrap();
     assert_eq!(
-        (e.k, e.n_problems, e.unit.as_str()),
+        (e.k, e.n_problems, e.unit.name()),
         (Some(2), 3, "budget_per_solved")
     );
     assert!(e
@@ -116,7 +116,7 @@ fn best_of_k_and_its_cost_by_hand() {
     close("cost_of_bon@1", 400.0);
     close("cost_of_bon@2", 1200.0);
     let e = r.block.metrics.get("cost_of_bon@2").unwrap();
-    assert_eq!((e.k, e.unit.as_str()), (Some(2), "budget_per_solved"));
+    assert_eq!((e.k, e.unit.name()), (Some(2), "budget_per_solved"));
 }
 
 /// The fast reader (output_tokens) and the general one (another field),

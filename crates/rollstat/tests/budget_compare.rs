@@ -99,8 +99,8 @@ fn margin_and_fail_on_cover_budget_matched_rows() {
             .find(|r| r.budget_matched.is_some() == matched)
             .and_then(|r| r.verdict.clone())
     };
-    assert_eq!(verdict(false).as_deref(), Some("non-inferior"));
-    assert_eq!(verdict(true).as_deref(), Some("inconclusive"));
+    assert_eq!(verdict(false).map(|v| v.name()), Some("non-inferior"));
+    assert_eq!(verdict(true).map(|v| v.name()), Some("inconclusive"));
     let fail = c.fail.unwrap();
     assert!(fail.failed);
     assert_eq!(fail.rows, ["pass@1 (budget-matched)"]);
