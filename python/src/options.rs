@@ -11,10 +11,10 @@
 //! the package's signatures read and its tests check.
 
 use crate::InputError;
+use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use pyo3::conversion::FromPyObjectOwned;
 use rollstat::{
     Budget, CompareOptions, Format, GradingPolicy, IntervalOptions, Match, MetricOptions,
     PowerOptions, ReportOptions,
