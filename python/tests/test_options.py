@@ -128,3 +128,16 @@ def test_print_is_the_table_the_cli_prints(cli, demo, tmp_path):
     path.write_text(r.to_json(), encoding="utf-8")
     p = rollstat.power(str(path), metric="pass@1")
     assert str(p) == cli.run("power", str(path), "--metric", "pass@1").stdout.rstrip("\n")
+
+
+def test_extension_stub_names_what_the_extension_has():
+    """``_rollstat.pyi`` declares the options entry points and table methods
+    the package calls."""
+    tree = ast.parse(Path(_rollstat.__file__).with_name("_rollstat.pyi").read_text(encoding="utf-8"))
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    classes = {n.name: {m.name for m in n.body if isinstance(m, ast.FunctionDef)} for n in tree.body if isinstance(n, ast.ClassDef)}
+    for name in ("defaults", "report", "compare", "summarize", "power", "power_text"):
+        assert name in functions and callable(getattr(_rollstat, name)), name
+    for name in ("report", "compare", "summarize"):
+        assert [a.arg for a in functions[name].args.args] == ["sources", "options"], name
+    assert {"text", "html"} <= classes["TypedReport"] and {"text", "html"} <= classes["TypedComparison"]
