@@ -65,8 +65,18 @@ __all__ = [
     "merge",
 ]
 
-DEFAULT_TAU = (0.25, 0.5, 0.75, 1.0)
-DEFAULT_SEED = 20260729
+# The engine's defaults (``ReportOptions::default()`` and its siblings), by
+# function and keyword: the signatures below read them, so they are written
+# nowhere else. ``tests/test_options.py`` checks the signatures and stubs.
+_DEFAULTS: Dict[str, Dict[str, Any]] = _rollstat.defaults()
+_REPORT, _COMPARE, _POWER, _SUMMARIZE = (
+    _DEFAULTS["report"],
+    _DEFAULTS["compare"],
+    _DEFAULTS["power"],
+    _DEFAULTS["summarize"],
+)
+DEFAULT_TAU = tuple(_REPORT["tau"])
+DEFAULT_SEED = _REPORT["seed"]
 
 
 # --------------------------------------------------------------- estimators
@@ -213,6 +223,11 @@ def _budget(value: Any) -> str:
     raise TypeError(f"budget: expected a field name, 'auto' or None, found {value!r}")
 
 
+def _name(value: Any, name: str) -> Optional[str]:
+    """A name the engine parses; None or empty: the engine's default."""
+    return _opt_str(value, name) or None
+
+
 def _common(
     *,
     k: Any,
@@ -233,14 +248,15 @@ def _common(
     source_format: Any,
     max_decompressed: Any = None,
 ) -> Dict[str, Any]:
-    """The metric, interval and grading keywords shared by report and compare."""
+    """The metric, interval and grading keywords shared by report and compare,
+    as the extension reads them (None: the engine's default)."""
     return dict(
         k=_ints(k, "k"),
         tau=_floats(tau, "tau"),
         n=_opt_int(n, "n", 1),
-        denominator=_opt_str(denominator, "denominator") or "requested",
-        tie_policy=_opt_str(tie_policy, "tie_policy") or "first",
-        score_order=_opt_str(score_order, "score_order") or "descending",
+        denominator=_name(denominator, "denominator"),
+        tie_policy=_name(tie_policy, "tie_policy"),
+        score_order=_name(score_order, "score_order"),
         strict=bool(strict),
         dedupe=_opt_str(dedupe, "dedupe"),
         ci="none" if ci is None else _opt_str(ci, "ci"),
@@ -248,8 +264,8 @@ def _common(
         resamples=_int(resamples, "resamples"),
         seed=_int(seed, "seed"),
         cluster_by=_opt_str(cluster_by, "cluster_by"),
-        extract=_opt_str(extract, "extract") or "math",
-        matching=_opt_str(match, "match") or "equivalent",
+        extract=_name(extract, "extract"),
+        match=_name(match, "match"),
         source_format=_opt_str(source_format, "source_format"),
         max_decompressed=_decompress_limit(max_decompressed),
     )
@@ -288,26 +304,26 @@ row dicts."""
 def report(
     data: Data,
     *,
-    k: Union[int, Sequence[int], None] = None,
+    k: Union[int, Sequence[int], None] = _REPORT["k"],
     tau: Union[float, Sequence[float]] = DEFAULT_TAU,
-    ci: Optional[str] = "bootstrap",
-    level: float = 0.95,
-    resamples: int = 10_000,
-    seed: int = DEFAULT_SEED,
-    cluster_by: Optional[str] = None,
-    by: Optional[str] = None,
-    tie_policy: str = "first",
-    score_order: str = "descending",
-    denominator: str = "requested",
-    extract: str = "math",
-    match: str = "equivalent",
-    source_format: Optional[str] = None,
-    strict: bool = False,
-    per_problem: bool = False,
-    n: Optional[int] = None,
-    dedupe: Optional[str] = None,
-    max_decompressed: Union[int, str, None] = None,
-    budget: Optional[str] = "auto",
+    ci: Optional[str] = _REPORT["ci"],
+    level: float = _REPORT["level"],
+    resamples: int = _REPORT["resamples"],
+    seed: int = _REPORT["seed"],
+    cluster_by: Optional[str] = _REPORT["cluster_by"],
+    by: Optional[str] = _REPORT["by"],
+    tie_policy: str = _REPORT["tie_policy"],
+    score_order: str = _REPORT["score_order"],
+    denominator: str = _REPORT["denominator"],
+    extract: str = _REPORT["extract"],
+    match: str = _REPORT["match"],
+    source_format: Optional[str] = _REPORT["source_format"],
+    strict: bool = _REPORT["strict"],
+    per_problem: bool = _REPORT["per_problem"],
+    n: Optional[int] = _REPORT["n"],
+    dedupe: Optional[str] = _REPORT["dedupe"],
+    max_decompressed: Union[int, str, None] = _REPORT["max_decompressed"],
+    budget: Optional[str] = _REPORT["budget"],
     extrapolate: Union[int, Sequence[int], None] = None,
 ) -> Report:
     """Every metric of the rollouts in ``data`` with its interval, the health
@@ -366,17 +382,20 @@ def report(
     with a :class:`RollstatWarning`.
     """
     srcs, names = _sources(data, "<data>", "data")
-    extra = dict(budget=_budget(budget), extrapolate=_ints(extrapolate, "extrapolate") or [])
     opts = _common(
         k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, score_order=score_order, strict=strict,
         dedupe=dedupe, ci=ci, level=level, resamples=resamples, seed=seed,
         cluster_by=cluster_by, extract=extract, match=match, source_format=source_format,
         max_decompressed=max_decompressed,
     )
+    opts.update(
+        by=_opt_str(by, "by"),
+        per_problem=bool(per_problem),
+        budget=_budget(budget),
+        extrapolate=_ints(extrapolate, "extrapolate"),
+    )
     try:
-        text, bad, messages, typed = _rollstat.report(
-            srcs, by=_opt_str(by, "by"), per_problem=bool(per_problem), **extra, **opts
-        )
+        text, bad, messages, typed = _rollstat.report(srcs, opts)
     except InputError as e:
         raise reraise(e, names) from None
     bad_rows = _bad_rows(bad, names)
@@ -392,31 +411,31 @@ def compare(
     a: Data,
     b: Optional[Data] = None,
     *,
-    by: Optional[str] = None,
-    a_name: Optional[str] = None,
-    b_name: Optional[str] = None,
-    group_by: Optional[str] = None,
-    margin: Optional[float] = None,
-    fail_on: Optional[str] = None,
-    metric: Union[str, Sequence[str], None] = None,
-    permutations: int = 10_000,
-    k: Union[int, Sequence[int], None] = None,
+    by: Optional[str] = _COMPARE["by"],
+    a_name: Optional[str] = _COMPARE["a_name"],
+    b_name: Optional[str] = _COMPARE["b_name"],
+    group_by: Optional[str] = _COMPARE["group_by"],
+    margin: Optional[float] = _COMPARE["margin"],
+    fail_on: Optional[str] = _COMPARE["fail_on"],
+    metric: Union[str, Sequence[str], None] = _COMPARE["metric"],
+    permutations: int = _COMPARE["permutations"],
+    k: Union[int, Sequence[int], None] = _COMPARE["k"],
     tau: Union[float, Sequence[float]] = DEFAULT_TAU,
-    n: Optional[int] = None,
-    ci: Optional[str] = "bootstrap",
-    level: float = 0.95,
-    resamples: int = 10_000,
-    seed: int = DEFAULT_SEED,
-    cluster_by: Optional[str] = None,
-    tie_policy: str = "first",
-    score_order: str = "descending",
-    denominator: str = "requested",
-    extract: str = "math",
-    match: str = "equivalent",
-    source_format: Optional[str] = None,
-    strict: bool = False,
-    dedupe: Optional[str] = None,
-    max_decompressed: Union[int, str, None] = None,
+    n: Optional[int] = _COMPARE["n"],
+    ci: Optional[str] = _COMPARE["ci"],
+    level: float = _COMPARE["level"],
+    resamples: int = _COMPARE["resamples"],
+    seed: int = _COMPARE["seed"],
+    cluster_by: Optional[str] = _COMPARE["cluster_by"],
+    tie_policy: str = _COMPARE["tie_policy"],
+    score_order: str = _COMPARE["score_order"],
+    denominator: str = _COMPARE["denominator"],
+    extract: str = _COMPARE["extract"],
+    match: str = _COMPARE["match"],
+    source_format: Optional[str] = _COMPARE["source_format"],
+    strict: bool = _COMPARE["strict"],
+    dedupe: Optional[str] = _COMPARE["dedupe"],
+    max_decompressed: Union[int, str, None] = _COMPARE["max_decompressed"],
     budget: Optional[str] = None,
 ) -> Comparison:
     """Paired comparison of system A (baseline, ``a``) and B (candidate,
@@ -462,20 +481,19 @@ def compare(
         cluster_by=cluster_by, extract=extract, match=match, source_format=source_format,
         max_decompressed=max_decompressed,
     )
+    opts.update(
+        by=_opt_str(by, "by"),
+        a_name=_opt_str(a_name, "a_name"),
+        b_name=_opt_str(b_name, "b_name"),
+        group_by=_opt_str(group_by, "group_by"),
+        margin=_opt_float(margin, "margin"),
+        fail_on=_opt_str(fail_on, "fail_on"),
+        metric=_strs(metric, "metric"),
+        permutations=_int(permutations, "permutations"),
+        budget=_budget(budget),
+    )
     try:
-        text, messages, typed = _rollstat.compare(
-            srcs,
-            by=_opt_str(by, "by"),
-            a_name=_opt_str(a_name, "a_name"),
-            b_name=_opt_str(b_name, "b_name"),
-            group_by=_opt_str(group_by, "group_by"),
-            margin=_opt_float(margin, "margin"),
-            fail_on=_opt_str(fail_on, "fail_on"),
-            metric=_strs(metric, "metric"),
-            permutations=_int(permutations, "permutations"),
-            budget=_budget(budget),
-            **opts,
-        )
+        text, messages, typed = _rollstat.compare(srcs, opts)
     except InputError as e:
         raise reraise(e, names) from None
     rows, unnamed, rest = split_bad_row_messages(messages)
@@ -494,13 +512,13 @@ def compare(
 def summarize(
     data: Data,
     *,
-    by: Optional[str] = None,
-    cluster_by: Optional[str] = None,
-    extract: str = "math",
-    match: str = "equivalent",
-    source_format: Optional[str] = None,
-    strict: bool = False,
-    dedupe: Optional[str] = None,
+    by: Optional[str] = _SUMMARIZE["by"],
+    cluster_by: Optional[str] = _SUMMARIZE["cluster_by"],
+    extract: str = _SUMMARIZE["extract"],
+    match: str = _SUMMARIZE["match"],
+    source_format: Optional[str] = _SUMMARIZE["source_format"],
+    strict: bool = _SUMMARIZE["strict"],
+    dedupe: Optional[str] = _SUMMARIZE["dedupe"],
 ) -> Any:
     """The per-problem summary of the rollouts in ``data`` as a pyarrow Table:
     what ``rollstat summarize`` writes (docs/summary.md), one row per
@@ -543,13 +561,15 @@ def _summarize(data: Data, name: str, reading: Dict[str, Any]) -> Any:
     try:
         return _rollstat.summarize(
             srcs,
-            by=_opt_str(get("by"), "by"),
-            cluster_by=_opt_str(get("cluster_by"), "cluster_by"),
-            extract=_opt_str(get("extract", "math"), "extract") or "math",
-            matching=_opt_str(get("match", "equivalent"), "match") or "equivalent",
-            source_format=_opt_str(get("source_format"), "source_format"),
-            strict=bool(get("strict", False)),
-            dedupe=_opt_str(get("dedupe"), "dedupe"),
+            dict(
+                by=_opt_str(get("by"), "by"),
+                cluster_by=_opt_str(get("cluster_by"), "cluster_by"),
+                extract=_name(get("extract"), "extract"),
+                match=_name(get("match"), "match"),
+                source_format=_opt_str(get("source_format"), "source_format"),
+                strict=bool(get("strict", False)),
+                dedupe=_opt_str(get("dedupe"), "dedupe"),
+            ),
         )
     except InputError as e:
         raise reraise(e, names) from None
@@ -581,18 +601,18 @@ def merge(tables: Sequence[Any]) -> Any:
 def power(
     report: Union[Report, str, os.PathLike, Dict[str, Any], None] = None,
     *,
-    problems: Optional[float] = None,
-    rollouts: Optional[float] = None,
-    delta: Optional[float] = None,
-    alpha: float = 0.05,
-    power: float = 0.8,
-    correlation: Optional[float] = None,
-    omega2: Optional[float] = None,
-    var_between: Optional[float] = None,
-    baseline: Optional[float] = None,
-    sigma2: Optional[float] = None,
-    factors: Sequence[float] = (2, 4, 10),
-    metric: Union[str, Sequence[str], None] = None,
+    problems: Optional[float] = _POWER["problems"],
+    rollouts: Optional[float] = _POWER["rollouts"],
+    delta: Optional[float] = _POWER["delta"],
+    alpha: float = _POWER["alpha"],
+    power: float = _POWER["power"],
+    correlation: Optional[float] = _POWER["correlation"],
+    omega2: Optional[float] = _POWER["omega2"],
+    var_between: Optional[float] = _POWER["var_between"],
+    baseline: Optional[float] = _POWER["baseline"],
+    sigma2: Optional[float] = _POWER["sigma2"],
+    factors: Sequence[float] = tuple(_POWER["factors"]),
+    metric: Union[str, Sequence[str], None] = _POWER["metric"],
 ) -> PowerReport:
     """Minimum detectable effect and problems needed for a paired comparison
     of two systems (Miller 2024 §5): the numbers of ``rollstat power``.
@@ -623,18 +643,20 @@ def power(
     out = _rollstat.power(
         text,
         source,
-        problems=_opt_float(problems, "problems"),
-        rollouts=_opt_float(rollouts, "rollouts"),
-        delta=_opt_float(delta, "delta"),
-        alpha=_float(alpha, "alpha"),
-        power=_float(power, "power"),
-        correlation=_opt_float(correlation, "correlation"),
-        omega2=_opt_float(omega2, "omega2"),
-        var_between=_opt_float(var_between, "var_between"),
-        baseline=_opt_float(baseline, "baseline"),
-        sigma2=_opt_float(sigma2, "sigma2"),
-        factors=_floats(factors, "factors"),
-        metric=_strs(metric, "metric"),
+        dict(
+            problems=_opt_float(problems, "problems"),
+            rollouts=_opt_float(rollouts, "rollouts"),
+            delta=_opt_float(delta, "delta"),
+            alpha=_float(alpha, "alpha"),
+            power=_float(power, "power"),
+            correlation=_opt_float(correlation, "correlation"),
+            omega2=_opt_float(omega2, "omega2"),
+            var_between=_opt_float(var_between, "var_between"),
+            baseline=_opt_float(baseline, "baseline"),
+            sigma2=_opt_float(sigma2, "sigma2"),
+            factors=_floats(factors, "factors"),
+            metric=_strs(metric, "metric"),
+        ),
     )
     return PowerReport(out)
 

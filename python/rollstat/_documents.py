@@ -1,6 +1,7 @@
 """The documents rollstat returns: Report (report.json), Comparison
 (compare.json) and PowerReport (power.json), each a thin, read-only view
-over the engine's JSON with tables for pandas, polars and Arrow."""
+over the engine's JSON with tables for pandas, polars and Arrow. Printed,
+each is the text table the command prints (the engine's renderer)."""
 
 from __future__ import annotations
 
@@ -71,22 +72,6 @@ def _frame(rows: List[Dict[str, Any]], columns: Sequence[str], kind: str) -> Any
     return pa.Table.from_pylist(rows) if rows else pa.table({c: pa.array([], pa.null()) for c in columns})
 
 
-def _num(v: Any, digits: int = 4) -> str:
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        return f"{v:.{digits}f}"
-    return str(v)
-
-
-def _text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
-    line = lambda cells: "  ".join(  # noqa: E731
-        c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
-    ).rstrip()
-    return "\n".join([line(header)] + [line(r) for r in rows])
-
-
 def _write_page(page: str, path: Optional[str]) -> str:
     if path is not None:
         with open(path, "w", encoding="utf-8", newline="") as f:
@@ -101,10 +86,6 @@ def _notebook_frame(page: str, title: str) -> str:
         f'<iframe title="{html.escape(title)}" srcdoc="{html.escape(page, quote=True)}" '
         'style="width:100%;height:720px;border:1px solid #8884;border-radius:6px"></iframe>'
     )
-
-
-def _interval(ci: Optional[Sequence[float]]) -> str:
-    return "—" if not ci else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
 
 
 class Metrics(Mapping):
@@ -263,46 +244,15 @@ class Report(_Document):
 
     to_pandas = metrics_frame
 
-    def _cells(self) -> List[List[str]]:
-        return [
-            [
-                r["metric"],
-                _num(r["value"]),
-                _num(r["stderr"]),
-                _interval([r["ci_low"], r["ci_high"]] if r["ci_low"] is not None else None),
-                str(r["n_problems"]),
-                str(r["n_excluded"]),
-            ]
-            for r in self.metrics.rows()
-            if r["group"] is None
-        ]
-
-    def _header(self) -> List[str]:
-        ci = self.config["ci"]
-        level = f"{ci['level'] * 100:g}% CI"
-        return ["metric", "value", "stderr", level, "problems", "excluded"]
-
-    def _title(self) -> str:
-        h = self.health
-        r = h["n_rollouts"]
-        rollouts = f"{r['min']}" if r["min"] == r["max"] else f"{r['min']}–{r['max']}"
-        return (
-            f"rollstat report: {h['n_problems']} problems, {rollouts} rollouts each "
-            f"(n = {self.config['n']}), ci = {self.config['ci']['method']}"
-        )
+    def _typed_report(self) -> Any:
+        if self._typed is None:
+            self._typed = _rollstat.TypedReport.from_json(self._json)
+        return self._typed
 
     def __repr__(self) -> str:
-        parts = [self._title(), "", _text_table(self._header(), self._cells())]
-        if self.not_computable:
-            parts += ["", "not computable:"] + [f"  {m}: {why}" for m, why in self.not_computable.items()]
-        left_out = self.config.get("answer_metrics_left_out")
-        if left_out:
-            parts += ["", f"answer metrics (maj@k, self_consistency, distinct_answers) left out: {left_out}"]
-        if self.groups:
-            parts += ["", f"groups ({self.config.get('by')}): " + ", ".join(self.groups)]
-        if self.warnings:
-            parts += ["", "warnings:"] + [f"  - {w}" for w in self.warnings]
-        return "\n".join(parts)
+        """The text table ``rollstat report`` prints for the same rows (the
+        same renderer; options named as keyword arguments)."""
+        return self._typed_report().text(all=False, tau_asked=self._tau_asked).rstrip("\n")
 
     def to_html(self, path: Optional[str] = None, *, all: bool = False) -> str:
         """The HTML page ``rollstat report --format html`` writes for the
@@ -310,9 +260,7 @@ class Report(_Document):
         words): one self-contained file, inline CSS and SVG, no script.
         ``all=True`` puts every metric in the tables. Writes the page to
         ``path`` when given; returns it either way."""
-        if self._typed is None:
-            self._typed = _rollstat.TypedReport.from_json(self._json)
-        page = self._typed.html(all=bool(all), tau_asked=self._tau_asked)
+        page = self._typed_report().html(all=bool(all), tau_asked=self._tau_asked)
         return _write_page(page, path)
 
     def _repr_html_(self) -> str:
@@ -402,46 +350,22 @@ class Comparison(_Document):
         """The rows as a pyarrow Table (needs pyarrow)."""
         return _frame(self.table(), COMPARE_COLUMNS, "arrow")
 
-    def _cells(self) -> List[List[str]]:
-        return [
-            [
-                r["metric"] if r.get("group") is None else f"{r['group']}: {r['metric']}",
-                _num(r["a"]),
-                _num(r["b"]),
-                _num(r["delta"]),
-                _interval(r.get("ci")),
-                _num(r.get("p_value")),
-                r.get("verdict") or "",
-            ]
-            for r in self.rows
-        ]
-
-    def _header(self) -> List[str]:
-        return ["metric", "a", "b", "delta", f"{self._doc['level'] * 100:g}% CI", "p", "verdict"]
-
-    def _title(self) -> str:
-        p = self.pairs
-        return (
-            f"rollstat compare: B = {self.b['name']} vs A = {self.a['name']} on {p['matched']} paired problems"
-            + (f", margin {self._doc['margin']}" if self._doc.get("margin") is not None else "")
-        )
+    def _typed_comparison(self) -> Any:
+        if self._typed is None:
+            self._typed = _rollstat.TypedComparison.from_json(self._json)
+        return self._typed
 
     def __repr__(self) -> str:
-        parts = [self._title(), "", _text_table(self._header(), self._cells())]
-        if self.fail:
-            parts += ["", f"fail_on={self.fail.get('on')!r}: {'FAILED' if self.failed else 'passed'}"]
-        if self.warnings:
-            parts += ["", "warnings:"] + [f"  - {w}" for w in self.warnings]
-        return "\n".join(parts)
+        """The text table ``rollstat compare`` prints for the same rows (the
+        same renderer)."""
+        return self._typed_comparison().text().rstrip("\n")
 
     def to_html(self, path: Optional[str] = None) -> str:
         """The HTML page ``rollstat compare --format html`` writes for the
         same rows (the same renderer; findings in the keyword arguments'
         words). Writes the page to ``path`` when given; returns it either
         way."""
-        if self._typed is None:
-            self._typed = _rollstat.TypedComparison.from_json(self._json)
-        return _write_page(self._typed.html(), path)
+        return _write_page(self._typed_comparison().html(), path)
 
     def _repr_html_(self) -> str:
         return _notebook_frame(self.to_html(), "rollstat compare")
@@ -468,18 +392,5 @@ class PowerReport(_Document):
         return pd.DataFrame.from_records([{k: v for k, v in r.items() if k != "tradeoff"} for r in self.rows])
 
     def __repr__(self) -> str:
-        header = ["metric", "variance", "problems", "MDE", "delta", "problems needed"]
-        cells = [
-            [
-                r.get("metric") or "(parameters)",
-                _num(r.get("variance")),
-                _num(r.get("problems"), 0),
-                _num(r.get("mde")),
-                _num(r.get("delta")),
-                _num(r.get("problems_needed")),
-            ]
-            for r in self.rows
-        ]
-        d = self._doc
-        title = f"rollstat power: alpha = {d['alpha']}, power = {d['power']} ({d['source']})"
-        return "\n".join([title, "", _text_table(header, cells), "", *(f"  - {a}" for a in self.assumptions)])
+        """The text table ``rollstat power`` prints for the same numbers."""
+        return _rollstat.power_text(self._json).rstrip("\n")

@@ -1,7 +1,7 @@
 """Type stubs of the compiled extension ``rollstat._rollstat`` (internal:
 use the functions of :mod:`rollstat`)."""
 
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 import numpy.typing as npt
@@ -16,12 +16,14 @@ class TypedReport:
     @staticmethod
     def from_json(text: str) -> TypedReport: ...
     def html(self, *, all: bool, tau_asked: bool) -> str: ...
+    def text(self, *, all: bool, tau_asked: bool) -> str: ...
 
 class TypedComparison:
     """The engine's typed comparison (what compare.json is the text of)."""
     @staticmethod
     def from_json(text: str) -> TypedComparison: ...
     def html(self) -> str: ...
+    def text(self) -> str: ...
 
 def estimate(
     kind: str,
@@ -43,92 +45,23 @@ def estimate_counts(
 # A path, or in-memory rows: (name, "arrow" | "dicts", data, label, default).
 Source = Union[str, Tuple[str, str, Any, str, Any]]
 
+# The keyword arguments of one call, keyed by the public keyword names (``ci``,
+# ``match``, ``a_name``, …); an absent or None value takes the engine's default.
+Options = Dict[str, Any]
+
+def defaults() -> Dict[str, Dict[str, Any]]:
+    """The engine's defaults of ``report``, ``compare``, ``summarize`` and
+    ``power``, by keyword."""
+    ...
+
 def report(
-    sources: Sequence[Source],
-    *,
-    k: Optional[List[int]],
-    tau: List[float],
-    ci: str,
-    level: float,
-    resamples: int,
-    seed: int,
-    cluster_by: Optional[str],
-    by: Optional[str],
-    tie_policy: str,
-    score_order: str,
-    denominator: str,
-    extract: str,
-    matching: str,
-    source_format: Optional[str],
-    strict: bool,
-    per_problem: bool,
-    n: Optional[int],
-    dedupe: Optional[str],
-    max_decompressed: Optional[int],
-    budget: str,
-    extrapolate: List[int],
+    sources: Sequence[Source], options: Options
 ) -> Tuple[str, List[Tuple[str, int, str]], List[str], TypedReport]: ...
-
-def compare(
-    sources: Sequence[Source],
-    *,
-    by: Optional[str],
-    a_name: Optional[str],
-    b_name: Optional[str],
-    group_by: Optional[str],
-    margin: Optional[float],
-    fail_on: Optional[str],
-    metric: Optional[List[str]],
-    permutations: int,
-    k: Optional[List[int]],
-    tau: List[float],
-    n: Optional[int],
-    denominator: str,
-    tie_policy: str,
-    score_order: str,
-    strict: bool,
-    dedupe: Optional[str],
-    max_decompressed: Optional[int],
-    ci: str,
-    level: float,
-    resamples: int,
-    seed: int,
-    cluster_by: Optional[str],
-    extract: str,
-    matching: str,
-    source_format: Optional[str],
-    budget: str,
-) -> Tuple[str, List[str], TypedComparison]: ...
-
-def summarize(
-    sources: Sequence[Source],
-    *,
-    by: Optional[str],
-    cluster_by: Optional[str],
-    extract: str,
-    matching: str,
-    source_format: Optional[str],
-    strict: bool,
-    dedupe: Optional[str],
-) -> str: ...
-def merge(parts: List[str]) -> str: ...
-def power(
-    report_json: Optional[str],
-    source: str,
-    *,
-    problems: Optional[float],
-    rollouts: Optional[float],
-    delta: Optional[float],
-    alpha: float,
-    power: float,
-    correlation: Optional[float],
-    omega2: Optional[float],
-    var_between: Optional[float],
-    baseline: Optional[float],
-    sigma2: Optional[float],
-    factors: List[float],
-    metric: Optional[List[str]],
-) -> str: ...
+def compare(sources: Sequence[Source], options: Options) -> Tuple[str, List[str], TypedComparison]: ...
+def summarize(sources: Sequence[Source], options: Options) -> Any: ...
+def merge(parts: List[Any]) -> Any: ...
+def power(report_json: Optional[str], source: str, options: Options) -> str: ...
+def power_text(json: str) -> str: ...
 
 def grade(
     responses: List[Optional[str]], golds: List[List[str]], extract: str, matching: str

@@ -1,18 +1,17 @@
-//! report, compare and power: keyword arguments → the engine's typed
-//! options → the finished document as JSON text (findings worded with the
-//! keyword arguments). The engine runs with the GIL released.
+//! report, compare, power and summarize: the keyword arguments (one dict,
+//! read by [`crate::options`]) → the engine's typed options → the finished
+//! document as JSON text (findings worded with the keyword arguments). The
+//! engine runs with the GIL released.
 
 use crate::convert::rows_to_maps;
+use crate::options::{self, Keywords};
 use crate::pages::{TypedComparison, TypedReport};
 use crate::summary::{summary_of, SummaryTable};
 use crate::wording::{engine_error, finding_text};
 use crate::InputError;
 use pyo3::prelude::*;
-use pyo3::types::{PyString, PyTuple};
-use rollstat::{
-    CompareOptions, FailOn, Finding, Format, GradingPolicy, IntervalMethod, IntervalOptions, Match,
-    MessageSink, MetricOptions, PowerOptions, ReportOptions, Source, Table,
-};
+use pyo3::types::{PyDict, PyString, PyTuple};
+use rollstat::{Finding, Format, MessageSink, Source, Table};
 use std::sync::{Arc, Mutex};
 
 fn bad(keyword: &str, e: impl std::fmt::Display) -> PyErr {
@@ -75,11 +74,8 @@ fn has_rows(sources: &[Source]) -> bool {
         .any(|s| matches!(s, Source::Rows { .. } | Source::Table { .. }))
 }
 
-fn source_format(name: Option<&str>, sources: &[Source]) -> PyResult<Option<Format>> {
-    let f: Option<Format> = name
-        .map(str::parse)
-        .transpose()
-        .map_err(|e| bad("source_format", e))?;
+/// `source_format` as the sources allow: in-memory rows are canonical rows.
+fn source_format(f: Option<Format>, sources: &[Source]) -> PyResult<Option<Format>> {
     if has_rows(sources) {
         return match f {
             Some(f) if !f.is_canonical() => Err(bad(
@@ -92,46 +88,6 @@ fn source_format(name: Option<&str>, sources: &[Source]) -> PyResult<Option<Form
     Ok(f)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn metric_options(
-    k: Option<Vec<u64>>,
-    tau: Vec<f64>,
-    n: Option<u64>,
-    denominator: &str,
-    tie_policy: &str,
-    score_order: &str,
-    strict: bool,
-    dedupe: Option<&str>,
-    max_decompressed: Option<u64>,
-    budget: rollstat::Budget,
-) -> PyResult<MetricOptions> {
-    Ok(MetricOptions {
-        k,
-        tau,
-        n,
-        denominator: denominator.parse().map_err(|e| bad("denominator", e))?,
-        tie_policy: tie_policy.parse().map_err(|e| bad("tie_policy", e))?,
-        score_order: score_order.parse().map_err(|e| bad("score_order", e))?,
-        strict,
-        dedupe: dedupe
-            .map(str::parse)
-            .transpose()
-            .map_err(|e| bad("dedupe", e))?,
-        // None: the default rule (100x the compressed size, at least
-        // 256 MiB); a number: a fixed total (u64::MAX: no limit).
-        decompress_limit: max_decompressed
-            .map(rollstat::DecompressLimit::total)
-            .unwrap_or_default(),
-        budget,
-    })
-}
-
-/// `budget`: `"auto"` (`output_tokens` when every rollout has it), `"none"`
-/// (off; Python's None) or a field name.
-fn budget_option(budget: &str) -> PyResult<rollstat::Budget> {
-    budget.parse().map_err(|e| bad("budget", e))
-}
-
 /// The budget's field, for [`sources`] (a column it must read).
 fn budget_field(budget: &rollstat::Budget) -> Option<String> {
     match budget {
@@ -140,87 +96,27 @@ fn budget_field(budget: &rollstat::Budget) -> Option<String> {
     }
 }
 
-fn interval_options(
-    ci: &str,
-    level: f64,
-    resamples: usize,
-    seed: u64,
-    cluster_by: Option<String>,
-) -> PyResult<IntervalOptions> {
-    Ok(IntervalOptions {
-        method: ci.parse::<IntervalMethod>().map_err(|e| bad("ci", e))?,
-        level,
-        resamples,
-        seed,
-        cluster_by,
-    })
-}
-
-fn grading_policy(extract: &str, matching: &str) -> PyResult<GradingPolicy> {
-    let m: Match = matching.parse().map_err(|e| bad("match", e))?;
-    GradingPolicy::new(extract, m).map_err(|e| bad("extract", e))
-}
-
 /// `(path, line, reason)` of each malformed row skipped.
 type BadRows = Vec<(String, u64, String)>;
 
-/// `report(sources, **options) -> (report_json, bad_rows, messages, typed)`.
+/// `report(sources, options) -> (report_json, bad_rows, messages, typed)`;
+/// `options`: the keyword arguments ([`crate::options`]).
 #[pyfunction]
-#[pyo3(signature = (sources, *, k, tau, ci, level, resamples, seed, cluster_by, by, tie_policy,
-    score_order, denominator, extract, matching, source_format, strict, per_problem, n, dedupe, max_decompressed, budget,
-    extrapolate))]
-#[allow(clippy::too_many_arguments)]
 pub fn report(
     py: Python<'_>,
     sources: &Bound<'_, PyAny>,
-    k: Option<Vec<u64>>,
-    tau: Vec<f64>,
-    ci: &str,
-    level: f64,
-    resamples: usize,
-    seed: u64,
-    cluster_by: Option<String>,
-    by: Option<String>,
-    tie_policy: &str,
-    score_order: &str,
-    denominator: &str,
-    extract: &str,
-    matching: &str,
-    source_format: Option<&str>,
-    strict: bool,
-    per_problem: bool,
-    n: Option<u64>,
-    dedupe: Option<&str>,
-    max_decompressed: Option<u64>,
-    budget: &str,
-    extrapolate: Vec<u64>,
+    options: &Bound<'_, PyDict>,
 ) -> PyResult<(String, BadRows, Vec<String>, TypedReport)> {
-    let budget = budget_option(budget)?;
-    let read = named_fields(&[&by, &cluster_by, &budget_field(&budget)]);
+    let kw = Keywords::new(options)?;
+    let mut opts = options::report_options(&kw)?;
+    kw.finish()?;
+    let read = named_fields(&[
+        &opts.by,
+        &opts.intervals.cluster_by,
+        &budget_field(&opts.metrics.budget),
+    ]);
     let srcs = self::sources(sources, &read)?;
-    let metrics = metric_options(
-        k,
-        tau,
-        n,
-        denominator,
-        tie_policy,
-        score_order,
-        strict,
-        dedupe,
-        max_decompressed,
-        budget,
-    )?;
-    let opts = ReportOptions {
-        metrics,
-        intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
-        grading: grading_policy(extract, matching)?,
-        by,
-        per_problem,
-        extrapolate,
-        source_format: self::source_format(source_format, &srcs)?,
-        bytes_read: None,
-        messages: None,
-    };
+    opts.source_format = self::source_format(opts.source_format, &srcs)?;
     opts.validate().map_err(engine_error)?;
     let r = py
         .detach(|| rollstat::report(&srcs, &opts))
@@ -236,88 +132,31 @@ pub fn report(
     Ok((json, bad_rows, messages, TypedReport(r)))
 }
 
-/// `compare(sources, **options) -> (compare_json, messages, typed)`; one source
-/// holding both systems (told apart by `by`), or two.
+/// `compare(sources, options) -> (compare_json, messages, typed)`; one
+/// source holding both systems (told apart by `by`), or two.
 #[pyfunction]
-#[pyo3(signature = (sources, *, by, a_name, b_name, group_by, margin, fail_on, metric, permutations,
-    k, tau, n, denominator, tie_policy, score_order, strict, dedupe, max_decompressed, ci, level, resamples, seed, cluster_by,
-    extract, matching, source_format, budget))]
-#[allow(clippy::too_many_arguments)]
 pub fn compare(
     py: Python<'_>,
     sources: &Bound<'_, PyAny>,
-    by: Option<String>,
-    a_name: Option<String>,
-    b_name: Option<String>,
-    group_by: Option<String>,
-    margin: Option<f64>,
-    fail_on: Option<&str>,
-    metric: Option<Vec<String>>,
-    permutations: usize,
-    k: Option<Vec<u64>>,
-    tau: Vec<f64>,
-    n: Option<u64>,
-    denominator: &str,
-    tie_policy: &str,
-    score_order: &str,
-    strict: bool,
-    dedupe: Option<&str>,
-    max_decompressed: Option<u64>,
-    ci: &str,
-    level: f64,
-    resamples: usize,
-    seed: u64,
-    cluster_by: Option<String>,
-    extract: &str,
-    matching: &str,
-    source_format: Option<&str>,
-    budget: &str,
+    options: &Bound<'_, PyDict>,
 ) -> PyResult<(String, Vec<String>, TypedComparison)> {
-    let budget = budget_option(budget)?;
-    let read = named_fields(&[&by, &cluster_by, &group_by, &budget_field(&budget)]);
+    let kw = Keywords::new(options)?;
+    let mut opts = options::compare_options(&kw)?;
+    kw.finish()?;
+    let read = named_fields(&[
+        &opts.by,
+        &opts.intervals.cluster_by,
+        &opts.group_by,
+        &budget_field(&opts.metrics.budget),
+    ]);
     let srcs = self::sources(sources, &read)?;
-    let metrics = metric_options(
-        k,
-        tau,
-        n,
-        denominator,
-        tie_policy,
-        score_order,
-        strict,
-        dedupe,
-        max_decompressed,
-        budget,
-    )?;
-    let fail_on = match fail_on {
-        None => None,
-        Some("inferior") => Some(FailOn::Inferior),
-        Some("inconclusive") => Some(FailOn::Inconclusive),
-        Some(other) => {
-            return Err(bad(
-                "fail_on",
-                format!("unknown verdict '{other}'; expected 'inferior' or 'inconclusive'"),
-            ))
-        }
-    };
+    opts.source_format = self::source_format(opts.source_format, &srcs)?;
     let said = Arc::new(Mutex::new(Vec::<String>::new()));
-    let sink = {
+    opts.messages = {
         let said = Arc::clone(&said);
-        MessageSink::new(move |m| said.lock().expect("messages").push(m.to_string()))
-    };
-    let opts = CompareOptions {
-        metrics,
-        intervals: interval_options(ci, level, resamples, seed, cluster_by)?,
-        grading: grading_policy(extract, matching)?,
-        by,
-        a: a_name,
-        b: b_name,
-        group_by,
-        margin,
-        fail_on,
-        metric,
-        permutations,
-        source_format: self::source_format(source_format, &srcs)?,
-        messages: Some(sink),
+        Some(MessageSink::new(move |m| {
+            said.lock().expect("messages").push(m.to_string())
+        }))
     };
     opts.validate().map_err(engine_error)?;
     let c = py
@@ -330,42 +169,17 @@ pub fn compare(
     Ok((json + "\n", messages, TypedComparison(c)))
 }
 
-/// `power(report_json, source, **options) -> power_json`: from parameters
+/// `power(report_json, source, options) -> power_json`: from parameters
 /// (`report_json` None) or from a report.json's text (`source` names it).
 #[pyfunction]
-#[pyo3(signature = (report_json, source, *, problems, rollouts, delta, alpha, power, correlation,
-    omega2, var_between, baseline, sigma2, factors, metric))]
-#[allow(clippy::too_many_arguments)]
 pub fn power(
     report_json: Option<&str>,
     source: &str,
-    problems: Option<f64>,
-    rollouts: Option<f64>,
-    delta: Option<f64>,
-    alpha: f64,
-    power: f64,
-    correlation: Option<f64>,
-    omega2: Option<f64>,
-    var_between: Option<f64>,
-    baseline: Option<f64>,
-    sigma2: Option<f64>,
-    factors: Vec<f64>,
-    metric: Option<Vec<String>>,
+    options: &Bound<'_, PyDict>,
 ) -> PyResult<String> {
-    let opts = PowerOptions {
-        problems,
-        rollouts,
-        delta,
-        alpha,
-        power,
-        correlation,
-        omega2,
-        var_between,
-        baseline,
-        sigma2,
-        factors,
-        metric,
-    };
+    let kw = Keywords::new(options)?;
+    let opts = options::power_options(&kw)?;
+    kw.finish()?;
     let report: Option<rollstat::Report> = report_json
         .map(serde_json::from_str)
         .transpose()
@@ -379,38 +193,20 @@ pub fn power(
     Ok(serde_json::to_string_pretty(&p).expect("a power report serializes") + "\n")
 }
 
-/// `summarize(sources, **options) -> SummaryTable`: the per-problem
-/// summary (docs/summary.md) of the rows, read as `report` reads them.
+/// `summarize(sources, options) -> SummaryTable`: the per-problem summary
+/// (docs/summary.md) of the rows, read as `report` reads them.
 #[pyfunction]
-#[pyo3(signature = (sources, *, by, cluster_by, extract, matching, source_format, strict, dedupe))]
-#[allow(clippy::too_many_arguments)]
 pub fn summarize(
     py: Python<'_>,
     sources: &Bound<'_, PyAny>,
-    by: Option<String>,
-    cluster_by: Option<String>,
-    extract: &str,
-    matching: &str,
-    source_format: Option<&str>,
-    strict: bool,
-    dedupe: Option<&str>,
+    options: &Bound<'_, PyDict>,
 ) -> PyResult<SummaryTable> {
-    let srcs = self::sources(sources, &named_fields(&[&by, &cluster_by]))?;
-    let mut opts = ReportOptions {
-        metrics: MetricOptions {
-            strict,
-            dedupe: dedupe
-                .map(str::parse)
-                .transpose()
-                .map_err(|e| bad("dedupe", e))?,
-            ..Default::default()
-        },
-        grading: grading_policy(extract, matching)?,
-        by,
-        source_format: self::source_format(source_format, &srcs)?,
-        ..Default::default()
-    };
-    opts.intervals.cluster_by = cluster_by;
+    let kw = Keywords::new(options)?;
+    let mut opts = options::summarize_options(&kw)?;
+    kw.finish()?;
+    let read = named_fields(&[&opts.by, &opts.intervals.cluster_by]);
+    let srcs = self::sources(sources, &read)?;
+    opts.source_format = self::source_format(opts.source_format, &srcs)?;
     py.detach(|| rollstat::summarize(&srcs, &opts))
         .map(SummaryTable)
         .map_err(engine_error)

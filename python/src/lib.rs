@@ -13,7 +13,8 @@
 //!   [`falling`]: their table of falling factorials for many distinct n;
 //!   [`wide`]: their lanes with AVX-512).
 //! - [`engine`]: report, compare and power, with errors and findings worded
-//!   with the Python keyword arguments.
+//!   with the Python keyword arguments; [`options`]: the keyword arguments
+//!   (one dict) → the engine's options, and the engine's defaults.
 //! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → record batches
 //!   and canonical field maps; [`table`]: the batches as rows that map
 //!   straight into records.
@@ -34,6 +35,7 @@ mod estimators;
 mod falling;
 mod fast;
 mod grading;
+mod options;
 mod pages;
 mod summary;
 mod table;
@@ -56,6 +58,8 @@ fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine::report, m)?)?;
     m.add_function(wrap_pyfunction!(engine::compare, m)?)?;
     m.add_function(wrap_pyfunction!(engine::power, m)?)?;
+    m.add_function(wrap_pyfunction!(options::defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(pages::power_text, m)?)?;
     m.add_class::<pages::TypedReport>()?;
     m.add_class::<pages::TypedComparison>()?;
     m.add_function(wrap_pyfunction!(engine::summarize, m)?)?;

@@ -1,11 +1,12 @@
-//! The HTML pages of `rollstat-render` for the Python package: the typed
-//! report or comparison is kept beside its JSON, and `Report.to_html()` /
-//! `_repr_html_()` render it with the renderer the command uses, findings
-//! worded with the keyword arguments.
+//! The pages and tables of `rollstat-render` for the Python package: the
+//! typed report or comparison is kept beside its JSON; `Report.to_html()` /
+//! `_repr_html_()` render its HTML page and `print(report)` its text table
+//! with the renderers the command uses, findings and options worded with
+//! the keyword arguments.
 
 use crate::wording::{engine_error, finding_text};
 use pyo3::prelude::*;
-use rollstat_render::{View, Words};
+use rollstat_render::{markup, Style, View, Words};
 
 /// The package's words: options are keyword arguments.
 const WORDS: Words = Words {
@@ -38,6 +39,14 @@ impl TypedReport {
         let view = View { all, tau_asked };
         py.detach(|| rollstat_render::html::render(&self.0, view, &WORDS))
     }
+
+    /// The text table the command prints (`rollstat report`, the terminal
+    /// table), options named as keyword arguments.
+    #[pyo3(signature = (*, all, tau_asked))]
+    fn text(&self, all: bool, tau_asked: bool) -> String {
+        let view = View { all, tau_asked };
+        markup::render(&self.0, Style::Terminal, view, &WORDS)
+    }
 }
 
 /// A finished comparison, typed (what `compare.json` is the text of).
@@ -58,4 +67,18 @@ impl TypedComparison {
     fn html(&self, py: Python<'_>) -> String {
         py.detach(|| rollstat_render::compare_html(&self.0, &WORDS))
     }
+
+    /// The text table `rollstat compare` prints.
+    fn text(&self) -> String {
+        rollstat_render::compare::render_text(&self.0, false, &WORDS)
+    }
+}
+
+/// `power_text(power_json) -> str`: the text table `rollstat power` prints
+/// for a power.json's text.
+#[pyfunction]
+pub fn power_text(json: &str) -> PyResult<String> {
+    let p: rollstat::PowerReport = serde_json::from_str(json)
+        .map_err(|e| engine_error(rollstat::Error::Input(format!("power.json: {e}"))))?;
+    Ok(rollstat_render::power::render(&p))
 }

@@ -357,8 +357,11 @@ def test_metrics_tables(demo):
 def test_repr_and_html(demo):
     r = rollstat.report(demo, by="group")
     text = repr(r)
-    assert text.startswith("rollstat report: 6 problems, 8 rollouts each")
-    assert "pass@1" in text and "95% CI" in text and "groups (group)" in text
+    # The table the CLI prints, from the same renderer (options named as
+    # keyword arguments).
+    assert text == str(r) and text.startswith("rollstat report — ")
+    assert "pass@1" in text and "CI: bootstrap at 95%" in text and "group = algebra" in text
+    assert "all=True adds" in text and "--all" not in text
     frame = r._repr_html_()
     assert frame.startswith("<iframe ") and 'srcdoc="&lt;!DOCTYPE html&gt;' in frame
 

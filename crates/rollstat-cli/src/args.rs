@@ -1,7 +1,16 @@
 //! Command-line flags. Raw flags are parsed here and turned into the
 //! engine's option types in `options.rs`; library crates never see clap.
+//!
+//! A flag the engine has a default for is an `Option`: unset, the engine's
+//! default applies (`options.rs` merges the flags onto
+//! `ReportOptions::default()` and its siblings), and `--help` shows that
+//! default ([`command`]). No default is written here.
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
+use rollstat::{
+    Budget, CompareOptions, Dedupe, DenominatorPolicy, FailOn, GradingPolicy, IntervalMethod,
+    Match, PowerOptions, ReportOptions, ScoreOrder, TiePolicy,
+};
 use std::path::PathBuf;
 
 /// Sampled-answer metrics for LLM evaluations with several rollouts per problem.
@@ -90,17 +99,17 @@ pub struct UncertaintyArgs {
     /// Interval method: bootstrap (percentile over problems), bca, basic, t,
     /// wilson, jeffreys, clopper-pearson (binomial ones only where each
     /// problem contributes one 0/1 value), or none.
-    #[arg(long, default_value = "bootstrap", value_name = "METHOD")]
-    pub ci: String,
+    #[arg(long, value_name = "METHOD")]
+    pub ci: Option<IntervalMethod>,
     /// Two-sided confidence level.
-    #[arg(long, default_value_t = 0.95)]
-    pub level: f64,
+    #[arg(long)]
+    pub level: Option<f64>,
     /// Bootstrap resamples.
-    #[arg(long, default_value_t = 10_000)]
-    pub resamples: usize,
+    #[arg(long)]
+    pub resamples: Option<usize>,
     /// Seed of the resampling streams (output is identical for any thread count).
-    #[arg(long, default_value_t = 20_260_729)]
-    pub seed: u64,
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Cluster problems by this field (template, source, subject): CR1 standard
     /// errors and a bootstrap that resamples whole clusters.
     #[arg(long = "cluster-by", value_name = "FIELD")]
@@ -129,38 +138,29 @@ pub struct MetricArgs {
     /// Draw sizes, e.g. `--k 1,2,4` (default: 1, 2, 4, … up to n, and n).
     #[arg(long, value_delimiter = ',', value_name = "K,…")]
     pub k: Option<Vec<u64>>,
-    /// G-Pass thresholds τ in [0, 1] (default 0.25,0.5,0.75,1.0; tables show
-    /// G-Pass rows only when given).
+    /// G-Pass thresholds τ in [0, 1] (tables show G-Pass rows only when given).
     #[arg(long, value_delimiter = ',', value_name = "TAU,…")]
     pub tau: Option<Vec<String>>,
     /// Requested rollouts per problem (default: the largest n seen).
     #[arg(long)]
     pub n: Option<u64>,
     /// `requested`: failed rollouts count as wrong; `judged`: they are dropped.
-    #[arg(long, default_value = "requested", value_name = "requested|judged")]
-    pub denominator: String,
+    #[arg(long, value_name = "requested|judged")]
+    pub denominator: Option<DenominatorPolicy>,
     /// maj@n and maj@k tie policy (`first`: the tied answer seen first in
     /// rollout order wins).
-    #[arg(
-        long = "tie-policy",
-        default_value = "first",
-        value_name = "first|none|fractional"
-    )]
-    pub tie_policy: String,
+    #[arg(long = "tie-policy", value_name = "first|none|fractional")]
+    pub tie_policy: Option<TiePolicy>,
     /// bon@k and wmaj@n: whether a higher (`descending`) or lower
     /// (`ascending`) selector score is better.
-    #[arg(
-        long = "score-order",
-        default_value = "descending",
-        value_name = "descending|ascending"
-    )]
-    pub score_order: String,
+    #[arg(long = "score-order", value_name = "descending|ascending")]
+    pub score_order: Option<ScoreOrder>,
     /// Stop at the first bad row or short problem (exit code 2).
     #[arg(long)]
     pub strict: bool,
     /// Keep the first or last of duplicated (problem, rollout) rows instead of failing.
     #[arg(long, value_name = "first|last")]
-    pub dedupe: Option<String>,
+    pub dedupe: Option<Dedupe>,
     /// Most bytes a compressed input (.gz, .zst, .eval) may expand to, e.g.
     /// `4G`, `500M`, or `none` (default: 100× its size, at least 256M).
     #[arg(long = "max-decompressed", value_name = "SIZE|none")]
@@ -171,7 +171,7 @@ pub struct MetricArgs {
     /// every rollout has it). compare: also budget-matched rows (only when
     /// a field is given).
     #[arg(long, value_name = "FIELD|none")]
-    pub budget: Option<String>,
+    pub budget: Option<Budget>,
 }
 
 /// Grading flags shared by `report`, `compare` and `grade`.
@@ -181,30 +181,13 @@ pub struct GradingArgs {
     /// `answer`: `math` (boxed, "final answer is", "answer is", last LaTeX
     /// span, last number), `mcq` (letter A–J), `number`, or `regex:PATTERN`
     /// (first group of the last match).
-    #[arg(
-        long,
-        default_value = "math",
-        value_name = "math|mcq|number|regex:PATTERN"
-    )]
-    pub extract: String,
+    #[arg(long, value_name = "math|mcq|number|regex:PATTERN")]
+    pub extract: Option<String>,
     /// How answers are compared with `gold` and with each other (for
     /// maj@n): `equivalent` (math equivalence: 0.5 = 1/2 = \frac{1}{2})
     /// or `exact` (trimmed strings).
-    #[arg(
-        long = "match",
-        default_value = "equivalent",
-        value_name = "equivalent|exact"
-    )]
-    pub matching: String,
-}
-
-impl Default for GradingArgs {
-    fn default() -> Self {
-        GradingArgs {
-            extract: "math".into(),
-            matching: "equivalent".into(),
-        }
-    }
+    #[arg(long = "match", value_name = "equivalent|exact")]
+    pub matching: Option<Match>,
 }
 
 /// Output formats of `rollstat compare`.
@@ -215,15 +198,6 @@ pub enum CompareFormat {
     Markdown,
     /// One self-contained HTML page (inline SVG plots and CSS).
     Html,
-}
-
-/// Which verdict makes `--fail-on` exit with code 1.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    /// Fail when a checked row is `inferior`.
-    Inferior,
-    /// Fail unless every checked row is `non-inferior`.
-    Inconclusive,
 }
 
 /// Flags of `rollstat compare`.
@@ -257,15 +231,15 @@ pub struct CompareArgs {
     pub margin: Option<f64>,
     /// Exit with code 1 when a checked row is inferior, or (inconclusive)
     /// when a checked row is not shown non-inferior. Needs --margin.
-    #[arg(long = "fail-on", value_enum)]
+    #[arg(long = "fail-on", value_name = "inferior|inconclusive")]
     pub fail_on: Option<FailOn>,
     /// Metrics that --fail-on checks (default: every overall row with a verdict).
     #[arg(long, value_delimiter = ',', value_name = "METRIC,…")]
     pub metric: Option<Vec<String>>,
     /// Random sign-flip permutations (the test is exact, enumerating all
     /// 2^m sign patterns, when 2^m ≤ this number).
-    #[arg(long, default_value_t = 10_000)]
-    pub permutations: usize,
+    #[arg(long)]
+    pub permutations: Option<usize>,
     #[command(flatten)]
     pub metrics: MetricArgs,
     #[command(flatten)]
@@ -304,11 +278,11 @@ pub struct PowerArgs {
     #[arg(long, value_parser = parse_num)]
     pub delta: Option<f64>,
     /// Two-sided significance level.
-    #[arg(long, default_value = "0.05", value_parser = parse_num)]
-    pub alpha: f64,
+    #[arg(long, value_parser = parse_num)]
+    pub alpha: Option<f64>,
     /// Target power 1 − β.
-    #[arg(long, default_value = "0.8", value_parser = parse_num)]
-    pub power: f64,
+    #[arg(long, value_parser = parse_num)]
+    pub power: Option<f64>,
     /// Correlation r of the two systems' per-problem scores, as `rollstat
     /// compare` prints it (typically 0.3–0.7 between frontier models); the
     /// rollout noise in it is taken out: ω² = 2·(Var(x) − r·(Var(x) + σ²/K)).
@@ -329,8 +303,8 @@ pub struct PowerArgs {
     #[arg(long, value_parser = parse_num)]
     pub sigma2: Option<f64>,
     /// Multipliers for the rollouts-vs-problems table.
-    #[arg(long, value_delimiter = ',', default_value = "2,4,10", value_parser = parse_num)]
-    pub factors: Vec<f64>,
+    #[arg(long, value_delimiter = ',', value_parser = parse_num, value_name = "F,…")]
+    pub factors: Option<Vec<f64>>,
     /// With a report: only these metrics (default: every metric with a stderr).
     #[arg(long, value_delimiter = ',', value_name = "METRIC,…")]
     pub metric: Option<Vec<String>>,
@@ -367,4 +341,154 @@ fn parse_count(s: &str) -> std::result::Result<f64, String> {
         return Err(format!("'{s}' must be > 0"));
     }
     Ok(v)
+}
+
+/// The engine's default of each flag that has one, by argument id, as
+/// `--help` shows it.
+fn engine_defaults() -> Vec<(&'static str, String)> {
+    let report = ReportOptions::default();
+    let compare = CompareOptions::default();
+    let power = PowerOptions::default();
+    let (m, i) = (&report.metrics, &report.intervals);
+    let grading = GradingPolicy::default();
+    let list = |xs: &[f64]| xs.iter().map(f64::to_string).collect::<Vec<_>>().join(",");
+    vec![
+        ("ci", i.method.to_string()),
+        ("level", i.level.to_string()),
+        ("resamples", i.resamples.to_string()),
+        ("seed", i.seed.to_string()),
+        ("tau", list(&m.tau)),
+        ("denominator", m.denominator.to_string()),
+        ("tie_policy", m.tie_policy.to_string()),
+        ("score_order", m.score_order.to_string()),
+        ("extract", grading.extract_name().to_string()),
+        ("matching", grading.matching.to_string()),
+        ("permutations", compare.permutations.to_string()),
+        ("alpha", power.alpha.to_string()),
+        ("power", power.power.to_string()),
+        ("factors", list(&power.factors)),
+    ]
+}
+
+/// The command line with each flag's engine default in its help
+/// (`[default: bootstrap]`), as clap shows a `default_value`.
+pub fn command() -> clap::Command {
+    let defaults = engine_defaults();
+    Cli::command().mut_subcommands(|sub| {
+        let ids: Vec<String> = sub
+            .get_arguments()
+            .map(|a| a.get_id().to_string())
+            .collect();
+        defaults
+            .iter()
+            .filter(|(id, _)| ids.iter().any(|i| i == id))
+            .fold(sub, |sub, (id, value)| {
+                sub.mut_arg(*id, |arg| {
+                    let help = arg.get_help().map(ToString::to_string);
+                    let long = arg.get_long_help().map(ToString::to_string);
+                    let long = long.or_else(|| help.clone()).unwrap_or_default();
+                    arg.help(format!("{} [default: {value}]", help.unwrap_or_default()))
+                        .long_help(format!("{long}\n\n[default: {value}]"))
+                })
+            })
+    })
+}
+
+/// Flags whose values the engine reads (`rollstat::Choice`s and the budget): a bad
+/// value is reported as `--ci: unknown method 'x'; expected …`, the
+/// engine's words after the flag, rather than in clap's wording.
+const ENGINE_PARSED: [&str; 8] = [
+    "--ci",
+    "--denominator",
+    "--tie-policy",
+    "--score-order",
+    "--dedupe",
+    "--match",
+    "--fail-on",
+    "--budget",
+];
+
+/// A bad value of a flag the engine parses, in the engine's words after
+/// the flag (`--ci: unknown method 'x'; expected …`); None for other
+/// errors, which clap words.
+pub fn value_error(e: &clap::Error) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    if e.kind() != ErrorKind::ValueValidation {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    let flag = arg.split([' ', '=']).next().unwrap_or(arg);
+    let reason = std::error::Error::source(e)?;
+    ENGINE_PARSED
+        .contains(&flag)
+        .then(|| format!("{flag}: {reason}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rollstat::Choice;
+
+    /// Every value of a [`Choice`] parses back from its name (what `--help`
+    /// and error messages list).
+    fn round_trips<T: Choice>() -> bool {
+        T::ALL.iter().all(|v| v.to_string().parse::<T>() == Ok(*v))
+    }
+
+    #[test]
+    fn help_shows_the_engine_defaults() {
+        let mut cmd = command();
+        let report = cmd
+            .find_subcommand_mut("report")
+            .expect("report")
+            .render_help()
+            .to_string();
+        for shown in [
+            "[default: bootstrap]",
+            "[default: 0.95]",
+            "[default: 10000]",
+            "[default: 20260729]",
+            "[default: requested]",
+            "[default: first]",
+            "[default: descending]",
+            "[default: math]",
+            "[default: equivalent]",
+            "[default: 0.25,0.5,0.75,1]",
+        ] {
+            assert!(report.contains(shown), "{shown} not in\n{report}");
+        }
+        let power = cmd
+            .find_subcommand_mut("power")
+            .expect("power")
+            .render_help()
+            .to_string();
+        for shown in ["[default: 0.05]", "[default: 0.8]", "[default: 2,4,10]"] {
+            assert!(power.contains(shown), "{shown} not in\n{power}");
+        }
+    }
+
+    #[test]
+    fn choices_round_trip() {
+        assert!(round_trips::<IntervalMethod>());
+        assert!(round_trips::<TiePolicy>());
+        assert!(round_trips::<DenominatorPolicy>());
+        assert!(round_trips::<ScoreOrder>());
+        assert!(round_trips::<Dedupe>());
+        assert!(round_trips::<Match>());
+        assert!(round_trips::<FailOn>());
+    }
+
+    #[test]
+    fn bad_values_are_worded_by_the_engine() {
+        let e = command()
+            .try_get_matches_from(["rollstat", "report", "x", "--ci", "magic"])
+            .unwrap_err();
+        let text = value_error(&e).expect("an engine-parsed flag");
+        assert!(
+            text.starts_with("--ci: unknown method 'magic'; expected bootstrap"),
+            "{text}"
+        );
+    }
 }

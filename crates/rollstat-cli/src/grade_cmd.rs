@@ -135,8 +135,8 @@ pub fn run(a: &GradeArgs) -> Result<()> {
     } = total;
     let mut note = format!(
         "rollstat grade: {rows} rows graded ({rollouts} rollouts: {correct} correct, {unextracted} unextracted, {undecided} undecided (correct: null, over the grader's work limit)) with --extract {} --match {}",
-        a.grading.extract.trim(),
-        a.grading.matching.trim()
+        g.extract_name(),
+        g.matching
     );
     for (why, n) in &kept {
         note.push_str(&format!("; {n} rows kept as they were ({why})"));

@@ -12,7 +12,7 @@ mod summary_cmd;
 
 use anyhow::{Context, Result};
 use args::{Cli, Command, CompareFormat, PowerFormat};
-use clap::Parser;
+use clap::FromArgMatches;
 use rollstat::Source;
 use std::process::ExitCode;
 
@@ -174,7 +174,19 @@ fn main() -> ExitCode {
     return_freed_memory_promptly();
     #[cfg(target_os = "linux")]
     disable_transparent_huge_pages();
-    let cli = Cli::parse();
+    let cli = match args::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => cli,
+        Err(e) => match args::value_error(&e) {
+            Some(text) => {
+                eprintln!("rollstat: {text}");
+                return ExitCode::from(2);
+            }
+            None => e.exit(),
+        },
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

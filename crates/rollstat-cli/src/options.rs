@@ -1,11 +1,13 @@
-//! Flags → the engine's typed options, and the engine's errors and findings
-//! → words that name flags.
+//! Flags → the engine's typed options (each flag left unset takes the
+//! engine's default: the flags are merged onto `ReportOptions::default()`
+//! and its siblings), and the engine's errors and findings → words that
+//! name flags.
 
 use crate::args::{CompareArgs, GradingArgs, MetricArgs, PowerArgs, ReportArgs, UncertaintyArgs};
 use anyhow::Result;
 use rollstat::{
-    CompareOptions, Error, FailOn, Finding, GradingPolicy, IntervalOptions, Match, MetricOptions,
-    PowerOptions, ReportOptions,
+    CompareOptions, Error, Finding, GradingPolicy, IntervalOptions, MetricOptions, PowerOptions,
+    ReportOptions,
 };
 
 /// Bad input or usage: exit code 2.
@@ -107,9 +109,6 @@ pub fn finding_text(f: &Finding) -> String {
     }
 }
 
-/// G-Pass thresholds when `--tau` is not given.
-const DEFAULT_TAU: [f64; 4] = [0.25, 0.5, 0.75, 1.0];
-
 fn parse_tau(texts: &[String]) -> Result<Vec<f64>> {
     texts
         .iter()
@@ -121,45 +120,30 @@ fn parse_tau(texts: &[String]) -> Result<Vec<f64>> {
         .collect()
 }
 
+/// The metric flags merged onto [`MetricOptions::default()`].
 fn metric_options(a: &MetricArgs) -> Result<MetricOptions> {
+    let d = MetricOptions::default();
     Ok(MetricOptions {
-        k: a.k.clone(),
+        k: a.k.clone().or(d.k),
         tau: match &a.tau {
             Some(t) => parse_tau(t)?,
-            None => DEFAULT_TAU.to_vec(),
+            None => d.tau,
         },
-        n: a.n,
-        denominator: a
-            .denominator
-            .parse()
-            .map_err(|e| usage(format!("--denominator: {e}")))?,
-        tie_policy: a
-            .tie_policy
-            .parse()
-            .map_err(|e| usage(format!("--tie-policy: {e}")))?,
-        score_order: a
-            .score_order
-            .parse()
-            .map_err(|e| usage(format!("--score-order: {e}")))?,
-        strict: a.strict,
-        dedupe: a
-            .dedupe
-            .as_deref()
-            .map(str::parse)
-            .transpose()
-            .map_err(|e| usage(format!("--dedupe: {e}")))?,
+        n: a.n.or(d.n),
+        denominator: a.denominator.unwrap_or(d.denominator),
+        tie_policy: a.tie_policy.unwrap_or(d.tie_policy),
+        score_order: a.score_order.unwrap_or(d.score_order),
+        strict: a.strict || d.strict,
+        dedupe: a.dedupe.or(d.dedupe),
         decompress_limit: match a.max_decompressed.as_deref() {
-            None => rollstat::DecompressLimit::default(),
+            None => d.decompress_limit,
             Some(t) => rollstat::DecompressLimit::total(parse_size(t).ok_or_else(|| {
                 usage(format!(
                     "--max-decompressed: '{t}' is not a size (e.g. 4G, 500M, 1048576, none)"
                 ))
             })?),
         },
-        budget: match &a.budget {
-            Some(b) => b.parse().map_err(|e| usage(format!("--budget: {e}")))?,
-            None => Default::default(),
-        },
+        budget: a.budget.clone().unwrap_or(d.budget),
     })
 }
 
@@ -179,23 +163,25 @@ fn parse_size(t: &str) -> Option<u64> {
     digits.trim().parse::<u64>().ok()?.checked_mul(1 << shift)
 }
 
-fn interval_options(a: &UncertaintyArgs) -> Result<IntervalOptions> {
-    Ok(IntervalOptions {
-        method: a.ci.parse().map_err(|e| usage(format!("--ci: {e}")))?,
-        level: a.level,
-        resamples: a.resamples,
-        seed: a.seed,
-        cluster_by: a.cluster_by.clone(),
-    })
+/// The interval flags merged onto [`IntervalOptions::default()`].
+fn interval_options(a: &UncertaintyArgs) -> IntervalOptions {
+    let d = IntervalOptions::default();
+    IntervalOptions {
+        method: a.ci.unwrap_or(d.method),
+        level: a.level.unwrap_or(d.level),
+        resamples: a.resamples.unwrap_or(d.resamples),
+        seed: a.seed.unwrap_or(d.seed),
+        cluster_by: a.cluster_by.clone().or(d.cluster_by),
+    }
 }
 
-/// The grading policy of `--extract` / `--match`.
+/// The grading policy of `--extract` / `--match`, merged onto
+/// [`GradingPolicy::default()`].
 pub fn grading_policy(a: &GradingArgs) -> Result<GradingPolicy> {
-    let matching: Match = a
-        .matching
-        .parse()
-        .map_err(|e| usage(format!("--match: {e}")))?;
-    GradingPolicy::new(&a.extract, matching).map_err(|e| usage(format!("--extract: {e}")))
+    let d = GradingPolicy::default();
+    let extract = a.extract.as_deref().unwrap_or(d.extract_name());
+    GradingPolicy::new(extract, a.matching.unwrap_or(d.matching))
+        .map_err(|e| usage(format!("--extract: {e}")))
 }
 
 fn source_format(from: Option<&str>) -> Result<Option<rollstat::Format>> {
@@ -207,7 +193,7 @@ fn source_format(from: Option<&str>) -> Result<Option<rollstat::Format>> {
 pub fn report_options(a: &ReportArgs) -> Result<ReportOptions> {
     let o = ReportOptions {
         metrics: metric_options(&a.metrics)?,
-        intervals: interval_options(&a.uncertainty)?,
+        intervals: interval_options(&a.uncertainty),
         grading: grading_policy(&a.grading)?,
         by: a.by.clone(),
         per_problem: a.per_problem,
@@ -226,11 +212,11 @@ pub fn summarize_options(a: &crate::summary_cmd::SummarizeArgs) -> Result<Report
         k: None,
         tau: None,
         n: None,
-        denominator: "requested".into(),
-        tie_policy: "first".into(),
-        score_order: "descending".into(),
+        denominator: None,
+        tie_policy: None,
+        score_order: None,
         strict: a.strict,
-        dedupe: a.dedupe.clone(),
+        dedupe: a.dedupe,
         max_decompressed: a.max_decompressed.clone(),
         budget: a.budget.clone(),
     };
@@ -249,21 +235,19 @@ pub fn summarize_options(a: &crate::summary_cmd::SummarizeArgs) -> Result<Report
 
 /// `rollstat compare` flags → [`CompareOptions`] (validated).
 pub fn compare_options(a: &CompareArgs) -> Result<CompareOptions> {
+    let d = CompareOptions::default();
     let o = CompareOptions {
         metrics: metric_options(&a.metrics)?,
-        intervals: interval_options(&a.uncertainty)?,
+        intervals: interval_options(&a.uncertainty),
         grading: grading_policy(&a.grading)?,
-        by: a.by.clone(),
-        a: a.a_name.clone(),
-        b: a.b_name.clone(),
-        group_by: a.group_by.clone(),
-        margin: a.margin,
-        fail_on: a.fail_on.map(|f| match f {
-            crate::args::FailOn::Inferior => FailOn::Inferior,
-            crate::args::FailOn::Inconclusive => FailOn::Inconclusive,
-        }),
-        metric: a.metric.clone(),
-        permutations: a.permutations,
+        by: a.by.clone().or(d.by),
+        a: a.a_name.clone().or(d.a),
+        b: a.b_name.clone().or(d.b),
+        group_by: a.group_by.clone().or(d.group_by),
+        margin: a.margin.or(d.margin),
+        fail_on: a.fail_on.or(d.fail_on),
+        metric: a.metric.clone().or(d.metric),
+        permutations: a.permutations.unwrap_or(d.permutations),
         source_format: None,
         messages: Some(stderr_sink()),
     };
@@ -271,20 +255,21 @@ pub fn compare_options(a: &CompareArgs) -> Result<CompareOptions> {
     Ok(o)
 }
 
-/// `rollstat power` flags → [`PowerOptions`].
+/// `rollstat power` flags merged onto [`PowerOptions::default()`].
 pub fn power_options(a: &PowerArgs) -> PowerOptions {
+    let d = PowerOptions::default();
     PowerOptions {
-        problems: a.problems,
-        rollouts: a.rollouts,
-        delta: a.delta,
-        alpha: a.alpha,
-        power: a.power,
-        correlation: a.correlation,
-        omega2: a.omega2,
-        var_between: a.var_between,
-        baseline: a.baseline,
-        sigma2: a.sigma2,
-        factors: a.factors.clone(),
-        metric: a.metric.clone(),
+        problems: a.problems.or(d.problems),
+        rollouts: a.rollouts.or(d.rollouts),
+        delta: a.delta.or(d.delta),
+        alpha: a.alpha.unwrap_or(d.alpha),
+        power: a.power.unwrap_or(d.power),
+        correlation: a.correlation.or(d.correlation),
+        omega2: a.omega2.or(d.omega2),
+        var_between: a.var_between.or(d.var_between),
+        baseline: a.baseline.or(d.baseline),
+        sigma2: a.sigma2.or(d.sigma2),
+        factors: a.factors.clone().unwrap_or(d.factors),
+        metric: a.metric.clone().or(d.metric),
     }
 }

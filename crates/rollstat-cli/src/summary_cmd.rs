@@ -33,10 +33,10 @@ pub struct SummarizeArgs {
     pub strict: bool,
     /// Keep the first or last of duplicated (problem, rollout) rows, here and when merging.
     #[arg(long, value_name = "first|last")]
-    pub dedupe: Option<String>,
+    pub dedupe: Option<rollstat::Dedupe>,
     /// The field holding each rollout's budget (default `output_tokens`; `none`: off).
     #[arg(long, value_name = "FIELD|none")]
-    pub budget: Option<String>,
+    pub budget: Option<rollstat::Budget>,
     /// Most bytes a compressed input may expand to (as for `report`).
     #[arg(long = "max-decompressed", value_name = "SIZE|none")]
     pub max_decompressed: Option<String>,

@@ -271,3 +271,23 @@ fn frontier_in_the_table_and_the_json() {
     assert!(doc["health"].get("budget").is_none());
     assert!(doc["metrics"].get("budget@1").is_none());
 }
+
+/// One CI label (design review D18): the terminal table, Markdown and the
+/// HTML page all say 95.5% for `--level 0.955`, never a rounded 96%.
+#[test]
+fn every_format_labels_the_level_alike() {
+    for format in ["table", "markdown", "html"] {
+        let t = run(&[
+            "report",
+            "examples/demo.jsonl",
+            "--level",
+            "0.955",
+            "--resamples",
+            "200",
+            "--format",
+            format,
+        ]);
+        assert!(t.contains("bootstrap at 95.5%"), "{format}: {t}");
+        assert!(!t.contains("96%"), "{format}");
+    }
+}

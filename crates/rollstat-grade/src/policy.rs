@@ -41,6 +41,12 @@ impl Match {
     }
 }
 
+impl fmt::Display for Match {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl FromStr for Match {
     type Err = String;
     /// ```

@@ -89,6 +89,15 @@ impl std::str::FromStr for Dedupe {
     }
 }
 
+impl fmt::Display for Dedupe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Dedupe::First => "first",
+            Dedupe::Last => "last",
+        })
+    }
+}
+
 /// Reader options.
 #[derive(Clone, Debug, Default)]
 pub struct ReadOptions {

@@ -199,11 +199,7 @@ fn header(r: &Report, out: &mut String) {
     out.push_str("<h2 id=\"configuration\">Configuration</h2>\n");
     let c = &r.config;
     let ci = &c.ci;
-    let mut ci_text = format!(
-        "{} at {}%",
-        ci.method,
-        rollstat::trim_float(100.0 * ci.level)
-    );
+    let mut ci_text = crate::markup::ci_label(&ci.method, ci.level);
     if let (Some(res), Some(seed)) = (ci.resamples, ci.seed) {
         let _ = write!(ci_text, ", {res} resamples, seed {seed}");
     }
@@ -294,11 +290,7 @@ fn headline(r: &Report, view: View, out: &mut String) {
     let ci = if c.ci.method == "none" {
         "no interval asked".to_string()
     } else {
-        format!(
-            "CI: {} at {}%",
-            c.ci.method,
-            rollstat::trim_float(100.0 * c.ci.level)
-        )
+        format!("CI: {}", crate::markup::ci_label(&c.ci.method, c.ci.level))
     };
     let _ = writeln!(
         out,
@@ -799,11 +791,11 @@ fn extrapolation(x: &rollstat::Extrapolation, out: &mut String) {
         .map(|(name, e)| {
             let ci = match (e.ci, e.level) {
                 (Some([lo, hi]), Some(level)) => format!(
-                    "[{:.2}, {:.2}]% ({} {}%)",
+                    "[{:.2}, {:.2}]% ({} {})",
                     100.0 * lo,
                     100.0 * hi,
                     e.method,
-                    rollstat::trim_float(100.0 * level)
+                    crate::markup::level_label(level)
                 ),
                 _ => "–".into(),
             };

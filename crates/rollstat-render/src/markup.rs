@@ -165,6 +165,26 @@ fn block(
     let _ = writeln!(out);
 }
 
+/// A two-sided level for people: `95%`, `95.5%` for 0.955 — the one form
+/// of the terminal table, Markdown and the HTML page.
+///
+/// ```
+/// assert_eq!(rollstat_render::markup::level_label(0.955), "95.5%");
+/// assert_eq!(rollstat_render::markup::level_label(0.95), "95%");
+/// ```
+pub fn level_label(level: f64) -> String {
+    format!("{}%", rollstat::trim_float(100.0 * level))
+}
+
+/// An interval's label for people: `bootstrap at 95.5%`.
+///
+/// ```
+/// assert_eq!(rollstat_render::markup::ci_label("bca", 0.9), "bca at 90%");
+/// ```
+pub fn ci_label(method: &str, level: f64) -> String {
+    format!("{method} at {}", level_label(level))
+}
+
 /// Renders the whole report.
 pub fn render(r: &Report, style: Style, view: View, words: &Words) -> String {
     let mut out = String::new();
@@ -191,9 +211,8 @@ pub fn render(r: &Report, style: Style, view: View, words: &Words) -> String {
         "Values are means over problems; ±stderr is sd/√N over per-problem values.".to_string()
     } else {
         format!(
-            "Values are means over problems; ±stderr is sd/√N; CI: {} at {:.0}%.",
-            c.ci.method,
-            c.ci.level * 100.0
+            "Values are means over problems; ±stderr is sd/√N; CI: {}.",
+            ci_label(&c.ci.method, c.ci.level)
         )
     };
     if let Some(line) = super::hidden_summary(&r.block, c.n, view, Some(words)) {
@@ -310,11 +329,11 @@ fn extrapolation(x: &Extrapolation, style: Style, out: &mut String) {
                 .unwrap_or_else(|| "–".into()),
             match (e.ci, e.level) {
                 (Some([lo, hi]), Some(level)) => format!(
-                    "[{:.2}, {:.2}] ({} {:.0}%)",
+                    "[{:.2}, {:.2}] ({} {})",
                     100.0 * lo,
                     100.0 * hi,
                     e.method,
-                    100.0 * level
+                    level_label(level)
                 ),
                 _ => "–".into(),
             },

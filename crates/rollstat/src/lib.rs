@@ -76,8 +76,8 @@ pub use error::{Error, OptionName, Result};
 pub use extrapolation::{ExtrapolatedEntry, Extrapolation, FitCheckEntry, EXTRAPOLATION_LABEL};
 pub use findings::{Finding, SideLabel};
 pub use options::{
-    Budget, CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink, MetricOptions,
-    ReportOptions, DEFAULT_BUDGET_FIELD, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
+    Budget, Choice, CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink,
+    MetricOptions, ReportOptions, DEFAULT_BUDGET_FIELD, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
 };
 pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
 pub use read::{
@@ -94,6 +94,7 @@ pub use summary_arrow::{summary_schema, HEADER_KEY as SUMMARY_KEY};
 #[cfg(feature = "parquet")]
 pub use summary_parquet::PARQUET_MAGIC;
 
+pub use rollstat_core::best::ScoreOrder;
 pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
 pub use rollstat_core::vote::TiePolicy;
 pub use rollstat_formats::{DecompressLimit, Format};

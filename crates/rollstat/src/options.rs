@@ -8,11 +8,82 @@ use rollstat_core::best::ScoreOrder;
 use rollstat_core::summary::DenominatorPolicy;
 use rollstat_core::vote::TiePolicy;
 use rollstat_formats::{DecompressLimit, Format};
-use rollstat_grade::GradingPolicy;
+use rollstat_grade::{GradingPolicy, Match};
 use rollstat_io::Dedupe;
 use rollstat_stats::{BinomialMethod, CiMethod};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
+
+/// A closed set of option values, each with one name: [`std::str::FromStr`]
+/// reads it, [`std::fmt::Display`] writes it, and [`Choice::ALL`] lists the
+/// values in the order help texts name them. The front ends (command-line
+/// flags, Python keyword arguments) parse these names and show these
+/// defaults; they keep no list of their own.
+///
+/// ```
+/// use rollstat::{Choice, IntervalMethod, TiePolicy};
+/// assert_eq!(TiePolicy::names(), ["first", "none", "fractional"]);
+/// for m in IntervalMethod::ALL {
+///     assert_eq!(m.to_string().parse::<IntervalMethod>(), Ok(*m));
+/// }
+/// ```
+pub trait Choice:
+    Copy + PartialEq + std::fmt::Debug + std::fmt::Display + std::str::FromStr<Err = String> + 'static
+{
+    /// Every value.
+    const ALL: &'static [Self];
+    /// The name of every value, in the order of [`Choice::ALL`].
+    fn names() -> Vec<String> {
+        Self::ALL.iter().map(ToString::to_string).collect()
+    }
+}
+
+impl Choice for TiePolicy {
+    const ALL: &'static [Self] = &[TiePolicy::First, TiePolicy::None, TiePolicy::Fractional];
+}
+
+impl Choice for DenominatorPolicy {
+    const ALL: &'static [Self] = &[DenominatorPolicy::Requested, DenominatorPolicy::Judged];
+}
+
+impl Choice for ScoreOrder {
+    const ALL: &'static [Self] = &[ScoreOrder::Descending, ScoreOrder::Ascending];
+}
+
+impl Choice for Dedupe {
+    const ALL: &'static [Self] = &[Dedupe::First, Dedupe::Last];
+}
+
+impl Choice for Match {
+    const ALL: &'static [Self] = &[Match::Equivalent, Match::Exact];
+}
+
+impl Choice for IntervalMethod {
+    const ALL: &'static [Self] = &[
+        IntervalMethod::Resampled(CiMethod::Percentile),
+        IntervalMethod::Resampled(CiMethod::Bca),
+        IntervalMethod::Resampled(CiMethod::Basic),
+        IntervalMethod::Resampled(CiMethod::T),
+        IntervalMethod::Binomial(BinomialMethod::Wilson),
+        IntervalMethod::Binomial(BinomialMethod::Jeffreys),
+        IntervalMethod::Binomial(BinomialMethod::ClopperPearson),
+        IntervalMethod::None,
+    ];
+}
+
+impl Choice for FailOn {
+    const ALL: &'static [Self] = &[FailOn::Inferior, FailOn::Inconclusive];
+}
+
+/// The names of a [`Choice`] as a list for people: `a, b or c`.
+fn one_of<T: Choice>() -> String {
+    let names = T::names();
+    match names.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
 
 /// Receives messages for people while sources are read — unreadable files
 /// (`error: …`), empty inputs (`warning: …`) and malformed rows
@@ -98,10 +169,17 @@ impl std::str::FromStr for IntervalMethod {
             "clopper-pearson" => IntervalMethod::Binomial(BinomialMethod::ClopperPearson),
             other => {
                 return Err(format!(
-                    "unknown method '{other}'; expected bootstrap, bca, basic, t, wilson, jeffreys, clopper-pearson or none"
+                    "unknown method '{other}'; expected {}",
+                    one_of::<IntervalMethod>()
                 ))
             }
         })
+    }
+}
+
+impl std::fmt::Display for IntervalMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
     }
 }
 
@@ -359,6 +437,30 @@ impl FailOn {
         match self {
             FailOn::Inferior => "inferior",
             FailOn::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+impl std::fmt::Display for FailOn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for FailOn {
+    type Err = String;
+    /// ```
+    /// use rollstat::FailOn;
+    /// assert_eq!("inferior".parse::<FailOn>(), Ok(FailOn::Inferior));
+    /// assert!("worse".parse::<FailOn>().is_err());
+    /// ```
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "inferior" => Ok(FailOn::Inferior),
+            "inconclusive" => Ok(FailOn::Inconclusive),
+            other => Err(format!(
+                "unknown verdict '{other}'; expected 'inferior' or 'inconclusive'"
+            )),
         }
     }
 }
