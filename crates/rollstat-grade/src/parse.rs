@@ -359,199 +359,192 @@ pub(crate) fn tokenize(s: &str) -> Result<Vec<Tok>, ParseError> {
             return Err(ParseError::Limit);
         }
         let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_digit() || (c == '.' && i + 1 < n && chars[i + 1].is_ascii_digit()) {
-            let start = i;
-            while i < n && chars[i].is_ascii_digit() {
-                i += 1;
-            }
-            // thousands groups inside an expression: 12,000,003 or 1,000.5
-            loop {
-                let grp = i + 4 <= n
-                    && chars[i] == ','
-                    && chars[i + 1..i + 4].iter().all(|c| c.is_ascii_digit())
-                    && (i + 4 == n || !chars[i + 4].is_ascii_digit());
-                if !grp || i - start > 3 && !chars[start..i].contains(&',') {
-                    break;
-                }
-                // require a further group or a decimal part
-                let next_grp = i + 8 <= n
-                    && chars[i + 4] == ','
-                    && chars[i + 5..i + 8].iter().all(|c| c.is_ascii_digit());
-                let dec = i + 5 < n && chars[i + 4] == '.' && chars[i + 5].is_ascii_digit();
-                let prev_grp = chars[start..i].contains(&',');
-                if next_grp || dec || prev_grp {
-                    i += 4;
-                } else {
-                    break;
-                }
-            }
-            if i + 1 < n && chars[i] == '.' && chars[i + 1].is_ascii_digit() {
-                i += 1;
-                while i < n && chars[i].is_ascii_digit() {
-                    i += 1;
-                }
-            } else if i < n
-                && chars[i] == '.'
-                && (i + 1 == n || !chars[i + 1].is_ascii_alphanumeric())
-            {
-                // trailing dot "5." : ignore the dot
-            }
-            let lit: String = chars[start..i].iter().filter(|c| **c != ',').collect();
-            // scientific notation with capital E: 1.5E5
-            if i + 1 < n && chars[i] == 'E' {
-                let mut k = i + 1;
-                if k < n && (chars[k] == '+' || chars[k] == '-') {
-                    k += 1;
-                }
-                if k < n && chars[k].is_ascii_digit() {
-                    let es = k;
-                    while k < n && chars[k].is_ascii_digit() {
-                        k += 1;
-                    }
-                    let exp: String = chars[i + 1..k].iter().collect();
-                    let _ = es;
-                    toks.push(Tok::Num(format!("{lit}E{exp}")));
-                    i = k;
-                    continue;
-                }
-            }
-            toks.push(Tok::Num(lit));
-            continue;
-        }
-        if c.is_alphabetic() {
-            let start = i;
-            while i < n && chars[i].is_alphabetic() {
-                i += 1;
-            }
-            toks.push(Tok::Word(chars[start..i].iter().collect()));
-            continue;
-        }
-        if c == '\\' {
-            if i + 1 < n && chars[i + 1] == '\\' {
-                toks.push(Tok::RowSep);
-                i += 2;
-                continue;
-            }
-            if i + 1 < n && chars[i + 1] == '{' {
-                toks.push(Tok::LSet);
-                i += 2;
-                continue;
-            }
-            if i + 1 < n && chars[i + 1] == '}' {
-                toks.push(Tok::RSet);
-                i += 2;
-                continue;
-            }
-            if i + 1 < n && chars[i + 1] == '|' {
-                toks.push(Tok::Pipe);
-                i += 2;
-                continue;
-            }
-            let start = i + 1;
-            let mut j = start;
-            while j < n && chars[j].is_ascii_alphabetic() {
-                j += 1;
-            }
-            if j == start {
-                // unknown escape like \# : skip it
-                i += 2;
-                continue;
-            }
-            let name: String = chars[start..j].iter().collect();
-            i = j;
-            let tok = match name.as_str() {
-                "le" | "leq" | "leqslant" | "leqq" => Tok::Rel(RelOp::Le),
-                "ge" | "geq" | "geqslant" | "geqq" => Tok::Rel(RelOp::Ge),
-                "lt" => Tok::Rel(RelOp::Lt),
-                "gt" => Tok::Rel(RelOp::Gt),
-                "ne" | "neq" => Tok::Rel(RelOp::Ne),
-                "approx" | "simeq" | "thickapprox" => Tok::Rel(RelOp::Approx),
-                "in" => Tok::Rel(RelOp::In),
-                "equiv" => Tok::Rel(RelOp::Eq),
-                "cdot" | "times" | "ast" => Tok::Op('*'),
-                "div" => Tok::Op('/'),
-                "pm" => Tok::Op('±'),
-                "mp" => Tok::Op('∓'),
-                "cup" => Tok::Op('∪'),
-                "cap" => Tok::Op('∩'),
-                "setminus" => Tok::Op('∖'),
-                "colon" => Tok::Op(':'),
-                "lbrace" => Tok::LSet,
-                "rbrace" => Tok::RSet,
-                "vert" | "lvert" | "rvert" | "mid" => Tok::Pipe,
-                "langle" => Tok::LParen,
-                "rangle" => Tok::RParen,
-                "lbrack" => Tok::LBrack,
-                "rbrack" => Tok::RBrack,
-                _ => Tok::Cmd(name),
-            };
-            toks.push(tok);
-            continue;
-        }
-        i += 1;
-        let tok = match c {
-            '{' => Tok::LBrace,
-            '}' => Tok::RBrace,
-            '(' => Tok::LParen,
-            ')' => Tok::RParen,
-            '[' => Tok::LBrack,
-            ']' => Tok::RBrack,
-            '|' => Tok::Pipe,
-            '&' => Tok::Amp,
-            ',' => Tok::Comma,
-            ';' => Tok::Semi,
-            '=' => {
-                if i < n && chars[i] == '=' {
-                    i += 1;
-                }
-                Tok::Rel(RelOp::Eq)
-            }
-            '<' => {
-                if i < n && chars[i] == '=' {
-                    i += 1;
-                    Tok::Rel(RelOp::Le)
-                } else {
-                    Tok::Rel(RelOp::Lt)
-                }
-            }
-            '>' => {
-                if i < n && chars[i] == '=' {
-                    i += 1;
-                    Tok::Rel(RelOp::Ge)
-                } else {
-                    Tok::Rel(RelOp::Gt)
-                }
-            }
-            '!' => {
-                if i < n && chars[i] == '=' {
-                    i += 1;
-                    Tok::Rel(RelOp::Ne)
-                } else {
-                    Tok::Op('!')
-                }
-            }
-            '≤' => Tok::Rel(RelOp::Le),
-            '≥' => Tok::Rel(RelOp::Ge),
-            '≠' => Tok::Rel(RelOp::Ne),
-            '≈' => Tok::Rel(RelOp::Approx),
-            '∈' => Tok::Rel(RelOp::In),
-            '+' | '-' | '*' | '/' | '^' | '_' | '%' | ':' | '\'' | '±' | '∓' | '∪' | '∩' => {
-                Tok::Op(c)
-            }
-            'π' => Tok::Cmd("pi".into()),
-            '∞' => Tok::Cmd("infty".into()),
-            '∅' => Tok::Cmd("emptyset".into()),
-            '.' => continue, // stray period (sentence end)
-            '"' | '`' => continue,
-            _ => return Err(ParseError::Syntax),
+        let (tok, next) = if c.is_whitespace() {
+            (None, i + 1)
+        } else if c.is_ascii_digit() || (c == '.' && i + 1 < n && chars[i + 1].is_ascii_digit()) {
+            let (tok, next) = lex_number(&chars, i);
+            (Some(tok), next)
+        } else if c.is_alphabetic() {
+            let end = run_end(&chars, i, |c| c.is_alphabetic());
+            (Some(Tok::Word(chars[i..end].iter().collect())), end)
+        } else if c == '\\' {
+            lex_backslash(&chars, i)
+        } else {
+            lex_symbol(&chars, i)?
         };
-        toks.push(tok);
+        toks.extend(tok);
+        i = next;
     }
     Ok(toks)
+}
+
+/// First index at or after `i` where `keep` fails (or the end).
+fn run_end(chars: &[char], mut i: usize, keep: impl Fn(char) -> bool) -> usize {
+    while i < chars.len() && keep(chars[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// A number literal starting at `start`: digits with thousands groups
+/// (`12,000,003`, `1,000.5`; the commas are dropped), a decimal part, and a
+/// capital-`E` exponent (`1.5E5`). A trailing `5.` leaves its dot to the
+/// main loop, which skips it as a stray period.
+fn lex_number(chars: &[char], start: usize) -> (Tok, usize) {
+    let n = chars.len();
+    let mut i = run_end(chars, start, |c| c.is_ascii_digit());
+    i = thousands_groups_end(chars, start, i);
+    if i + 1 < n && chars[i] == '.' && chars[i + 1].is_ascii_digit() {
+        i = run_end(chars, i + 1, |c| c.is_ascii_digit());
+    }
+    let lit: String = chars[start..i].iter().filter(|c| **c != ',').collect();
+    // scientific notation with capital E: 1.5E5
+    if i + 1 < n && chars[i] == 'E' {
+        let mut k = i + 1;
+        if k < n && (chars[k] == '+' || chars[k] == '-') {
+            k += 1;
+        }
+        if k < n && chars[k].is_ascii_digit() {
+            k = run_end(chars, k, |c| c.is_ascii_digit());
+            let exp: String = chars[i + 1..k].iter().collect();
+            return (Tok::Num(format!("{lit}E{exp}")), k);
+        }
+    }
+    (Tok::Num(lit), i)
+}
+
+/// Extends the digits `chars[start..i]` over `,ddd` thousands groups, and
+/// returns the new end. A group is taken only when the number is unambiguous
+/// as a thousands-separated one: the leading part has at most 3 digits and
+/// the group is followed by a further group or a decimal part, or a group
+/// was already taken (so `f(1,234)` stays two arguments).
+fn thousands_groups_end(chars: &[char], start: usize, mut i: usize) -> usize {
+    let n = chars.len();
+    loop {
+        let grp = i + 4 <= n
+            && chars[i] == ','
+            && chars[i + 1..i + 4].iter().all(|c| c.is_ascii_digit())
+            && (i + 4 == n || !chars[i + 4].is_ascii_digit());
+        if !grp || i - start > 3 && !chars[start..i].contains(&',') {
+            return i;
+        }
+        let next_grp = i + 8 <= n
+            && chars[i + 4] == ','
+            && chars[i + 5..i + 8].iter().all(|c| c.is_ascii_digit());
+        let dec = i + 5 < n && chars[i + 4] == '.' && chars[i + 5].is_ascii_digit();
+        let prev_grp = chars[start..i].contains(&',');
+        if !(next_grp || dec || prev_grp) {
+            return i;
+        }
+        i += 4;
+    }
+}
+
+/// The token of a backslash sequence at `i` and the index after it:
+/// `\\` (row separator), `\{`, `\}`, `\|`, or a command name (`None` for an
+/// unknown escape like `\#`, which is skipped).
+fn lex_backslash(chars: &[char], i: usize) -> (Option<Tok>, usize) {
+    let escaped = match chars.get(i + 1) {
+        Some('\\') => Some(Tok::RowSep),
+        Some('{') => Some(Tok::LSet),
+        Some('}') => Some(Tok::RSet),
+        Some('|') => Some(Tok::Pipe),
+        _ => None,
+    };
+    if escaped.is_some() {
+        return (escaped, i + 2);
+    }
+    let start = i + 1;
+    let end = run_end(chars, start, |c| c.is_ascii_alphabetic());
+    if end == start {
+        return (None, i + 2);
+    }
+    let name: String = chars[start..end].iter().collect();
+    (Some(command_token(name)), end)
+}
+
+/// A LaTeX command as a token: relations, operators and delimiters by their
+/// meaning, anything else as [`Tok::Cmd`].
+fn command_token(name: String) -> Tok {
+    match name.as_str() {
+        "le" | "leq" | "leqslant" | "leqq" => Tok::Rel(RelOp::Le),
+        "ge" | "geq" | "geqslant" | "geqq" => Tok::Rel(RelOp::Ge),
+        "lt" => Tok::Rel(RelOp::Lt),
+        "gt" => Tok::Rel(RelOp::Gt),
+        "ne" | "neq" => Tok::Rel(RelOp::Ne),
+        "approx" | "simeq" | "thickapprox" => Tok::Rel(RelOp::Approx),
+        "in" => Tok::Rel(RelOp::In),
+        "equiv" => Tok::Rel(RelOp::Eq),
+        "cdot" | "times" | "ast" => Tok::Op('*'),
+        "div" => Tok::Op('/'),
+        "pm" => Tok::Op('±'),
+        "mp" => Tok::Op('∓'),
+        "cup" => Tok::Op('∪'),
+        "cap" => Tok::Op('∩'),
+        "setminus" => Tok::Op('∖'),
+        "colon" => Tok::Op(':'),
+        "lbrace" => Tok::LSet,
+        "rbrace" => Tok::RSet,
+        "vert" | "lvert" | "rvert" | "mid" => Tok::Pipe,
+        "langle" => Tok::LParen,
+        "rangle" => Tok::RParen,
+        "lbrack" => Tok::LBrack,
+        "rbrack" => Tok::RBrack,
+        _ => Tok::Cmd(name),
+    }
+}
+
+/// The token of the punctuation, operator or symbol at `i` and the index
+/// after it: two-character relations (`==`, `<=`, `>=`, `!=`) take both;
+/// stray periods and quotes give no token.
+fn lex_symbol(chars: &[char], i: usize) -> Result<(Option<Tok>, usize), ParseError> {
+    let c = chars[i];
+    let eq_next = chars.get(i + 1) == Some(&'=');
+    if let Some(tok) = relation_token(c, eq_next) {
+        return Ok((Some(tok), i + 1 + usize::from(eq_next)));
+    }
+    let tok = match c {
+        '{' => Tok::LBrace,
+        '}' => Tok::RBrace,
+        '(' => Tok::LParen,
+        ')' => Tok::RParen,
+        '[' => Tok::LBrack,
+        ']' => Tok::RBrack,
+        '|' => Tok::Pipe,
+        '&' => Tok::Amp,
+        ',' => Tok::Comma,
+        ';' => Tok::Semi,
+        '!' => Tok::Op('!'),
+        '≤' => Tok::Rel(RelOp::Le),
+        '≥' => Tok::Rel(RelOp::Ge),
+        '≠' => Tok::Rel(RelOp::Ne),
+        '≈' => Tok::Rel(RelOp::Approx),
+        '∈' => Tok::Rel(RelOp::In),
+        '+' | '-' | '*' | '/' | '^' | '_' | '%' | ':' | '\'' | '±' | '∓' | '∪' | '∩' => {
+            Tok::Op(c)
+        }
+        'π' => Tok::Cmd("pi".into()),
+        '∞' => Tok::Cmd("infty".into()),
+        '∅' => Tok::Cmd("emptyset".into()),
+        '.' | '"' | '`' => return Ok((None, i + 1)), // stray period (sentence end), quotes
+        _ => return Err(ParseError::Syntax),
+    };
+    Ok((Some(tok), i + 1))
+}
+
+/// `=`, `<`, `>` and `!` as relations, where `eq_next` says an `=` follows
+/// (`==`, `<=`, `>=`, `!=`); a lone `!` is a factorial, not a relation.
+fn relation_token(c: char, eq_next: bool) -> Option<Tok> {
+    let op = match (c, eq_next) {
+        ('=', _) => RelOp::Eq,
+        ('<', false) => RelOp::Lt,
+        ('<', true) => RelOp::Le,
+        ('>', false) => RelOp::Gt,
+        ('>', true) => RelOp::Ge,
+        ('!', true) => RelOp::Ne,
+        _ => return None,
+    };
+    Some(Tok::Rel(op))
 }
 
 // ---------------------------------------------------------------------------
