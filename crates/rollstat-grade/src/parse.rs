@@ -179,148 +179,161 @@ fn whole_number_rewrite(s: &str) -> Option<String> {
 /// backslashes, spacing commands, `\left`/`\right`, degree signs, dollar
 /// signs, thousands markers `{,}` and `,\!`, frac variants and unicode.
 pub(crate) fn normalize(input: &str) -> String {
+    // Inside an environment or a table (`&`) `\\` separates rows and stays;
+    // elsewhere a doubled backslash before a command (`\\frac`) is an
+    // escaping artefact and collapses to one.
     let collapse_double = !input.contains("\\begin") && !input.contains('&');
     let chars: Vec<char> = input.chars().collect();
     let mut out = String::with_capacity(input.len());
     let mut i = 0;
-    let n = chars.len();
-    // Track braces to skip after `^{\circ}`.
-    while i < n {
-        let c = chars[i];
-        if c == '\\' {
-            // doubled backslash before a command: \\frac -> \frac
-            let mut j = i + 1;
-            if j < n && chars[j] == '\\' {
-                if collapse_double && j + 1 < n && chars[j + 1].is_ascii_alphabetic() {
-                    i = j;
-                    continue;
-                }
-                out.push_str("\\\\");
-                i = j + 1;
-                continue;
-            }
-            if j < n && chars[j].is_ascii_alphabetic() {
-                while j < n && chars[j].is_ascii_alphabetic() {
-                    j += 1;
-                }
-                let name: String = chars[i + 1..j].iter().collect();
-                i = j;
-                if DROP_CMDS.contains(&name.as_str()) {
-                    // \left. and \right. : drop the dot delimiter as well
-                    if (name == "left" || name == "right") && i < n && chars[i] == '.' {
-                        i += 1;
-                    }
-                    // \left\{ keeps the \{ (handled next iteration)
-                    out.push(' ');
-                    continue;
-                }
-                match name.as_str() {
-                    "circ" | "degree" | "degrees" => {
-                        // remove a preceding ^ or ^{ (and a following })
-                        let trimmed = out.trim_end().to_string();
-                        if let Some(s) = trimmed.strip_suffix("^{") {
-                            out = s.to_string();
-                            // skip spaces and closing brace
-                            while i < n && chars[i] == ' ' {
-                                i += 1;
-                            }
-                            if i < n && chars[i] == '}' {
-                                i += 1;
-                            }
-                        } else if let Some(s) = trimmed.strip_suffix('^') {
-                            out = s.to_string();
-                        }
-                        continue;
-                    }
-                    "dfrac" | "tfrac" | "cfrac" => {
-                        out.push_str("\\frac");
-                        continue;
-                    }
-                    _ => {}
-                }
-                out.push('\\');
-                out.push_str(&name);
-                // keep a separator so `\pi r` stays two tokens
-                if i < n && chars[i].is_ascii_alphanumeric() {
-                    out.push(' ');
-                }
-                continue;
-            }
-            if j < n {
-                match chars[j] {
-                    '!' => {
-                        // `,\!` is a thousands marker: drop the comma too
-                        let t = out.trim_end();
-                        if t.ends_with(',')
-                            && t[..t.len() - 1].ends_with(|c: char| c.is_ascii_digit())
-                        {
-                            let len = t.len() - 1;
-                            out.truncate(len);
-                            while i + 2 < n && chars[i + 2] == ' ' {
-                                i += 1;
-                            }
-                        }
-                        i = j + 1;
-                        continue;
-                    }
-                    ',' | ';' | ':' | ' ' | '>' => {
-                        out.push(' ');
-                        i = j + 1;
-                        continue;
-                    }
-                    '$' => {
-                        i = j + 1;
-                        continue;
-                    }
-                    '%' => {
-                        out.push('%');
-                        i = j + 1;
-                        continue;
-                    }
-                    _ => {}
-                }
-            }
-            out.push('\\');
-            i += 1;
-            continue;
-        }
-        match c {
-            '$' | '€' | '£' | '¥' | '₹' => {}
-            '~' | '\n' | '\t' | '\r' => out.push(' '),
-            '°' => {}
-            '²' => out.push_str("^2"),
-            '³' => out.push_str("^3"),
-            '−' | '–' => out.push('-'),
-            '×' | '·' | '⋅' => out.push('*'),
-            '÷' => out.push('/'),
-            '√' => out.push_str("\\sqrt "),
-            '{' => {
-                // `{,}` thousands marker
-                let rest: String = chars[i..n.min(i + 6)].iter().collect();
-                let compact: String = rest.chars().filter(|c| *c != ' ').collect();
-                if compact.starts_with("{,}") {
-                    // skip to the closing brace
-                    let mut k = i + 1;
-                    while k < n && chars[k] != '}' {
-                        k += 1;
-                    }
-                    i = k + 1;
-                    while i < n && chars[i] == ' ' {
-                        i += 1;
-                    }
-                    continue;
-                }
-                out.push('{');
-            }
-            _ => out.push(c),
-        }
-        i += 1;
+    while i < chars.len() {
+        i = if chars[i] == '\\' {
+            normalize_backslash(&chars, i, collapse_double, &mut out)
+        } else {
+            normalize_char(&chars, i, &mut out)
+        };
     }
     let trimmed = out.trim();
     if let Some(r) = whole_number_rewrite(trimmed) {
         return r;
     }
     trimmed.to_string()
+}
+
+/// Writes the normalized form of the backslash sequence at `i` to `out` and
+/// returns the index after it: a doubled backslash, a command, or a
+/// spacing / escaped-symbol sequence; any other backslash is kept.
+fn normalize_backslash(chars: &[char], i: usize, collapse_double: bool, out: &mut String) -> usize {
+    let j = i + 1;
+    match chars.get(j) {
+        Some('\\') => {
+            // doubled backslash before a command: \\frac -> \frac
+            if collapse_double && chars.get(j + 1).is_some_and(|c| c.is_ascii_alphabetic()) {
+                return j;
+            }
+            out.push_str("\\\\");
+            j + 1
+        }
+        Some(c) if c.is_ascii_alphabetic() => {
+            let end = run_end(chars, j, |c| c.is_ascii_alphabetic());
+            let name: String = chars[j..end].iter().collect();
+            normalize_command(chars, end, &name, out)
+        }
+        Some(&c) if normalize_escape(c, out) => j + 1,
+        _ => {
+            out.push('\\');
+            i + 1
+        }
+    }
+}
+
+/// Writes command `name` (its name ends before `i`) to `out` and returns
+/// the index to go on from: sizing and spacing commands ([`DROP_CMDS`])
+/// become a space, degree signs are dropped, `\dfrac`/`\tfrac`/`\cfrac`
+/// become `\frac`, and any other command is kept.
+fn normalize_command(chars: &[char], mut i: usize, name: &str, out: &mut String) -> usize {
+    if DROP_CMDS.contains(&name) {
+        // \left. and \right. : drop the dot delimiter as well
+        if (name == "left" || name == "right") && chars.get(i) == Some(&'.') {
+            i += 1;
+        }
+        // \left\{ keeps the \{ (handled next iteration)
+        out.push(' ');
+        return i;
+    }
+    match name {
+        "circ" | "degree" | "degrees" => return drop_degree_power(chars, i, out),
+        "dfrac" | "tfrac" | "cfrac" => {
+            out.push_str("\\frac");
+            return i;
+        }
+        _ => {}
+    }
+    out.push('\\');
+    out.push_str(name);
+    // keep a separator so `\pi r` stays two tokens
+    if chars.get(i).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        out.push(' ');
+    }
+    i
+}
+
+/// A degree sign (`\circ`, whose name ends before `i`) is dropped, and with
+/// it a preceding `^` or `^{` already written to `out` and, for `^{`, the
+/// closing `}`. Returns the index to go on from.
+fn drop_degree_power(chars: &[char], mut i: usize, out: &mut String) -> usize {
+    let trimmed = out.trim_end().to_string();
+    if let Some(s) = trimmed.strip_suffix("^{") {
+        *out = s.to_string();
+        i = run_end(chars, i, |c| c == ' ');
+        if chars.get(i) == Some(&'}') {
+            i += 1;
+        }
+    } else if let Some(s) = trimmed.strip_suffix('^') {
+        *out = s.to_string();
+    }
+    i
+}
+
+/// The escape `\c` for spacing (`\,` `\;` `\:` `\ ` `\>`, written as a
+/// space; `\!`, which after `<digit>,` marks thousands and drops the comma)
+/// and for `\$` (dropped) and `\%` (kept as `%`). `false` for any other `c`.
+fn normalize_escape(c: char, out: &mut String) -> bool {
+    match c {
+        '!' => drop_thousands_comma(out),
+        ',' | ';' | ':' | ' ' | '>' => out.push(' '),
+        '$' => {}
+        '%' => out.push('%'),
+        _ => return false,
+    }
+    true
+}
+
+/// `,\!` after a digit is a thousands marker (`1,\!000`): drops the comma
+/// written to `out` (and any space after it).
+fn drop_thousands_comma(out: &mut String) {
+    let t = out.trim_end();
+    if t.ends_with(',') && t[..t.len() - 1].ends_with(|c: char| c.is_ascii_digit()) {
+        let len = t.len() - 1;
+        out.truncate(len);
+    }
+}
+
+/// Writes the normalized form of the (non-backslash) character at `i` to
+/// `out` and returns the next index: currency and degree signs are
+/// dropped, unicode operators and superscripts become ASCII, and a `{,}`
+/// thousands marker is skipped.
+fn normalize_char(chars: &[char], i: usize, out: &mut String) -> usize {
+    let c = chars[i];
+    match c {
+        '$' | '€' | '£' | '¥' | '₹' => {}
+        '~' | '\n' | '\t' | '\r' => out.push(' '),
+        '°' => {}
+        '²' => out.push_str("^2"),
+        '³' => out.push_str("^3"),
+        '−' | '–' => out.push('-'),
+        '×' | '·' | '⋅' => out.push('*'),
+        '÷' => out.push('/'),
+        '√' => out.push_str("\\sqrt "),
+        '{' => match skip_thousands_braces(chars, i) {
+            Some(next) => return next,
+            None => out.push('{'),
+        },
+        _ => out.push(c),
+    }
+    i + 1
+}
+
+/// The index after a `{,}` thousands marker at `i` (spaces allowed inside,
+/// `{ , }`) and the spaces after it; `None` when `i` starts no marker.
+fn skip_thousands_braces(chars: &[char], i: usize) -> Option<usize> {
+    let head: String = chars[i..chars.len().min(i + 6)].iter().collect();
+    let compact: String = head.chars().filter(|c| *c != ' ').collect();
+    if !compact.starts_with("{,}") {
+        return None;
+    }
+    let close = run_end(chars, i + 1, |c| c != '}');
+    Some(run_end(chars, close + 1, |c| c == ' '))
 }
 
 // ---------------------------------------------------------------------------
