@@ -681,55 +681,12 @@ impl<'a> Cmp<'a> {
         if g == p {
             return Ok(Some(Reason::Structural));
         }
-        // relations
         let (glen, plen) = (rel_len(g), rel_len(p));
         let g = &cut_approx(g);
         let p = &cut_approx(p);
-        match (g, p) {
-            (Expr::Rel(gi, go), Expr::Rel(pi, po)) => {
-                // inequality vs membership `x ∈ S`
-                let g_in = go.len() == 1 && go[0] == RelOp::In;
-                let p_in = po.len() == 1 && po[0] == RelOp::In;
-                if p_in && !g_in {
-                    if let Some(s) = relation_to_set(gi, go) {
-                        return self.eq(&s, &pi[1], depth + 1);
-                    }
-                }
-                if g_in && !p_in {
-                    if self.g.allow_set_relation_comp {
-                        if let Some(s) = relation_to_set(pi, po) {
-                            return self.eq(&gi[1], &s, depth + 1);
-                        }
-                    }
-                    return Ok(None);
-                }
-                return self.rel_eq(gi, go, pi, po, depth);
-            }
-            (Expr::Rel(gi, go), _) => {
-                if let Some(v) = assigned_value(gi, go, true, glen) {
-                    return self.eq(&v, p, depth + 1);
-                }
-                if is_set_like(p) {
-                    if let Some(s) = relation_to_set(gi, go) {
-                        return self.eq(&s, p, depth + 1);
-                    }
-                }
-                return Ok(None);
-            }
-            (_, Expr::Rel(pi, po)) => {
-                if let Some(v) = assigned_value(pi, po, false, plen) {
-                    return self.eq(g, &v, depth + 1);
-                }
-                if self.g.allow_set_relation_comp && is_set_like(g) {
-                    if let Some(s) = relation_to_set(pi, po) {
-                        return self.eq(g, &s, depth + 1);
-                    }
-                }
-                return Ok(None);
-            }
-            _ => {}
+        if let Some(r) = self.relation_eq(g, p, (glen, plen), depth) {
+            return r;
         }
-        // matrices
         if contains_matrix(g) || contains_matrix(p) {
             return match (as_matrix(g), as_matrix(p)) {
                 (Some(a), Some(b)) => self.matrix_eq(&a, &b, depth),
@@ -747,63 +704,148 @@ impl<'a> Cmp<'a> {
             let (gs, ps) = (items(g), items(p));
             return self.set_eq(&gs, &ps, depth);
         }
-        match (g, p) {
-            (Expr::Text(a), Expr::Text(b)) => {
-                return Ok((a == b).then_some(Reason::String));
-            }
-            (Expr::Tuple(a), Expr::Tuple(b)) | (Expr::Ratio(a), Expr::Ratio(b)) => {
-                return self.seq_eq(a, b, depth)
-            }
-            (Expr::Tuple(a), Expr::Set(b) | Expr::List(b))
-            | (Expr::Set(a) | Expr::List(a), Expr::Tuple(b)) => {
-                if a.len() == 1 || b.len() == 1 {
-                    return self.set_eq(a, b, depth);
-                }
-                return self.seq_eq(a, b, depth);
-            }
-            (Expr::Set(a) | Expr::List(a), Expr::Set(b) | Expr::List(b)) => {
-                return self.set_eq(&expand_items(a), &expand_items(b), depth)
-            }
-            (Expr::Interval(a1, b1, l1, r1), Expr::Interval(a2, b2, l2, r2)) => {
-                if l1 != l2 || r1 != r2 {
-                    return Ok(None);
-                }
-                return self.seq_eq(
-                    &[(**a1).clone(), (**b1).clone()],
-                    &[(**a2).clone(), (**b2).clone()],
-                    depth,
-                );
-            }
-            (Expr::Interval(a1, b1, false, false), Expr::Tuple(t))
-            | (Expr::Tuple(t), Expr::Interval(a1, b1, false, false))
-                if t.len() == 2 =>
-            {
-                return self.seq_eq(&[(**a1).clone(), (**b1).clone()], t, depth);
-            }
-            (Expr::Union(a), Expr::Union(b)) => return self.set_eq(a, b, depth),
-            (Expr::Union(a), other) | (other, Expr::Union(a)) if a.len() == 1 => {
-                return self.eq(&a[0], other, depth + 1)
-            }
-            _ => {}
+        if let Some(r) = self.collection_eq(g, p, depth) {
+            return r;
         }
-        // singleton collections vs scalar
-        match (g, p) {
-            (Expr::Set(a) | Expr::List(a) | Expr::Tuple(a), other)
-                if a.len() == 1 && is_scalar(other) =>
-            {
-                return self.eq(&a[0], other, depth + 1)
-            }
-            (other, Expr::Set(a) | Expr::List(a) | Expr::Tuple(a))
-                if a.len() == 1 && is_scalar(other) =>
-            {
-                return self.eq(other, &a[0], depth + 1)
-            }
-            _ => {}
+        if let Some(r) = self.singleton_eq(g, p, depth) {
+            return r;
         }
         if is_scalar(g) && is_scalar(p) {
             return self.scalar_eq(g, p);
         }
         Ok(None)
+    }
+
+    /// The comparison when either side is a relation (`None` when neither
+    /// is): two relations; or a relation that assigns a value (`x = 3`) or
+    /// states a set (`-2 <= x <= 7`) against a value or a set. `lens` are
+    /// the sides' relation lengths before `\approx` tails were cut.
+    fn relation_eq(
+        &self,
+        g: &Expr,
+        p: &Expr,
+        (glen, plen): (usize, usize),
+        depth: usize,
+    ) -> Option<R> {
+        Some(match (g, p) {
+            (Expr::Rel(gi, go), Expr::Rel(pi, po)) => self.relations_eq(gi, go, pi, po, depth),
+            (Expr::Rel(gi, go), _) => {
+                if let Some(v) = assigned_value(gi, go, true, glen) {
+                    return Some(self.eq(&v, p, depth + 1));
+                }
+                if is_set_like(p) {
+                    if let Some(s) = relation_to_set(gi, go) {
+                        return Some(self.eq(&s, p, depth + 1));
+                    }
+                }
+                Ok(None)
+            }
+            (_, Expr::Rel(pi, po)) => {
+                if let Some(v) = assigned_value(pi, po, false, plen) {
+                    return Some(self.eq(g, &v, depth + 1));
+                }
+                // a predicted relation against a gold set only when allowed
+                // (a model could echo the question's inequality)
+                if self.g.allow_set_relation_comp && is_set_like(g) {
+                    if let Some(s) = relation_to_set(pi, po) {
+                        return Some(self.eq(g, &s, depth + 1));
+                    }
+                }
+                Ok(None)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Two relations: an inequality against a membership `x ∈ S` compares
+    /// the inequality's set with `S` (gold membership against a predicted
+    /// inequality only when allowed); otherwise [`Self::rel_eq`].
+    fn relations_eq(
+        &self,
+        gi: &[Expr],
+        go: &[RelOp],
+        pi: &[Expr],
+        po: &[RelOp],
+        depth: usize,
+    ) -> R {
+        let g_in = go.len() == 1 && go[0] == RelOp::In;
+        let p_in = po.len() == 1 && po[0] == RelOp::In;
+        if p_in && !g_in {
+            if let Some(s) = relation_to_set(gi, go) {
+                return self.eq(&s, &pi[1], depth + 1);
+            }
+        }
+        if g_in && !p_in {
+            if self.g.allow_set_relation_comp {
+                if let Some(s) = relation_to_set(pi, po) {
+                    return self.eq(&gi[1], &s, depth + 1);
+                }
+            }
+            return Ok(None);
+        }
+        self.rel_eq(gi, go, pi, po, depth)
+    }
+
+    /// The comparison of two collections (text, tuples, ratios, sets,
+    /// lists, intervals, unions) by their elements; `None` when the pair
+    /// is not one of these.
+    fn collection_eq(&self, g: &Expr, p: &Expr, depth: usize) -> Option<R> {
+        Some(match (g, p) {
+            (Expr::Text(a), Expr::Text(b)) => Ok((a == b).then_some(Reason::String)),
+            (Expr::Tuple(a), Expr::Tuple(b)) | (Expr::Ratio(a), Expr::Ratio(b)) => {
+                self.seq_eq(a, b, depth)
+            }
+            (Expr::Tuple(a), Expr::Set(b) | Expr::List(b))
+            | (Expr::Set(a) | Expr::List(a), Expr::Tuple(b)) => {
+                if a.len() == 1 || b.len() == 1 {
+                    self.set_eq(a, b, depth)
+                } else {
+                    self.seq_eq(a, b, depth)
+                }
+            }
+            (Expr::Set(a) | Expr::List(a), Expr::Set(b) | Expr::List(b)) => {
+                self.set_eq(&expand_items(a), &expand_items(b), depth)
+            }
+            (Expr::Interval(a1, b1, l1, r1), Expr::Interval(a2, b2, l2, r2)) => {
+                if l1 != l2 || r1 != r2 {
+                    return Some(Ok(None));
+                }
+                self.seq_eq(
+                    &[(**a1).clone(), (**b1).clone()],
+                    &[(**a2).clone(), (**b2).clone()],
+                    depth,
+                )
+            }
+            (Expr::Interval(a1, b1, false, false), Expr::Tuple(t))
+            | (Expr::Tuple(t), Expr::Interval(a1, b1, false, false))
+                if t.len() == 2 =>
+            {
+                self.seq_eq(&[(**a1).clone(), (**b1).clone()], t, depth)
+            }
+            (Expr::Union(a), Expr::Union(b)) => self.set_eq(a, b, depth),
+            (Expr::Union(a), other) | (other, Expr::Union(a)) if a.len() == 1 => {
+                self.eq(&a[0], other, depth + 1)
+            }
+            _ => return None,
+        })
+    }
+
+    /// A one-element set, list or tuple against a scalar compares the
+    /// element; `None` for any other pair.
+    fn singleton_eq(&self, g: &Expr, p: &Expr, depth: usize) -> Option<R> {
+        match (g, p) {
+            (Expr::Set(a) | Expr::List(a) | Expr::Tuple(a), other)
+                if a.len() == 1 && is_scalar(other) =>
+            {
+                Some(self.eq(&a[0], other, depth + 1))
+            }
+            (other, Expr::Set(a) | Expr::List(a) | Expr::Tuple(a))
+                if a.len() == 1 && is_scalar(other) =>
+            {
+                Some(self.eq(other, &a[0], depth + 1))
+            }
+            _ => None,
+        }
     }
 
     fn seq_eq(&self, a: &[Expr], b: &[Expr], depth: usize) -> R {
