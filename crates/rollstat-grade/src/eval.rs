@@ -370,21 +370,7 @@ pub(crate) fn eval_f64(e: &Expr, ctx: &Ctx) -> Result<f64, Exhausted> {
             let (x, y) = (eval_f64(a, ctx)?, eval_f64(b, ctx)?);
             unless_underflow(x / y, x != 0.0 && y.is_finite())
         }
-        Expr::Pow(a, b) => {
-            let x = eval_f64(a, ctx)?;
-            let y = eval_f64(b, ctx)?;
-            if x < 0.0 && y.fract() != 0.0 {
-                // odd roots of negatives: (-8)^{1/3}
-                let r = 1.0 / y;
-                if (r - r.round()).abs() < 1e-12 && (r.round() as i64) % 2 != 0 {
-                    -(-x).powf(y)
-                } else {
-                    f64::NAN
-                }
-            } else {
-                unless_underflow(x.powf(y), x != 0.0 && x.is_finite() && y.is_finite())
-            }
-        }
+        Expr::Pow(a, b) => pow_f64(eval_f64(a, ctx)?, eval_f64(b, ctx)?),
         Expr::Percent(a) => {
             let x = eval_f64(a, ctx)?;
             match ctx.pct {
@@ -397,53 +383,76 @@ pub(crate) fn eval_f64(e: &Expr, ctx: &Ctx) -> Result<f64, Exhausted> {
             for a in args {
                 xs.push(eval_f64(a, ctx)?);
             }
-            let x = xs.first().copied().unwrap_or(f64::NAN);
-            match (name.as_str(), xs.len()) {
-                ("sqrt", 1) => x.sqrt(),
-                ("root", 2) => {
-                    let (n, v) = (xs[0], xs[1]);
-                    if v < 0.0 && n.fract() == 0.0 && (n as i64) % 2 != 0 {
-                        -(-v).powf(1.0 / n)
-                    } else {
-                        v.powf(1.0 / n)
-                    }
-                }
-                ("sin", 1) => x.sin(),
-                ("cos", 1) => x.cos(),
-                ("tan", 1) => x.tan(),
-                ("sec", 1) => 1.0 / x.cos(),
-                ("csc", 1) => 1.0 / x.sin(),
-                ("cot", 1) => 1.0 / x.tan(),
-                ("arcsin", 1) => x.asin(),
-                ("arccos", 1) => x.acos(),
-                ("arctan", 1) => x.atan(),
-                ("sinh", 1) => x.sinh(),
-                ("cosh", 1) => x.cosh(),
-                ("tanh", 1) => x.tanh(),
-                ("ln", 1) | ("log", 1) => x.ln(),
-                ("log10", 1) => x.log10(),
-                ("logb", 2) => xs[1].ln() / xs[0].ln(),
-                ("exp", 1) => unless_underflow(x.exp(), x.is_finite()),
-                ("abs", 1) => x.abs(),
-                ("fact", 1) => gamma_fact(x),
-                ("floor", 1) => x.floor(),
-                ("ceil", 1) => x.ceil(),
-                ("binom", 2) => {
-                    let (n, k) = (xs[0], xs[1]);
-                    gamma_fact(n) / (gamma_fact(k) * gamma_fact(n - k))
-                }
-                (n, _) if n.starts_with('@') => {
-                    if xs.iter().any(|v| v.is_nan()) {
-                        f64::NAN
-                    } else {
-                        opaque(n, &xs)
-                    }
-                }
-                _ => f64::NAN,
-            }
+            func_f64(name, &xs)
         }
         _ => f64::NAN,
     })
+}
+
+/// `x^y` in f64: an odd root of a negative base stays real (`(-8)^{1/3}` =
+/// −2), other fractional powers of negatives are NaN.
+fn pow_f64(x: f64, y: f64) -> f64 {
+    if x < 0.0 && y.fract() != 0.0 {
+        // odd roots of negatives: (-8)^{1/3}
+        let r = 1.0 / y;
+        if (r - r.round()).abs() < 1e-12 && (r.round() as i64) % 2 != 0 {
+            -(-x).powf(y)
+        } else {
+            f64::NAN
+        }
+    } else {
+        unless_underflow(x.powf(y), x != 0.0 && x.is_finite() && y.is_finite())
+    }
+}
+
+/// Function `name` applied to the evaluated arguments `xs`: the known
+/// functions by their arity, an opaque `@name` (an uninterpreted function)
+/// through [`opaque`], anything else NaN.
+fn func_f64(name: &str, xs: &[f64]) -> f64 {
+    let x = xs.first().copied().unwrap_or(f64::NAN);
+    match (name, xs.len()) {
+        ("sqrt", 1) => x.sqrt(),
+        ("root", 2) => {
+            let (n, v) = (xs[0], xs[1]);
+            if v < 0.0 && n.fract() == 0.0 && (n as i64) % 2 != 0 {
+                -(-v).powf(1.0 / n)
+            } else {
+                v.powf(1.0 / n)
+            }
+        }
+        ("sin", 1) => x.sin(),
+        ("cos", 1) => x.cos(),
+        ("tan", 1) => x.tan(),
+        ("sec", 1) => 1.0 / x.cos(),
+        ("csc", 1) => 1.0 / x.sin(),
+        ("cot", 1) => 1.0 / x.tan(),
+        ("arcsin", 1) => x.asin(),
+        ("arccos", 1) => x.acos(),
+        ("arctan", 1) => x.atan(),
+        ("sinh", 1) => x.sinh(),
+        ("cosh", 1) => x.cosh(),
+        ("tanh", 1) => x.tanh(),
+        ("ln", 1) | ("log", 1) => x.ln(),
+        ("log10", 1) => x.log10(),
+        ("logb", 2) => xs[1].ln() / xs[0].ln(),
+        ("exp", 1) => unless_underflow(x.exp(), x.is_finite()),
+        ("abs", 1) => x.abs(),
+        ("fact", 1) => gamma_fact(x),
+        ("floor", 1) => x.floor(),
+        ("ceil", 1) => x.ceil(),
+        ("binom", 2) => {
+            let (n, k) = (xs[0], xs[1]);
+            gamma_fact(n) / (gamma_fact(k) * gamma_fact(n - k))
+        }
+        (n, _) if n.starts_with('@') => {
+            if xs.iter().any(|v| v.is_nan()) {
+                f64::NAN
+            } else {
+                opaque(n, xs)
+            }
+        }
+        _ => f64::NAN,
+    }
 }
 
 /// Free variables of an expression (symbol names).
