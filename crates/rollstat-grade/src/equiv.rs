@@ -1112,12 +1112,29 @@ impl<'a> Cmp<'a> {
 
     /// Compare two constant values (exact, rounding, then float tolerance).
     fn cmp_const(&self, a: &ConstVal, b: &ConstVal) -> Option<Reason> {
+        let tol = self.tolerances(a, b);
+        if let (Some(x), Some(y)) = (&a.exact, &b.exact) {
+            return self.cmp_rationals(x, y, &tol);
+        }
+        // exact radicals: canonical forms decide unless a decimal literal
+        // asks for rounding
+        if let (Some(x), Some(y)) = (as_surd(a), as_surd(b)) {
+            if x == y {
+                return Some(Reason::ExactRadical);
+            }
+            if !tol.literal {
+                return None;
+            }
+        }
+        self.cmp_floats(a, b, &tol)
+    }
+
+    /// What a written decimal on either side allows besides exact equality.
+    fn tolerances(&self, a: &ConstVal, b: &ConstVal) -> Tolerances {
         let dec = match (a.dec, b.dec) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
         };
-        let literal = dec.is_some();
-        let dec = dec.filter(|d| self.g.rounding && *d >= 2);
         // a long literal on either side: its printed precision (fewest
         // significant digits) sets a relative tolerance
         let printed_tol = [a, b]
@@ -1127,59 +1144,50 @@ impl<'a> Cmp<'a> {
             .min()
             .filter(|_| self.g.rounding)
             .map(|s| 10f64.powi(1 - s.min(300) as i32));
-        if let (Some(x), Some(y)) = (&a.exact, &b.exact) {
-            if x == y {
-                return Some(Reason::ExactRational);
-            }
-            if let Some(d) = dec {
-                // |a/b - c/e| <= 1/(2·10^d)  <=>  2·10^d·|a·e - c·b| <= b·e,
-                // in integers: a rational difference would take a gcd,
-                // quadratic in the bits (sizes were charged in `const_val`)
-                if d <= 60 {
-                    let scale = BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize);
-                    let diff = x.numer() * y.denom() - y.numer() * x.denom();
-                    if scale * diff.abs() <= x.denom() * y.denom() {
-                        return Some(Reason::Rounding);
-                    }
-                }
-            }
-            if let Some(tol) = printed_tol {
-                let fx = num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN);
-                let fy = num_traits::ToPrimitive::to_f64(y).unwrap_or(f64::NAN);
-                if close(fx, fy, tol) {
+        Tolerances {
+            literal: dec.is_some(),
+            rounding_decimals: dec.filter(|d| self.g.rounding && *d >= 2),
+            printed_tol,
+        }
+    }
+
+    /// Two rational values: equal, a correct rounding, within the printed
+    /// precision, or (with a decimal literal, both nonzero) within the
+    /// relative tolerance.
+    fn cmp_rationals(&self, x: &BigRational, y: &BigRational, tol: &Tolerances) -> Option<Reason> {
+        if x == y {
+            return Some(Reason::ExactRational);
+        }
+        if let Some(d) = tol.rounding_decimals {
+            // |a/b - c/e| <= 1/(2·10^d)  <=>  2·10^d·|a·e - c·b| <= b·e,
+            // in integers: a rational difference would take a gcd,
+            // quadratic in the bits (sizes were charged in `const_val`)
+            if d <= 60 {
+                let scale = BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize);
+                let diff = x.numer() * y.denom() - y.numer() * x.denom();
+                if scale * diff.abs() <= x.denom() * y.denom() {
                     return Some(Reason::Rounding);
                 }
             }
-            if literal && !x.is_zero() && !y.is_zero() {
-                let fx = num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN);
-                let fy = num_traits::ToPrimitive::to_f64(y).unwrap_or(f64::NAN);
-                return close(fx, fy, self.g.rel_tol).then_some(Reason::NumericTolerance);
-            }
-            return None;
         }
-        // exact radicals: canonical forms decide unless a decimal literal
-        // asks for rounding
-        let as_surd = |c: &ConstVal| -> Option<Surd> {
-            match (&c.exact, &c.surd) {
-                (Some(q), _) => {
-                    let mut s = Surd::new();
-                    if !q.is_zero() {
-                        s.insert(1, q.clone());
-                    }
-                    Some(s)
-                }
-                (None, Some(s)) => Some(s.clone()),
-                _ => None,
-            }
-        };
-        if let (Some(x), Some(y)) = (as_surd(a), as_surd(b)) {
-            if x == y {
-                return Some(Reason::ExactRadical);
-            }
-            if !literal {
-                return None;
+        if let Some(t) = tol.printed_tol {
+            let fx = num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN);
+            let fy = num_traits::ToPrimitive::to_f64(y).unwrap_or(f64::NAN);
+            if close(fx, fy, t) {
+                return Some(Reason::Rounding);
             }
         }
+        if tol.literal && !x.is_zero() && !y.is_zero() {
+            let fx = num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN);
+            let fy = num_traits::ToPrimitive::to_f64(y).unwrap_or(f64::NAN);
+            return close(fx, fy, self.g.rel_tol).then_some(Reason::NumericTolerance);
+        }
+        None
+    }
+
+    /// Two values compared as floats: ∞ only equals ∞; otherwise a correct
+    /// rounding, the printed precision, or the relative tolerance.
+    fn cmp_floats(&self, a: &ConstVal, b: &ConstVal, tol: &Tolerances) -> Option<Reason> {
         let to_f = |c: &ConstVal| match &c.exact {
             Some(x) => num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN),
             None => c.float,
@@ -1192,13 +1200,13 @@ impl<'a> Cmp<'a> {
             // only ∞ == ∞ is accepted (huge finite values overflow too)
             return (a.is_inf && b.is_inf && fa == fb).then_some(Reason::Structural);
         }
-        if let Some(d) = dec {
+        if let Some(d) = tol.rounding_decimals {
             let half = 0.5 * 10f64.powi(-(d.min(300) as i32));
             if (fa - fb).abs() <= half * (1.0 + 1e-9) {
                 return Some(Reason::Rounding);
             }
         }
-        if printed_tol.is_some_and(|tol| close(fa, fb, tol)) {
+        if tol.printed_tol.is_some_and(|t| close(fa, fb, t)) {
             return Some(Reason::Rounding);
         }
         close(fa, fb, self.g.rel_tol).then_some(Reason::NumericTolerance)
@@ -1239,6 +1247,35 @@ impl<'a> Cmp<'a> {
             valid += 1;
         }
         Ok((valid >= 3).then_some(Reason::Identity))
+    }
+}
+
+/// What a written decimal allows in [`Cmp::cmp_const`] besides equality.
+struct Tolerances {
+    /// Either side is a decimal literal.
+    literal: bool,
+    /// Fewest decimals written on either side, when rounding is accepted
+    /// and at least 2: a correct rounding to that many decimals matches.
+    rounding_decimals: Option<u32>,
+    /// Relative tolerance `10^(1-s)` of a literal with `s ≥`
+    /// [`TRUNCATION_MIN_DIGITS`] significant digits, when rounding is
+    /// accepted.
+    printed_tol: Option<f64>,
+}
+
+/// A rational or radical constant in canonical radical form (`None` for
+/// anything else).
+fn as_surd(c: &ConstVal) -> Option<Surd> {
+    match (&c.exact, &c.surd) {
+        (Some(q), _) => {
+            let mut s = Surd::new();
+            if !q.is_zero() {
+                s.insert(1, q.clone());
+            }
+            Some(s)
+        }
+        (None, Some(s)) => Some(s.clone()),
+        _ => None,
     }
 }
 
