@@ -519,91 +519,106 @@ fn expand_items(v: &[Expr]) -> Vec<Expr> {
     out
 }
 
-fn as_matrix(e: &Expr) -> Option<Vec<Vec<Expr>>> {
+type Matrix = Vec<Vec<Expr>>;
+
+/// A matrix expression as the symbolic matrix of its entries: a matrix
+/// literal, a sum of same-shaped matrices, or a product of at most 3
+/// matrices and scalar factors (`None` for anything else).
+fn as_matrix(e: &Expr) -> Option<Matrix> {
     match e {
         Expr::Matrix(r) => Some(r.clone()),
         Expr::Add(v) => {
             let ms: Option<Vec<_>> = v.iter().map(as_matrix).collect();
-            let ms = ms?;
-            let (r, c) = (ms[0].len(), ms[0][0].len());
-            if ms.iter().any(|m| m.len() != r || m[0].len() != c) {
-                return None;
-            }
-            Some(
-                (0..r)
-                    .map(|i| {
-                        (0..c)
-                            .map(|j| Expr::Add(ms.iter().map(|m| m[i][j].clone()).collect()))
-                            .collect()
-                    })
-                    .collect(),
-            )
+            matrix_sum(&ms?)
         }
-        Expr::Mul(v) => {
-            // products build symbolic trees: keep them small
-            if v.iter().filter(|f| contains_matrix(f)).count() > 3 {
-                return None;
-            }
-            let mut acc: Option<Vec<Vec<Expr>>> = None;
-            let mut scalars = Vec::new();
-            for f in v {
-                if let Some(m) = as_matrix(f) {
-                    acc = Some(match acc {
-                        None => m,
-                        Some(a) => {
-                            let (n, k, p) = (a.len(), a[0].len(), m[0].len());
-                            if m.len() != k {
-                                return None;
-                            }
-                            (0..n)
-                                .map(|i| {
-                                    (0..p)
-                                        .map(|j| {
-                                            Expr::Add(
-                                                (0..k)
-                                                    .map(|t| {
-                                                        Expr::Mul(vec![
-                                                            a[i][t].clone(),
-                                                            m[t][j].clone(),
-                                                        ])
-                                                    })
-                                                    .collect(),
-                                            )
-                                        })
-                                        .collect()
-                                })
-                                .collect()
-                        }
-                    });
-                } else if matches!(
-                    f,
-                    Expr::Num(_) | Expr::Neg(_) | Expr::Div(..) | Expr::Sym(_)
-                ) {
-                    scalars.push(f.clone());
-                } else {
-                    return None;
-                }
-            }
-            let m = acc?;
-            if scalars.is_empty() {
-                return Some(m);
-            }
-            Some(
-                m.into_iter()
-                    .map(|row| {
-                        row.into_iter()
-                            .map(|x| {
-                                let mut f = scalars.clone();
-                                f.push(x);
-                                Expr::Mul(f)
-                            })
-                            .collect()
-                    })
-                    .collect(),
-            )
-        }
+        Expr::Mul(v) => matrix_product(v),
         _ => None,
     }
+}
+
+/// The entrywise sum of same-shaped matrices (`None` if shapes differ).
+fn matrix_sum(ms: &[Matrix]) -> Option<Matrix> {
+    let (r, c) = (ms[0].len(), ms[0][0].len());
+    if ms.iter().any(|m| m.len() != r || m[0].len() != c) {
+        return None;
+    }
+    Some(
+        (0..r)
+            .map(|i| {
+                (0..c)
+                    .map(|j| Expr::Add(ms.iter().map(|m| m[i][j].clone()).collect()))
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// The product of the factors `v`: the matrices multiplied in order, then
+/// every entry multiplied by the scalar factors (numbers, negations,
+/// quotients, symbols). `None` for any other factor, for mismatched
+/// shapes, or without a matrix.
+fn matrix_product(v: &[Expr]) -> Option<Matrix> {
+    // products build symbolic trees: keep them small
+    if v.iter().filter(|f| contains_matrix(f)).count() > 3 {
+        return None;
+    }
+    let mut acc: Option<Matrix> = None;
+    let mut scalars = Vec::new();
+    for f in v {
+        if let Some(m) = as_matrix(f) {
+            acc = Some(match acc {
+                None => m,
+                Some(a) => matrix_mul(&a, &m)?,
+            });
+        } else if matches!(
+            f,
+            Expr::Num(_) | Expr::Neg(_) | Expr::Div(..) | Expr::Sym(_)
+        ) {
+            scalars.push(f.clone());
+        } else {
+            return None;
+        }
+    }
+    let m = acc?;
+    if scalars.is_empty() {
+        return Some(m);
+    }
+    Some(
+        m.into_iter()
+            .map(|row| {
+                row.into_iter()
+                    .map(|x| {
+                        let mut f = scalars.clone();
+                        f.push(x);
+                        Expr::Mul(f)
+                    })
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// The symbolic matrix product `a · m` (`None` if the shapes do not fit).
+fn matrix_mul(a: &Matrix, m: &Matrix) -> Option<Matrix> {
+    let (n, k, p) = (a.len(), a[0].len(), m[0].len());
+    if m.len() != k {
+        return None;
+    }
+    Some(
+        (0..n)
+            .map(|i| {
+                (0..p)
+                    .map(|j| {
+                        Expr::Add(
+                            (0..k)
+                                .map(|t| Expr::Mul(vec![a[i][t].clone(), m[t][j].clone()]))
+                                .collect(),
+                        )
+                    })
+                    .collect()
+            })
+            .collect(),
+    )
 }
 
 fn contains_matrix(e: &Expr) -> bool {
