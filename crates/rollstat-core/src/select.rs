@@ -533,7 +533,6 @@ impl Program<'_> {
             return Ok(());
         }
         let k_max = self.k_max;
-        let lone = tie == TiePolicy::None;
         let layers = match tie {
             TiePolicy::None => 2,
             _ => s.big.len().min(k_max / j) + 1,
@@ -541,63 +540,110 @@ impl Program<'_> {
         let len = k_max + 1;
         // Layer T of p0 at [T·len], of p1 at [(layers + T)·len]; only the
         // layers up to `tied` and degrees up to `deg` are ever read.
-        let p1 = layers * len;
+        let lay = Layers {
+            j,
+            len,
+            p1: layers * len,
+            lone: tie == TiePolicy::None,
+        };
         for v in [&mut s.table, &mut s.next] {
-            if v.len() < 2 * p1 {
-                v.resize(2 * p1, 0.0);
+            if v.len() < 2 * lay.p1 {
+                v.resize(2 * lay.p1, 0.0);
             }
         }
         s.table[0] = 1.0;
-        let (mut deg, mut tied, mut marked) = (0, 0, false);
+        let mut was = Folded {
+            deg: 0,
+            tied: 0,
+            marked: false,
+        };
         for (idx, &i) in s.big.iter().enumerate() {
             let keep_p0 = idx + 1 < split;
-            let t_top = (tied + 1).min(layers - 1);
-            let new_deg = (deg + j).min(k_max);
-            let tables = (t_top + 1) * (marked as usize + keep_p0 as usize);
-            self.budget.spend((deg + 1) * (j + 1) * tables.max(1))?;
-            let (src, dst) = (&s.table, &mut s.next);
-            let b = binom(sizes[i], j);
-            for t in 0..=t_top {
-                if t >= 1 && (!lone || t == 1) {
-                    // p1: marked draws times L_i, or with i at j as one
-                    // more tied cluster, or i itself marked (correct).
-                    let at = p1 + t * len;
-                    let out = &mut dst[at..=at + new_deg];
-                    out.fill(0.0);
-                    if marked && t <= tied {
-                        add_times_below(&src[at..], deg, sizes[i], j, out);
-                    }
-                    if marked && !lone && t >= 2 {
-                        add_times_tied(&src[at - len..], deg, b, j, out);
-                    }
-                    if correct[i] {
-                        add_times_tied(&src[(t - 1) * len..], deg, b, j, out);
-                    }
-                }
-                if keep_p0 && (!lone || t == 0) {
-                    let out = &mut dst[t * len..=t * len + new_deg];
-                    out.fill(0.0);
-                    if t <= tied {
-                        add_times_below(&src[t * len..], deg, sizes[i], j, out);
-                    }
-                    if t >= 1 {
-                        add_times_tied(&src[(t - 1) * len..], deg, b, j, out);
-                    }
-                }
-            }
+            let next = Folded {
+                deg: (was.deg + j).min(k_max),
+                tied: (was.tied + 1).min(layers - 1),
+                marked: was.marked || correct[i],
+            };
+            let tables = (next.tied + 1) * (was.marked as usize + keep_p0 as usize);
+            self.budget.spend((was.deg + 1) * (j + 1) * tables.max(1))?;
+            let cluster = (sizes[i], correct[i]);
+            fold_cluster(&s.table, &mut s.next, lay, (was, next), keep_p0, cluster);
             std::mem::swap(&mut s.table, &mut s.next);
-            (deg, tied, marked) = (new_deg, t_top, marked || correct[i]);
+            was = next;
         }
-        for t in 1..=tied {
+        for t in 1..=was.tied {
             let w = match tie {
                 TiePolicy::Fractional => 1.0 / t as f64,
                 _ => 1.0,
             };
-            let layer = &s.table[p1 + t * len..p1 + (t + 1) * len];
-            axpy(w, &layer[..=deg], &mut joined.poly[..]);
+            let layer = &s.table[lay.p1 + t * len..lay.p1 + (t + 1) * len];
+            axpy(w, &layer[..=was.deg], &mut joined.poly[..]);
         }
-        joined.deg = joined.deg.max(deg);
+        joined.deg = joined.deg.max(was.deg);
         Ok(())
+    }
+}
+
+/// The layout of [`Program::tied_top`]'s tables at top count `j`: layer T
+/// of p0 at `[T·len]`, of p1 at `[p1 + T·len]`; under `none` (`lone`) only
+/// T = 0 of p0 and T = 1 of p1 are kept.
+#[derive(Clone, Copy)]
+struct Layers {
+    j: usize,
+    len: usize,
+    p1: usize,
+    lone: bool,
+}
+
+/// What the tables hold after some clusters: polynomial degree, highest
+/// layer (clusters tied at j), and whether a correct cluster was seen.
+#[derive(Clone, Copy)]
+struct Folded {
+    deg: usize,
+    tied: usize,
+    marked: bool,
+}
+
+/// One cluster (its size and correctness) folded from `src` into `dst`,
+/// layer by layer: below j it multiplies by L_i; at j it joins the tied
+/// clusters (one layer up), and if correct it may be the marked one.
+fn fold_cluster(
+    src: &[f64],
+    dst: &mut [f64],
+    lay: Layers,
+    (was, next): (Folded, Folded),
+    keep_p0: bool,
+    (size, correct): (usize, bool),
+) {
+    let (j, len) = (lay.j, lay.len);
+    let b = binom(size, j);
+    for t in 0..=next.tied {
+        if t >= 1 && (!lay.lone || t == 1) {
+            // p1: marked draws times L_i, or with i at j as one
+            // more tied cluster, or i itself marked (correct).
+            let at = lay.p1 + t * len;
+            let out = &mut dst[at..=at + next.deg];
+            out.fill(0.0);
+            if was.marked && t <= was.tied {
+                add_times_below(&src[at..], was.deg, size, j, out);
+            }
+            if was.marked && !lay.lone && t >= 2 {
+                add_times_tied(&src[at - len..], was.deg, b, j, out);
+            }
+            if correct {
+                add_times_tied(&src[(t - 1) * len..], was.deg, b, j, out);
+            }
+        }
+        if keep_p0 && (!lay.lone || t == 0) {
+            let out = &mut dst[t * len..=t * len + next.deg];
+            out.fill(0.0);
+            if t <= was.tied {
+                add_times_below(&src[t * len..], was.deg, size, j, out);
+            }
+            if t >= 1 {
+                add_times_tied(&src[(t - 1) * len..], was.deg, b, j, out);
+            }
+        }
     }
 }
 

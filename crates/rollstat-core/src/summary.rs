@@ -6,8 +6,8 @@
 //! — so that memory grows with the number of problems, not rollouts.
 
 use crate::best::{weighted_vote, ScoreProfile};
-use crate::rollouts::AnswerRef;
 pub use crate::rollouts::RolloutTable;
+use crate::rollouts::{AnswerRef, RolloutRef};
 use crate::select::VoteProfile;
 use crate::vote::{majority_vote, AnswerClusterer, VoteOutcome};
 use serde::{Deserialize, Serialize};
@@ -230,23 +230,7 @@ pub fn summarize_ref(
     clusterer: &dyn AnswerClusterer,
 ) -> ProblemSummary {
     let all = match data {
-        ProblemData::Counts { n, c } => {
-            return ProblemSummary {
-                n: *n,
-                c: *c,
-                n_arrived: *n,
-                n_failed: 0,
-                n_unextracted: 0,
-                n_truncated: 0,
-                n_unextracted_marked_correct: 0,
-                first_correct_rank: None,
-                vote: None,
-                policy,
-                vote_profile: None,
-                scores: None,
-                budget: None,
-            }
-        }
+        ProblemData::Counts { n, c } => return counts_summary(*n, *c, policy),
         ProblemData::Rollouts(r) => r,
     };
     let mut s = ProblemSummary {
@@ -264,89 +248,164 @@ pub fn summarize_ref(
         scores: None,
         budget: None,
     };
-    // Rollouts in index order: tables from readers are stored so already;
-    // others are ordered here (stable: arrival order among equal indices).
-    let order: Option<Vec<usize>> = (!all.is_index_ordered()).then(|| {
-        let mut o: Vec<usize> = (0..all.len()).collect();
-        o.sort_by_key(|&i| all.get(i).index);
-        o
-    });
-    // Per rollout in the denominator, in index order: its answer code and
-    // verdict (for the vote). The vote needs every rollout to carry answer
-    // information.
-    let mut codes: Vec<u32> = Vec::with_capacity(all.len());
-    let mut verdicts: Vec<Option<bool>> = Vec::with_capacity(all.len());
-    let mut all_answered = true;
-    // Selector scores of the rollouts in the denominator, while all have one.
-    let mut scored: Option<(Vec<f64>, Vec<bool>)> = all.has_scores().then(Default::default);
-    let mut budget: Option<BudgetProfile> = all.has_budgets().then(Default::default);
-    let rollouts_fit = "a problem holds fewer than 2³² rollouts";
-    u32::try_from(all.len()).expect(rollouts_fit);
+    let order = index_order(all);
+    let mut fold = DenominatorFold::new(all);
+    u32::try_from(all.len()).expect(ROLLOUTS_FIT);
     for k in 0..all.len() {
         let i = order.as_ref().map_or(k, |o| o[k]);
         let r = all.get(i);
-        s.n_truncated += r.truncated as u32;
-        s.n_failed += (r.verdict == Verdict::Failed) as u32;
-        let mut verdict = r.verdict;
-        if r.answer == AnswerRef::Unextracted {
-            s.n_unextracted += 1;
-            if verdict == Verdict::Correct {
-                s.n_unextracted_marked_correct += 1;
-                verdict = Verdict::Wrong;
-            }
-        }
+        let verdict = tally_arrived(&mut s, &r);
         if policy == DenominatorPolicy::Judged && verdict == Verdict::Failed {
             continue;
         }
-        let rank = s.n;
-        s.n += 1;
-        if let Some((scores, ok)) = &mut scored {
+        tally_denominator(&mut s, verdict);
+        fold.add(all, i, r.answer != AnswerRef::Unknown, verdict);
+    }
+    fold.finish(s, all, clusterer)
+}
+
+const ROLLOUTS_FIT: &str = "a problem holds fewer than 2³² rollouts";
+
+/// The summary of a problem known only by its counts: no vote, no
+/// per-rollout profiles.
+fn counts_summary(n: u64, c: u64, policy: DenominatorPolicy) -> ProblemSummary {
+    ProblemSummary {
+        n,
+        c,
+        n_arrived: n,
+        n_failed: 0,
+        n_unextracted: 0,
+        n_truncated: 0,
+        n_unextracted_marked_correct: 0,
+        first_correct_rank: None,
+        vote: None,
+        policy,
+        vote_profile: None,
+        scores: None,
+        budget: None,
+    }
+}
+
+/// Rollouts in index order: tables from readers are stored so already
+/// (`None`); others are ordered here (stable: arrival order among equal
+/// indices).
+fn index_order(all: &RolloutTable) -> Option<Vec<usize>> {
+    (!all.is_index_ordered()).then(|| {
+        let mut o: Vec<usize> = (0..all.len()).collect();
+        o.sort_by_key(|&i| all.get(i).index);
+        o
+    })
+}
+
+/// Counts an arrived rollout's truncation, failure and missing answer, and
+/// returns its verdict as summarized: an unextracted rollout is wrong
+/// whatever the input's `correct` says.
+fn tally_arrived(s: &mut ProblemSummary, r: &RolloutRef<'_>) -> Verdict {
+    s.n_truncated += r.truncated as u32;
+    s.n_failed += (r.verdict == Verdict::Failed) as u32;
+    let mut verdict = r.verdict;
+    if r.answer == AnswerRef::Unextracted {
+        s.n_unextracted += 1;
+        if verdict == Verdict::Correct {
+            s.n_unextracted_marked_correct += 1;
+            verdict = Verdict::Wrong;
+        }
+    }
+    verdict
+}
+
+/// Counts a rollout in the denominator (the next in index order): `n`,
+/// `c` and the rank of the first correct one.
+fn tally_denominator(s: &mut ProblemSummary, verdict: Verdict) {
+    let rank = s.n;
+    s.n += 1;
+    if verdict == Verdict::Correct {
+        s.c += 1;
+        if s.first_correct_rank == Some(None) {
+            s.first_correct_rank = Some(Some(u32::try_from(rank).expect(ROLLOUTS_FIT)));
+        }
+    }
+}
+
+/// What the vote, the selector scores and the budget profile need from
+/// the rollouts in the denominator, gathered in index order.
+struct DenominatorFold {
+    /// Per rollout: its answer code and verdict (for the vote), kept while
+    /// every rollout carries answer information (the vote needs them all).
+    codes: Vec<u32>,
+    verdicts: Vec<Option<bool>>,
+    all_answered: bool,
+    /// Selector scores and correctness, while every rollout has a score.
+    scored: Option<(Vec<f64>, Vec<bool>)>,
+    budget: Option<BudgetProfile>,
+}
+
+impl DenominatorFold {
+    fn new(all: &RolloutTable) -> Self {
+        DenominatorFold {
+            codes: Vec::with_capacity(all.len()),
+            verdicts: Vec::with_capacity(all.len()),
+            all_answered: true,
+            scored: all.has_scores().then(Default::default),
+            budget: all.has_budgets().then(Default::default),
+        }
+    }
+
+    /// Adds rollout `i` (in the denominator, with its summarized verdict).
+    fn add(&mut self, all: &RolloutTable, i: usize, answered: bool, verdict: Verdict) {
+        let correct = verdict == Verdict::Correct;
+        if let Some((scores, ok)) = &mut self.scored {
             match all.score(i) {
                 Some(x) => {
                     scores.push(x);
-                    ok.push(verdict == Verdict::Correct);
+                    ok.push(correct);
                 }
-                None => scored = None,
+                None => self.scored = None,
             }
         }
-        if let Some(b) = &mut budget {
-            b.add(all.budget(i), verdict == Verdict::Correct);
+        if let Some(b) = &mut self.budget {
+            b.add(all.budget(i), correct);
         }
-        if verdict == Verdict::Correct {
-            s.c += 1;
-            if s.first_correct_rank == Some(None) {
-                s.first_correct_rank = Some(Some(u32::try_from(rank).expect(rollouts_fit)));
-            }
-        }
-        all_answered &= r.answer != AnswerRef::Unknown;
-        if all_answered {
-            codes.push(all.answer_code(i));
-            verdicts.push(match verdict {
+        self.all_answered &= answered;
+        if self.all_answered {
+            self.codes.push(all.answer_code(i));
+            self.verdicts.push(match verdict {
                 Verdict::Correct => Some(true),
                 Verdict::Wrong => Some(false),
                 Verdict::Failed => None,
             });
         }
     }
-    let scored = scored.filter(|_| s.n > 0);
-    s.budget = budget.map(Box::new);
-    let mut weighted = None;
-    if s.n > 0 && all_answered {
-        let clusters = cluster_codes(all, &codes, clusterer);
-        s.vote = Some(Box::new(majority_vote(&clusters, &verdicts)));
-        s.vote_profile = VoteProfile::new(&clusters, &verdicts).map(Box::new);
-        weighted = scored
-            .as_ref()
-            .map(|(scores, _)| weighted_vote(&clusters, &verdicts, scores));
+
+    /// Completes `s` with the budget profile and, when it has rollouts, the
+    /// vote (if all were answered) and the score profile (if all scored).
+    fn finish(
+        self,
+        mut s: ProblemSummary,
+        all: &RolloutTable,
+        clusterer: &dyn AnswerClusterer,
+    ) -> ProblemSummary {
+        let scored = self.scored.filter(|_| s.n > 0);
+        s.budget = self.budget.map(Box::new);
+        let mut weighted = None;
+        if s.n > 0 && self.all_answered {
+            let clusters = cluster_codes(all, &self.codes, clusterer);
+            let verdicts = &self.verdicts;
+            s.vote = Some(Box::new(majority_vote(&clusters, verdicts)));
+            s.vote_profile = VoteProfile::new(&clusters, verdicts).map(Box::new);
+            weighted = scored
+                .as_ref()
+                .map(|(scores, _)| weighted_vote(&clusters, verdicts, scores));
+        }
+        s.scores = scored.map(|(scores, ok)| {
+            let p = ScoreProfile::new(&scores, &ok);
+            Box::new(match weighted {
+                Some(credits) => p.with_weighted_vote(credits),
+                None => p,
+            })
+        });
+        s
     }
-    s.scores = scored.map(|(scores, ok)| {
-        let p = ScoreProfile::new(&scores, &ok);
-        Box::new(match weighted {
-            Some(credits) => p.with_weighted_vote(credits),
-            None => p,
-        })
-    });
-    s
 }
 
 /// Each rollout's cluster from its answer code. Each distinct answer text

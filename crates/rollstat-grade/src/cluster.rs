@@ -53,6 +53,10 @@ pub fn is_junk_answer(answer: &str) -> bool {
     JUNK.contains(&t.as_str())
 }
 
+/// The clustering key of a prepared answer: equal keys are the same
+/// answer. Tagged by kind: `l:` over-long text, `t:` a date, `q:`/`d:` an
+/// exact rational (`d:` when written with a decimal), `r:` a radical's
+/// canonical form, `s:` the canonical text otherwise.
 fn key_of(p: &Prepared, answer: &str, grader: &Grader) -> String {
     if p.too_long {
         // too long to compare: only the same text is the same answer
@@ -67,53 +71,67 @@ fn key_of(p: &Prepared, answer: &str, grader: &Grader) -> String {
         return format!("t:{form}:{a}/{b}/{c}");
     }
     if let Ok(e) = &p.expr {
-        let mut syms = std::collections::BTreeSet::new();
-        free_symbols(e, &mut syms);
-        let scalar = matches!(
-            e,
-            Expr::Num(_)
-                | Expr::Add(_)
-                | Expr::Mul(_)
-                | Expr::Neg(_)
-                | Expr::Div(..)
-                | Expr::Pow(..)
-                | Expr::Percent(_)
-                | Expr::Func(..)
-        );
-        if scalar && syms.is_empty() {
-            let budget = Budget::default();
-            let vars = HashMap::new();
-            let pct = match grader.percent {
-                crate::PercentPolicy::Fraction => PctEval::Fraction,
-                _ => PctEval::Strip,
-            };
-            let ctx = Ctx {
-                vars: &vars,
-                pct,
-                budget: &budget,
-            };
-            let has_pct = crate::equiv_has_percent(e);
-            if !(has_pct && grader.percent == crate::PercentPolicy::Either) {
-                if let Ok(Some(q)) = eval_exact(e, &ctx) {
-                    let tag = if has_decimal_literal(e) { "d" } else { "q" };
-                    return format!("{tag}:{}/{}", int_text(q.numer()), int_text(q.denom()));
-                }
-                if !has_decimal_literal(e) {
-                    if let Ok(Some(s)) = eval_surd(e, &ctx) {
-                        // canonical radical form: Σ c·√k
-                        let terms: Vec<String> = s
-                            .iter()
-                            .map(|(k, c)| {
-                                format!("{}/{}*r{k}", int_text(c.numer()), int_text(c.denom()))
-                            })
-                            .collect();
-                        return format!("r:{}", terms.join("+"));
-                    }
-                }
-            }
+        if let Some(key) = constant_key(e, grader) {
+            return key;
         }
     }
     format!("s:{}", p.canon)
+}
+
+/// The key of a constant scalar expression (no free symbols) by its exact
+/// value, or by its canonical radical form; `None` when it has none, and
+/// for a percentage under [`PercentPolicy::Either`](crate::PercentPolicy)
+/// (which equals two values).
+fn constant_key(e: &Expr, grader: &Grader) -> Option<String> {
+    let mut syms = std::collections::BTreeSet::new();
+    free_symbols(e, &mut syms);
+    let scalar = matches!(
+        e,
+        Expr::Num(_)
+            | Expr::Add(_)
+            | Expr::Mul(_)
+            | Expr::Neg(_)
+            | Expr::Div(..)
+            | Expr::Pow(..)
+            | Expr::Percent(_)
+            | Expr::Func(..)
+    );
+    if !scalar || !syms.is_empty() {
+        return None;
+    }
+    let budget = Budget::default();
+    let vars = HashMap::new();
+    let pct = match grader.percent {
+        crate::PercentPolicy::Fraction => PctEval::Fraction,
+        _ => PctEval::Strip,
+    };
+    let ctx = Ctx {
+        vars: &vars,
+        pct,
+        budget: &budget,
+    };
+    let has_pct = crate::equiv_has_percent(e);
+    if has_pct && grader.percent == crate::PercentPolicy::Either {
+        return None;
+    }
+    if let Ok(Some(q)) = eval_exact(e, &ctx) {
+        let tag = if has_decimal_literal(e) { "d" } else { "q" };
+        return Some(format!(
+            "{tag}:{}/{}",
+            int_text(q.numer()),
+            int_text(q.denom())
+        ));
+    }
+    if has_decimal_literal(e) {
+        return None;
+    }
+    let s = eval_surd(e, &ctx).ok()??;
+    // canonical radical form: Σ c·√k
+    let terms: Vec<String> = s
+        .iter()
+        .map(|(k, c)| format!("{}/{}*r{k}", int_text(c.numer()), int_text(c.denom())))
+        .collect();
+    Some(format!("r:{}", terms.join("+")))
 }
 
 /// A normalized key for an answer: equal keys imply equivalent answers.

@@ -519,91 +519,106 @@ fn expand_items(v: &[Expr]) -> Vec<Expr> {
     out
 }
 
-fn as_matrix(e: &Expr) -> Option<Vec<Vec<Expr>>> {
+type Matrix = Vec<Vec<Expr>>;
+
+/// A matrix expression as the symbolic matrix of its entries: a matrix
+/// literal, a sum of same-shaped matrices, or a product of at most 3
+/// matrices and scalar factors (`None` for anything else).
+fn as_matrix(e: &Expr) -> Option<Matrix> {
     match e {
         Expr::Matrix(r) => Some(r.clone()),
         Expr::Add(v) => {
             let ms: Option<Vec<_>> = v.iter().map(as_matrix).collect();
-            let ms = ms?;
-            let (r, c) = (ms[0].len(), ms[0][0].len());
-            if ms.iter().any(|m| m.len() != r || m[0].len() != c) {
-                return None;
-            }
-            Some(
-                (0..r)
-                    .map(|i| {
-                        (0..c)
-                            .map(|j| Expr::Add(ms.iter().map(|m| m[i][j].clone()).collect()))
-                            .collect()
-                    })
-                    .collect(),
-            )
+            matrix_sum(&ms?)
         }
-        Expr::Mul(v) => {
-            // products build symbolic trees: keep them small
-            if v.iter().filter(|f| contains_matrix(f)).count() > 3 {
-                return None;
-            }
-            let mut acc: Option<Vec<Vec<Expr>>> = None;
-            let mut scalars = Vec::new();
-            for f in v {
-                if let Some(m) = as_matrix(f) {
-                    acc = Some(match acc {
-                        None => m,
-                        Some(a) => {
-                            let (n, k, p) = (a.len(), a[0].len(), m[0].len());
-                            if m.len() != k {
-                                return None;
-                            }
-                            (0..n)
-                                .map(|i| {
-                                    (0..p)
-                                        .map(|j| {
-                                            Expr::Add(
-                                                (0..k)
-                                                    .map(|t| {
-                                                        Expr::Mul(vec![
-                                                            a[i][t].clone(),
-                                                            m[t][j].clone(),
-                                                        ])
-                                                    })
-                                                    .collect(),
-                                            )
-                                        })
-                                        .collect()
-                                })
-                                .collect()
-                        }
-                    });
-                } else if matches!(
-                    f,
-                    Expr::Num(_) | Expr::Neg(_) | Expr::Div(..) | Expr::Sym(_)
-                ) {
-                    scalars.push(f.clone());
-                } else {
-                    return None;
-                }
-            }
-            let m = acc?;
-            if scalars.is_empty() {
-                return Some(m);
-            }
-            Some(
-                m.into_iter()
-                    .map(|row| {
-                        row.into_iter()
-                            .map(|x| {
-                                let mut f = scalars.clone();
-                                f.push(x);
-                                Expr::Mul(f)
-                            })
-                            .collect()
-                    })
-                    .collect(),
-            )
-        }
+        Expr::Mul(v) => matrix_product(v),
         _ => None,
     }
+}
+
+/// The entrywise sum of same-shaped matrices (`None` if shapes differ).
+fn matrix_sum(ms: &[Matrix]) -> Option<Matrix> {
+    let (r, c) = (ms[0].len(), ms[0][0].len());
+    if ms.iter().any(|m| m.len() != r || m[0].len() != c) {
+        return None;
+    }
+    Some(
+        (0..r)
+            .map(|i| {
+                (0..c)
+                    .map(|j| Expr::Add(ms.iter().map(|m| m[i][j].clone()).collect()))
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// The product of the factors `v`: the matrices multiplied in order, then
+/// every entry multiplied by the scalar factors (numbers, negations,
+/// quotients, symbols). `None` for any other factor, for mismatched
+/// shapes, or without a matrix.
+fn matrix_product(v: &[Expr]) -> Option<Matrix> {
+    // products build symbolic trees: keep them small
+    if v.iter().filter(|f| contains_matrix(f)).count() > 3 {
+        return None;
+    }
+    let mut acc: Option<Matrix> = None;
+    let mut scalars = Vec::new();
+    for f in v {
+        if let Some(m) = as_matrix(f) {
+            acc = Some(match acc {
+                None => m,
+                Some(a) => matrix_mul(&a, &m)?,
+            });
+        } else if matches!(
+            f,
+            Expr::Num(_) | Expr::Neg(_) | Expr::Div(..) | Expr::Sym(_)
+        ) {
+            scalars.push(f.clone());
+        } else {
+            return None;
+        }
+    }
+    let m = acc?;
+    if scalars.is_empty() {
+        return Some(m);
+    }
+    Some(
+        m.into_iter()
+            .map(|row| {
+                row.into_iter()
+                    .map(|x| {
+                        let mut f = scalars.clone();
+                        f.push(x);
+                        Expr::Mul(f)
+                    })
+                    .collect()
+            })
+            .collect(),
+    )
+}
+
+/// The symbolic matrix product `a · m` (`None` if the shapes do not fit).
+fn matrix_mul(a: &Matrix, m: &Matrix) -> Option<Matrix> {
+    let (n, k, p) = (a.len(), a[0].len(), m[0].len());
+    if m.len() != k {
+        return None;
+    }
+    Some(
+        (0..n)
+            .map(|i| {
+                (0..p)
+                    .map(|j| {
+                        Expr::Add(
+                            (0..k)
+                                .map(|t| Expr::Mul(vec![a[i][t].clone(), m[t][j].clone()]))
+                                .collect(),
+                        )
+                    })
+                    .collect()
+            })
+            .collect(),
+    )
 }
 
 fn contains_matrix(e: &Expr) -> bool {
@@ -681,55 +696,12 @@ impl<'a> Cmp<'a> {
         if g == p {
             return Ok(Some(Reason::Structural));
         }
-        // relations
         let (glen, plen) = (rel_len(g), rel_len(p));
         let g = &cut_approx(g);
         let p = &cut_approx(p);
-        match (g, p) {
-            (Expr::Rel(gi, go), Expr::Rel(pi, po)) => {
-                // inequality vs membership `x ∈ S`
-                let g_in = go.len() == 1 && go[0] == RelOp::In;
-                let p_in = po.len() == 1 && po[0] == RelOp::In;
-                if p_in && !g_in {
-                    if let Some(s) = relation_to_set(gi, go) {
-                        return self.eq(&s, &pi[1], depth + 1);
-                    }
-                }
-                if g_in && !p_in {
-                    if self.g.allow_set_relation_comp {
-                        if let Some(s) = relation_to_set(pi, po) {
-                            return self.eq(&gi[1], &s, depth + 1);
-                        }
-                    }
-                    return Ok(None);
-                }
-                return self.rel_eq(gi, go, pi, po, depth);
-            }
-            (Expr::Rel(gi, go), _) => {
-                if let Some(v) = assigned_value(gi, go, true, glen) {
-                    return self.eq(&v, p, depth + 1);
-                }
-                if is_set_like(p) {
-                    if let Some(s) = relation_to_set(gi, go) {
-                        return self.eq(&s, p, depth + 1);
-                    }
-                }
-                return Ok(None);
-            }
-            (_, Expr::Rel(pi, po)) => {
-                if let Some(v) = assigned_value(pi, po, false, plen) {
-                    return self.eq(g, &v, depth + 1);
-                }
-                if self.g.allow_set_relation_comp && is_set_like(g) {
-                    if let Some(s) = relation_to_set(pi, po) {
-                        return self.eq(g, &s, depth + 1);
-                    }
-                }
-                return Ok(None);
-            }
-            _ => {}
+        if let Some(r) = self.relation_eq(g, p, (glen, plen), depth) {
+            return r;
         }
-        // matrices
         if contains_matrix(g) || contains_matrix(p) {
             return match (as_matrix(g), as_matrix(p)) {
                 (Some(a), Some(b)) => self.matrix_eq(&a, &b, depth),
@@ -747,63 +719,148 @@ impl<'a> Cmp<'a> {
             let (gs, ps) = (items(g), items(p));
             return self.set_eq(&gs, &ps, depth);
         }
-        match (g, p) {
-            (Expr::Text(a), Expr::Text(b)) => {
-                return Ok((a == b).then_some(Reason::String));
-            }
-            (Expr::Tuple(a), Expr::Tuple(b)) | (Expr::Ratio(a), Expr::Ratio(b)) => {
-                return self.seq_eq(a, b, depth)
-            }
-            (Expr::Tuple(a), Expr::Set(b) | Expr::List(b))
-            | (Expr::Set(a) | Expr::List(a), Expr::Tuple(b)) => {
-                if a.len() == 1 || b.len() == 1 {
-                    return self.set_eq(a, b, depth);
-                }
-                return self.seq_eq(a, b, depth);
-            }
-            (Expr::Set(a) | Expr::List(a), Expr::Set(b) | Expr::List(b)) => {
-                return self.set_eq(&expand_items(a), &expand_items(b), depth)
-            }
-            (Expr::Interval(a1, b1, l1, r1), Expr::Interval(a2, b2, l2, r2)) => {
-                if l1 != l2 || r1 != r2 {
-                    return Ok(None);
-                }
-                return self.seq_eq(
-                    &[(**a1).clone(), (**b1).clone()],
-                    &[(**a2).clone(), (**b2).clone()],
-                    depth,
-                );
-            }
-            (Expr::Interval(a1, b1, false, false), Expr::Tuple(t))
-            | (Expr::Tuple(t), Expr::Interval(a1, b1, false, false))
-                if t.len() == 2 =>
-            {
-                return self.seq_eq(&[(**a1).clone(), (**b1).clone()], t, depth);
-            }
-            (Expr::Union(a), Expr::Union(b)) => return self.set_eq(a, b, depth),
-            (Expr::Union(a), other) | (other, Expr::Union(a)) if a.len() == 1 => {
-                return self.eq(&a[0], other, depth + 1)
-            }
-            _ => {}
+        if let Some(r) = self.collection_eq(g, p, depth) {
+            return r;
         }
-        // singleton collections vs scalar
-        match (g, p) {
-            (Expr::Set(a) | Expr::List(a) | Expr::Tuple(a), other)
-                if a.len() == 1 && is_scalar(other) =>
-            {
-                return self.eq(&a[0], other, depth + 1)
-            }
-            (other, Expr::Set(a) | Expr::List(a) | Expr::Tuple(a))
-                if a.len() == 1 && is_scalar(other) =>
-            {
-                return self.eq(other, &a[0], depth + 1)
-            }
-            _ => {}
+        if let Some(r) = self.singleton_eq(g, p, depth) {
+            return r;
         }
         if is_scalar(g) && is_scalar(p) {
             return self.scalar_eq(g, p);
         }
         Ok(None)
+    }
+
+    /// The comparison when either side is a relation (`None` when neither
+    /// is): two relations; or a relation that assigns a value (`x = 3`) or
+    /// states a set (`-2 <= x <= 7`) against a value or a set. `lens` are
+    /// the sides' relation lengths before `\approx` tails were cut.
+    fn relation_eq(
+        &self,
+        g: &Expr,
+        p: &Expr,
+        (glen, plen): (usize, usize),
+        depth: usize,
+    ) -> Option<R> {
+        Some(match (g, p) {
+            (Expr::Rel(gi, go), Expr::Rel(pi, po)) => self.relations_eq(gi, go, pi, po, depth),
+            (Expr::Rel(gi, go), _) => {
+                if let Some(v) = assigned_value(gi, go, true, glen) {
+                    return Some(self.eq(&v, p, depth + 1));
+                }
+                if is_set_like(p) {
+                    if let Some(s) = relation_to_set(gi, go) {
+                        return Some(self.eq(&s, p, depth + 1));
+                    }
+                }
+                Ok(None)
+            }
+            (_, Expr::Rel(pi, po)) => {
+                if let Some(v) = assigned_value(pi, po, false, plen) {
+                    return Some(self.eq(g, &v, depth + 1));
+                }
+                // a predicted relation against a gold set only when allowed
+                // (a model could echo the question's inequality)
+                if self.g.allow_set_relation_comp && is_set_like(g) {
+                    if let Some(s) = relation_to_set(pi, po) {
+                        return Some(self.eq(g, &s, depth + 1));
+                    }
+                }
+                Ok(None)
+            }
+            _ => return None,
+        })
+    }
+
+    /// Two relations: an inequality against a membership `x ∈ S` compares
+    /// the inequality's set with `S` (gold membership against a predicted
+    /// inequality only when allowed); otherwise [`Self::rel_eq`].
+    fn relations_eq(
+        &self,
+        gi: &[Expr],
+        go: &[RelOp],
+        pi: &[Expr],
+        po: &[RelOp],
+        depth: usize,
+    ) -> R {
+        let g_in = go.len() == 1 && go[0] == RelOp::In;
+        let p_in = po.len() == 1 && po[0] == RelOp::In;
+        if p_in && !g_in {
+            if let Some(s) = relation_to_set(gi, go) {
+                return self.eq(&s, &pi[1], depth + 1);
+            }
+        }
+        if g_in && !p_in {
+            if self.g.allow_set_relation_comp {
+                if let Some(s) = relation_to_set(pi, po) {
+                    return self.eq(&gi[1], &s, depth + 1);
+                }
+            }
+            return Ok(None);
+        }
+        self.rel_eq(gi, go, pi, po, depth)
+    }
+
+    /// The comparison of two collections (text, tuples, ratios, sets,
+    /// lists, intervals, unions) by their elements; `None` when the pair
+    /// is not one of these.
+    fn collection_eq(&self, g: &Expr, p: &Expr, depth: usize) -> Option<R> {
+        Some(match (g, p) {
+            (Expr::Text(a), Expr::Text(b)) => Ok((a == b).then_some(Reason::String)),
+            (Expr::Tuple(a), Expr::Tuple(b)) | (Expr::Ratio(a), Expr::Ratio(b)) => {
+                self.seq_eq(a, b, depth)
+            }
+            (Expr::Tuple(a), Expr::Set(b) | Expr::List(b))
+            | (Expr::Set(a) | Expr::List(a), Expr::Tuple(b)) => {
+                if a.len() == 1 || b.len() == 1 {
+                    self.set_eq(a, b, depth)
+                } else {
+                    self.seq_eq(a, b, depth)
+                }
+            }
+            (Expr::Set(a) | Expr::List(a), Expr::Set(b) | Expr::List(b)) => {
+                self.set_eq(&expand_items(a), &expand_items(b), depth)
+            }
+            (Expr::Interval(a1, b1, l1, r1), Expr::Interval(a2, b2, l2, r2)) => {
+                if l1 != l2 || r1 != r2 {
+                    return Some(Ok(None));
+                }
+                self.seq_eq(
+                    &[(**a1).clone(), (**b1).clone()],
+                    &[(**a2).clone(), (**b2).clone()],
+                    depth,
+                )
+            }
+            (Expr::Interval(a1, b1, false, false), Expr::Tuple(t))
+            | (Expr::Tuple(t), Expr::Interval(a1, b1, false, false))
+                if t.len() == 2 =>
+            {
+                self.seq_eq(&[(**a1).clone(), (**b1).clone()], t, depth)
+            }
+            (Expr::Union(a), Expr::Union(b)) => self.set_eq(a, b, depth),
+            (Expr::Union(a), other) | (other, Expr::Union(a)) if a.len() == 1 => {
+                self.eq(&a[0], other, depth + 1)
+            }
+            _ => return None,
+        })
+    }
+
+    /// A one-element set, list or tuple against a scalar compares the
+    /// element; `None` for any other pair.
+    fn singleton_eq(&self, g: &Expr, p: &Expr, depth: usize) -> Option<R> {
+        match (g, p) {
+            (Expr::Set(a) | Expr::List(a) | Expr::Tuple(a), other)
+                if a.len() == 1 && is_scalar(other) =>
+            {
+                Some(self.eq(&a[0], other, depth + 1))
+            }
+            (other, Expr::Set(a) | Expr::List(a) | Expr::Tuple(a))
+                if a.len() == 1 && is_scalar(other) =>
+            {
+                Some(self.eq(other, &a[0], depth + 1))
+            }
+            _ => None,
+        }
     }
 
     fn seq_eq(&self, a: &[Expr], b: &[Expr], depth: usize) -> R {
@@ -1070,12 +1127,29 @@ impl<'a> Cmp<'a> {
 
     /// Compare two constant values (exact, rounding, then float tolerance).
     fn cmp_const(&self, a: &ConstVal, b: &ConstVal) -> Option<Reason> {
+        let tol = self.tolerances(a, b);
+        if let (Some(x), Some(y)) = (&a.exact, &b.exact) {
+            return self.cmp_rationals(x, y, &tol);
+        }
+        // exact radicals: canonical forms decide unless a decimal literal
+        // asks for rounding
+        if let (Some(x), Some(y)) = (as_surd(a), as_surd(b)) {
+            if x == y {
+                return Some(Reason::ExactRadical);
+            }
+            if !tol.literal {
+                return None;
+            }
+        }
+        self.cmp_floats(a, b, &tol)
+    }
+
+    /// What a written decimal on either side allows besides exact equality.
+    fn tolerances(&self, a: &ConstVal, b: &ConstVal) -> Tolerances {
         let dec = match (a.dec, b.dec) {
             (Some(x), Some(y)) => Some(x.min(y)),
             (x, y) => x.or(y),
         };
-        let literal = dec.is_some();
-        let dec = dec.filter(|d| self.g.rounding && *d >= 2);
         // a long literal on either side: its printed precision (fewest
         // significant digits) sets a relative tolerance
         let printed_tol = [a, b]
@@ -1085,59 +1159,50 @@ impl<'a> Cmp<'a> {
             .min()
             .filter(|_| self.g.rounding)
             .map(|s| 10f64.powi(1 - s.min(300) as i32));
-        if let (Some(x), Some(y)) = (&a.exact, &b.exact) {
-            if x == y {
-                return Some(Reason::ExactRational);
-            }
-            if let Some(d) = dec {
-                // |a/b - c/e| <= 1/(2·10^d)  <=>  2·10^d·|a·e - c·b| <= b·e,
-                // in integers: a rational difference would take a gcd,
-                // quadratic in the bits (sizes were charged in `const_val`)
-                if d <= 60 {
-                    let scale = BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize);
-                    let diff = x.numer() * y.denom() - y.numer() * x.denom();
-                    if scale * diff.abs() <= x.denom() * y.denom() {
-                        return Some(Reason::Rounding);
-                    }
-                }
-            }
-            if let Some(tol) = printed_tol {
-                let fx = num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN);
-                let fy = num_traits::ToPrimitive::to_f64(y).unwrap_or(f64::NAN);
-                if close(fx, fy, tol) {
+        Tolerances {
+            literal: dec.is_some(),
+            rounding_decimals: dec.filter(|d| self.g.rounding && *d >= 2),
+            printed_tol,
+        }
+    }
+
+    /// Two rational values: equal, a correct rounding, within the printed
+    /// precision, or (with a decimal literal, both nonzero) within the
+    /// relative tolerance.
+    fn cmp_rationals(&self, x: &BigRational, y: &BigRational, tol: &Tolerances) -> Option<Reason> {
+        if x == y {
+            return Some(Reason::ExactRational);
+        }
+        if let Some(d) = tol.rounding_decimals {
+            // |a/b - c/e| <= 1/(2·10^d)  <=>  2·10^d·|a·e - c·b| <= b·e,
+            // in integers: a rational difference would take a gcd,
+            // quadratic in the bits (sizes were charged in `const_val`)
+            if d <= 60 {
+                let scale = BigInt::from(2) * num_traits::pow(BigInt::from(10), d as usize);
+                let diff = x.numer() * y.denom() - y.numer() * x.denom();
+                if scale * diff.abs() <= x.denom() * y.denom() {
                     return Some(Reason::Rounding);
                 }
             }
-            if literal && !x.is_zero() && !y.is_zero() {
-                let fx = num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN);
-                let fy = num_traits::ToPrimitive::to_f64(y).unwrap_or(f64::NAN);
-                return close(fx, fy, self.g.rel_tol).then_some(Reason::NumericTolerance);
-            }
-            return None;
         }
-        // exact radicals: canonical forms decide unless a decimal literal
-        // asks for rounding
-        let as_surd = |c: &ConstVal| -> Option<Surd> {
-            match (&c.exact, &c.surd) {
-                (Some(q), _) => {
-                    let mut s = Surd::new();
-                    if !q.is_zero() {
-                        s.insert(1, q.clone());
-                    }
-                    Some(s)
-                }
-                (None, Some(s)) => Some(s.clone()),
-                _ => None,
-            }
-        };
-        if let (Some(x), Some(y)) = (as_surd(a), as_surd(b)) {
-            if x == y {
-                return Some(Reason::ExactRadical);
-            }
-            if !literal {
-                return None;
+        if let Some(t) = tol.printed_tol {
+            let fx = num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN);
+            let fy = num_traits::ToPrimitive::to_f64(y).unwrap_or(f64::NAN);
+            if close(fx, fy, t) {
+                return Some(Reason::Rounding);
             }
         }
+        if tol.literal && !x.is_zero() && !y.is_zero() {
+            let fx = num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN);
+            let fy = num_traits::ToPrimitive::to_f64(y).unwrap_or(f64::NAN);
+            return close(fx, fy, self.g.rel_tol).then_some(Reason::NumericTolerance);
+        }
+        None
+    }
+
+    /// Two values compared as floats: ∞ only equals ∞; otherwise a correct
+    /// rounding, the printed precision, or the relative tolerance.
+    fn cmp_floats(&self, a: &ConstVal, b: &ConstVal, tol: &Tolerances) -> Option<Reason> {
         let to_f = |c: &ConstVal| match &c.exact {
             Some(x) => num_traits::ToPrimitive::to_f64(x).unwrap_or(f64::NAN),
             None => c.float,
@@ -1150,13 +1215,13 @@ impl<'a> Cmp<'a> {
             // only ∞ == ∞ is accepted (huge finite values overflow too)
             return (a.is_inf && b.is_inf && fa == fb).then_some(Reason::Structural);
         }
-        if let Some(d) = dec {
+        if let Some(d) = tol.rounding_decimals {
             let half = 0.5 * 10f64.powi(-(d.min(300) as i32));
             if (fa - fb).abs() <= half * (1.0 + 1e-9) {
                 return Some(Reason::Rounding);
             }
         }
-        if printed_tol.is_some_and(|tol| close(fa, fb, tol)) {
+        if tol.printed_tol.is_some_and(|t| close(fa, fb, t)) {
             return Some(Reason::Rounding);
         }
         close(fa, fb, self.g.rel_tol).then_some(Reason::NumericTolerance)
@@ -1197,6 +1262,35 @@ impl<'a> Cmp<'a> {
             valid += 1;
         }
         Ok((valid >= 3).then_some(Reason::Identity))
+    }
+}
+
+/// What a written decimal allows in [`Cmp::cmp_const`] besides equality.
+struct Tolerances {
+    /// Either side is a decimal literal.
+    literal: bool,
+    /// Fewest decimals written on either side, when rounding is accepted
+    /// and at least 2: a correct rounding to that many decimals matches.
+    rounding_decimals: Option<u32>,
+    /// Relative tolerance `10^(1-s)` of a literal with `s ≥`
+    /// [`TRUNCATION_MIN_DIGITS`] significant digits, when rounding is
+    /// accepted.
+    printed_tol: Option<f64>,
+}
+
+/// A rational or radical constant in canonical radical form (`None` for
+/// anything else).
+fn as_surd(c: &ConstVal) -> Option<Surd> {
+    match (&c.exact, &c.surd) {
+        (Some(q), _) => {
+            let mut s = Surd::new();
+            if !q.is_zero() {
+                s.insert(1, q.clone());
+            }
+            Some(s)
+        }
+        (None, Some(s)) => Some(s.clone()),
+        _ => None,
     }
 }
 

@@ -210,26 +210,8 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
     ctx.budget.tick(1)?;
     Ok(match e {
         Expr::Num(n) => Some(n.val.clone()),
-        Expr::Add(v) => {
-            let mut acc = BigRational::zero();
-            for t in v {
-                match eval_exact(t, ctx)? {
-                    Some(x) => acc = rat_add(&acc, &x, ctx.budget)?,
-                    None => return Ok(None),
-                }
-            }
-            Some(acc)
-        }
-        Expr::Mul(v) => {
-            let mut acc = BigRational::one();
-            for t in v {
-                match eval_exact(t, ctx)? {
-                    Some(x) => acc = rat_mul(&acc, &x, ctx.budget)?,
-                    None => return Ok(None),
-                }
-            }
-            Some(acc)
-        }
+        Expr::Add(v) => fold_exact(v, ctx, BigRational::zero(), rat_add)?,
+        Expr::Mul(v) => fold_exact(v, ctx, BigRational::one(), rat_mul)?,
         Expr::Neg(a) => eval_exact(a, ctx)?.map(|x| -x),
         Expr::Div(a, b) => match (eval_exact(a, ctx)?, eval_exact(b, ctx)?) {
             (Some(x), Some(y)) if !y.is_zero() => {
@@ -253,43 +235,72 @@ pub(crate) fn eval_exact(e: &Expr, ctx: &Ctx) -> Result<Option<BigRational>, Exh
             PctEval::Strip => x,
             PctEval::Fraction => x / BigRational::from_integer(BigInt::from(100)),
         }),
-        Expr::Func(name, args) if args.len() == 1 => {
-            let x = match eval_exact(&args[0], ctx)? {
-                Some(x) => x,
-                None => return Ok(None),
-            };
-            match name.as_str() {
-                "sqrt" => rat_sqrt(&x),
-                "abs" => Some(x.abs()),
-                "fact" => factorial(&x, ctx.budget)?,
-                "floor" => Some(BigRational::from_integer(x.floor().to_integer())),
-                "ceil" => Some(BigRational::from_integer(x.ceil().to_integer())),
-                _ => None,
-            }
-        }
+        Expr::Func(name, args) if args.len() == 1 => match eval_exact(&args[0], ctx)? {
+            Some(x) => unary_exact(name, &x, ctx.budget)?,
+            None => None,
+        },
         Expr::Func(name, args) if name == "binom" && args.len() == 2 => {
             match (eval_exact(&args[0], ctx)?, eval_exact(&args[1], ctx)?) {
                 (Some(n), Some(k)) if n.is_integer() && k.is_integer() => {
-                    let n = n.to_integer().to_i64();
-                    let k = k.to_integer().to_i64();
-                    match (n, k) {
-                        (Some(n), Some(k)) if (0..=5000).contains(&n) && k >= 0 && k <= n => {
-                            let k = k.min(n - k);
-                            // k steps on a number of at most n bits
-                            ctx.budget.tick(k as u64 * (n as u64 / 64 + 1))?;
-                            let mut acc = BigInt::one();
-                            for i in 0..k {
-                                acc = acc * BigInt::from(n - i) / BigInt::from(i + 1);
-                            }
-                            Some(BigRational::from_integer(acc))
-                        }
-                        (Some(_), Some(_)) => Some(BigRational::zero()),
-                        _ => None,
-                    }
+                    binom_exact(&n.to_integer(), &k.to_integer(), ctx.budget)?
                 }
                 _ => None,
             }
         }
+        _ => None,
+    })
+}
+
+/// The terms `v` combined exactly from `start` by `step` ([`rat_add`] or
+/// [`rat_mul`]); `None` as soon as one term is not exact.
+fn fold_exact(
+    v: &[Expr],
+    ctx: &Ctx,
+    start: BigRational,
+    step: fn(&BigRational, &BigRational, &Budget) -> Result<BigRational, Exhausted>,
+) -> Result<Option<BigRational>, Exhausted> {
+    let mut acc = start;
+    for t in v {
+        match eval_exact(t, ctx)? {
+            Some(x) => acc = step(&acc, &x, ctx.budget)?,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(acc))
+}
+
+/// One-argument function `name` at the exact value `x`, where the result
+/// is exact (`sqrt` only of perfect squares); `None` otherwise.
+fn unary_exact(
+    name: &str,
+    x: &BigRational,
+    budget: &Budget,
+) -> Result<Option<BigRational>, Exhausted> {
+    Ok(match name {
+        "sqrt" => rat_sqrt(x),
+        "abs" => Some(x.abs()),
+        "fact" => factorial(x, budget)?,
+        "floor" => Some(BigRational::from_integer(x.floor().to_integer())),
+        "ceil" => Some(BigRational::from_integer(x.ceil().to_integer())),
+        _ => None,
+    })
+}
+
+/// `C(n, k)` exactly for integers: 0 when `k` is outside `0..=n`, computed
+/// for `n ≤ 5000`, `None` beyond that (or outside i64).
+fn binom_exact(n: &BigInt, k: &BigInt, budget: &Budget) -> Result<Option<BigRational>, Exhausted> {
+    Ok(match (n.to_i64(), k.to_i64()) {
+        (Some(n), Some(k)) if (0..=5000).contains(&n) && k >= 0 && k <= n => {
+            let k = k.min(n - k);
+            // k steps on a number of at most n bits
+            budget.tick(k as u64 * (n as u64 / 64 + 1))?;
+            let mut acc = BigInt::one();
+            for i in 0..k {
+                acc = acc * BigInt::from(n - i) / BigInt::from(i + 1);
+            }
+            Some(BigRational::from_integer(acc))
+        }
+        (Some(_), Some(_)) => Some(BigRational::zero()),
         _ => None,
     })
 }
@@ -370,21 +381,7 @@ pub(crate) fn eval_f64(e: &Expr, ctx: &Ctx) -> Result<f64, Exhausted> {
             let (x, y) = (eval_f64(a, ctx)?, eval_f64(b, ctx)?);
             unless_underflow(x / y, x != 0.0 && y.is_finite())
         }
-        Expr::Pow(a, b) => {
-            let x = eval_f64(a, ctx)?;
-            let y = eval_f64(b, ctx)?;
-            if x < 0.0 && y.fract() != 0.0 {
-                // odd roots of negatives: (-8)^{1/3}
-                let r = 1.0 / y;
-                if (r - r.round()).abs() < 1e-12 && (r.round() as i64) % 2 != 0 {
-                    -(-x).powf(y)
-                } else {
-                    f64::NAN
-                }
-            } else {
-                unless_underflow(x.powf(y), x != 0.0 && x.is_finite() && y.is_finite())
-            }
-        }
+        Expr::Pow(a, b) => pow_f64(eval_f64(a, ctx)?, eval_f64(b, ctx)?),
         Expr::Percent(a) => {
             let x = eval_f64(a, ctx)?;
             match ctx.pct {
@@ -397,53 +394,76 @@ pub(crate) fn eval_f64(e: &Expr, ctx: &Ctx) -> Result<f64, Exhausted> {
             for a in args {
                 xs.push(eval_f64(a, ctx)?);
             }
-            let x = xs.first().copied().unwrap_or(f64::NAN);
-            match (name.as_str(), xs.len()) {
-                ("sqrt", 1) => x.sqrt(),
-                ("root", 2) => {
-                    let (n, v) = (xs[0], xs[1]);
-                    if v < 0.0 && n.fract() == 0.0 && (n as i64) % 2 != 0 {
-                        -(-v).powf(1.0 / n)
-                    } else {
-                        v.powf(1.0 / n)
-                    }
-                }
-                ("sin", 1) => x.sin(),
-                ("cos", 1) => x.cos(),
-                ("tan", 1) => x.tan(),
-                ("sec", 1) => 1.0 / x.cos(),
-                ("csc", 1) => 1.0 / x.sin(),
-                ("cot", 1) => 1.0 / x.tan(),
-                ("arcsin", 1) => x.asin(),
-                ("arccos", 1) => x.acos(),
-                ("arctan", 1) => x.atan(),
-                ("sinh", 1) => x.sinh(),
-                ("cosh", 1) => x.cosh(),
-                ("tanh", 1) => x.tanh(),
-                ("ln", 1) | ("log", 1) => x.ln(),
-                ("log10", 1) => x.log10(),
-                ("logb", 2) => xs[1].ln() / xs[0].ln(),
-                ("exp", 1) => unless_underflow(x.exp(), x.is_finite()),
-                ("abs", 1) => x.abs(),
-                ("fact", 1) => gamma_fact(x),
-                ("floor", 1) => x.floor(),
-                ("ceil", 1) => x.ceil(),
-                ("binom", 2) => {
-                    let (n, k) = (xs[0], xs[1]);
-                    gamma_fact(n) / (gamma_fact(k) * gamma_fact(n - k))
-                }
-                (n, _) if n.starts_with('@') => {
-                    if xs.iter().any(|v| v.is_nan()) {
-                        f64::NAN
-                    } else {
-                        opaque(n, &xs)
-                    }
-                }
-                _ => f64::NAN,
-            }
+            func_f64(name, &xs)
         }
         _ => f64::NAN,
     })
+}
+
+/// `x^y` in f64: an odd root of a negative base stays real (`(-8)^{1/3}` =
+/// −2), other fractional powers of negatives are NaN.
+fn pow_f64(x: f64, y: f64) -> f64 {
+    if x < 0.0 && y.fract() != 0.0 {
+        // odd roots of negatives: (-8)^{1/3}
+        let r = 1.0 / y;
+        if (r - r.round()).abs() < 1e-12 && (r.round() as i64) % 2 != 0 {
+            -(-x).powf(y)
+        } else {
+            f64::NAN
+        }
+    } else {
+        unless_underflow(x.powf(y), x != 0.0 && x.is_finite() && y.is_finite())
+    }
+}
+
+/// Function `name` applied to the evaluated arguments `xs`: the known
+/// functions by their arity, an opaque `@name` (an uninterpreted function)
+/// through [`opaque`], anything else NaN.
+fn func_f64(name: &str, xs: &[f64]) -> f64 {
+    let x = xs.first().copied().unwrap_or(f64::NAN);
+    match (name, xs.len()) {
+        ("sqrt", 1) => x.sqrt(),
+        ("root", 2) => {
+            let (n, v) = (xs[0], xs[1]);
+            if v < 0.0 && n.fract() == 0.0 && (n as i64) % 2 != 0 {
+                -(-v).powf(1.0 / n)
+            } else {
+                v.powf(1.0 / n)
+            }
+        }
+        ("sin", 1) => x.sin(),
+        ("cos", 1) => x.cos(),
+        ("tan", 1) => x.tan(),
+        ("sec", 1) => 1.0 / x.cos(),
+        ("csc", 1) => 1.0 / x.sin(),
+        ("cot", 1) => 1.0 / x.tan(),
+        ("arcsin", 1) => x.asin(),
+        ("arccos", 1) => x.acos(),
+        ("arctan", 1) => x.atan(),
+        ("sinh", 1) => x.sinh(),
+        ("cosh", 1) => x.cosh(),
+        ("tanh", 1) => x.tanh(),
+        ("ln", 1) | ("log", 1) => x.ln(),
+        ("log10", 1) => x.log10(),
+        ("logb", 2) => xs[1].ln() / xs[0].ln(),
+        ("exp", 1) => unless_underflow(x.exp(), x.is_finite()),
+        ("abs", 1) => x.abs(),
+        ("fact", 1) => gamma_fact(x),
+        ("floor", 1) => x.floor(),
+        ("ceil", 1) => x.ceil(),
+        ("binom", 2) => {
+            let (n, k) = (xs[0], xs[1]);
+            gamma_fact(n) / (gamma_fact(k) * gamma_fact(n - k))
+        }
+        (n, _) if n.starts_with('@') => {
+            if xs.iter().any(|v| v.is_nan()) {
+                f64::NAN
+            } else {
+                opaque(n, xs)
+            }
+        }
+        _ => f64::NAN,
+    }
 }
 
 /// Free variables of an expression (symbol names).
@@ -635,79 +655,14 @@ pub(crate) fn eval_surd(e: &Expr, ctx: &Ctx) -> Result<Option<Surd>, Exhausted> 
     ctx.budget.tick(1)?;
     Ok(match e {
         Expr::Num(n) => Some(surd_of(n.val.clone())),
-        Expr::Add(v) => {
-            let mut acc = Surd::new();
-            for t in v {
-                match eval_surd(t, ctx)? {
-                    Some(x) => acc = surd_add(acc, &x, ctx.budget)?,
-                    None => return Ok(None),
-                }
-            }
-            (acc.len() <= MAX_SURD_TERMS).then_some(acc)
-        }
-        Expr::Mul(v) => {
-            let mut acc = surd_of(BigRational::one());
-            for t in v {
-                let x = match eval_surd(t, ctx)? {
-                    Some(x) => x,
-                    None => return Ok(None),
-                };
-                ctx.budget.tick((acc.len() * x.len()) as u64)?;
-                match surd_mul(&acc, &x, ctx.budget)? {
-                    Some(p) => acc = p,
-                    None => return Ok(None),
-                }
-            }
-            Some(acc)
-        }
+        Expr::Add(v) => surd_sum(v, ctx)?,
+        Expr::Mul(v) => surd_product(v, ctx)?,
         Expr::Neg(a) => eval_surd(a, ctx)?.map(|s| s.into_iter().map(|(k, c)| (k, -c)).collect()),
-        Expr::Div(a, b) => {
-            let (x, y) = match (eval_surd(a, ctx)?, eval_surd(b, ctx)?) {
-                (Some(x), Some(y)) => (x, y),
-                _ => return Ok(None),
-            };
-            // only single-term denominators: c·√k  →  multiply by √k/(c·k)
-            if y.len() != 1 {
-                return Ok(None);
-            }
-            let (k, c) = y
-                .iter()
-                .next()
-                .map(|(k, c)| (*k, c.clone()))
-                .unwrap_or((1, BigRational::one()));
-            let mut inv = Surd::new();
-            inv.insert(k, (c * BigRational::from_integer(BigInt::from(k))).recip());
-            surd_mul(&x, &inv, ctx.budget)?
-        }
-        Expr::Pow(a, b) => {
-            let ex = match eval_exact(b, ctx)? {
-                Some(x) => x,
-                None => return Ok(None),
-            };
-            let base = match eval_surd(a, ctx)? {
-                Some(x) => x,
-                None => return Ok(None),
-            };
-            if ex == BigRational::new(BigInt::from(1), BigInt::from(2)) {
-                return Ok(surd_rational(&base).and_then(|q| surd_sqrt(&q)));
-            }
-            if !ex.is_integer() {
-                return Ok(None);
-            }
-            let n = match ex.to_integer().to_i64() {
-                Some(n) if (0..=32).contains(&n) => n,
-                _ => return Ok(None),
-            };
-            let mut acc = surd_of(BigRational::one());
-            for _ in 0..n {
-                ctx.budget.tick((acc.len() * base.len()) as u64 + 1)?;
-                acc = match surd_mul(&acc, &base, ctx.budget)? {
-                    Some(p) => p,
-                    None => return Ok(None),
-                };
-            }
-            Some(acc)
-        }
+        Expr::Div(a, b) => match (eval_surd(a, ctx)?, eval_surd(b, ctx)?) {
+            (Some(x), Some(y)) => surd_div(&x, &y, ctx.budget)?,
+            _ => None,
+        },
+        Expr::Pow(a, b) => surd_pow(a, b, ctx)?,
         Expr::Percent(a) => eval_surd(a, ctx)?.map(|s| match ctx.pct {
             PctEval::Strip => s,
             PctEval::Fraction => {
@@ -726,4 +681,83 @@ pub(crate) fn eval_surd(e: &Expr, ctx: &Ctx) -> Result<Option<Surd>, Exhausted> 
         }
         _ => eval_exact(e, ctx)?.map(surd_of),
     })
+}
+
+/// The sum of the terms `v` in Q(√·); `None` when a term is not
+/// representable or the sum has more than [`MAX_SURD_TERMS`] terms.
+fn surd_sum(v: &[Expr], ctx: &Ctx) -> Result<Option<Surd>, Exhausted> {
+    let mut acc = Surd::new();
+    for t in v {
+        match eval_surd(t, ctx)? {
+            Some(x) => acc = surd_add(acc, &x, ctx.budget)?,
+            None => return Ok(None),
+        }
+    }
+    Ok((acc.len() <= MAX_SURD_TERMS).then_some(acc))
+}
+
+/// The product of the factors `v` in Q(√·); `None` when a factor or a
+/// partial product is not representable.
+fn surd_product(v: &[Expr], ctx: &Ctx) -> Result<Option<Surd>, Exhausted> {
+    let mut acc = surd_of(BigRational::one());
+    for t in v {
+        let x = match eval_surd(t, ctx)? {
+            Some(x) => x,
+            None => return Ok(None),
+        };
+        ctx.budget.tick((acc.len() * x.len()) as u64)?;
+        match surd_mul(&acc, &x, ctx.budget)? {
+            Some(p) => acc = p,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(acc))
+}
+
+/// `x / y` for a single-term denominator `y = c·√k` (as `x · √k/(c·k)`);
+/// `None` for any other denominator.
+fn surd_div(x: &Surd, y: &Surd, budget: &Budget) -> Result<Option<Surd>, Exhausted> {
+    if y.len() != 1 {
+        return Ok(None);
+    }
+    let (k, c) = y
+        .iter()
+        .next()
+        .map(|(k, c)| (*k, c.clone()))
+        .unwrap_or((1, BigRational::one()));
+    let mut inv = Surd::new();
+    inv.insert(k, (c * BigRational::from_integer(BigInt::from(k))).recip());
+    surd_mul(x, &inv, budget)
+}
+
+/// `a^b` in Q(√·) for an exact exponent: `1/2` (the square root of a
+/// rational base) or an integer in `0..=32` (repeated multiplication).
+fn surd_pow(a: &Expr, b: &Expr, ctx: &Ctx) -> Result<Option<Surd>, Exhausted> {
+    let ex = match eval_exact(b, ctx)? {
+        Some(x) => x,
+        None => return Ok(None),
+    };
+    let base = match eval_surd(a, ctx)? {
+        Some(x) => x,
+        None => return Ok(None),
+    };
+    if ex == BigRational::new(BigInt::from(1), BigInt::from(2)) {
+        return Ok(surd_rational(&base).and_then(|q| surd_sqrt(&q)));
+    }
+    if !ex.is_integer() {
+        return Ok(None);
+    }
+    let n = match ex.to_integer().to_i64() {
+        Some(n) if (0..=32).contains(&n) => n,
+        _ => return Ok(None),
+    };
+    let mut acc = surd_of(BigRational::one());
+    for _ in 0..n {
+        ctx.budget.tick((acc.len() * base.len()) as u64 + 1)?;
+        acc = match surd_mul(&acc, &base, ctx.budget)? {
+            Some(p) => p,
+            None => return Ok(None),
+        };
+    }
+    Ok(Some(acc))
 }

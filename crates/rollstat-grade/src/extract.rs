@@ -238,59 +238,24 @@ pub(crate) fn joined_boxes(s: &str) -> Option<String> {
 fn find_envs(s: &str) -> Vec<Span> {
     let b = s.as_bytes();
     let mut out = Vec::new();
+    // per closer kind: no closer of that kind is left in the text
     let mut unclosed = [false; 4];
     let mut i = 0;
     while i < b.len() {
-        let (open_len, close): (usize, &str) = if b[i] == b'\\' && i + 1 < b.len() {
-            match b[i + 1] {
-                b'(' => (2, "\\)"),
-                b'[' => (2, "\\]"),
-                _ => {
-                    i += 2;
-                    continue;
-                }
+        let (open_len, close, kind) = match env_opener(b, i) {
+            Ok(opener) => opener,
+            Err(step) => {
+                i += step;
+                continue;
             }
-        } else if b[i] == b'$' {
-            if i + 1 < b.len() && b[i + 1] == b'$' {
-                (2, "$$")
-            } else {
-                (1, "$")
-            }
-        } else {
-            i += 1;
-            continue;
-        };
-        let cstart = i + open_len;
-        let kind = match close {
-            "\\)" => 0,
-            "\\]" => 1,
-            "$$" => 2,
-            _ => 3,
         };
         if unclosed[kind] {
             i += open_len;
             continue;
         }
-        // find the closing delimiter, skipping escaped characters
-        let mut j = cstart;
-        let mut found = None;
-        while j < b.len() {
-            if b[j..].starts_with(close.as_bytes()) {
-                found = Some(j);
-                break;
-            }
-            if b[j] == b'\\' {
-                j += 2;
-                continue;
-            }
-            j += 1;
-        }
-        if found.is_none() {
-            // no closer of this kind anywhere after: never search again
-            unclosed[kind] = true;
-        }
-        match found {
-            Some(j) if j <= b.len() => {
+        let cstart = i + open_len;
+        match find_closer(b, cstart, close) {
+            Some(j) => {
                 let content = s.get(cstart..j).unwrap_or("").to_string();
                 out.push(Span {
                     start: i,
@@ -299,13 +264,53 @@ fn find_envs(s: &str) -> Vec<Span> {
                 });
                 i = j + close.len();
             }
-            _ => {
+            None => {
+                // no closer of this kind anywhere after: never search again
+                unclosed[kind] = true;
                 i += open_len;
             }
         }
     }
     out.retain(|e| !e.content.trim().is_empty());
     out
+}
+
+/// The math-span opener at `i`: its length, its closer and the closer's
+/// kind (0 to 3); `Err(step)` when `i` opens no span (another escape `\x`
+/// is stepped over whole).
+fn env_opener(b: &[u8], i: usize) -> Result<(usize, &'static str, usize), usize> {
+    if b[i] == b'\\' && i + 1 < b.len() {
+        match b[i + 1] {
+            b'(' => Ok((2, "\\)", 0)),
+            b'[' => Ok((2, "\\]", 1)),
+            _ => Err(2),
+        }
+    } else if b[i] == b'$' {
+        if i + 1 < b.len() && b[i + 1] == b'$' {
+            Ok((2, "$$", 2))
+        } else {
+            Ok((1, "$", 3))
+        }
+    } else {
+        Err(1)
+    }
+}
+
+/// The position of the first `close` at or after `from`, skipping escaped
+/// characters.
+fn find_closer(b: &[u8], from: usize, close: &str) -> Option<usize> {
+    let mut j = from;
+    while j < b.len() {
+        if b[j..].starts_with(close.as_bytes()) {
+            return Some(j);
+        }
+        if b[j] == b'\\' {
+            j += 2;
+            continue;
+        }
+        j += 1;
+    }
+    None
 }
 
 /// Last LaTeX span, joined with up to 4 preceding spans separated only by

@@ -179,148 +179,161 @@ fn whole_number_rewrite(s: &str) -> Option<String> {
 /// backslashes, spacing commands, `\left`/`\right`, degree signs, dollar
 /// signs, thousands markers `{,}` and `,\!`, frac variants and unicode.
 pub(crate) fn normalize(input: &str) -> String {
+    // Inside an environment or a table (`&`) `\\` separates rows and stays;
+    // elsewhere a doubled backslash before a command (`\\frac`) is an
+    // escaping artefact and collapses to one.
     let collapse_double = !input.contains("\\begin") && !input.contains('&');
     let chars: Vec<char> = input.chars().collect();
     let mut out = String::with_capacity(input.len());
     let mut i = 0;
-    let n = chars.len();
-    // Track braces to skip after `^{\circ}`.
-    while i < n {
-        let c = chars[i];
-        if c == '\\' {
-            // doubled backslash before a command: \\frac -> \frac
-            let mut j = i + 1;
-            if j < n && chars[j] == '\\' {
-                if collapse_double && j + 1 < n && chars[j + 1].is_ascii_alphabetic() {
-                    i = j;
-                    continue;
-                }
-                out.push_str("\\\\");
-                i = j + 1;
-                continue;
-            }
-            if j < n && chars[j].is_ascii_alphabetic() {
-                while j < n && chars[j].is_ascii_alphabetic() {
-                    j += 1;
-                }
-                let name: String = chars[i + 1..j].iter().collect();
-                i = j;
-                if DROP_CMDS.contains(&name.as_str()) {
-                    // \left. and \right. : drop the dot delimiter as well
-                    if (name == "left" || name == "right") && i < n && chars[i] == '.' {
-                        i += 1;
-                    }
-                    // \left\{ keeps the \{ (handled next iteration)
-                    out.push(' ');
-                    continue;
-                }
-                match name.as_str() {
-                    "circ" | "degree" | "degrees" => {
-                        // remove a preceding ^ or ^{ (and a following })
-                        let trimmed = out.trim_end().to_string();
-                        if let Some(s) = trimmed.strip_suffix("^{") {
-                            out = s.to_string();
-                            // skip spaces and closing brace
-                            while i < n && chars[i] == ' ' {
-                                i += 1;
-                            }
-                            if i < n && chars[i] == '}' {
-                                i += 1;
-                            }
-                        } else if let Some(s) = trimmed.strip_suffix('^') {
-                            out = s.to_string();
-                        }
-                        continue;
-                    }
-                    "dfrac" | "tfrac" | "cfrac" => {
-                        out.push_str("\\frac");
-                        continue;
-                    }
-                    _ => {}
-                }
-                out.push('\\');
-                out.push_str(&name);
-                // keep a separator so `\pi r` stays two tokens
-                if i < n && chars[i].is_ascii_alphanumeric() {
-                    out.push(' ');
-                }
-                continue;
-            }
-            if j < n {
-                match chars[j] {
-                    '!' => {
-                        // `,\!` is a thousands marker: drop the comma too
-                        let t = out.trim_end();
-                        if t.ends_with(',')
-                            && t[..t.len() - 1].ends_with(|c: char| c.is_ascii_digit())
-                        {
-                            let len = t.len() - 1;
-                            out.truncate(len);
-                            while i + 2 < n && chars[i + 2] == ' ' {
-                                i += 1;
-                            }
-                        }
-                        i = j + 1;
-                        continue;
-                    }
-                    ',' | ';' | ':' | ' ' | '>' => {
-                        out.push(' ');
-                        i = j + 1;
-                        continue;
-                    }
-                    '$' => {
-                        i = j + 1;
-                        continue;
-                    }
-                    '%' => {
-                        out.push('%');
-                        i = j + 1;
-                        continue;
-                    }
-                    _ => {}
-                }
-            }
-            out.push('\\');
-            i += 1;
-            continue;
-        }
-        match c {
-            '$' | '€' | '£' | '¥' | '₹' => {}
-            '~' | '\n' | '\t' | '\r' => out.push(' '),
-            '°' => {}
-            '²' => out.push_str("^2"),
-            '³' => out.push_str("^3"),
-            '−' | '–' => out.push('-'),
-            '×' | '·' | '⋅' => out.push('*'),
-            '÷' => out.push('/'),
-            '√' => out.push_str("\\sqrt "),
-            '{' => {
-                // `{,}` thousands marker
-                let rest: String = chars[i..n.min(i + 6)].iter().collect();
-                let compact: String = rest.chars().filter(|c| *c != ' ').collect();
-                if compact.starts_with("{,}") {
-                    // skip to the closing brace
-                    let mut k = i + 1;
-                    while k < n && chars[k] != '}' {
-                        k += 1;
-                    }
-                    i = k + 1;
-                    while i < n && chars[i] == ' ' {
-                        i += 1;
-                    }
-                    continue;
-                }
-                out.push('{');
-            }
-            _ => out.push(c),
-        }
-        i += 1;
+    while i < chars.len() {
+        i = if chars[i] == '\\' {
+            normalize_backslash(&chars, i, collapse_double, &mut out)
+        } else {
+            normalize_char(&chars, i, &mut out)
+        };
     }
     let trimmed = out.trim();
     if let Some(r) = whole_number_rewrite(trimmed) {
         return r;
     }
     trimmed.to_string()
+}
+
+/// Writes the normalized form of the backslash sequence at `i` to `out` and
+/// returns the index after it: a doubled backslash, a command, or a
+/// spacing / escaped-symbol sequence; any other backslash is kept.
+fn normalize_backslash(chars: &[char], i: usize, collapse_double: bool, out: &mut String) -> usize {
+    let j = i + 1;
+    match chars.get(j) {
+        Some('\\') => {
+            // doubled backslash before a command: \\frac -> \frac
+            if collapse_double && chars.get(j + 1).is_some_and(|c| c.is_ascii_alphabetic()) {
+                return j;
+            }
+            out.push_str("\\\\");
+            j + 1
+        }
+        Some(c) if c.is_ascii_alphabetic() => {
+            let end = run_end(chars, j, |c| c.is_ascii_alphabetic());
+            let name: String = chars[j..end].iter().collect();
+            normalize_command(chars, end, &name, out)
+        }
+        Some(&c) if normalize_escape(c, out) => j + 1,
+        _ => {
+            out.push('\\');
+            i + 1
+        }
+    }
+}
+
+/// Writes command `name` (its name ends before `i`) to `out` and returns
+/// the index to go on from: sizing and spacing commands ([`DROP_CMDS`])
+/// become a space, degree signs are dropped, `\dfrac`/`\tfrac`/`\cfrac`
+/// become `\frac`, and any other command is kept.
+fn normalize_command(chars: &[char], mut i: usize, name: &str, out: &mut String) -> usize {
+    if DROP_CMDS.contains(&name) {
+        // \left. and \right. : drop the dot delimiter as well
+        if (name == "left" || name == "right") && chars.get(i) == Some(&'.') {
+            i += 1;
+        }
+        // \left\{ keeps the \{ (handled next iteration)
+        out.push(' ');
+        return i;
+    }
+    match name {
+        "circ" | "degree" | "degrees" => return drop_degree_power(chars, i, out),
+        "dfrac" | "tfrac" | "cfrac" => {
+            out.push_str("\\frac");
+            return i;
+        }
+        _ => {}
+    }
+    out.push('\\');
+    out.push_str(name);
+    // keep a separator so `\pi r` stays two tokens
+    if chars.get(i).is_some_and(|c| c.is_ascii_alphanumeric()) {
+        out.push(' ');
+    }
+    i
+}
+
+/// A degree sign (`\circ`, whose name ends before `i`) is dropped, and with
+/// it a preceding `^` or `^{` already written to `out` and, for `^{`, the
+/// closing `}`. Returns the index to go on from.
+fn drop_degree_power(chars: &[char], mut i: usize, out: &mut String) -> usize {
+    let trimmed = out.trim_end().to_string();
+    if let Some(s) = trimmed.strip_suffix("^{") {
+        *out = s.to_string();
+        i = run_end(chars, i, |c| c == ' ');
+        if chars.get(i) == Some(&'}') {
+            i += 1;
+        }
+    } else if let Some(s) = trimmed.strip_suffix('^') {
+        *out = s.to_string();
+    }
+    i
+}
+
+/// The escape `\c` for spacing (`\,` `\;` `\:` `\ ` `\>`, written as a
+/// space; `\!`, which after `<digit>,` marks thousands and drops the comma)
+/// and for `\$` (dropped) and `\%` (kept as `%`). `false` for any other `c`.
+fn normalize_escape(c: char, out: &mut String) -> bool {
+    match c {
+        '!' => drop_thousands_comma(out),
+        ',' | ';' | ':' | ' ' | '>' => out.push(' '),
+        '$' => {}
+        '%' => out.push('%'),
+        _ => return false,
+    }
+    true
+}
+
+/// `,\!` after a digit is a thousands marker (`1,\!000`): drops the comma
+/// written to `out` (and any space after it).
+fn drop_thousands_comma(out: &mut String) {
+    let t = out.trim_end();
+    if t.ends_with(',') && t[..t.len() - 1].ends_with(|c: char| c.is_ascii_digit()) {
+        let len = t.len() - 1;
+        out.truncate(len);
+    }
+}
+
+/// Writes the normalized form of the (non-backslash) character at `i` to
+/// `out` and returns the next index: currency and degree signs are
+/// dropped, unicode operators and superscripts become ASCII, and a `{,}`
+/// thousands marker is skipped.
+fn normalize_char(chars: &[char], i: usize, out: &mut String) -> usize {
+    let c = chars[i];
+    match c {
+        '$' | '€' | '£' | '¥' | '₹' => {}
+        '~' | '\n' | '\t' | '\r' => out.push(' '),
+        '°' => {}
+        '²' => out.push_str("^2"),
+        '³' => out.push_str("^3"),
+        '−' | '–' => out.push('-'),
+        '×' | '·' | '⋅' => out.push('*'),
+        '÷' => out.push('/'),
+        '√' => out.push_str("\\sqrt "),
+        '{' => match skip_thousands_braces(chars, i) {
+            Some(next) => return next,
+            None => out.push('{'),
+        },
+        _ => out.push(c),
+    }
+    i + 1
+}
+
+/// The index after a `{,}` thousands marker at `i` (spaces allowed inside,
+/// `{ , }`) and the spaces after it; `None` when `i` starts no marker.
+fn skip_thousands_braces(chars: &[char], i: usize) -> Option<usize> {
+    let head: String = chars[i..chars.len().min(i + 6)].iter().collect();
+    let compact: String = head.chars().filter(|c| *c != ' ').collect();
+    if !compact.starts_with("{,}") {
+        return None;
+    }
+    let close = run_end(chars, i + 1, |c| c != '}');
+    Some(run_end(chars, close + 1, |c| c == ' '))
 }
 
 // ---------------------------------------------------------------------------
@@ -359,199 +372,192 @@ pub(crate) fn tokenize(s: &str) -> Result<Vec<Tok>, ParseError> {
             return Err(ParseError::Limit);
         }
         let c = chars[i];
-        if c.is_whitespace() {
-            i += 1;
-            continue;
-        }
-        if c.is_ascii_digit() || (c == '.' && i + 1 < n && chars[i + 1].is_ascii_digit()) {
-            let start = i;
-            while i < n && chars[i].is_ascii_digit() {
-                i += 1;
-            }
-            // thousands groups inside an expression: 12,000,003 or 1,000.5
-            loop {
-                let grp = i + 4 <= n
-                    && chars[i] == ','
-                    && chars[i + 1..i + 4].iter().all(|c| c.is_ascii_digit())
-                    && (i + 4 == n || !chars[i + 4].is_ascii_digit());
-                if !grp || i - start > 3 && !chars[start..i].contains(&',') {
-                    break;
-                }
-                // require a further group or a decimal part
-                let next_grp = i + 8 <= n
-                    && chars[i + 4] == ','
-                    && chars[i + 5..i + 8].iter().all(|c| c.is_ascii_digit());
-                let dec = i + 5 < n && chars[i + 4] == '.' && chars[i + 5].is_ascii_digit();
-                let prev_grp = chars[start..i].contains(&',');
-                if next_grp || dec || prev_grp {
-                    i += 4;
-                } else {
-                    break;
-                }
-            }
-            if i + 1 < n && chars[i] == '.' && chars[i + 1].is_ascii_digit() {
-                i += 1;
-                while i < n && chars[i].is_ascii_digit() {
-                    i += 1;
-                }
-            } else if i < n
-                && chars[i] == '.'
-                && (i + 1 == n || !chars[i + 1].is_ascii_alphanumeric())
-            {
-                // trailing dot "5." : ignore the dot
-            }
-            let lit: String = chars[start..i].iter().filter(|c| **c != ',').collect();
-            // scientific notation with capital E: 1.5E5
-            if i + 1 < n && chars[i] == 'E' {
-                let mut k = i + 1;
-                if k < n && (chars[k] == '+' || chars[k] == '-') {
-                    k += 1;
-                }
-                if k < n && chars[k].is_ascii_digit() {
-                    let es = k;
-                    while k < n && chars[k].is_ascii_digit() {
-                        k += 1;
-                    }
-                    let exp: String = chars[i + 1..k].iter().collect();
-                    let _ = es;
-                    toks.push(Tok::Num(format!("{lit}E{exp}")));
-                    i = k;
-                    continue;
-                }
-            }
-            toks.push(Tok::Num(lit));
-            continue;
-        }
-        if c.is_alphabetic() {
-            let start = i;
-            while i < n && chars[i].is_alphabetic() {
-                i += 1;
-            }
-            toks.push(Tok::Word(chars[start..i].iter().collect()));
-            continue;
-        }
-        if c == '\\' {
-            if i + 1 < n && chars[i + 1] == '\\' {
-                toks.push(Tok::RowSep);
-                i += 2;
-                continue;
-            }
-            if i + 1 < n && chars[i + 1] == '{' {
-                toks.push(Tok::LSet);
-                i += 2;
-                continue;
-            }
-            if i + 1 < n && chars[i + 1] == '}' {
-                toks.push(Tok::RSet);
-                i += 2;
-                continue;
-            }
-            if i + 1 < n && chars[i + 1] == '|' {
-                toks.push(Tok::Pipe);
-                i += 2;
-                continue;
-            }
-            let start = i + 1;
-            let mut j = start;
-            while j < n && chars[j].is_ascii_alphabetic() {
-                j += 1;
-            }
-            if j == start {
-                // unknown escape like \# : skip it
-                i += 2;
-                continue;
-            }
-            let name: String = chars[start..j].iter().collect();
-            i = j;
-            let tok = match name.as_str() {
-                "le" | "leq" | "leqslant" | "leqq" => Tok::Rel(RelOp::Le),
-                "ge" | "geq" | "geqslant" | "geqq" => Tok::Rel(RelOp::Ge),
-                "lt" => Tok::Rel(RelOp::Lt),
-                "gt" => Tok::Rel(RelOp::Gt),
-                "ne" | "neq" => Tok::Rel(RelOp::Ne),
-                "approx" | "simeq" | "thickapprox" => Tok::Rel(RelOp::Approx),
-                "in" => Tok::Rel(RelOp::In),
-                "equiv" => Tok::Rel(RelOp::Eq),
-                "cdot" | "times" | "ast" => Tok::Op('*'),
-                "div" => Tok::Op('/'),
-                "pm" => Tok::Op('±'),
-                "mp" => Tok::Op('∓'),
-                "cup" => Tok::Op('∪'),
-                "cap" => Tok::Op('∩'),
-                "setminus" => Tok::Op('∖'),
-                "colon" => Tok::Op(':'),
-                "lbrace" => Tok::LSet,
-                "rbrace" => Tok::RSet,
-                "vert" | "lvert" | "rvert" | "mid" => Tok::Pipe,
-                "langle" => Tok::LParen,
-                "rangle" => Tok::RParen,
-                "lbrack" => Tok::LBrack,
-                "rbrack" => Tok::RBrack,
-                _ => Tok::Cmd(name),
-            };
-            toks.push(tok);
-            continue;
-        }
-        i += 1;
-        let tok = match c {
-            '{' => Tok::LBrace,
-            '}' => Tok::RBrace,
-            '(' => Tok::LParen,
-            ')' => Tok::RParen,
-            '[' => Tok::LBrack,
-            ']' => Tok::RBrack,
-            '|' => Tok::Pipe,
-            '&' => Tok::Amp,
-            ',' => Tok::Comma,
-            ';' => Tok::Semi,
-            '=' => {
-                if i < n && chars[i] == '=' {
-                    i += 1;
-                }
-                Tok::Rel(RelOp::Eq)
-            }
-            '<' => {
-                if i < n && chars[i] == '=' {
-                    i += 1;
-                    Tok::Rel(RelOp::Le)
-                } else {
-                    Tok::Rel(RelOp::Lt)
-                }
-            }
-            '>' => {
-                if i < n && chars[i] == '=' {
-                    i += 1;
-                    Tok::Rel(RelOp::Ge)
-                } else {
-                    Tok::Rel(RelOp::Gt)
-                }
-            }
-            '!' => {
-                if i < n && chars[i] == '=' {
-                    i += 1;
-                    Tok::Rel(RelOp::Ne)
-                } else {
-                    Tok::Op('!')
-                }
-            }
-            '≤' => Tok::Rel(RelOp::Le),
-            '≥' => Tok::Rel(RelOp::Ge),
-            '≠' => Tok::Rel(RelOp::Ne),
-            '≈' => Tok::Rel(RelOp::Approx),
-            '∈' => Tok::Rel(RelOp::In),
-            '+' | '-' | '*' | '/' | '^' | '_' | '%' | ':' | '\'' | '±' | '∓' | '∪' | '∩' => {
-                Tok::Op(c)
-            }
-            'π' => Tok::Cmd("pi".into()),
-            '∞' => Tok::Cmd("infty".into()),
-            '∅' => Tok::Cmd("emptyset".into()),
-            '.' => continue, // stray period (sentence end)
-            '"' | '`' => continue,
-            _ => return Err(ParseError::Syntax),
+        let (tok, next) = if c.is_whitespace() {
+            (None, i + 1)
+        } else if c.is_ascii_digit() || (c == '.' && i + 1 < n && chars[i + 1].is_ascii_digit()) {
+            let (tok, next) = lex_number(&chars, i);
+            (Some(tok), next)
+        } else if c.is_alphabetic() {
+            let end = run_end(&chars, i, |c| c.is_alphabetic());
+            (Some(Tok::Word(chars[i..end].iter().collect())), end)
+        } else if c == '\\' {
+            lex_backslash(&chars, i)
+        } else {
+            lex_symbol(&chars, i)?
         };
-        toks.push(tok);
+        toks.extend(tok);
+        i = next;
     }
     Ok(toks)
+}
+
+/// First index at or after `i` where `keep` fails (or the end).
+fn run_end(chars: &[char], mut i: usize, keep: impl Fn(char) -> bool) -> usize {
+    while i < chars.len() && keep(chars[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// A number literal starting at `start`: digits with thousands groups
+/// (`12,000,003`, `1,000.5`; the commas are dropped), a decimal part, and a
+/// capital-`E` exponent (`1.5E5`). A trailing `5.` leaves its dot to the
+/// main loop, which skips it as a stray period.
+fn lex_number(chars: &[char], start: usize) -> (Tok, usize) {
+    let n = chars.len();
+    let mut i = run_end(chars, start, |c| c.is_ascii_digit());
+    i = thousands_groups_end(chars, start, i);
+    if i + 1 < n && chars[i] == '.' && chars[i + 1].is_ascii_digit() {
+        i = run_end(chars, i + 1, |c| c.is_ascii_digit());
+    }
+    let lit: String = chars[start..i].iter().filter(|c| **c != ',').collect();
+    // scientific notation with capital E: 1.5E5
+    if i + 1 < n && chars[i] == 'E' {
+        let mut k = i + 1;
+        if k < n && (chars[k] == '+' || chars[k] == '-') {
+            k += 1;
+        }
+        if k < n && chars[k].is_ascii_digit() {
+            k = run_end(chars, k, |c| c.is_ascii_digit());
+            let exp: String = chars[i + 1..k].iter().collect();
+            return (Tok::Num(format!("{lit}E{exp}")), k);
+        }
+    }
+    (Tok::Num(lit), i)
+}
+
+/// Extends the digits `chars[start..i]` over `,ddd` thousands groups, and
+/// returns the new end. A group is taken only when the number is unambiguous
+/// as a thousands-separated one: the leading part has at most 3 digits and
+/// the group is followed by a further group or a decimal part, or a group
+/// was already taken (so `f(1,234)` stays two arguments).
+fn thousands_groups_end(chars: &[char], start: usize, mut i: usize) -> usize {
+    let n = chars.len();
+    loop {
+        let grp = i + 4 <= n
+            && chars[i] == ','
+            && chars[i + 1..i + 4].iter().all(|c| c.is_ascii_digit())
+            && (i + 4 == n || !chars[i + 4].is_ascii_digit());
+        if !grp || i - start > 3 && !chars[start..i].contains(&',') {
+            return i;
+        }
+        let next_grp = i + 8 <= n
+            && chars[i + 4] == ','
+            && chars[i + 5..i + 8].iter().all(|c| c.is_ascii_digit());
+        let dec = i + 5 < n && chars[i + 4] == '.' && chars[i + 5].is_ascii_digit();
+        let prev_grp = chars[start..i].contains(&',');
+        if !(next_grp || dec || prev_grp) {
+            return i;
+        }
+        i += 4;
+    }
+}
+
+/// The token of a backslash sequence at `i` and the index after it:
+/// `\\` (row separator), `\{`, `\}`, `\|`, or a command name (`None` for an
+/// unknown escape like `\#`, which is skipped).
+fn lex_backslash(chars: &[char], i: usize) -> (Option<Tok>, usize) {
+    let escaped = match chars.get(i + 1) {
+        Some('\\') => Some(Tok::RowSep),
+        Some('{') => Some(Tok::LSet),
+        Some('}') => Some(Tok::RSet),
+        Some('|') => Some(Tok::Pipe),
+        _ => None,
+    };
+    if escaped.is_some() {
+        return (escaped, i + 2);
+    }
+    let start = i + 1;
+    let end = run_end(chars, start, |c| c.is_ascii_alphabetic());
+    if end == start {
+        return (None, i + 2);
+    }
+    let name: String = chars[start..end].iter().collect();
+    (Some(command_token(name)), end)
+}
+
+/// A LaTeX command as a token: relations, operators and delimiters by their
+/// meaning, anything else as [`Tok::Cmd`].
+fn command_token(name: String) -> Tok {
+    match name.as_str() {
+        "le" | "leq" | "leqslant" | "leqq" => Tok::Rel(RelOp::Le),
+        "ge" | "geq" | "geqslant" | "geqq" => Tok::Rel(RelOp::Ge),
+        "lt" => Tok::Rel(RelOp::Lt),
+        "gt" => Tok::Rel(RelOp::Gt),
+        "ne" | "neq" => Tok::Rel(RelOp::Ne),
+        "approx" | "simeq" | "thickapprox" => Tok::Rel(RelOp::Approx),
+        "in" => Tok::Rel(RelOp::In),
+        "equiv" => Tok::Rel(RelOp::Eq),
+        "cdot" | "times" | "ast" => Tok::Op('*'),
+        "div" => Tok::Op('/'),
+        "pm" => Tok::Op('±'),
+        "mp" => Tok::Op('∓'),
+        "cup" => Tok::Op('∪'),
+        "cap" => Tok::Op('∩'),
+        "setminus" => Tok::Op('∖'),
+        "colon" => Tok::Op(':'),
+        "lbrace" => Tok::LSet,
+        "rbrace" => Tok::RSet,
+        "vert" | "lvert" | "rvert" | "mid" => Tok::Pipe,
+        "langle" => Tok::LParen,
+        "rangle" => Tok::RParen,
+        "lbrack" => Tok::LBrack,
+        "rbrack" => Tok::RBrack,
+        _ => Tok::Cmd(name),
+    }
+}
+
+/// The token of the punctuation, operator or symbol at `i` and the index
+/// after it: two-character relations (`==`, `<=`, `>=`, `!=`) take both;
+/// stray periods and quotes give no token.
+fn lex_symbol(chars: &[char], i: usize) -> Result<(Option<Tok>, usize), ParseError> {
+    let c = chars[i];
+    let eq_next = chars.get(i + 1) == Some(&'=');
+    if let Some(tok) = relation_token(c, eq_next) {
+        return Ok((Some(tok), i + 1 + usize::from(eq_next)));
+    }
+    let tok = match c {
+        '{' => Tok::LBrace,
+        '}' => Tok::RBrace,
+        '(' => Tok::LParen,
+        ')' => Tok::RParen,
+        '[' => Tok::LBrack,
+        ']' => Tok::RBrack,
+        '|' => Tok::Pipe,
+        '&' => Tok::Amp,
+        ',' => Tok::Comma,
+        ';' => Tok::Semi,
+        '!' => Tok::Op('!'),
+        '≤' => Tok::Rel(RelOp::Le),
+        '≥' => Tok::Rel(RelOp::Ge),
+        '≠' => Tok::Rel(RelOp::Ne),
+        '≈' => Tok::Rel(RelOp::Approx),
+        '∈' => Tok::Rel(RelOp::In),
+        '+' | '-' | '*' | '/' | '^' | '_' | '%' | ':' | '\'' | '±' | '∓' | '∪' | '∩' => {
+            Tok::Op(c)
+        }
+        'π' => Tok::Cmd("pi".into()),
+        '∞' => Tok::Cmd("infty".into()),
+        '∅' => Tok::Cmd("emptyset".into()),
+        '.' | '"' | '`' => return Ok((None, i + 1)), // stray period (sentence end), quotes
+        _ => return Err(ParseError::Syntax),
+    };
+    Ok((Some(tok), i + 1))
+}
+
+/// `=`, `<`, `>` and `!` as relations, where `eq_next` says an `=` follows
+/// (`==`, `<=`, `>=`, `!=`); a lone `!` is a factorial, not a relation.
+fn relation_token(c: char, eq_next: bool) -> Option<Tok> {
+    let op = match (c, eq_next) {
+        ('=', _) => RelOp::Eq,
+        ('<', false) => RelOp::Lt,
+        ('<', true) => RelOp::Le,
+        ('>', false) => RelOp::Gt,
+        ('>', true) => RelOp::Ge,
+        ('!', true) => RelOp::Ne,
+        _ => return None,
+    };
+    Some(Tok::Rel(op))
 }
 
 // ---------------------------------------------------------------------------

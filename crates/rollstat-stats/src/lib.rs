@@ -11,8 +11,8 @@
 //! * [`binomial_interval`] — Wilson, Jeffreys, Clopper–Pearson, uniform-prior Bayes.
 //! * [`variance_decomposition`], [`pass1_sampling_variance`],
 //!   [`pass_at_k_sampling_variance`] — within vs between problem variance.
-//! * [`paired_compare`], [`paired_compare_clustered`], [`sign_flip`] (exact
-//!   when every sign pattern fits the budget), [`sign_flip_test`],
+//! * [`paired_row`] (means, paired SE, t interval, sign-flip units, McNemar
+//!   counts), [`sign_flip`] (exact when every sign pattern fits the budget), [`sign_flip_test`],
 //!   [`mcnemar`], [`adjust_p_values`], [`non_inferiority_verdict`] — comparing
 //!   two systems.
 //! * [`minimum_detectable_effect`], [`problems_needed`], [`rollouts_vs_problems`] — power.
@@ -119,9 +119,8 @@ pub use extrapolate::{
     Extrapolation, ExtrapolationConfig, FitCheck,
 };
 pub use paired::{
-    adjust_p_values, mcnemar, mcnemar_from_outcomes, non_inferiority_verdict, paired_compare,
-    paired_compare_clustered, pearson, sign_flip, sign_flip_test, McNemar, NonInferiority, PAdjust,
-    PairedComparison, PairedConfig, SignFlip, Verdict, MAX_EXACT_SIGN_FLIP,
+    adjust_p_values, mcnemar, mcnemar_from_outcomes, non_inferiority_verdict, pearson, sign_flip,
+    sign_flip_test, McNemar, PAdjust, SignFlip, Verdict, MAX_EXACT_SIGN_FLIP,
 };
 pub use paired_row::{paired_row, PairedRow};
 pub use power::{

@@ -189,7 +189,9 @@ fn matches_exact_enumeration_small_n() {
 }
 
 /// Strongly correlated a and b: the paired CI is much narrower than an
-/// unpaired one.
+/// unpaired one. Built as the `compare` command builds a row: `paired_row`
+/// for the SEs, one bootstrap of the differences, `sign_flip` on the units
+/// and `non_inferiority_verdict` on the one-sided bounds.
 #[test]
 fn paired_ci_narrower_than_unpaired() {
     let mut g = Xoshiro256PlusPlus::seed_from_u64(8);
@@ -199,33 +201,38 @@ fn paired_ci_narrower_than_unpaired() {
         .iter()
         .map(|v| (v + 0.03 + 0.05 * (g.next_f64() - 0.5)).clamp(0.0, 1.0))
         .collect();
-    let r = paired_compare(&a, &b, &PairedConfig::default()).unwrap();
-    assert!(r.correlation > 0.95, "{}", r.correlation);
-    assert!(r.se_paired < 0.2 * r.se_unpaired);
+    let config = BootstrapConfig::default();
+    let paired = |a: &[f64], b: &[f64]| {
+        let row = paired_row(a, b, None);
+        let boot = bootstrap_means(&[&row.units], &config).unwrap();
+        (row, boot.columns.into_iter().next().unwrap())
+    };
+    let verdict = |c: &ColumnBootstrap, m: CiMethod, margin: f64| {
+        non_inferiority_verdict(c.one_sided_bounds(m, 0.95).unwrap(), margin).unwrap()
+    };
+    let (r, boot) = paired(&a, &b);
+    let (se, se_unpaired) = (r.se.unwrap(), r.se_unpaired.unwrap());
+    assert!(r.correlation.unwrap() > 0.95, "{:?}", r.correlation);
+    assert!(se < 0.2 * se_unpaired);
     let z = 1.959963984540054;
-    let unpaired_width = 2.0 * z * r.se_unpaired;
+    let unpaired_width = 2.0 * z * se_unpaired;
     for m in CiMethod::ALL {
-        let ci = r.interval(m);
+        let ci = boot.interval(m);
         assert!(ci.width() < 0.2 * unpaired_width, "{m:?}");
         assert!(ci.lower > 0.0, "{m:?}: clear improvement should exclude 0");
     }
     // bootstrap SE ≈ paired SE (ideal ratio sqrt((n-1)/n))
-    assert!((r.bootstrap.std_error / r.se_paired - 1.0).abs() < 0.05);
-    assert!(r.p_permutation < 0.001);
-    let ni = r.non_inferiority(CiMethod::Bca, 0.95, 0.01).unwrap();
-    assert_eq!(ni.verdict, Verdict::NonInferior);
+    assert!((boot.std_error / se - 1.0).abs() < 0.05);
+    assert!(sign_flip(&r.units, 10_000, config.seed).unwrap().p < 0.001);
+    assert_eq!(verdict(&boot, CiMethod::Bca, 0.01), Verdict::NonInferior);
     // swapped roles: b is clearly worse than a by more than a 0.005 margin
-    let r2 = paired_compare(&b, &a, &PairedConfig::default()).unwrap();
+    let (_, boot2) = paired(&b, &a);
     assert_eq!(
-        r2.non_inferiority(CiMethod::Percentile, 0.95, 0.005)
-            .unwrap()
-            .verdict,
+        verdict(&boot2, CiMethod::Percentile, 0.005),
         Verdict::Inferior
     );
     assert_eq!(
-        r2.non_inferiority(CiMethod::Percentile, 0.95, 0.03)
-            .unwrap()
-            .verdict,
+        verdict(&boot2, CiMethod::Percentile, 0.03),
         Verdict::Inconclusive
     );
 }

@@ -221,15 +221,20 @@ fn clustered_se_inspect() {
     assert!(one.se_cr1.is_nan());
 }
 
+/// §1.8's clustered example: 20 binary outcomes of A and B.
+#[rustfmt::skip]
+const CLUSTERED_A: [f64; 20] = [
+    1., 1., 0., 1., 0., 0., 0., 1., 1., 1., 1., 1., 0., 1., 0., 0., 1., 1., 1., 0.,
+];
+#[rustfmt::skip]
+const CLUSTERED_B: [f64; 20] = [
+    1., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 1., 0., 0., 1., 0., 1., 1., 1., 1.,
+];
+
 /// §1.8 paired + clustered (Eq. 8) on d = B − A.
 #[test]
 fn paired_clustered_se() {
-    let a = [
-        1., 1., 0., 1., 0., 0., 0., 1., 1., 1., 1., 1., 0., 1., 0., 0., 1., 1., 1., 0.,
-    ];
-    let b = [
-        1., 0., 0., 1., 0., 0., 0., 0., 1., 0., 0., 1., 0., 0., 1., 0., 1., 1., 1., 1.,
-    ];
+    let (a, b) = (CLUSTERED_A, CLUSTERED_B);
     let cl: Vec<u64> = (0..20).map(|i| i / 4).collect();
     let d: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x - y).collect();
     let r = clustered_se(&d, &cl).unwrap();
@@ -237,12 +242,22 @@ fn paired_clustered_se() {
     assert_close!(r.se_cr0, 0.1140175425, 1e-10);
     assert_close!(r.se_cr1, 0.1274754878, 1e-10);
     assert_close!(r.se_iid, 0.1312891546, 1e-10);
-    // The same through the paired-comparison API (delta = mean(b) − mean(a)).
-    let r = paired_compare_clustered(&a, &b, &cl, &PairedConfig::default()).unwrap();
+    // The same through compare's per-metric statistics (delta = mean(b) −
+    // mean(a)); numpy: CR1 of each side, t_{1−α/2, 4} from scipy.stats.t.
+    let r = paired_row(&a, &b, Some(&cl));
     assert_close!(r.delta, -0.15, 1e-15);
-    assert_close!(r.se_paired, 0.1274754878, 1e-10);
-    assert_eq!(r.clusters, Some(5));
-    assert_eq!(r.bootstrap.t_df, 4.0);
+    assert_close!(r.se.unwrap(), 0.1274754878398196, 1e-15);
+    assert_close!(r.se_unpaired.unwrap(), 0.223606797749979, 1e-15);
+    assert_close!(r.correlation.unwrap(), 0.3282439759448873, 1e-15);
+    assert_eq!(r.df, 4.0);
+    // the sign-flip units are the per-cluster sums of b − a, in cluster order
+    assert_eq!(r.units, [-1.0, -1.0, -2.0, 0.0, 1.0]);
+    let ci = r.t_interval(0.95).unwrap();
+    assert_close!(ci.lower, -0.503928694245568, 1e-14);
+    assert_close!(ci.upper, 0.20392869424556795, 1e-14);
+    let ci = r.t_interval(0.90).unwrap();
+    assert_close!(ci.lower, -0.42175820908674133, 1e-14);
+    assert_close!(ci.upper, 0.12175820908674131, 1e-14);
     // Degenerate: every cluster has the same difference sum → CR0 exactly 0.
     let d2 = [1., 0., 0., 0., 0., 1., 0., 0., 0., 0., 0., 1.];
     let cl2 = [0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2];
@@ -445,6 +460,10 @@ fn multiplicity_statsmodels_pval0() {
 
 // ---------------------------------------------------------------- §1.8 paired
 
+/// §1.8 (Miller Eq. 7) through `paired_row`, the statistics the `compare`
+/// command computes per metric. scipy 1.17: `ttest_rel(b, a)` (statistic and
+/// `confidence_interval`), `pearsonr`, `binomtest(0, 4)`,
+/// `permutation_test(..., permutation_type="samples", n_resamples=inf)`.
 #[test]
 fn paired_vectors_miller_eq7() {
     let a = [
@@ -453,27 +472,148 @@ fn paired_vectors_miller_eq7() {
     let b = [
         1., 0., 0., 1., 0., 1., 0., 0., 1., 1., 0., 1., 0., 1., 0., 1., 1., 0., 0., 1.,
     ];
-    let r = paired_compare(&a, &b, &PairedConfig::default()).unwrap();
+    let r = paired_row(&a, &b, None);
     assert_close!(r.mean_a, 0.7, 1e-15);
     assert_close!(r.mean_b, 0.5, 1e-15);
     assert_close!(r.delta, -0.2, 1e-15);
-    assert_close!(r.se_paired, 0.0917662935, 1e-10);
-    assert_close!(r.se_unpaired, 0.1555973210, 1e-10);
-    assert_close!(r.correlation, 0.6546536707, 1e-10);
-    assert_close!(r.delta.abs() / r.se_paired, 2.179449, 1e-6);
-    let ab: Vec<bool> = a.iter().map(|v| *v == 1.0).collect();
-    let bb: Vec<bool> = b.iter().map(|v| *v == 1.0).collect();
-    let m = mcnemar_from_outcomes(&ab, &bb).unwrap();
+    assert_close!(r.se.unwrap(), 0.09176629354822471, 1e-15);
+    assert_close!(r.se_unpaired.unwrap(), 0.1555973210430998, 1e-15);
+    assert_close!(r.correlation.unwrap(), 0.6546536707079772, 1e-15);
+    assert_eq!(r.df, 19.0);
+    assert_close!(r.delta / r.se.unwrap(), -2.1794494717703365, 1e-13);
+    let ci = r.t_interval(0.95).unwrap();
+    assert_close!(ci.lower, -0.39206905978032836, 1e-14);
+    assert_close!(ci.upper, -0.007930940219671667, 1e-14);
+    let ci = r.t_interval(0.90).unwrap();
+    assert_close!(ci.lower, -0.3586761091659372, 1e-14);
+    assert_close!(ci.upper, -0.04132389083406299, 1e-14);
+    let m = r.mcnemar.unwrap();
     assert_eq!((m.a_only, m.b_only), (4, 0));
-    // exact: 2·(1/2)^4
-    assert_close!(m.p_exact, 0.125, 1e-15);
-    // Sign-flip p on these differences: exact enumeration gives 2·(1/16) =
-    // 0.125 as well (4 nonzero differences, all of one sign).
-    assert!(
-        (r.p_permutation - 0.125).abs() < 0.012,
-        "{}",
-        r.p_permutation
-    );
+    assert_close!(m.p_exact, 0.125, 1e-15); // 2·(1/2)^4
+                                            // Sign flip on the units: 4 nonzero differences of one sign, so exactly
+                                            // 2 of the 2^4 patterns reach |Σ| = 4 (scipy's permutation_test: 0.125).
+    let f = sign_flip(&r.units, 10_000, 1).unwrap();
+    assert!(f.exact);
+    assert_eq!((f.p, f.patterns), (0.125, 16));
+}
+
+/// Pass@1 over 4 rollouts (multiples of 1/4) through `paired_row`: scipy
+/// `ttest_rel(b, a)`, `pearsonr`, and `permutation_test` over all 2^10 sign
+/// patterns (zeros included) = 18/256; McNemar does not apply.
+#[test]
+fn paired_row_fractional_scipy() {
+    let a = [0.25, 0.5, 1.0, 0.75, 0.0, 0.5, 0.25, 1.0, 0.75, 0.5];
+    let b = [0.5, 0.75, 1.0, 1.0, 0.25, 0.25, 0.5, 1.0, 1.0, 0.75];
+    let r = paired_row(&a, &b, None);
+    assert_close!(r.delta, 0.15, 1e-15);
+    assert_close!(r.se.unwrap(), 0.055277079839256664, 1e-15);
+    assert_close!(r.se_unpaired.unwrap(), 0.14240006242195885, 1e-15);
+    assert_close!(r.correlation.unwrap(), 0.851314306390689, 1e-15);
+    assert_close!(r.delta / r.se.unwrap(), 2.7136021011998723, 1e-13);
+    let ci = r.t_interval(0.95).unwrap();
+    assert_close!(ci.lower, 0.024954557903057284, 1e-14);
+    assert_close!(ci.upper, 0.2750454420969427, 1e-14);
+    assert!(r.mcnemar.is_none());
+    let f = sign_flip(&r.units, 1 << 10, 1).unwrap();
+    assert!(f.exact);
+    assert_eq!(f.p, 0.0703125);
+    assert_eq!(f.p, enumerated_sign_flip_p(&r.units, 4.0));
+}
+
+/// Exact two-sided sign-flip p-value by enumeration of all `2^len` sign
+/// patterns of `units` (zeros included, as scipy's `permutation_test` does),
+/// in integer arithmetic on `units · scale` (which must be integers): the
+/// fraction of patterns with `|Σ ±u| ≥ |Σ u|`.
+fn enumerated_sign_flip_p(units: &[f64], scale: f64) -> f64 {
+    let ints: Vec<i64> = units
+        .iter()
+        .map(|&u| {
+            let v = u * scale;
+            assert_eq!(v, v.round(), "{u} · {scale} is not an integer");
+            v as i64
+        })
+        .collect();
+    let observed = ints.iter().sum::<i64>().abs();
+    let total = 1u64 << ints.len();
+    let hits = (0..total)
+        .filter(|mask| {
+            let s: i64 = ints
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| if mask >> i & 1 == 1 { -v } else { v })
+                .sum();
+            s.abs() >= observed
+        })
+        .count() as u64;
+    hits as f64 / total as f64 // exact: total is a power of 2 ≤ 2^20
+}
+
+/// Binary outcomes with `a_only` problems only A solves, `b_only` only B
+/// solves and `both`/`neither` ties, through `paired_row`: McNemar's exact p
+/// is scipy `binomtest(min(a_only, b_only), a_only + b_only, 0.5).pvalue`,
+/// and the exact sign flip on the units equals it (and the enumeration).
+#[test]
+fn paired_row_mcnemar_binomtest() {
+    #[rustfmt::skip]
+    let cases: &[(usize, usize, usize, usize, f64)] = &[
+        (4, 1, 2, 1, 0.375),
+        (7, 2, 3, 0, 0.1796875),
+        (0, 6, 1, 1, 0.03125),
+        (3, 3, 0, 2, 1.0),
+        (10, 4, 2, 2, 0.1795654296875),
+        (15, 19, 3, 5, 0.6075913612730801),
+    ];
+    for &(a_only, b_only, both, neither, p) in cases {
+        let mut a = Vec::new();
+        let mut b = Vec::new();
+        for (n, x, y) in [
+            (a_only, 1.0, 0.0),
+            (b_only, 0.0, 1.0),
+            (both, 1.0, 1.0),
+            (neither, 0.0, 0.0),
+        ] {
+            a.extend(std::iter::repeat_n(x, n));
+            b.extend(std::iter::repeat_n(y, n));
+        }
+        let r = paired_row(&a, &b, None);
+        let m = r.mcnemar.unwrap();
+        assert_eq!((m.a_only, m.b_only), (a_only as u64, b_only as u64));
+        assert_rclose!(m.p_exact, p, 1e-13);
+        let discordant = a_only + b_only;
+        if discordant <= 20 {
+            let f = sign_flip(&r.units, 1 << 20, 1).unwrap();
+            assert!(f.exact);
+            assert_eq!(f.p, p, "{a_only}/{b_only}");
+            assert_eq!(f.p, enumerated_sign_flip_p(&r.units, 1.0));
+        }
+    }
+}
+
+/// Clustered units through `paired_row`: the exact sign flip over whole
+/// clusters equals the enumeration of every sign pattern of the cluster sums.
+#[test]
+fn paired_row_clustered_sign_flip_enumeration() {
+    let (a, b) = (CLUSTERED_A, CLUSTERED_B);
+    // Cluster sums of b − a in order of first appearance, and the fraction
+    // of their 2^C sign patterns reaching |Σ| (enumerated with Python's
+    // itertools.product and fractions, as well as in this test).
+    type Label = fn(u64) -> u64;
+    #[rustfmt::skip]
+    let cases: [(Label, Vec<f64>, f64); 3] = [
+        (|i| i / 4, vec![-1., -1., -2., 0., 1.], 16.0 / 32.0),
+        (|i| i / 2, vec![-1., 0., 0., -1., -1., -1., -1., 1., 0., 1.], 464.0 / 1024.0),
+        (|i| i % 7, vec![0., -1., -1., -1., 0., 1., -1.], 48.0 / 128.0),
+    ];
+    for (label, units, p) in cases {
+        let cl: Vec<u64> = (0..20).map(label).collect();
+        let r = paired_row(&a, &b, Some(&cl));
+        assert_eq!(r.units, units);
+        let expected = enumerated_sign_flip_p(&r.units, 1.0);
+        assert_eq!(expected, p);
+        let f = sign_flip(&r.units, 1 << 10, 1).unwrap();
+        assert!(f.exact);
+        assert_eq!(f.p, expected);
+    }
 }
 
 /// Sign-flip test on ±1 data equals the two-sided sign test; exact
@@ -482,6 +622,8 @@ fn paired_vectors_miller_eq7() {
 fn sign_flip_matches_exact_enumeration() {
     let mut d = vec![1.0; 8];
     d.extend([-1.0, -1.0]);
+    assert_eq!(enumerated_sign_flip_p(&d, 1.0), 0.109375);
+    assert_eq!(sign_flip(&d, 1 << 10, 9).unwrap().p, 0.109375);
     let p = sign_flip_test(&d, 40_000, 9).unwrap();
     assert!((p - 0.109375).abs() < 0.006, "{p}");
 }
