@@ -63,6 +63,8 @@ __all__ = [
     "report",
     "summarize",
     "merge",
+    "metric_catalogue",
+    "metric_family",
 ]
 
 # The engine's defaults (``ReportOptions::default()`` and its siblings), by
@@ -754,3 +756,28 @@ def is_equivalent(gold: str, answer: str, *, reason: bool = False) -> Union[bool
         raise TypeError("is_equivalent: gold and answer must be strings")
     equal, why = _rollstat.is_equivalent(gold, answer)
     return (equal, why) if reason else equal
+
+
+def metric_catalogue() -> List[Dict[str, Any]]:
+    """Every metric family rollstat computes, in report order, as the engine's
+    catalogue describes it: ``family`` (the key grammar, ``pass@{k}``),
+    ``unit`` (``fraction``, ``count``, ``budget``, ``budget_per_solved``),
+    ``needs`` (what the rows must carry: ``rollout_order``, ``answers``,
+    ``scores``, ``budget``), ``headline`` (whether the printed table shows it:
+    ``always``, ``when_tau_asked``, ``never``), ``compared`` (``verdict``,
+    ``row``, or ``none`` with ``not_compared_because``) and ``description``.
+
+    >>> [f["family"] for f in metric_catalogue()][:3]
+    ['pass@{k}', 'pass^{k}', 'g-pass@{k}_{tau}']
+    """
+    return _rollstat.metric_catalogue()
+
+
+def metric_family(key: str) -> str:
+    """The family (key grammar) of a report's metric key; ``ValueError`` for a
+    text that is no metric key.
+
+    >>> metric_family("pass^4"), metric_family("cost_of_maj@8")
+    ('pass^{k}', 'cost_of_{pass|maj|bon}@{k}')
+    """
+    return _rollstat.metric_family(key)

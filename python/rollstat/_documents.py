@@ -26,6 +26,7 @@ METRIC_COLUMNS = (
     "n_excluded",
     "k",
     "unit",
+    "family",
 )
 
 COMPARE_COLUMNS = (
@@ -111,7 +112,8 @@ class Metrics(Mapping):
     def rows(self) -> List[Dict[str, Any]]:
         """One flat dict per metric (overall, then each group's): metric,
         group, value, stderr, ci_low, ci_high, method, level, n_problems,
-        n_excluded, k, unit."""
+        n_excluded, k, unit, family (the metric's family in
+        :func:`rollstat.metric_catalogue`, e.g. ``pass@{k}``)."""
         out: List[Dict[str, Any]] = []
         blocks = [(None, self._doc["metrics"])] + [
             (g, b["metrics"]) for g, b in self._doc.get("groups", {}).items()
@@ -133,6 +135,7 @@ class Metrics(Mapping):
                         "n_excluded": e["n_excluded"],
                         "k": e.get("k"),
                         "unit": e.get("unit"),
+                        "family": _rollstat.metric_family(name),
                     }
                 )
         return out

@@ -19,6 +19,7 @@
 //!   and canonical field maps; [`table`]: the batches as rows that map
 //!   straight into records.
 //! - [`convert`]: Python rows (dicts) → in-memory rows.
+//! - [`catalogue`]: the metric catalogue (families, a key's family).
 //! - [`grading`]: answer extraction and equivalence.
 //! - [`pages`]: the typed report / comparison and their HTML pages (the
 //!   renderer the command uses).
@@ -27,6 +28,7 @@
 use pyo3::prelude::*;
 
 mod arrow;
+mod catalogue;
 mod convert;
 mod counts;
 mod dense;
@@ -59,6 +61,8 @@ fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine::compare, m)?)?;
     m.add_function(wrap_pyfunction!(engine::power, m)?)?;
     m.add_function(wrap_pyfunction!(options::defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(catalogue::metric_catalogue, m)?)?;
+    m.add_function(wrap_pyfunction!(catalogue::metric_family, m)?)?;
     m.add_function(wrap_pyfunction!(pages::power_text, m)?)?;
     m.add_class::<pages::TypedReport>()?;
     m.add_class::<pages::TypedComparison>()?;

@@ -35,16 +35,22 @@ pub fn python_text(m: &str) -> String {
 
 /// The engine's error as a `rollstat.InputError`.
 pub fn engine_error(e: Error) -> PyErr {
+    use rollstat::ReadError;
     let text = match e {
-        Error::InvalidOption { option, message }
-            if option.0 == "by" && message.starts_with("one input:") =>
-        {
+        Error::SystemsFieldMissing => {
             "one input: pass by='model' (or by='run') to say which field holds the two systems, or give two inputs a and b".to_string()
         }
         Error::InvalidOption { option, message } => format!("{}: {message}", keyword(option.0)),
-        Error::Input(m) if m.contains("strict mode rejects short problems") => {
-            format!("{m}; pass strict=False to report them as n_short")
-        }
+        Error::ShortProblem { .. } => format!("{e}; pass strict=False to report them as n_short"),
+        Error::Read(ReadError::Strict(bad)) => format!(
+            "{bad} (strict mode stops at the first bad row; pass strict=False to skip and count bad rows)"
+        ),
+        Error::Read(ReadError::Duplicates { first, count }) => format!(
+            "{first}; {count} duplicated rollout(s) in all — fix the input or pass dedupe='first' or dedupe='last'"
+        ),
+        Error::DuplicateAcrossSummaries { problem, rollout, first, again } => format!(
+            "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass dedupe='first' or dedupe='last' when summarizing, as for duplicated rows"
+        ),
         Error::Input(m) if m.contains("strict mode rejects unreadable files") => {
             format!("{m}; pass strict=False to read the rest")
         }

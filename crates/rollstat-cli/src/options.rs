@@ -58,14 +58,22 @@ pub fn stderr_sink() -> rollstat::MessageSink {
 
 /// The engine's error in the CLI's words (flags named, advice added).
 pub fn cli_error(e: Error) -> anyhow::Error {
+    use rollstat::ReadError;
     let text = match e {
-        Error::InvalidOption { option, message } if option.0 == "by" && message.starts_with("one input:") => {
+        Error::SystemsFieldMissing => {
             "one input: pass --by model (or --by run) to say which field holds the two systems, or give two inputs A B".into()
         }
         Error::InvalidOption { option, message } => format!("{}: {message}", flag(option.0)),
-        Error::Input(m) if m.contains("strict mode rejects short problems") => {
-            format!("{m}; drop --strict to report them as n_short")
-        }
+        Error::ShortProblem { .. } => format!("{e}; drop --strict to report them as n_short"),
+        Error::Read(ReadError::Strict(bad)) => format!(
+            "{bad} (strict mode stops at the first bad row; drop --strict to skip and count bad rows)"
+        ),
+        Error::Read(ReadError::Duplicates { first, count }) => format!(
+            "{first}; {count} duplicated rollout(s) in all — fix the input or pass --dedupe first|last"
+        ),
+        Error::DuplicateAcrossSummaries { problem, rollout, first, again } => format!(
+            "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass --dedupe first|last when summarizing, as for duplicated rows"
+        ),
         Error::Input(m) if m.contains("strict mode rejects unreadable files") => {
             format!("{m}; drop --strict to read the rest")
         }

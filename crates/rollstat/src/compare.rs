@@ -845,8 +845,7 @@ fn check_sources(sources: &[Source], o: &CompareOptions) -> Result<()> {
                 Some(other) => return Err(Error::invalid("by", format!(
                     "{other}: systems in one input are told apart by `model` or `run` (rows that differ only in another field would merge into one problem)"
                 ))),
-                None => return Err(Error::invalid("by",
-                    "one input: name the field that holds the two systems (model or run), or give two inputs A B")),
+                None => return Err(Error::SystemsFieldMissing),
             }
             if o.group_by.is_some() {
                 return Err(Error::invalid(

@@ -22,6 +22,7 @@ impl fmt::Display for OptionName {
 /// assert_eq!(e.to_string(), "level: 1.5 is not in (0, 1)");
 /// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// An option value is unknown or out of range.
     #[error("{option}: {message}")]
@@ -41,6 +42,34 @@ pub enum Error {
     /// Nothing to report: every input was empty, malformed or aggregates only.
     #[error("no problems to report: {0}")]
     NoProblems(String),
+    /// compare with one input and no field naming its two systems.
+    #[error("by: one input: name the field that holds the two systems (model or run), or give two inputs A B")]
+    SystemsFieldMissing,
+    /// Strict mode: a problem with fewer rollouts than requested.
+    #[error("{origin}: problem '{problem}' has {n} rollouts, {requested} requested (strict mode rejects short problems)")]
+    ShortProblem {
+        /// Where the problem was first seen (`path:line`).
+        origin: String,
+        /// The problem's id.
+        problem: String,
+        /// Rollouts that arrived.
+        n: u64,
+        /// The requested n.
+        requested: u64,
+    },
+    /// Merging summaries without a dedupe policy: one rollout in two of
+    /// them.
+    #[error("{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); choose which to keep (first or last) when summarizing, as for duplicated rows")]
+    DuplicateAcrossSummaries {
+        /// The problem, as named in messages.
+        problem: String,
+        /// The rollout index.
+        rollout: u64,
+        /// Where it was first seen.
+        first: String,
+        /// Where it appeared again.
+        again: String,
+    },
 }
 
 impl Error {

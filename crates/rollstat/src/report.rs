@@ -75,10 +75,12 @@ pub(crate) fn check_short(
     n_requested: u64,
 ) -> Result<()> {
     if sm.n_arrived < n_requested {
-        return Err(Error::input(format!(
-            "{origin}: problem '{problem}' has {} rollouts, {n_requested} requested (strict mode rejects short problems)",
-            sm.n_arrived
-        )));
+        return Err(Error::ShortProblem {
+            origin: origin.to_string(),
+            problem: problem.to_string(),
+            n: sm.n_arrived,
+            requested: n_requested,
+        });
     }
     Ok(())
 }

@@ -744,10 +744,14 @@ fn join_rows(row: &mut SummaryRow, later: SummaryRow, dedupe: Option<Dedupe>) ->
             Some(&i) => {
                 n_dup += 1;
                 match dedupe {
-                    None => return Err(Error::input(format!(
-                        "{name} rollout {} appears in two summaries (first at {}, again at {}); choose which to keep (first or last) when summarizing, as for duplicated rows",
-                        s.rollout.index, row.origin, later.origin
-                    ))),
+                    None => {
+                        return Err(Error::DuplicateAcrossSummaries {
+                            problem: name.to_string(),
+                            rollout: s.rollout.index,
+                            first: row.origin.to_string(),
+                            again: later.origin.to_string(),
+                        })
+                    }
                     Some(Dedupe::First) => {}
                     Some(Dedupe::Last) => slots[i] = s,
                 }
@@ -801,9 +805,12 @@ pub(crate) fn into_inputs(
     }
     if read.strict {
         if let Some(b) = h.bad_lines.first() {
-            return Err(Error::input(format!(
-                "{}:{}: {} (strict mode stops at the first bad row)",
-                b.path, b.line, b.reason
+            return Err(Error::Read(rollstat_io::ReadError::Strict(
+                rollstat_io::BadLine {
+                    path: b.path.clone(),
+                    line: b.line,
+                    reason: b.reason.clone(),
+                },
             )));
         }
     }
