@@ -876,10 +876,9 @@ def section_python(ctx):
     order = result["order"]
     blocks = [result["intro"]]
     summary = []
-    for key in order:
-        if key in parts:
-            blocks += [f"### {parts[key]['title']}", *parts[key]["blocks"]]
-            summary += parts[key]["summary"]
+    for i, key in enumerate(k for k in order if k in parts):
+        blocks += [f"### 8.{i + 1} {parts[key]['title']}", *parts[key]["blocks"]]
+        summary += parts[key]["summary"]
     return {"title": "The Python package — rollstat vs numpy, scipy, Math-Verify and pandas", "blocks": blocks,
             "summary": summary, "parts": parts}
 
@@ -959,7 +958,7 @@ def section_budget(ctx):
 
 
 def section_scale(ctx):
-    """§11: the default report (and --ci none) over 10⁶ and 10⁷ count rows (`bench/scale.py counts`)."""
+    """§11.1: the default report (and --ci none) over 10⁶ and 10⁷ count rows (`bench/scale.py counts`)."""
     sizes = [100_000, 1_000_000] if ctx.q else [1_000_000, 10_000_000]
     reps = ctx.a.scale_repeats
     rows, cmds, goal = [], [], None
@@ -997,7 +996,7 @@ def section_scale(ctx):
 
 
 def section_summaries(ctx):
-    """§12: summarize shards → merge → report, JSON Lines against Parquet summaries (10⁶ rollouts)."""
+    """§11.2: summarize shards → merge → report, JSON Lines against Parquet summaries (10⁶ rollouts)."""
     rollouts, n, k = (200_000, 16, 4) if ctx.q else (1_000_000, 16, 4)
     d = gen_scale_shards(SCALE_DATA / f"shards_{rollouts}x{n}", rollouts, n, k)
     shards = sorted(d.glob("shard-*.jsonl"))
@@ -1059,11 +1058,11 @@ def section_summaries(ctx):
         reproduce(cmds),
     ]
     return {"title": "Summaries: JSON Lines and Parquet, summarize → merge → report", "blocks": blocks,
-            "summary": [], "notes": [] if same else ["§12: the JSON Lines and Parquet summaries report differently."]}
+            "summary": [], "notes": [] if same else ["§11.2: the JSON Lines and Parquet summaries report differently."]}
 
 
 def section_shards(ctx):
-    """§13 (slow): 100M rollouts in 4 shards that split every problem: summarize, merge, report (≈ 7 GB of data)."""
+    """§11.3 (slow): 100M rollouts in 4 shards that split every problem: summarize, merge, report (≈ 7 GB of data)."""
     rollouts, n, k = (2_000_000, 64, 4) if ctx.q else (100_000_000, 64, 4)
     d = gen_scale_shards(SCALE_DATA / f"shards_{rollouts}x{n}", rollouts, n, k)
     shards = sorted(d.glob("shard-*.jsonl"))
@@ -1108,7 +1107,7 @@ def section_shards(ctx):
 
 
 def section_spark(ctx):
-    """§14 (slow): the Spark local path on the shards of §13 (bench/spark_scale.py, needs pyspark)."""
+    """§11.4 (slow): the Spark local path on the shards of §11.3 (bench/spark_scale.py, needs pyspark)."""
     py = python_for_package(ctx)
     rollouts, n, k = (2_000_000, 64, 4) if ctx.q else (100_000_000, 64, 4)
     d = SCALE_DATA / f"shards_{rollouts}x{n}"
@@ -1133,7 +1132,7 @@ def section_spark(ctx):
                      step("driver (python) peak"), step("spark JVM peak")])
         cmds.append(cmdline(cmd))
     blocks = [
-        "pyspark `local[2]` on the Parquet shards of §13; `python bench/spark_scale.py DIR OUT.json --mode M --ci "
+        "pyspark `local[2]` on the Parquet shards of §11.3; `python bench/spark_scale.py DIR OUT.json --mode M --ci "
         "none`: summarize inside Spark and collect, then the report on the driver; the driver's (Python) and the "
         "Spark JVM's peak RSS.",
         table(["mode", "summarize in Spark + collect (s)", "report on the driver (s)", "driver peak (MB)",
@@ -1150,23 +1149,24 @@ class SkipSection(Exception):
     """The section cannot run here; its last saved result is kept."""
 
 
-# (key, function, slow): the order of BENCHMARKS.md. Slow sections run only with --all or --only.
+# (key, function, slow, number): the order of BENCHMARKS.md. Slow sections run only with --all or --only.
 SECTIONS = [
-    ("estimators", section_estimators, False),
-    ("intervals", section_intervals, False),
-    ("lmeval", section_lmeval, False),
-    ("ingest", section_ingest, False),
-    ("full", section_full, False),
-    ("memory", section_memory, False),
-    ("compare", section_compare, False),
-    ("python", section_python, False),
-    ("majk", section_majk, False),
-    ("budget", section_budget, False),
-    ("scale", section_scale, False),
-    ("summaries", section_summaries, False),
-    ("shards", section_shards, True),
-    ("spark", section_spark, True),
+    ("estimators", section_estimators, False, "1"),
+    ("intervals", section_intervals, False, "2"),
+    ("lmeval", section_lmeval, False, "3"),
+    ("ingest", section_ingest, False, "4"),
+    ("full", section_full, False, "5"),
+    ("memory", section_memory, False, "6"),
+    ("compare", section_compare, False, "7"),
+    ("python", section_python, False, "8"),
+    ("majk", section_majk, False, "9"),
+    ("budget", section_budget, False, "10"),
+    ("scale", section_scale, False, "11.1"),
+    ("summaries", section_summaries, False, "11.2"),
+    ("shards", section_shards, True, "11.3"),
+    ("spark", section_spark, True, "11.4"),
 ]
+GROUPS = {"11": "Scale (issue #15)"}
 
 
 def results_dir(ctx):
@@ -1225,19 +1225,21 @@ def render(ctx, results, machine):
     ]
     body = []
     notes = []
-    num = 0
-    for key, _, _ in SECTIONS:
+    for key, _, _, num in SECTIONS:
         r = results.get(key)
-        num += 1
+        parent = num.split(".")[0]
+        if "." in num and num.endswith(".1"):
+            body.append(f"## {parent}. {GROUPS[parent]}")
+        head = f"### {num}" if "." in num else f"## {num}."
         if r is None:
-            body.append(f"## {num}. `{key}`\n\nNot measured yet: run `python3 bench/run.py --only {key}`.")
+            body.append(f"{head} `{key}`\n\nNot measured yet: run `python3 bench/run.py --only {key}`.")
             continue
         for s in r["summary"]:
             md.append(f"| §{num} | " + " | ".join(
                 [s["measurement"], s["reference"] or "—", s["rollstat"] or "—", s["ratio"] or "—", s["goal"] or "—",
                  yes(s["met"])]) + " |")
         notes += r.get("notes", [])
-        body.append("\n\n".join([f"## {num}. {r['title']}", *r["blocks"]]))
+        body.append("\n\n".join([f"{head} {r['title']}", *r["blocks"]]))
     md += [
         "",
         "Goals: as set in the issues; the estimator rows' goal (§1 and §8, once ≥ 10× vectorized numpy on every "
@@ -1253,7 +1255,7 @@ def render(ctx, results, machine):
 
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    keys = ", ".join(k for k, _, _ in SECTIONS)
+    keys = ", ".join(k for k, _, _, _ in SECTIONS)
     ap.add_argument("--only", help=f"comma-separated sections to rerun ({keys}); the others keep their last result")
     ap.add_argument("--skip", help="comma-separated sections not to rerun (they keep their last result)")
     ap.add_argument("--all", action="store_true", help="also rerun the slow sections (shards, spark)")
@@ -1291,7 +1293,7 @@ def parse_args():
 
 def to_run(a):
     """The section keys this invocation reruns."""
-    known = [k for k, _, _ in SECTIONS]
+    known = [k for k, _, _, _ in SECTIONS]
     pick = lambda s: [x.strip() for x in s.split(",") if x.strip()] if s else []  # noqa: E731
     for k in pick(a.only) + pick(a.skip):
         if k not in known:
@@ -1300,7 +1302,7 @@ def to_run(a):
         return []
     if a.only:
         return pick(a.only)
-    return [k for k, _, slow in SECTIONS if (a.all or not slow) and k not in pick(a.skip)]
+    return [k for k, _, slow, _ in SECTIONS if (a.all or not slow) and k not in pick(a.skip)]
 
 
 def main():
@@ -1313,7 +1315,7 @@ def main():
     if keys and not a.skip_build:
         build(target)
     machine_path = results_dir(ctx) / "machine.json"
-    results = {k: load_result(ctx, k) for k, _, _ in SECTIONS}
+    results = {k: load_result(ctx, k) for k, _, _, _ in SECTIONS}
     if keys:
         machine = machine_facts()
         results_dir(ctx).mkdir(parents=True, exist_ok=True)
@@ -1322,7 +1324,7 @@ def main():
         machine = json.loads(machine_path.read_text())
     else:
         machine = machine_facts()
-    fns = {k: fn for k, fn, _ in SECTIONS}
+    fns = {k: fn for k, fn, _, _ in SECTIONS}
     for key in keys:
         try:
             results[key] = run_section(ctx, key, fns[key])
