@@ -68,7 +68,7 @@ FIXTURE_OPTIONS = ("default", "ci-none", "bca", "wilson", "seed7-b2000-l90", "pe
 # Strings that are data, not prose: compared exactly (an enum that keeps its string passes).
 STRING_KEYS = {
     "verdict", "metric", "group", "unit", "method", "tie_policy", "denominator_policy", "p_adjust", "on", "rng",
-    "problem", "system", "dominant", "denominator", "source",
+    "problem", "system", "dominant", "denominator",
 }
 # Keys that identify an element of a list of objects (rows matched by these, not by position).
 ROW_KEYS = ("metric", "group", "k", "system", "problem", "subset", "budget_matched", "name", "label", "factor")
