@@ -862,6 +862,11 @@ def section_python(ctx):
     py = python_for_package(ctx)
     if py is None:
         raise SkipSection("no Python with the rollstat package, pandas and scipy (see python/README.md)")
+    where = subprocess.run([py, "-c", "import rollstat; print(rollstat.__file__)"], capture_output=True,
+                           text=True).stdout.strip()
+    if not Path(where).resolve().is_relative_to(REPO):
+        # A shared environment may hold another checkout's build (maturin develop installs a link to it).
+        raise SkipSection(f"{py} imports rollstat from {where}, not from this checkout")
     out_json = DATA / "python_api.json"
     cmd = [py, str(BENCH / "python_api.py"), "--json", str(out_json)] + (["--quick"] if ctx.q else [])
     if ctx.a.python_parts:
