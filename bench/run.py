@@ -1321,7 +1321,6 @@ def main():
     if keys and not a.skip_build:
         build(target)
     machine_path = results_dir(ctx) / "machine.json"
-    results = {k: load_result(ctx, k) for k, _, _, _ in SECTIONS}
     if keys:
         machine = machine_facts()
         results_dir(ctx).mkdir(parents=True, exist_ok=True)
@@ -1333,9 +1332,11 @@ def main():
     fns = {k: fn for k, fn, _, _ in SECTIONS}
     for key in keys:
         try:
-            results[key] = run_section(ctx, key, fns[key])
+            run_section(ctx, key, fns[key])
         except SkipSection as e:
             log(f"== section {key} skipped: {e}; keeping its last result")
+    # Read after the runs: the saved result of every section, rerun or kept.
+    results = {k: load_result(ctx, k) for k, _, _, _ in SECTIONS}
     out = Path(a.out) if a.out else (DATA / "BENCHMARKS.quick.md" if a.quick else REPO / "BENCHMARKS.md")
     out.write_text(render(ctx, results, machine))
     log(f"wrote {out}")
