@@ -1204,6 +1204,20 @@ def sizes_of(a):
                                                      "compare_problems", "majk_problems", "repeats")}
 
 
+def wrap(block, width=120):
+    """Prose lines wrapped at `width` (tables, headings and short lines as they are)."""
+    import textwrap
+
+    out = []
+    for line in block.split("\n"):
+        if line.startswith(("|", "#")) or len(line) <= width:
+            out.append(line)
+            continue
+        indent = "  " if line.startswith("- ") else ""
+        out += textwrap.wrap(line, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(out)
+
+
 def render(ctx, results, machine):
     """The whole of BENCHMARKS.md from the sections' results and the machine facts."""
     loads = [x for r in results.values() if r for x in r.get("load", [])]
@@ -1256,7 +1270,7 @@ def render(ctx, results, machine):
     if notes:
         md += ["**Check failures:** " + " ".join(notes), ""]
     md += ["\n\n".join(body), ""]
-    return "\n".join(md)
+    return wrap("\n".join(md))
 
 
 def parse_args():
