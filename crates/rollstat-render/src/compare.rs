@@ -81,58 +81,96 @@ fn row_cells(r: &Row, with_verdict: bool) -> Vec<String> {
     cells
 }
 
+/// Headings and lines in the terminal or Markdown style.
+struct Text {
+    out: String,
+    markdown: bool,
+}
+
+impl Text {
+    fn head(&mut self, title: &str) {
+        let _ = match self.markdown {
+            true => writeln!(self.out, "## {title}\n"),
+            false => writeln!(self.out, "{title}"),
+        };
+    }
+
+    fn para(&mut self, line: String) {
+        let _ = match self.markdown {
+            true => writeln!(self.out, "{line}  "),
+            false => writeln!(self.out, "{line}"),
+        };
+    }
+}
+
 /// The comparison as a terminal table or Markdown.
 pub fn render_text(c: &Comparison, markdown: bool, words: &Words) -> String {
-    let mut out = String::new();
+    let mut t = Text {
+        out: String::new(),
+        markdown,
+    };
+    preamble(c, &mut t);
+    row_tables(c, &mut t);
+    verdicts(c, &mut t);
+    if let Some(f) = &c.fail {
+        let scope = match &f.metrics {
+            Some(ms) => ms.join(", "),
+            None => "every overall row".into(),
+        };
+        t.para(match f.failed {
+            true => format!(
+                "{} {}: FAILED ({} checked; hit by {}) → exit code 1",
+                words.fail_on,
+                f.on,
+                scope,
+                f.rows.join(", ")
+            ),
+            false => format!("{} {}: passed ({scope} checked)", words.fail_on, f.on),
+        });
+        t.out.push('\n');
+    }
+    if let Some(why) = c.config.answer_metrics_left_out {
+        t.para(format!("maj@k and self_consistency left out: {why}"));
+        t.out.push('\n');
+    }
+    if !c.warnings.is_empty() {
+        t.head("warnings");
+        for w in &c.warnings {
+            t.para(format!("  - {}", (words.finding)(w)));
+        }
+    }
+    t.out
+}
+
+/// The title, the two sides, the pairing and how the numbers were made.
+fn preamble(c: &Comparison, t: &mut Text) {
+    t.head("rollstat compare");
+    t.para(format!("A: {} ({} problems)", c.a.name, c.a.n_problems));
+    t.para(format!("B: {} ({} problems)", c.b.name, c.b.n_problems));
+    t.para(format!(
+        "pairs: {} matched, {} only in A, {} only in B",
+        c.pairs.matched, c.pairs.only_a, c.pairs.only_b
+    ));
+    t.para(format!(
+        "B − A in points; {}% CI: {}{}; p: sign-flip permutation ({}), Holm and BH over {} rows; McNemar exact where each problem has one 0/1 outcome per side",
+        trim_float(100.0 * c.level),
+        c.config.method,
+        c.config
+            .resamples
+            .map_or(String::new(), |r| format!(", {r} resamples, seed {}", c.config.seed)),
+        if c.rows.iter().all(|r| r.p_exact != Some(false)) {
+            "exact".to_string()
+        } else {
+            format!("{} random flips or exact when fewer patterns", c.config.permutations)
+        },
+        c.rows.iter().filter(|r| r.p_value.is_some()).count()
+    ));
+    t.out.push('\n');
+}
+
+/// One table of rows overall, then one per group.
+fn row_tables(c: &Comparison, t: &mut Text) {
     let with_verdict = c.margin.is_some();
-    let lvl = trim_float(100.0 * c.level);
-    let head = |out: &mut String, title: &str| {
-        if markdown {
-            let _ = writeln!(out, "## {title}\n");
-        } else {
-            let _ = writeln!(out, "{title}");
-        }
-    };
-    let para = |out: &mut String, line: String| {
-        if markdown {
-            let _ = writeln!(out, "{line}  ");
-        } else {
-            let _ = writeln!(out, "{line}");
-        }
-    };
-    head(&mut out, "rollstat compare");
-    para(
-        &mut out,
-        format!("A: {} ({} problems)", c.a.name, c.a.n_problems),
-    );
-    para(
-        &mut out,
-        format!("B: {} ({} problems)", c.b.name, c.b.n_problems),
-    );
-    para(
-        &mut out,
-        format!(
-            "pairs: {} matched, {} only in A, {} only in B",
-            c.pairs.matched, c.pairs.only_a, c.pairs.only_b
-        ),
-    );
-    para(
-        &mut out,
-        format!(
-            "B − A in points; {lvl}% CI: {}{}; p: sign-flip permutation ({}), Holm and BH over {} rows; McNemar exact where each problem has one 0/1 outcome per side",
-            c.config.method,
-            c.config
-                .resamples
-                .map_or(String::new(), |r| format!(", {r} resamples, seed {}", c.config.seed)),
-            if c.rows.iter().all(|r| r.p_exact != Some(false)) {
-                "exact".to_string()
-            } else {
-                format!("{} random flips or exact when fewer patterns", c.config.permutations)
-            },
-            c.rows.iter().filter(|r| r.p_value.is_some()).count()
-        ),
-    );
-    out.push('\n');
     let mut header: Vec<String> = [
         "metric", "A", "B", "B − A", "±SE", "CI", "corr", "p", "p_holm", "p_bh", "McNemar",
         "problems",
@@ -151,74 +189,41 @@ pub fn render_text(c: &Comparison, markdown: bool, words: &Words) -> String {
     }
     for g in &groups {
         if let Some(name) = g {
-            let title = format!(
-                "{} = {name}",
-                c.config.group_by.as_deref().unwrap_or("group")
-            );
-            head(&mut out, &title);
+            let field = c.config.group_by.as_deref().unwrap_or("group");
+            t.head(&format!("{field} = {name}"));
         }
-        let mut t = vec![header.clone()];
-        t.extend(
+        let mut rows = vec![header.clone()];
+        rows.extend(
             c.rows
                 .iter()
                 .filter(|r| &r.group == g)
                 .map(|r| row_cells(r, with_verdict)),
         );
-        table(&t, markdown, &mut out);
-        out.push('\n');
+        table(&rows, t.markdown, &mut t.out);
+        t.out.push('\n');
     }
-    if let Some(m) = c.margin {
-        head(
-            &mut out,
-            &format!(
-                "verdicts (margin {:.2} pts; one-sided {lvl}% bounds = the two-sided {}% {} interval)",
-                100.0 * m,
-                trim_float(100.0 * (2.0 * c.level - 1.0)),
-                c.config.method
-            ),
-        );
-        for r in c.rows.iter().filter(|r| r.group.is_none()) {
-            match &r.decision {
-                Some(d) => para(&mut out, format!("  {}: {d}", row_name(r))),
-                None => para(
-                    &mut out,
-                    format!("  {}: not a correctness score, no verdict", r.metric),
-                ),
-            }
-        }
-        out.push('\n');
-    }
-    if let Some(f) = &c.fail {
-        let scope = match &f.metrics {
-            Some(ms) => ms.join(", "),
-            None => "every overall row".into(),
-        };
-        let line = if f.failed {
-            format!(
-                "{} {}: FAILED ({} checked; hit by {}) → exit code 1",
-                words.fail_on,
-                f.on,
-                scope,
-                f.rows.join(", ")
-            )
-        } else {
-            format!("{} {}: passed ({scope} checked)", words.fail_on, f.on)
-        };
-        para(&mut out, line);
-        out.push('\n');
-    }
-    if let Some(why) = c.config.answer_metrics_left_out {
-        para(
-            &mut out,
-            format!("maj@k and self_consistency left out: {why}"),
-        );
-        out.push('\n');
-    }
-    if !c.warnings.is_empty() {
-        head(&mut out, "warnings");
-        for w in &c.warnings {
-            para(&mut out, format!("  - {}", (words.finding)(w)));
+}
+
+/// Each overall row's verdict in words, with a margin.
+fn verdicts(c: &Comparison, t: &mut Text) {
+    let Some(m) = c.margin else {
+        return;
+    };
+    t.head(&format!(
+        "verdicts (margin {:.2} pts; one-sided {}% bounds = the two-sided {}% {} interval)",
+        100.0 * m,
+        trim_float(100.0 * c.level),
+        trim_float(100.0 * (2.0 * c.level - 1.0)),
+        c.config.method
+    ));
+    for r in c.rows.iter().filter(|r| r.group.is_none()) {
+        match &r.decision {
+            Some(d) => t.para(format!("  {}: {d}", row_name(r))),
+            None => t.para(format!(
+                "  {}: not a correctness score, no verdict",
+                r.metric
+            )),
         }
     }
-    out
+    t.out.push('\n');
 }
