@@ -6,7 +6,8 @@
 
 Cases: every file of examples/ and of ../shared/data (when present), plus any EXTRA_FILE (e.g. generated count
 rows from bench/scale.py), each under several interval and grouping options. Used to show that an engine change
-leaves every number of report.json unchanged (issue #15, scale part).
+leaves every number of report.json unchanged (issue #15, scale part). For report, compare and power with a tolerance
+for added fields and reworded text, use bench/output_check.py.
 """
 
 import subprocess

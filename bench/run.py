@@ -1361,5 +1361,6 @@ def main():
 
 
 if __name__ == "__main__":
-    ensure_venv()
+    if "--render" not in sys.argv:  # rendering needs no numpy
+        ensure_venv()
     main()
