@@ -49,7 +49,7 @@
 //! let c: Vec<i64> = vec![4, 10, 99_000, 0];
 //! let mut out = vec![0.0; 4];
 //! fill_counts(CountsEstimator::PassAtK(4), Accuracy::Bounded, &n, &c, &mut out).unwrap();
-//! assert_eq!(out[0], 1.0 - 495.0 / 1820.0); // 1 − C(12, 4)/C(16, 4)
+//! assert_eq!(out[0], 1325.0 / 1820.0); // (C(16, 4) − C(12, 4))/C(16, 4), exact
 //! assert!(out[3].is_nan()); // k > n: undefined
 //! // One n for every problem (length 1), and a bad count:
 //! let err = fill_counts(CountsEstimator::PassPowK(2), Accuracy::Exact, &[8i32], &[3, -1, 9], &mut out[..3]);
@@ -321,7 +321,7 @@ const MAX_TABLES: usize = 64;
 /// let mut out = [0.0; 3];
 /// fill_counts_varying(Family::PassAtK, Accuracy::Bounded, &[10], &[5], &[1, 2, 11], &[0.0], &mut out).unwrap();
 /// assert_eq!(out[0], 0.5);
-/// assert_eq!(out[1], 1.0 - 10.0 / 45.0); // 1 − C(5, 2)/C(10, 2)
+/// assert_eq!(out[1], 35.0 / 45.0); // (C(10, 2) − C(5, 2))/C(10, 2)
 /// assert!(out[2].is_nan()); // k > n
 /// ```
 pub fn fill_counts_varying(
