@@ -32,7 +32,7 @@
 //!   `avx512` feature (Rust ≥ 1.89; the Python package turns it on): the
 //!   ratio of two paired products in eight lanes, two registers at a time,
 //!   with intrinsics, read straight from the arrays (`counts/wide.rs`:
-//!   3–4× the portable lanes on such a processor);
+//!   about 4× the portable lanes on such a processor);
 //! - otherwise [`Lanes`]: the ratio of two paired products, vectorized
 //!   across the block by the compiler (built for AVX2 or AVX-512 where the
 //!   processor has them), bit for bit [`bounded`]'s scalar value.

@@ -20,16 +20,22 @@
 //! multiplier busy meanwhile — a fifth less time at k = 16, each lane's
 //! operations unchanged.
 //!
-//! Why it is kept (the AVX2 table of falling factorials and the AVX-512
-//! dense-row registers were deleted): on this repository's 2-core AVX-512
-//! machine, 10⁶ problems with n distinct in [16, 10⁵), pass@k at k = 16,
-//! one thread, `fill_timing` medians (2026-12-04): here 0.82–0.86 ms, the
-//! AVX2 gather table 2.3–2.9 ms, portable [`Lanes`] compiled for AVX2
-//! 3.6 ms (best 3.3) and for AVX-512 3.0 ms (best 2.7); at k = 40: here
-//! 1.5 ms, the table 2.5 ms, portable lanes 5.3 ms (best). The portable
-//! lanes lose on scalar lane bookkeeping the masks here do in one compare;
-//! without this kernel the distinct-n row of BENCHMARKS §8.1 would miss
-//! its ≥ 5× numpy goal.
+//! Why it is kept while the AVX2 table of falling factorials and the
+//! AVX-512 dense-row registers were deleted (measured 2026-12-04 on the
+//! repository's 2-core machine, which has AVX-512; 10⁶ problems, n
+//! distinct in [16, 10⁵), pass@k, one thread, medians of 200 calls of the
+//! `fill_timing` test, load 6–9):
+//!
+//! | k | this kernel | AVX2 gather table | portable [`Lanes`] (AVX2 / AVX-512 build) |
+//! |---|---|---|---|
+//! | 16 | 0.80–0.86 ms | 2.3–2.9 ms | 3.6–3.8 / 3.0 ms |
+//! | 40 | 1.42–1.51 ms | 2.5 ms | 7.8–8.2 (best 5.2) / — ms |
+//!
+//! The table bought 1.2–1.6× over the portable lanes (below the 2× that
+//! would keep its intrinsics); this kernel buys 3.7–4.7×, and without it
+//! the distinct-n pass@k row of BENCHMARKS §8.1 (≈ 7–16 ms for numpy)
+//! would fall to roughly 2–5×, against its ≥ 5× goal. The portable lanes lose on lane bookkeeping that
+//! the mask registers here do in one compare.
 //!
 //! [`bounded::pass_at_k`]: super::bounded::pass_at_k
 //! [`bounded::pass_pow_k`]: super::bounded::pass_pow_k
