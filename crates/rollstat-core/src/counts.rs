@@ -23,10 +23,10 @@
 //!
 //! # How pass@k and pass^k are filled ([`Accuracy::Bounded`])
 //!
-//! Parallel chunks of [`CHUNK`] problems; within a chunk, blocks of
+//! Parallel chunks of `CHUNK` (16,384) problems; within a chunk, blocks of
 //! [`LANES`] problems:
 //!
-//! - few distinct n ([`dense::DenseRows`]): every value of each n computed
+//! - few distinct n (`dense::DenseRows`): every value of each n computed
 //!   once, then two loads a problem;
 //! - many distinct n, on a processor with AVX-512 and with this crate's
 //!   `avx512` feature (Rust ≥ 1.89; the Python package turns it on): the
@@ -91,6 +91,18 @@ use wide::Wide;
 const CHUNK: usize = 1 << 14;
 
 /// How close pass@k and pass^k must be to exact.
+///
+/// ```
+/// use rollstat_core::batch::CountsEstimator;
+/// use rollstat_core::counts::{bounded::TOL, fill_counts, Accuracy};
+/// let (n, c) = (vec![100_000u64; 3], vec![10u64, 5_000, 99_990]);
+/// let est = CountsEstimator::PassAtK(16);
+/// let (mut exact, mut fast) = ([0.0; 3], [0.0; 3]);
+/// fill_counts(est, Accuracy::Exact, &n, &c, &mut exact).unwrap();
+/// fill_counts(est, Accuracy::Bounded, &n, &c, &mut fast).unwrap();
+/// assert_eq!(exact[0], rollstat_core::estimators::pass_at_k(100_000, 10, 16).unwrap());
+/// assert!((0..3).all(|i| (fast[i] - exact[i]).abs() <= TOL * exact[i]));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Accuracy {
     /// [`crate::estimators`]' values bit for bit (double-double above

@@ -230,7 +230,7 @@ mod x86 {
     ///   magnitude (at most 32 of them, so no partial product overflows):
     ///   the product is ±0, r = ±0 ≤ the sure bound, `1 − r` = 1, the
     ///   scalar's 1;
-    /// - otherwise ([`Lanes::generic_at`](super::bounded::Lanes::generic_at))
+    /// - otherwise ([`Lanes::generic_at`](super::super::bounded::Lanes::generic_at))
     ///   the scalar's operations, in its order, and its value wherever r
     ///   is at most [`Wide::sure_complement`].
     ///
