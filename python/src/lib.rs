@@ -6,12 +6,9 @@
 //! documents, numpy arrays) in Python objects. Every heavy call releases the
 //! GIL.
 //!
-//! - [`estimators`]: pass@k, pass^k, G-Pass@k, mG-Pass@k over flat arrays
-//!   ([`fast`]: pass@k and pass^k for large n with a proven error bound;
-//!   [`counts`]: pass@k and pass^k at one k straight from numpy's arrays;
-//!   [`dense`]: their rows of values for a few distinct n;
-//!   [`falling`]: their table of falling factorials for many distinct n;
-//!   [`wide`]: their lanes with AVX-512).
+//! - [`estimators`]: pass@k, pass^k, G-Pass@k, mG-Pass@k over numpy
+//!   arrays: argument conversion around `rollstat_core::counts`, which
+//!   computes them.
 //! - [`engine`]: report, compare and power, with errors and findings worded
 //!   with the Python keyword arguments; [`options`]: the keyword arguments
 //!   (one dict) → the engine's options, and the engine's defaults.
@@ -30,18 +27,13 @@ use pyo3::prelude::*;
 mod arrow;
 mod catalogue;
 mod convert;
-mod counts;
-mod dense;
 mod engine;
 mod estimators;
-mod falling;
-mod fast;
 mod grading;
 mod options;
 mod pages;
 mod summary;
 mod table;
-mod wide;
 mod wording;
 
 pyo3::create_exception!(
@@ -56,7 +48,7 @@ fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type::<InputError>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(estimators::estimate, m)?)?;
-    m.add_function(wrap_pyfunction!(counts::estimate_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(estimators::estimate_counts, m)?)?;
     m.add_function(wrap_pyfunction!(engine::report, m)?)?;
     m.add_function(wrap_pyfunction!(engine::compare, m)?)?;
     m.add_function(wrap_pyfunction!(engine::power, m)?)?;

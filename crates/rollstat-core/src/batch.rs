@@ -52,13 +52,13 @@ use std::sync::{Mutex, OnceLock};
 
 /// Largest n that gets a dense row (in [`EstimatorTable`] and
 /// [`CountsHistogram`]); above it values are kept per `(n, c)` in a map.
-const DENSE_MAX_N: u64 = 4096;
+pub(crate) const DENSE_MAX_N: u64 = 4096;
 
 /// Largest n whose row is computed whole when first needed: up to here
 /// every value is a ratio of Pascal-triangle integers (nanoseconds each), so
 /// a whole row costs at most 68 cheap evaluations and lookups need no
 /// "computed yet?" check.
-const FULL_ROW_MAX_N: u64 = 67;
+const FULL_ROW_MAX_N: u64 = crate::estimators::SMALL_N;
 
 /// Entry not computed yet: a NaN whose payload the estimators never produce
 /// (they return `None`, stored as `f64::NAN`, or a finite value).

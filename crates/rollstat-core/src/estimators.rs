@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 /// integers from Pascal's triangle, rounded once (plus the u64 → f64
 /// conversions): a few nanoseconds and a relative error of ~2 ulp. Typical
 /// evals (n = 1…64) never reach the double-double path.
-const SMALL_N: u64 = 67;
+pub(crate) const SMALL_N: u64 = 67;
 
 fn pascal() -> &'static [[u64; 68]; 68] {
     static TABLE: OnceLock<[[u64; 68]; 68]> = OnceLock::new();

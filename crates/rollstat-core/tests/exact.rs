@@ -193,3 +193,63 @@ fn exhaustive_subset_enumeration_n_le_8() {
         }
     }
 }
+
+/// The bounded-accuracy pass@k and pass^k (`rollstat_core::counts::bounded`)
+/// within their promised 5·10⁻¹⁴ of the exact fraction — on every path:
+/// the paired products (n < 2²⁶), the unpaired ones above, the divisions
+/// where `n^k` would overflow, and the telescoping sum for few correct of
+/// many. `None` is allowed only where the module sends the problem to the
+/// exact function (an underflowing pass^k).
+mod bounded_within_tolerance {
+    use super::*;
+    use rollstat_core::counts::bounded;
+
+    fn check(n: u64, c: u64, k: u64) -> Result<(), TestCaseError> {
+        let at = bounded::pass_at_k(n, c, k).expect("in range");
+        let e = exact_pass_at_k(n, c, k);
+        prop_assert!(
+            rel_err(at, &e) <= bounded::TOL,
+            "pass@{} n={} c={}: {}",
+            k,
+            n,
+            c,
+            at
+        );
+        if let Some(pow) = bounded::pass_pow_k(n, c, k) {
+            let e = exact_pass_pow_k(n, c, k);
+            prop_assert!(
+                rel_err(pow, &e) <= bounded::TOL,
+                "pass^{} n={} c={}: {}",
+                k,
+                n,
+                c,
+                pow
+            );
+        } else {
+            prop_assert!(exact_pass_pow_k(n, c, k).to_f64().unwrap() < 1e-280);
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn paired(n in 68u64..(1 << 26), c_frac in 0.0f64..=1.0, k in 2u64..=64) {
+            let c = ((n as f64) * c_frac).round() as u64;
+            check(n, c, k.min(n))?;
+        }
+
+        #[test]
+        fn few_correct_of_many(n in 68u64..(1 << 26), c in 1u64..=8, k in 2u64..=64) {
+            check(n, c.min(n), k.min(n))?;
+        }
+
+        #[test]
+        fn unpaired_and_dividing(n in (1u64 << 26)..(1 << 40), c_frac in 0.0f64..=1.0, k in 2u64..=40) {
+            let c = ((n as f64) * c_frac).round() as u64;
+            check(n, c, k)?;
+            check(n, 1 + c % 5, k)?;
+        }
+    }
+}

@@ -1,8 +1,9 @@
 //! pass@k and pass^k for large n in plain f64, with a proven error bound.
 //!
-//! The engine computes every value in double-double arithmetic (exact to an
-//! ulp or two, about a microsecond each). A million problems with distinct
-//! large n cannot share table entries, so here each value is first computed
+//! [`crate::estimators`] computes every value in double-double arithmetic
+//! (exact to an ulp or two, about a microsecond each). A million problems
+//! with distinct large n cannot share table entries, so here each value is
+//! first computed
 //! as a ratio of products of exact integers and its relative error is
 //! bounded from the computed value itself (Higham's γ_m = m·u/(1 − m·u),
 //! u = 2⁻⁵³, for m roundings of exact operands):
@@ -21,7 +22,17 @@
 //!
 //! Every value returned is within [`TOL`] (5·10⁻¹⁴) relative of the exact
 //! fraction; `None` (k > [`MAX_K`], n ≥ 2⁵³, an underflowing pass^k) sends
-//! the problem to the engine's function.
+//! the problem to the exact function ([`crate::estimators`]).
+//!
+//! ```
+//! use rollstat_core::counts::bounded::{pass_at_k, pass_pow_k, TOL};
+//! // 1 − C(999 990, 16)/C(10⁶, 16), and C(500 000, 16)/C(10⁶, 16).
+//! let at = pass_at_k(1_000_000, 10, 16).unwrap();
+//! let exact = rollstat_core::estimators::pass_at_k(1_000_000, 10, 16).unwrap();
+//! assert!((at - exact).abs() <= TOL * exact);
+//! assert!(pass_pow_k(1_000_000, 500_000, 16).unwrap() > 0.0);
+//! assert_eq!(pass_at_k(1000, 3, 65), None); // k > MAX_K: the exact function's job
+//! ```
 
 /// Unit roundoff of f64.
 pub(crate) const U: f64 = f64::EPSILON / 2.0;
@@ -125,11 +136,23 @@ fn ratio_product(a: f64, n: u64, k: u64) -> (f64, u64) {
     (r, 2 * k - 1)
 }
 
-/// pass@k = 1 − C(n−c, k)/C(n, k), or `None` when the engine must
-/// compute it. Defined cases only (k ≤ n, c ≤ n, k ≥ 1).
+/// pass@k = 1 − C(n−c, k)/C(n, k) within [`TOL`], or `None` when the
+/// exact function ([`crate::estimators::pass_at_k`]) must compute it:
+/// undefined cases (k > n, c > n, k = 0), k > [`MAX_K`], n ≥ 2⁵³.
 ///
-/// Edge cases are the engine's exactly: 0 when c = 0, 1 when n − c < k,
-/// c/n (correctly rounded) when k = 1.
+/// Edge cases are the exact function's exactly: 0 when c = 0, 1 when
+/// n − c < k, c/n (correctly rounded) when k = 1.
+///
+/// ```
+/// use rollstat_core::counts::bounded::{pass_at_k, TOL};
+/// assert_eq!(pass_at_k(100, 0, 8), Some(0.0));
+/// assert_eq!(pass_at_k(100, 95, 8), Some(1.0)); // n − c < k
+/// assert_eq!(pass_at_k(100, 7, 1), Some(0.07));
+/// // 1 − C(98, 2)/C(100, 2) = 1 − 4753/4950 = 197/4950
+/// let exact = 197.0 / 4950.0;
+/// assert!((pass_at_k(100, 2, 2).unwrap() - exact).abs() <= TOL * exact);
+/// assert_eq!(pass_at_k(4, 5, 2), None); // c > n
+/// ```
 pub fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
     if k > n || c > n || k == 0 {
         return None;
@@ -179,8 +202,17 @@ fn telescoping(nf: f64, cf: f64, k: u64) -> f64 {
     s
 }
 
-/// pass^k = C(c, k)/C(n, k), or `None` when the engine must compute it.
-/// Defined cases only; 0 when c < k and c/n when k = 1, as the engine.
+/// pass^k = C(c, k)/C(n, k) within [`TOL`], or `None` when the exact
+/// function ([`crate::estimators::pass_pow_k`]) must compute it (as
+/// [`pass_at_k`], and where the product would underflow). 0 when c < k and
+/// c/n when k = 1, as the exact function.
+///
+/// ```
+/// use rollstat_core::counts::bounded::pass_pow_k;
+/// // C(90, 2)/C(100, 2) = 4005/4950
+/// assert!((pass_pow_k(100, 90, 2).unwrap() - 4005.0 / 4950.0).abs() < 1e-16);
+/// assert_eq!(pass_pow_k(100, 3, 4), Some(0.0)); // c < k
+/// ```
 pub fn pass_pow_k(n: u64, c: u64, k: u64) -> Option<f64> {
     if k > n || c > n || k == 0 {
         return None;
@@ -210,6 +242,19 @@ pub const LANES: usize = 16;
 /// each step into vector instructions. Only for problems every lane of
 /// which [`Lanes::generic_at`] / [`Lanes::generic_pow`] admits; the caller
 /// sends the others to the scalar functions.
+///
+/// ```
+/// use rollstat_core::counts::bounded::{pass_at_k, Lanes, LANES};
+/// let lanes = Lanes::new(16).unwrap();
+/// let n: [u64; LANES] = std::array::from_fn(|l| 1000 + 37 * l as u64);
+/// let c: [u64; LANES] = std::array::from_fn(|l| 1 + 50 * l as u64);
+/// assert!((0..LANES).all(|l| lanes.generic_at(n[l], c[l])));
+/// let mut out = [0.0; LANES];
+/// lanes.pass_at_k(&n, &c, &mut out);
+/// for l in 0..LANES {
+///     assert_eq!(out[l].to_bits(), pass_at_k(n[l], c[l], 16).unwrap().to_bits());
+/// }
+/// ```
 pub struct Lanes {
     pub(crate) k: u64,
     /// n must be below this: the paired products exact in f64, `n^k`
@@ -227,9 +272,10 @@ pub(crate) fn small_to_f64(v: u64) -> f64 {
     f64::from_bits(TWO_52 | v) - 4_503_599_627_370_496.0
 }
 
-/// Largest n the engine's table serves exactly (whole Pascal rows); the
-/// lanes take only larger n, as [`pass_at_k`]'s callers do.
-pub(crate) const LANES_MIN_N: u64 = 67;
+/// Largest n the exact functions serve from Pascal's triangle (a few
+/// nanoseconds, ~2 ulp): the lanes take only larger n, as
+/// [`super::fill_counts`] does.
+pub(crate) const LANES_MIN_N: u64 = crate::estimators::SMALL_N;
 
 impl Lanes {
     /// The kernels for `k`, or `None` when k is outside what this module
@@ -250,7 +296,7 @@ impl Lanes {
     }
 
     /// Whether pass@k of `(n, c)` takes the lanes' path: n above the
-    /// engine's table and within range, 1 ≤ c ≤ n − k (not an edge case).
+    /// exact Pascal rows and within range, 1 ≤ c ≤ n − k (not an edge case).
     /// Negative counts read as u64 are huge and fail it.
     #[inline(always)]
     pub fn generic_at(&self, n: u64, c: u64) -> bool {

@@ -1,10 +1,10 @@
 //! [`Lanes`]' pass@k and pass^k with AVX-512, eight problems a register.
 //!
-//! The same operations in the same order as [`fast::pass_at_k`] and
-//! [`fast::pass_pow_k`] on their paired path (so bit for bit their values):
+//! The same operations in the same order as [`bounded::pass_at_k`] and
+//! [`bounded::pass_pow_k`] on their paired path (so bit for bit their values):
 //! counts to f64 (exact below 2⁵²), `x = a(a − k + 1)`, the product of the
 //! paired factors `x + j(k − 1 − j)`, one division — no fused multiply-add.
-//! pass@k's bound check ([`complement_is_exact`](crate::fast::complement_is_exact))
+//! pass@k's bound check ([`complement_is_exact`](super::bounded::complement_is_exact))
 //! becomes one comparison, `r ≤` [`Wide::sure_complement`], a bound below
 //! which it provably passes; the few lanes above it ([`cancelling`]) are
 //! collected and computed eight at a time, check and telescoping sum
@@ -20,25 +20,27 @@
 //! multiplier busy meanwhile — a fifth less time at k = 16, each lane's
 //! operations unchanged.
 //!
-//! Why not the [`FallingTable`](crate::falling::FallingTable) on such a
-//! processor: a problem's table entries are two random loads from up to
-//! 8 MiB, and on the AMD EPYC (Zen 4) of BENCHMARKS.md §8.1 those loads
-//! cost more than computing the ⌈k/2⌉ paired factors in eight lanes for k
-//! up to [`WIDE_MAX_K`] (measured, 1M problems, one thread, in one process:
-//! n < 10⁵, k = 16: table 3.7 ms, here 2.1 ms; k = 32: 4.2 vs 3.0 ms;
-//! k = 48: 4.6 vs 3.8 ms; n < 3·10⁴ (a table inside the L2 cache): k = 16:
-//! 3.1 vs 2.2 ms, k = 40: 4.3 vs 4.2 ms, k = 48: 3.5 vs 4.1 ms).
+//! Why it is kept while the AVX2 table of falling factorials and the
+//! AVX-512 dense-row registers were deleted (measured 2026-12-04 on the
+//! repository's 2-core machine, which has AVX-512; 10⁶ problems, n
+//! distinct in [16, 10⁵), pass@k, one thread, medians of 200 calls of the
+//! `fill_timing` test, load 6–9):
 //!
-//! [`fast::pass_at_k`]: crate::fast::pass_at_k
-//! [`fast::pass_pow_k`]: crate::fast::pass_pow_k
+//! | k | this kernel | AVX2 gather table | portable [`Lanes`] (AVX2 / AVX-512 build) |
+//! |---|---|---|---|
+//! | 16 | 0.80–0.86 ms | 2.3–2.9 ms | 3.6–3.8 / 3.0 ms |
+//! | 40 | 1.42–1.51 ms | 2.5 ms | 7.8–8.2 (best 5.2) / — ms |
+//!
+//! The table bought 1.2–1.6× over the portable lanes (below the 2× that
+//! would keep its intrinsics); this kernel buys 3.7–4.7×, and without it
+//! the distinct-n pass@k row of BENCHMARKS §8.1 (≈ 7–16 ms for numpy)
+//! would fall to roughly 2–5×, against its ≥ 5× goal. The portable lanes lose on lane bookkeeping that
+//! the mask registers here do in one compare.
+//!
+//! [`bounded::pass_at_k`]: super::bounded::pass_at_k
+//! [`bounded::pass_pow_k`]: super::bounded::pass_pow_k
 
-use crate::fast::{Lanes, TOL, U};
-
-/// Largest k computed here rather than from a [`FallingTable`](crate::falling::FallingTable)
-/// (where one applies): the work here grows with k, the table's does not;
-/// they cost about the same at k = 40 when the table fits the L2 cache
-/// (see the module docs).
-pub const WIDE_MAX_K: u64 = 40;
+use super::bounded::{Lanes, TOL, U};
 
 /// [`Lanes`] with the constants of its products ready to broadcast.
 pub struct Wide {
@@ -174,8 +176,8 @@ pub unsafe fn sixteen<const POW: bool>(
 }
 
 /// pass@k of eight problems [`Lanes::generic_at`] admits, as
-/// [`fast::pass_at_k`](crate::fast::pass_at_k): `1 − r` where
-/// [`complement_is_exact`](crate::fast::complement_is_exact) accepts it, else
+/// [`bounded::pass_at_k`](super::bounded::pass_at_k): `1 − r` where
+/// [`complement_is_exact`](super::bounded::complement_is_exact) accepts it, else
 /// the telescoping sum — the same operations in the same order in each
 /// lane. For the lanes [`eight`] leaves past the sure bound, collected
 /// eight at a time: a few in a million problems, each a chain of 2k
@@ -202,8 +204,8 @@ pub unsafe fn cancelling(wide: &Wide, n: [u64; 8], c: [u64; 8]) -> [f64; 8] {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
+    use super::super::bounded::{LANES_MIN_N, MIN_NORMAL_PRODUCT, TOL, U};
     use super::Wide;
-    use crate::fast::{LANES_MIN_N, MIN_NORMAL_PRODUCT, TOL, U};
     pub(super) use std::arch::x86_64::*;
 
     /// A problem every path admits at every k (k ≤ 64 ≤ c ≤ n − k),
@@ -228,7 +230,7 @@ mod x86 {
     ///   magnitude (at most 32 of them, so no partial product overflows):
     ///   the product is ±0, r = ±0 ≤ the sure bound, `1 − r` = 1, the
     ///   scalar's 1;
-    /// - otherwise ([`Lanes::generic_at`](crate::fast::Lanes::generic_at))
+    /// - otherwise ([`Lanes::generic_at`](super::super::bounded::Lanes::generic_at))
     ///   the scalar's operations, in its order, and its value wherever r
     ///   is at most [`Wide::sure_complement`].
     ///
@@ -356,7 +358,7 @@ mod x86 {
         (one_minus_r, positive & bounded)
     }
 
-    /// `fast::telescoping` in each lane: `Σ_{j<k} c/(n−j) · Π_{i<j}
+    /// `bounded::telescoping` in each lane: `Σ_{j<k} c/(n−j) · Π_{i<j}
     /// (n−c−i)/(n−i)`, operation by operation.
     #[inline]
     #[target_feature(enable = "avx512f,avx512dq")]
@@ -372,7 +374,7 @@ mod x86 {
         s
     }
 
-    /// `Π_{j<k} (a−j)` in each lane of each register, as `fast::falling`:
+    /// `Π_{j<k} (a−j)` in each lane of each register, as `bounded::falling`:
     /// `x = a(a−k+1)`, times `a − (k−1)/2` for odd k, times `x + j(k−1−j)`
     /// for 0 < j < ⌊k/2⌋ (the scalar loop's first factor, `1·(x + 0)`, is x
     /// exactly). The registers' chains interleaved, each in that order.
@@ -399,8 +401,8 @@ mod x86 {
 
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
+    use super::super::bounded::{self, LANES};
     use super::*;
-    use crate::fast::{self, LANES};
 
     /// The blocks give the scalar functions' values bit for bit and leave
     /// the lanes they must: those outside [`Lanes`]' path, those needing
@@ -413,7 +415,7 @@ mod tests {
             eprintln!("no AVX-512 F/DQ here: nothing to compare");
             return;
         }
-        let mut next = fast::xorshift(0x5851_f42d_4c95_7f2d_u64);
+        let mut next = bounded::xorshift(0x5851_f42d_4c95_7f2d_u64);
         let (mut kept, mut seen, mut near) = (0u64, 0u64, 0u64);
         for k in [2, 3, 7, 8, 16, 33, 48, 64] {
             let lanes = Lanes::new(k).unwrap();
@@ -473,11 +475,11 @@ mod tests {
                         // What the scalar function computes by its product.
                         let by_product = generic
                             && if pow {
-                                fast::pass_pow_k(nl, cl, k).is_some()
+                                bounded::pass_pow_k(nl, cl, k).is_some()
                             } else {
                                 let a = (nl - cl) as f64;
                                 let r = falling_ref(a, k) / falling_ref(nl as f64, k);
-                                fast::complement_is_exact(r, lanes.gamma)
+                                bounded::complement_is_exact(r, lanes.gamma)
                             };
                         seen += 1;
                         let left = rest & (1 << l) != 0;
@@ -507,9 +509,9 @@ mod tests {
                             assert!(by_product || edge, "{nl} {cl} {k} {pow}");
                             kept += 1;
                             let want = if pow {
-                                fast::pass_pow_k(nl, cl, k)
+                                bounded::pass_pow_k(nl, cl, k)
                             } else {
-                                fast::pass_at_k(nl, cl, k)
+                                bounded::pass_at_k(nl, cl, k)
                             };
                             assert_eq!(out[l].to_bits(), want.unwrap().to_bits(), "{nl} {cl} {k}");
                         }
@@ -521,7 +523,7 @@ mod tests {
         assert!(near * 100 < kept, "{near} of {kept}");
     }
 
-    /// [`cancelling`] gives [`fast::pass_at_k`]'s value bit for bit, by the
+    /// [`cancelling`] gives [`bounded::pass_at_k`]'s value bit for bit, by the
     /// telescoping sum or by `1 − r`, around where the one takes over from
     /// the other.
     #[test]
@@ -530,7 +532,7 @@ mod tests {
             eprintln!("no AVX-512 F/DQ here: nothing to compare");
             return;
         }
-        let mut next = fast::xorshift(0x853c_49e6_748f_ea9b_u64);
+        let mut next = bounded::xorshift(0x853c_49e6_748f_ea9b_u64);
         let (mut summed, mut total) = (0, 0);
         for k in [2, 3, 8, 16, 33, 48, 64] {
             let lanes = Lanes::new(k).unwrap();
@@ -552,10 +554,10 @@ mod tests {
                 let got = unsafe { cancelling(&wide, n, c) };
                 for l in 0..8 {
                     assert!(lanes.generic_at(n[l], c[l]));
-                    let want = fast::pass_at_k(n[l], c[l], k).unwrap();
+                    let want = bounded::pass_at_k(n[l], c[l], k).unwrap();
                     assert_eq!(got[l].to_bits(), want.to_bits(), "{} {} {k}", n[l], c[l]);
                     let r = falling_ref((n[l] - c[l]) as f64, k) / falling_ref(n[l] as f64, k);
-                    summed += usize::from(!fast::complement_is_exact(r, lanes.gamma));
+                    summed += usize::from(!bounded::complement_is_exact(r, lanes.gamma));
                     total += 1;
                 }
             }
@@ -572,21 +574,21 @@ mod tests {
     /// [0, bound] and the last thousand floats below it.
     #[test]
     fn sure_complement_is_below_the_check() {
-        let mut next = fast::xorshift(0x2545_f491_4f6c_dd1d_u64);
-        for k in 2..=fast::MAX_K {
+        let mut next = bounded::xorshift(0x2545_f491_4f6c_dd1d_u64);
+        for k in 2..=bounded::MAX_K {
             let gamma = Lanes::new(k).unwrap().gamma;
             let bound = sure_complement(gamma);
             let mut r = bound;
             for _ in 0..1000 {
-                assert!(fast::complement_is_exact(r, gamma), "{k} {r}");
+                assert!(bounded::complement_is_exact(r, gamma), "{k} {r}");
                 r = f64::from_bits(r.to_bits() - 1);
             }
             for _ in 0..10_000 {
                 let r = bound * (next(1 << 30) as f64 / (1u64 << 30) as f64);
-                assert!(fast::complement_is_exact(r, gamma), "{k} {r}");
+                assert!(bounded::complement_is_exact(r, gamma), "{k} {r}");
             }
             // Not needlessly low: the check fails within 5 % above it.
-            assert!(!fast::complement_is_exact(bound * 1.05, gamma), "{k}");
+            assert!(!bounded::complement_is_exact(bound * 1.05, gamma), "{k}");
         }
     }
 
@@ -633,7 +635,7 @@ mod tests {
         std::array::from_fn(|i| if i < 8 { a[i] } else { b[i - 8] })
     }
 
-    /// The scalar product of [`fast`], restated: `Π_{j<k} (a−j)` with
+    /// The scalar product of [`bounded`], restated: `Π_{j<k} (a−j)` with
     /// paired factors.
     fn falling_ref(a: f64, k: u64) -> f64 {
         let lanes = Lanes::new(k).unwrap();
