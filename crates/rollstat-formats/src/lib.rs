@@ -45,6 +45,7 @@ mod error;
 mod format;
 mod harness;
 mod input;
+pub mod pipeline;
 pub mod registry;
 mod util;
 
@@ -254,8 +255,13 @@ fn walk(
         ));
         return Ok(());
     }
-    if adapters::sieval::is_result_dir(dir) && from.is_none_or(|f| f == Format::Sieval) {
-        match adapters::sieval::read_dir(dir, limit) {
+    // A directory that is one input of its own (a SiEval result directory).
+    let whole = FORMATS.iter().find_map(|s| {
+        let d = s.read_dir?;
+        ((d.is)(dir) && from.is_none_or(|f| f == s.format)).then_some(d)
+    });
+    if let Some(d) = whole {
+        match (d.read)(dir, limit) {
             Ok(f) => report.files.push(f),
             Err(e) => report.errors.push(e),
         }

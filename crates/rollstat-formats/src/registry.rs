@@ -21,6 +21,14 @@ use crate::NativeFile;
 /// Reads a file's decompressed bytes as its format.
 pub(crate) type ReadFn = fn(&Path, &[u8], DecompressLimit) -> Result<NativeFile, FormatError>;
 
+/// A format whose unit is a directory: whether a directory is one, and its
+/// reader. A directory walk reads such a directory whole.
+#[derive(Clone, Copy)]
+pub(crate) struct DirReader {
+    pub is: fn(&Path) -> bool,
+    pub read: fn(&Path, DecompressLimit) -> Result<NativeFile, FormatError>,
+}
+
 /// Everything rollstat knows about one input format.
 #[derive(Clone, Copy)]
 pub struct FormatSpec {
@@ -41,6 +49,8 @@ pub struct FormatSpec {
     pub(crate) detect: fn(&Probe<'_>) -> Result<(), String>,
     /// The adapter; `None` for canonical rows, which the caller reads.
     pub(crate) read: Option<ReadFn>,
+    /// The reader of a whole directory, for a format whose unit is one.
+    pub(crate) read_dir: Option<DirReader>,
     /// How its stored aggregates are named, when it stores any.
     pub(crate) aggregates: Option<AggregateDialect>,
     /// One record per line: a canonical file whose rows also carry this
@@ -72,6 +82,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "inspect_ai `.eval` log (ZIP)",
         detect: inspect::detect_eval,
         read: Some(inspect::read_eval),
+        read_dir: None,
         aggregates: Some(inspect::AGGREGATES),
         row_per_line: false,
     },
@@ -84,6 +95,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "lighteval `details_<task>_<date>.parquet`",
         detect: lighteval::detect_details,
         read: Some(|path, bytes, _| lighteval::read(path, bytes)),
+        read_dir: None,
         aggregates: Some(lighteval::AGGREGATES),
         row_per_line: false,
     },
@@ -96,6 +108,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "lm-evaluation-harness `samples_<task>_<date>.jsonl`",
         detect: lm_eval::detect_samples,
         read: Some(|path, bytes, _| lm_eval::read_samples(path, bytes)),
+        read_dir: None,
         aggregates: Some(lm_eval::AGGREGATES),
         row_per_line: true,
     },
@@ -108,6 +121,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "lm-evaluation-harness `results_<date>.json` (aggregates, or embedded samples)",
         detect: lm_eval::detect_results,
         read: Some(|path, bytes, _| lm_eval::read_results_file(path, bytes)),
+        read_dir: None,
         aggregates: Some(lm_eval::AGGREGATES),
         row_per_line: false,
     },
@@ -120,6 +134,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "lighteval `results_<date>.json` (aggregates only)",
         detect: lighteval::detect_results,
         read: Some(|path, bytes, _| lighteval::read_results(path, bytes)),
+        read_dir: None,
         aggregates: Some(lighteval::AGGREGATES),
         row_per_line: false,
     },
@@ -132,6 +147,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "inspect_ai legacy `.json` log",
         detect: inspect::detect_json,
         read: Some(|path, bytes, _| inspect::read_json(path, bytes)),
+        read_dir: None,
         aggregates: Some(inspect::AGGREGATES),
         row_per_line: false,
     },
@@ -144,6 +160,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "evalscope `reviews/<model>/<benchmark>_<subset>.jsonl` (v1 and v0.x; `reports/` reconciled)",
         detect: evalscope::detect,
         read: Some(|path, bytes, _| evalscope::read(path, bytes)),
+        read_dir: None,
         aggregates: Some(evalscope::AGGREGATES),
         row_per_line: true,
     },
@@ -156,6 +173,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "OpenCompass `results/<model>/<dataset>.json` with `details`",
         detect: opencompass::detect_results,
         read: Some(|path, bytes, _| opencompass::read_results(path, bytes)),
+        read_dir: None,
         aggregates: Some(opencompass::AGGREGATES),
         row_per_line: false,
     },
@@ -168,6 +186,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "OpenCompass `predictions/<model>/<dataset>.json`",
         detect: opencompass::detect_predictions,
         read: Some(|path, bytes, _| opencompass::read_predictions(path, bytes)),
+        read_dir: None,
         aggregates: None,
         row_per_line: false,
     },
@@ -180,6 +199,10 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "a SiEval task result directory, or one of its `final` shards",
         detect: sieval::detect,
         read: Some(|path, bytes, _| sieval::read_shard_file(path, bytes)),
+        read_dir: Some(DirReader {
+            is: sieval::is_result_dir,
+            read: sieval::read_dir,
+        }),
         aggregates: Some(sieval::AGGREGATES),
         row_per_line: true,
     },
@@ -192,6 +215,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "MathArena per-problem output (`<idx>.json[.zst]`) or its HF export rows",
         detect: matharena::detect,
         read: Some(|path, bytes, _| matharena::read(path, bytes)),
+        read_dir: None,
         aggregates: None,
         row_per_line: false,
     },
@@ -204,6 +228,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "NeMo-Skills `output-rs<seed>.jsonl` (with `metrics.json` reconciled)",
         detect: nemo_skills::detect,
         read: Some(|path, bytes, _| nemo_skills::read(path, bytes)),
+        read_dir: None,
         aggregates: Some(nemo_skills::AGGREGATES),
         row_per_line: true,
     },
@@ -216,6 +241,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "tau-bench results list, or tau2-bench `results.json` (+ `simulations/`)",
         detect: tau_bench::detect,
         read: Some(|path, bytes, _| tau_bench::read(path, bytes)),
+        read_dir: None,
         aggregates: None,
         row_per_line: false,
     },
@@ -228,6 +254,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "rollstat's own JSON Lines rows (read by rollstat-io)",
         detect: canonical::detect_jsonl,
         read: None,
+        read_dir: None,
         aggregates: None,
         row_per_line: false,
     },
@@ -240,6 +267,7 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "rollstat's own CSV rows (read by rollstat-io)",
         detect: canonical::detect_csv,
         read: None,
+        read_dir: None,
         aggregates: None,
         row_per_line: false,
     },
