@@ -358,7 +358,10 @@ def report(
     (``requested``: failed rollouts count as wrong; ``judged``: dropped),
     ``extract`` (``math``, ``mcq``, ``number``, ``regex:PATTERN``), ``match``
     (``equivalent`` or ``exact``), ``source_format`` (override format
-    detection for files), ``strict`` (the first bad row, short problem or
+    detection for files: ``inspect``, ``lighteval``, ``lm-eval``,
+    ``evalscope``, ``opencompass``, ``sieval``, ``matharena``,
+    ``nemo-skills``, ``tau-bench``, ``canonical``, or a format's own
+    name), ``strict`` (the first bad row, short problem or
     unreadable file is an error), ``per_problem`` (include every problem's
     values), ``n`` (requested rollouts per problem; default the largest n
     seen), ``dedupe`` (``first``/``last``: keep one of duplicated rollouts

@@ -69,9 +69,8 @@ pub struct ReportArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub metrics: MetricArgs,
-    /// Input format, overriding auto-detection (lm-eval, lighteval, inspect,
-    /// evalscope, opencompass, sieval, matharena, nemo-skills, tau-bench, canonical).
-    #[arg(long, value_name = "NAME")]
+    // Help generated from the format registry.
+    #[arg(long, value_name = "NAME", help = rollstat_formats::registry::from_help())]
     pub from: Option<String>,
     /// Break metrics down by a field (subset, group, model, or any column).
     #[arg(long, value_name = "FIELD")]

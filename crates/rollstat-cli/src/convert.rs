@@ -21,9 +21,8 @@ pub struct ConvertArgs {
     /// Write the rows to FILE instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Input format, overriding auto-detection (lm-eval, lighteval, inspect,
-    /// evalscope, opencompass, sieval, matharena, nemo-skills, tau-bench, canonical).
-    #[arg(long, value_name = "NAME")]
+    // Help generated from the format registry.
+    #[arg(long, value_name = "NAME", help = rollstat_formats::registry::from_help())]
     pub from: Option<String>,
     /// Any unreadable file or malformed record is an error (exit code 2).
     #[arg(long)]

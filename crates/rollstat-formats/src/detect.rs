@@ -1,7 +1,8 @@
 //! Format detection from the file name and the first bytes / first record.
 //!
-//! Each format has one rule (see the README for the table). Rules are tried
-//! in [`Format::ALL`] order; the first that fits wins. When none fits, the
+//! Each format has one rule, the `detect` of its registry entry, written in
+//! its adapter module (see the README for the table). Rules are tried in
+//! [`Format::ALL`] order; the first that fits wins. When none fits, the
 //! error lists every rule and why it did not fit.
 
 use std::collections::BTreeSet;
@@ -114,7 +115,7 @@ impl<'a> Probe<'a> {
     }
 
     /// `the first line lacks "resps"`: names only the keys that are absent.
-    fn missing(&self, what: &str, keys: &[&str]) -> String {
+    pub(crate) fn missing(&self, what: &str, keys: &[&str]) -> String {
         let rec = self.record_name();
         if what.starts_with("key") {
             let absent: Vec<&str> = keys.iter().copied().filter(|k| !self.has(k)).collect();
@@ -168,7 +169,7 @@ fn quote_list(keys: &[&str], sep: &str) -> String {
         .join(sep)
 }
 
-fn skip_ws(b: &[u8]) -> usize {
+pub(crate) fn skip_ws(b: &[u8]) -> usize {
     let mut i = 0;
     if b.starts_with(&[0xEF, 0xBB, 0xBF]) {
         i = 3;
@@ -213,159 +214,10 @@ fn scan_keys(b: &[u8]) -> BTreeSet<String> {
     keys
 }
 
-/// Check one format's rule. `Err` holds why it does not fit.
+/// Check one format's rule (its registry entry's `detect`). `Err` holds
+/// why it does not fit.
 pub(crate) fn check(format: Format, p: &Probe<'_>) -> Result<(), String> {
-    match format {
-        Format::InspectEval => {
-            if !p.bytes.starts_with(b"PK\x03\x04") {
-                return Err("not a ZIP archive (an .eval log is a ZIP file)".into());
-            }
-            let named = p.name.ends_with(".eval");
-            let has_entries = find(p.bytes, b"header.json")
-                || find(p.bytes, b"_journal/start.json")
-                || find(p.bytes, b"samples/");
-            if named || has_entries {
-                Ok(())
-            } else {
-                Err(
-                    "ZIP archive without .eval name or inspect entries (header.json, samples/)"
-                        .into(),
-                )
-            }
-        }
-        Format::LightevalDetails => {
-            if p.bytes.starts_with(b"PAR1") {
-                Ok(())
-            } else {
-                Err("not a Parquet file (no PAR1 magic)".into())
-            }
-        }
-        Format::LmEvalSamples => {
-            if p.has("doc_id") && p.has_any(&["resps", "filtered_resps"]) {
-                Ok(())
-            } else {
-                Err(p.missing("keys", &["doc_id", "resps"]))
-            }
-        }
-        Format::LmEvalResults => {
-            let lm_keys = [
-                "n-samples",
-                "configs",
-                "lm_eval_version",
-                "n-shot",
-                "group_subtasks",
-            ];
-            if !p.is_jsonl && p.has("results") && p.has_any(&lm_keys) {
-                Ok(())
-            } else {
-                Err(p.missing("\"results\" plus one of", &lm_keys))
-            }
-        }
-        Format::LightevalResults => {
-            if !p.is_jsonl && p.has("config_general") && p.has("results") {
-                Ok(())
-            } else {
-                Err(p.missing("keys", &["config_general", "results"]))
-            }
-        }
-        Format::InspectJson => {
-            if !p.is_jsonl && p.has("eval") && p.has_any(&["samples", "results", "status"]) {
-                Ok(())
-            } else {
-                Err(p.missing("keys", &["eval", "samples"]))
-            }
-        }
-        Format::EvalscopeReviews => {
-            // v1 `ReviewResult` rows, or v0.x rows with reviewed `choices`.
-            let v0 = p.has("choices") && p.has_any(&["review_id", "reviewed"]);
-            if p.has("sample_score") || v0 {
-                Ok(())
-            } else {
-                Err(p.missing("key", &["sample_score"]))
-            }
-        }
-        Format::OpenCompassResults => {
-            if !p.is_jsonl && !p.is_array && p.has("details") {
-                Ok(())
-            } else {
-                Err(p.missing("key", &["details"]))
-            }
-        }
-        Format::OpenCompassPredictions => check_oc_predictions(p),
-        Format::Sieval => {
-            if p.has("sample_id")
-                && p.has_any(&["feedback_result", "postprocess_result", "infer_result"])
-            {
-                Ok(())
-            } else {
-                Err(p.missing("keys", &["sample_id", "feedback_result"]))
-            }
-        }
-        Format::MathArena => {
-            if (p.has("idx") && p.has("answers") && p.has_any(&["N", "correct", "gold_answer"]))
-                || (p.has("problem_idx") && p.has("idx_answer"))
-            {
-                Ok(())
-            } else {
-                Err(p.missing("keys", &["idx", "answers", "N"]))
-            }
-        }
-        Format::NemoSkills => {
-            let named = is_nemo_name(&p.name);
-            let keyed = p.has("predicted_answer")
-                && p.has_any(&["expected_answer", "symbolic_correct", "judgement"]);
-            if named && (p.first.is_some() || p.keys_scanned) || keyed {
-                Ok(())
-            } else {
-                Err(format!(
-                    "name is not output-rs<seed>.jsonl and {}",
-                    p.missing("keys", &["predicted_answer", "expected_answer"])
-                ))
-            }
-        }
-        Format::TauBench => {
-            // tau2's per-simulation layout: results.json without them.
-            let dir_layout = p.name == "results.json"
-                && p.has("info")
-                && p.has("tasks")
-                && p.has_any(&["timestamp", "simulation_index"]);
-            if (p.is_array && p.has("task_id") && p.has_any(&["reward", "trial"]))
-                || (p.has("simulations") && p.has_any(&["tasks", "info"]))
-                || dir_layout
-            {
-                Ok(())
-            } else {
-                Err(
-                    "neither a JSON list of {task_id, trial, reward} rows nor a tau2 \
-                     object with \"simulations\""
-                        .into(),
-                )
-            }
-        }
-        Format::CanonicalJsonl => {
-            let verdict = p.has("correct")
-                || (p.has("n") && p.has("c"))
-                || (p.has("gold") && p.has_any(&["answer", "answers", "response", "responses"]));
-            if p.has("problem") && verdict {
-                Ok(())
-            } else {
-                Err(p.missing("\"problem\" plus a verdict", &["correct", "n+c", "gold"]))
-            }
-        }
-        Format::CanonicalCsv => {
-            let text = &p.bytes[skip_ws(p.bytes)..];
-            let line = text.split(|b| *b == b'\n').next().unwrap_or_default();
-            let line = String::from_utf8_lossy(line);
-            let has_problem = line
-                .split(',')
-                .any(|c| c.trim().trim_matches('"').eq_ignore_ascii_case("problem"));
-            if !line.starts_with('{') && !line.starts_with('[') && has_problem {
-                Ok(())
-            } else {
-                Err("first line is not a CSV header with a \"problem\" column".into())
-            }
-        }
-    }
+    (format.spec().detect)(p)
 }
 
 /// NeMo-Skills' `metrics.json`: benchmark → aggregation (`pass@1`, …) →
@@ -416,41 +268,6 @@ pub(crate) fn companion(path: &Path, bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-fn check_oc_predictions(p: &Probe<'_>) -> Result<(), String> {
-    let why = "not an object keyed \"0\", \"1\", … with \"prediction\" entries";
-    if p.is_jsonl || p.is_array {
-        return Err(why.into());
-    }
-    if let Some(obj) = p.first_obj() {
-        let numeric = !obj.is_empty() && obj.keys().all(|k| k.parse::<u64>().is_ok());
-        let has_pred = obj
-            .values()
-            .next()
-            .and_then(Value::as_object)
-            .is_some_and(|e| e.contains_key("prediction") || e.contains_key("origin_prompt"));
-        return if numeric && has_pred {
-            Ok(())
-        } else {
-            Err(why.into())
-        };
-    }
-    if p.keys_scanned && p.has("0") && p.has_any(&["prediction", "origin_prompt"]) {
-        Ok(())
-    } else {
-        Err(why.into())
-    }
-}
-
-fn is_nemo_name(name: &str) -> bool {
-    name.strip_prefix("output-rs")
-        .and_then(|r| r.strip_suffix(".jsonl"))
-        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
-}
-
-fn find(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
-}
-
 /// Detect the format of a file from its path and its first bytes.
 ///
 /// `head` may be the whole file or just its beginning (64 KiB is plenty for
@@ -494,15 +311,6 @@ pub fn detect_all(path: &Path, head: &[u8]) -> Result<Detection, DetectError> {
     detect_among_all(path, &plain, &Format::ALL)
 }
 
-/// Native formats of one record per line, which a canonical file can look
-/// like when its rows carry the harness's keys too.
-fn is_row_per_line(f: Format) -> bool {
-    matches!(
-        f,
-        Format::LmEvalSamples | Format::EvalscopeReviews | Format::Sieval | Format::NemoSkills
-    )
-}
-
 pub(crate) fn detect_among(
     path: &Path,
     bytes: &[u8],
@@ -535,7 +343,7 @@ fn detect_among_all(
             tried,
         });
     };
-    let format = if is_row_per_line(first) && fits.contains(&Format::CanonicalJsonl) {
+    let format = if first.spec().row_per_line && fits.contains(&Format::CanonicalJsonl) {
         Format::CanonicalJsonl
     } else {
         first

@@ -1,7 +1,10 @@
-//! The closed set of formats, with their stable report names.
+//! The closed set of formats. Names, aliases, families and everything
+//! else about each format are in its registry entry ([`crate::registry`]).
 
 use std::fmt;
 use std::str::FromStr;
+
+use crate::registry::FormatSpec;
 
 /// A native (or canonical) input format.
 ///
@@ -44,76 +47,35 @@ pub enum Format {
 }
 
 impl Format {
-    /// Every format, in detection order.
-    pub const ALL: [Format; 15] = [
-        Format::InspectEval,
-        Format::LightevalDetails,
-        Format::LmEvalSamples,
-        Format::LmEvalResults,
-        Format::LightevalResults,
-        Format::InspectJson,
-        Format::EvalscopeReviews,
-        Format::OpenCompassResults,
-        Format::OpenCompassPredictions,
-        Format::Sieval,
-        Format::MathArena,
-        Format::NemoSkills,
-        Format::TauBench,
-        Format::CanonicalJsonl,
-        Format::CanonicalCsv,
-    ];
+    /// Every format, in detection order (the registry's order).
+    pub const ALL: [Format; crate::registry::REGISTRY.len()] = crate::registry::all_formats();
+
+    /// The format's registry entry.
+    pub fn spec(self) -> &'static FormatSpec {
+        crate::registry::FORMATS
+            .iter()
+            .find(|s| s.format == self)
+            .expect("every format has a registry entry")
+    }
 
     /// The stable report name.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::CanonicalJsonl => "canonical-jsonl",
-            Format::CanonicalCsv => "canonical-csv",
-            Format::LmEvalSamples => "lm-eval-samples",
-            Format::LmEvalResults => "lm-eval-results",
-            Format::LightevalDetails => "lighteval-details",
-            Format::LightevalResults => "lighteval-results",
-            Format::InspectEval => "inspect-eval",
-            Format::InspectJson => "inspect-json",
-            Format::EvalscopeReviews => "evalscope-reviews",
-            Format::OpenCompassResults => "opencompass-results",
-            Format::OpenCompassPredictions => "opencompass-predictions",
-            Format::Sieval => "sieval",
-            Format::MathArena => "matharena",
-            Format::NemoSkills => "nemo-skills",
-            Format::TauBench => "tau-bench",
-        }
+        self.spec().name
     }
 
     /// True for the canonical formats, which the caller reads itself.
     pub fn is_canonical(self) -> bool {
-        matches!(self, Format::CanonicalJsonl | Format::CanonicalCsv)
+        self.spec().read.is_none()
     }
 
     /// The formats a user-given name stands for (a family name such as
     /// `inspect` stands for both inspect formats; content decides).
-    pub(crate) fn family(self) -> &'static [Format] {
-        match self {
-            Format::CanonicalJsonl | Format::CanonicalCsv => {
-                &[Format::CanonicalJsonl, Format::CanonicalCsv]
-            }
-            Format::LmEvalSamples | Format::LmEvalResults => {
-                &[Format::LmEvalSamples, Format::LmEvalResults]
-            }
-            Format::InspectEval | Format::InspectJson => {
-                &[Format::InspectEval, Format::InspectJson]
-            }
-            Format::OpenCompassResults | Format::OpenCompassPredictions => {
-                &[Format::OpenCompassResults, Format::OpenCompassPredictions]
-            }
-            Format::LightevalDetails | Format::LightevalResults => {
-                &[Format::LightevalDetails, Format::LightevalResults]
-            }
-            Format::EvalscopeReviews => &[Format::EvalscopeReviews],
-            Format::Sieval => &[Format::Sieval],
-            Format::MathArena => &[Format::MathArena],
-            Format::NemoSkills => &[Format::NemoSkills],
-            Format::TauBench => &[Format::TauBench],
-        }
+    pub(crate) fn family(self) -> Vec<Format> {
+        let family = self.spec().family;
+        let of = crate::registry::FORMATS
+            .iter()
+            .filter(|s| s.family == family);
+        of.map(|s| s.format).collect()
     }
 }
 
@@ -125,64 +87,24 @@ impl fmt::Display for Format {
 
 /// An unknown `--from` name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown format {given:?}. Fix: use one of: {}", KNOWN_NAMES.join(", "))]
+#[error("unknown format {given:?}. Fix: use one of: {}", crate::registry::known_names().join(", "))]
+#[non_exhaustive]
 pub struct UnknownFormat {
     /// What the user typed.
     pub given: String,
 }
 
-const KNOWN_NAMES: &[&str] = &[
-    "canonical",
-    "canonical-jsonl",
-    "canonical-csv",
-    "lm-eval",
-    "lm-eval-samples",
-    "lm-eval-results",
-    "lighteval",
-    "lighteval-results",
-    "inspect",
-    "inspect-eval",
-    "inspect-json",
-    "evalscope",
-    "opencompass",
-    "opencompass-results",
-    "opencompass-predictions",
-    "sieval",
-    "matharena",
-    "nemo-skills",
-    "tau-bench",
-    "tau2-bench",
-];
-
 impl FromStr for Format {
     type Err = UnknownFormat;
 
+    /// A report name or an alias from the registry (case-insensitive,
+    /// `_` = `-`).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let norm = s.trim().to_ascii_lowercase().replace('_', "-");
-        let f = match norm.as_str() {
-            "canonical" | "canonical-jsonl" | "jsonl" => Format::CanonicalJsonl,
-            "canonical-csv" | "csv" => Format::CanonicalCsv,
-            "lm-eval" | "lm-eval-samples" | "lm-evaluation-harness" | "lmeval" => {
-                Format::LmEvalSamples
-            }
-            "lm-eval-results" => Format::LmEvalResults,
-            "lighteval" | "lighteval-details" => Format::LightevalDetails,
-            "lighteval-results" => Format::LightevalResults,
-            "inspect" | "inspect-eval" | "inspect-ai" => Format::InspectEval,
-            "inspect-json" => Format::InspectJson,
-            "evalscope" | "evalscope-reviews" => Format::EvalscopeReviews,
-            "opencompass" | "opencompass-results" => Format::OpenCompassResults,
-            "opencompass-predictions" => Format::OpenCompassPredictions,
-            "sieval" => Format::Sieval,
-            "matharena" => Format::MathArena,
-            "nemo-skills" | "nemo" | "nemoskills" => Format::NemoSkills,
-            "tau-bench" | "tau2-bench" | "taubench" | "tau2" | "tau" => Format::TauBench,
-            _ => {
-                return Err(UnknownFormat {
-                    given: s.to_string(),
-                })
-            }
-        };
-        Ok(f)
+        match crate::registry::by_name(s) {
+            Some(spec) => Ok(spec.format),
+            None => Err(UnknownFormat {
+                given: s.to_string(),
+            }),
+        }
     }
 }

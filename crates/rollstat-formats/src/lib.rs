@@ -43,7 +43,10 @@ mod adapters;
 mod detect;
 mod error;
 mod format;
+mod harness;
 mod input;
+pub mod pipeline;
+pub mod registry;
 mod util;
 
 use std::path::{Path, PathBuf};
@@ -53,24 +56,13 @@ use serde_json::{Map, Value};
 pub use detect::{detect, detect_all, Detection};
 pub use error::{DetectError, FormatError, Rejection};
 pub use format::{Format, UnknownFormat};
+pub use harness::{HarnessAggregate, HarnessTarget, HealthCount, TargetHints};
 pub use input::DecompressLimit;
+pub use registry::{FormatSpec, FORMATS};
 pub use util::quietly_catch;
 
 /// One canonical row: a JSON object following docs/spec.md §2.
 pub type Row = Map<String, Value>;
-
-/// An aggregate number the harness computed itself.
-#[derive(Debug, Clone, PartialEq)]
-pub struct HarnessAggregate {
-    /// The file the number was read from.
-    pub source_path: PathBuf,
-    /// The harness's own metric name, e.g. `exact_match,strict-match`.
-    pub metric_name: String,
-    /// The value as stored (percentages stay percentages; see `note`).
-    pub value: f64,
-    /// Scope and caveats: task/subset, scale, stderr, reducer.
-    pub note: String,
-}
 
 /// What was read from one native file (or one SiEval result directory).
 #[derive(Debug, Clone, PartialEq)]
@@ -263,8 +255,13 @@ fn walk(
         ));
         return Ok(());
     }
-    if adapters::sieval::is_result_dir(dir) && from.is_none_or(|f| f == Format::Sieval) {
-        match adapters::sieval::read_dir(dir, limit) {
+    // A directory that is one input of its own (a SiEval result directory).
+    let whole = FORMATS.iter().find_map(|s| {
+        let d = s.read_dir?;
+        ((d.is)(dir) && from.is_none_or(|f| f == s.format)).then_some(d)
+    });
+    if let Some(d) = whole {
+        match (d.read)(dir, limit) {
             Ok(f) => report.files.push(f),
             Err(e) => report.errors.push(e),
         }
@@ -448,7 +445,7 @@ fn read_loaded(
             if family.len() == 1 {
                 f
             } else {
-                detect::detect_among(path, content, family).unwrap_or(f)
+                detect::detect_among(path, content, &family).unwrap_or(f)
             }
         }
     };

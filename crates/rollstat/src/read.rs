@@ -1,6 +1,8 @@
-//! Reading sources: canonical JSONL/CSV through `rollstat-io`, native
-//! harness files and directories through `rollstat-formats`, in-memory
-//! [`Row`]s through the same row parser as file rows.
+//! Reading sources: files, directories and bytes through the reading
+//! pipeline of `rollstat-formats` (walk → decompression → detection →
+//! adapter, [`rollstat_formats::pipeline`]), canonical rows through
+//! `rollstat-io`, in-memory [`Row`]s through the same row parser as file
+//! rows.
 //!
 //! A [`Source`] is a path (a file or a directory, walked; every recognised
 //! file is read), stdin, bytes, or typed rows. `.gz` / `.zst` content is
@@ -17,9 +19,8 @@ use crate::options::MessageSink;
 use crate::rows::Row;
 use rayon::prelude::*;
 use rollstat_core::input::InputInfo;
-use rollstat_formats::{
-    Classified, DecompressLimit, Format, FormatError, HarnessAggregate, NativeFile,
-};
+use rollstat_formats::pipeline::{self, plain_name};
+use rollstat_formats::{DecompressLimit, Format, FormatError, HarnessAggregate, NativeFile};
 use rollstat_io::record::{parse_record_budget, Record};
 use rollstat_io::{BadLine, Collected, Collector, Input, ReadError, ReadOptions, RowRecord};
 use serde_json::{Map, Value};
@@ -189,103 +190,27 @@ pub struct Gathered<'a> {
     pub ambiguous: Vec<String>,
 }
 
-/// For a file whose content fits canonical rows and a native format, which
-/// one it is read as, in words; `None` when only one format fits (or one
-/// was named).
-fn fit_note(path: &Path, from: Option<Format>) -> Option<String> {
-    use std::io::Read;
-    if from.is_some() {
-        return None;
-    }
-    let mut head = Vec::with_capacity(65536);
-    std::fs::File::open(path)
-        .ok()?
-        .take(65536)
-        .read_to_end(&mut head)
-        .ok()?;
-    let d = rollstat_formats::detect_all(path, &head).ok()?;
-    let canonical_involved =
-        d.format.is_canonical() || d.also_fits.iter().any(|f| f.is_canonical());
-    if d.also_fits.is_empty() || !canonical_involved {
-        return None;
-    }
-    let others: Vec<&str> = d.also_fits.iter().map(|f| f.name()).collect();
-    let why = if d.format.is_canonical() {
-        "its rows state `problem` and a verdict, which rollstat reads as given"
-    } else {
-        "it is one document, as that format writes it"
-    };
-    Some(format!(
-        "{}: the content fits {} and {}; it was read as {} ({why}); choose the format explicitly to read it otherwise",
-        path.display(),
-        d.format.name(),
-        others.join(", "),
-        d.format.name(),
-    ))
-}
-
-fn is_detect_failure(e: &FormatError) -> bool {
-    matches!(e, FormatError::Detect(_))
-}
-
-/// A file that detection did not recognise may still be canonical JSONL
-/// whose first rows are malformed: the canonical reader then names each bad
-/// row. Returns the canonical source when at least one row parses.
-fn canonical_fallback(
-    path: &Path,
-    opts: &ReadOptions,
-    limit: DecompressLimit,
-) -> Option<Loaded<'static>> {
-    let decoded = rollstat_formats::read_decoded_with(path, limit).ok()?;
-    let shown = path.display().to_string();
-    let input = Input::from_bytes(&plain_name(&shown), decoded.content.clone());
-    let rows = input.parse_rows(opts.by.as_deref(), opts.cluster_by.as_deref());
-    // An empty file is named by the canonical reader ("no records").
-    (rows.is_empty() || rows.iter().any(|(_, r)| r.is_ok())).then_some(Loaded::Canonical {
-        path: shown,
-        sha256: decoded.sha256,
-        content: decoded.content,
-    })
-}
-
-/// The name without a compression suffix, so the canonical reader picks
-/// CSV vs JSONL from `x.csv.gz` as from `x.csv`.
-fn plain_name(path: &str) -> String {
-    for suffix in [".gz", ".zst", ".zstd"] {
-        if path.len() > suffix.len() && path.to_ascii_lowercase().ends_with(suffix) {
-            return path[..path.len() - suffix.len()].to_string();
+impl<'a> From<pipeline::Loaded> for Loaded<'a> {
+    fn from(l: pipeline::Loaded) -> Loaded<'a> {
+        match l {
+            pipeline::Loaded::Native(f) => Loaded::Native(f),
+            pipeline::Loaded::Canonical {
+                path,
+                sha256,
+                content,
+            } => Loaded::Canonical {
+                path,
+                sha256,
+                content,
+            },
+            pipeline::Loaded::CanonicalFile { path } => Loaded::CanonicalFile { path },
         }
     }
-    path.to_string()
 }
 
-/// An uncompressed file whose head is detected as canonical JSONL/CSV (or
-/// a canonical format was named): it can be streamed instead of loaded.
-fn plain_canonical(path: &Path, from: Option<Format>) -> bool {
-    use std::io::Read;
-    if from.is_some_and(|f| !f.is_canonical()) {
-        return false;
-    }
-    let mut head = Vec::with_capacity(65536);
-    let Ok(file) = std::fs::File::open(path) else {
-        return false;
-    };
-    if file.take(65536).read_to_end(&mut head).is_err() {
-        return false;
-    }
-    let compressed = head.starts_with(&[0x1f, 0x8b]) || head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]);
-    !compressed
-        && (from.is_some_and(|f| f.is_canonical())
-            || rollstat_formats::detect(path, &head).is_ok_and(|f| f.is_canonical()))
-}
-
-fn canonical_source(path: &Path, limit: DecompressLimit) -> Result<Loaded<'static>, FormatError> {
-    let decoded = rollstat_formats::read_decoded_with(path, limit)?;
-    Ok(Loaded::Canonical {
-        path: path.display().to_string(),
-        sha256: decoded.sha256,
-        content: decoded.content,
-    })
+/// A reading failure of the files pipeline, as the library's input error.
+fn input_error(e: FormatError) -> Error {
+    Error::input(e.to_string())
 }
 
 /// Detects and loads every source. Files named directly must be readable;
@@ -306,13 +231,19 @@ pub fn gather_with<'a>(
     opts: &ReadOptions,
     limit: DecompressLimit,
 ) -> Result<Gathered<'a>> {
+    let files = pipeline::ReadOptions {
+        from,
+        limit,
+        by: opts.by.as_deref(),
+        cluster_by: opts.cluster_by.as_deref(),
+    };
     let mut g = Gathered::default();
     for source in sources {
         match source {
-            Source::Stdin => g.loaded.push(read_stdin(from, limit)?),
+            Source::Stdin => g.loaded.push(read_stdin(&files)?),
             Source::Bytes { name, bytes } => {
-                g.loaded
-                    .push(load_bytes(Path::new(name), bytes.clone(), from, limit)?)
+                let got = pipeline::load_bytes(Path::new(name), bytes.clone(), &files);
+                g.loaded.push(got.map_err(input_error)?.into())
             }
             Source::Rows { name, rows } => g.loaded.push(Loaded::Rows {
                 name: name.clone(),
@@ -322,7 +253,13 @@ pub fn gather_with<'a>(
                 name: name.clone(),
                 table,
             }),
-            Source::Path(path) => gather_path(path, from, opts, limit, &mut g)?,
+            Source::Path(path) => {
+                let got = pipeline::gather_path(path, &files).map_err(input_error)?;
+                g.loaded.extend(got.loaded.into_iter().map(Loaded::from));
+                g.failed.extend(got.failed);
+                g.skipped.extend(got.skipped);
+                g.ambiguous.extend(got.ambiguous);
+            }
             Source::Summary { name, .. } => {
                 return Err(Error::input(format!(
                     "{name}: a summary, not rows: report on it, or merge it with other summaries"
@@ -333,68 +270,9 @@ pub fn gather_with<'a>(
     Ok(g)
 }
 
-fn gather_path(
-    path: &Path,
-    from: Option<Format>,
-    opts: &ReadOptions,
-    limit: DecompressLimit,
-    g: &mut Gathered<'_>,
-) -> Result<()> {
-    if path.is_file() && plain_canonical(path, from) {
-        g.ambiguous.extend(fit_note(path, from));
-        g.loaded.push(Loaded::CanonicalFile {
-            path: path.display().to_string(),
-        });
-        return Ok(());
-    }
-    let report = rollstat_formats::read_path_lenient_with(path, from, limit)
-        .map_err(|e| Error::input(e.to_string()))?;
-    let is_dir = path.is_dir();
-    for p in report.files.iter().map(|f| &f.path) {
-        if p.is_file() {
-            g.ambiguous.extend(fit_note(p, from));
-        }
-    }
-    for (p, _) in &report.canonical {
-        g.ambiguous.extend(fit_note(p, from));
-    }
-    g.loaded
-        .extend(report.files.into_iter().map(Loaded::Native));
-    for (p, _) in report.canonical {
-        if plain_canonical(&p, from) {
-            g.loaded.push(Loaded::CanonicalFile {
-                path: p.display().to_string(),
-            });
-            continue;
-        }
-        match canonical_source(&p, limit) {
-            Ok(s) => g.loaded.push(s),
-            Err(e) if is_dir => g.failed.push((p.display().to_string(), e.to_string())),
-            Err(e) => return Err(Error::input(e.to_string())),
-        }
-    }
-    for e in report.errors {
-        let p = e
-            .path()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| path.to_path_buf());
-        if from.is_none() && is_detect_failure(&e) {
-            if let Some(s) = canonical_fallback(&p, opts, limit) {
-                g.loaded.push(s);
-                continue;
-            }
-        }
-        if !is_dir {
-            return Err(Error::input(e.to_string()));
-        }
-        g.failed.push((p.display().to_string(), e.to_string()));
-    }
-    g.skipped.extend(report.skipped);
-    Ok(())
-}
-
-fn read_stdin(from: Option<Format>, limit: DecompressLimit) -> Result<Loaded<'static>> {
-    load_bytes(Path::new("<stdin>"), read_all_stdin()?, from, limit)
+fn read_stdin(files: &pipeline::ReadOptions<'_>) -> Result<Loaded<'static>> {
+    let got = pipeline::load_bytes(Path::new("<stdin>"), read_all_stdin()?, files);
+    Ok(got.map_err(input_error)?.into())
 }
 
 /// Bytes taken from standard input by [`peek_stdin`] and not yet read:
@@ -428,35 +306,6 @@ pub(crate) fn read_all_stdin() -> Result<Vec<u8>> {
         .read_to_end(&mut raw)
         .map_err(|e| Error::input(format!("<stdin>: {e}")))?;
     Ok(raw)
-}
-
-/// Bytes are canonical unless their content is clearly a native layout
-/// (or a native format is named).
-fn load_bytes(
-    name: &Path,
-    raw: Vec<u8>,
-    from: Option<Format>,
-    limit: DecompressLimit,
-) -> Result<Loaded<'static>> {
-    let decoded = rollstat_formats::decode_bytes_with(name, raw, limit)
-        .map_err(|e| Error::input(e.to_string()))?;
-    let canonical = |d: rollstat_formats::Decoded| Loaded::Canonical {
-        path: name.display().to_string(),
-        sha256: d.sha256,
-        content: d.content,
-    };
-    match from {
-        None => match rollstat_formats::read_bytes_with(name, &decoded, None, limit) {
-            Ok(Classified::Native(f)) => Ok(Loaded::Native(f)),
-            _ => Ok(canonical(decoded)),
-        },
-        Some(f) if f.is_canonical() => Ok(canonical(decoded)),
-        Some(f) => match rollstat_formats::read_bytes_with(name, &decoded, Some(f), limit) {
-            Ok(Classified::Native(f)) => Ok(Loaded::Native(f)),
-            Ok(Classified::Canonical(_)) => Ok(canonical(decoded)),
-            Err(e) => Err(Error::input(e.to_string())),
-        },
-    }
 }
 
 /// Warnings of a native file that stand for skipped malformed records, as

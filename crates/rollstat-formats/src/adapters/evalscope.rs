@@ -31,13 +31,32 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::detect::Probe;
 use crate::error::FormatError;
 use crate::format::Format;
+use crate::harness::{self, AggregateDialect};
 use crate::input;
 use crate::util::{
     answer_or_null, as_index, as_verdict, inner_name, parent_name, problem_id, read_jsonl, Rollout,
 };
 use crate::{HarnessAggregate, NativeFile};
+
+// ---- Detection and aggregate names (this format's registry entry) ----
+/// `evalscope-reviews`: v1 `ReviewResult` rows, or v0.x rows with reviewed
+/// `choices`.
+pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {
+    let v0 = p.has("choices") && p.has_any(&["review_id", "reviewed"]);
+    if p.has("sample_score") || v0 {
+        Ok(())
+    } else {
+        Err(p.missing("key", &["sample_score"]))
+    }
+}
+
+/// Report names are plain (`mean_acc`, `mean_acc_pass@4`, `acc_vote@4`,
+/// `AverageAccuracy`), scored by the review's main score.
+pub(crate) const AGGREGATES: AggregateDialect =
+    AggregateDialect::plain(|name, hints| harness::resolve(&harness::Name::plain(name), hints));
 
 const USABLE: &[&str] = &["success", "fallback", "degraded"];
 
@@ -256,6 +275,7 @@ fn report_aggregates(path: &Path, subset: &str, main: Option<&str>, file: &mut N
             }
             file.aggregates.push(HarnessAggregate {
                 source_path: report.clone(),
+                format: Format::EvalscopeReviews,
                 metric_name: name.clone(),
                 value,
                 note,

@@ -23,11 +23,50 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::detect::Probe;
 use crate::error::FormatError;
 use crate::format::Format;
+use crate::harness::{self, AggregateDialect};
 use crate::input::{self, DecompressLimit};
 use crate::util::{as_index, content_text, read_json as parse_json, Rollout};
 use crate::{HarnessAggregate, NativeFile};
+
+// ---- Detection and aggregate names (this format's registry entry) ----
+/// `inspect-eval`: a ZIP archive named `.eval` or holding inspect entries.
+pub(crate) fn detect_eval(p: &Probe<'_>) -> Result<(), String> {
+    if !p.bytes.starts_with(b"PK\x03\x04") {
+        return Err("not a ZIP archive (an .eval log is a ZIP file)".into());
+    }
+    let named = p.name.ends_with(".eval");
+    let has_entries = find(p.bytes, b"header.json")
+        || find(p.bytes, b"_journal/start.json")
+        || find(p.bytes, b"samples/");
+    if named || has_entries {
+        Ok(())
+    } else {
+        Err("ZIP archive without .eval name or inspect entries (header.json, samples/)".into())
+    }
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// `inspect-json`: one object with `eval` and `samples`/`results`/`status`.
+pub(crate) fn detect_json(p: &Probe<'_>) -> Result<(), String> {
+    if !p.is_jsonl && p.has("eval") && p.has_any(&["samples", "results", "status"]) {
+        Ok(())
+    } else {
+        Err(p.missing("keys", &["eval", "samples"]))
+    }
+}
+
+/// Aggregates are `scorer/metric` (`match/accuracy`, `match/stderr`); the
+/// scorer is the rows' `run`.
+pub(crate) const AGGREGATES: AggregateDialect = AggregateDialect {
+    target: |name, hints| harness::resolve(&harness::strip_prefix_path(name), hints),
+    run: |name| name.split_once('/').map(|(scorer, _)| scorer),
+};
 
 pub(crate) fn read_eval(
     path: &Path,
@@ -310,6 +349,7 @@ fn aggregates(path: &Path, header: &Value, file: &mut NativeFile) {
             };
             file.aggregates.push(HarnessAggregate {
                 source_path: path.to_path_buf(),
+                format: file.format,
                 metric_name: format!("{name}/{mname}"),
                 value,
                 note: format!("inspect results; task={task}; epochs reducer={reducer}"),

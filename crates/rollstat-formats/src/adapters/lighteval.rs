@@ -18,10 +18,35 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use crate::detect::Probe;
 use crate::error::FormatError;
 use crate::format::Format;
+use crate::harness::{self, AggregateDialect};
 use crate::util::{as_verdict, inner_name, problem_id, Rollout};
 use crate::NativeFile;
+
+// ---- Detection and aggregate names (this format's registry entry) ----
+/// `lighteval-details`: a Parquet file.
+pub(crate) fn detect_details(p: &Probe<'_>) -> Result<(), String> {
+    if p.bytes.starts_with(b"PAR1") {
+        Ok(())
+    } else {
+        Err("not a Parquet file (no PAR1 magic)".into())
+    }
+}
+
+/// `lighteval-results`: one object with `config_general` and `results`.
+pub(crate) fn detect_results(p: &Probe<'_>) -> Result<(), String> {
+    if !p.is_jsonl && p.has("config_general") && p.has("results") {
+        Ok(())
+    } else {
+        Err(p.missing("keys", &["config_general", "results"]))
+    }
+}
+
+/// Aggregates are `metric:params` (`pass@k:k=1&n=2`: pass@1).
+pub(crate) const AGGREGATES: AggregateDialect =
+    AggregateDialect::plain(|name, hints| harness::resolve(&harness::split_params(name), hints));
 
 #[cfg(feature = "parquet")]
 pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError> {
@@ -88,6 +113,7 @@ pub(crate) fn read_results(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
                 }
                 file.aggregates.push(crate::HarnessAggregate {
                     source_path: path.to_path_buf(),
+                    format: Format::LightevalResults,
                     metric_name: name.clone(),
                     value,
                     note,

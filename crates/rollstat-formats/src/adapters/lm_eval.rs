@@ -27,11 +27,47 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::detect::Probe;
 use crate::error::FormatError;
 use crate::format::Format;
+use crate::harness::{self, AggregateDialect};
 use crate::input;
 use crate::util::{answer_or_null, as_verdict, inner_name, read_json, read_jsonl, Rollout};
 use crate::{HarnessAggregate, NativeFile};
+
+// ---- Detection and aggregate names (this format's registry entry) ----
+/// `lm-eval-samples`: records with `doc_id` and `resps`/`filtered_resps`.
+pub(crate) fn detect_samples(p: &Probe<'_>) -> Result<(), String> {
+    if p.has("doc_id") && p.has_any(&["resps", "filtered_resps"]) {
+        Ok(())
+    } else {
+        Err(p.missing("keys", &["doc_id", "resps"]))
+    }
+}
+
+/// `lm-eval-results`: one object with `results` and an lm-eval key.
+pub(crate) fn detect_results(p: &Probe<'_>) -> Result<(), String> {
+    let lm_keys = [
+        "n-samples",
+        "configs",
+        "lm_eval_version",
+        "n-shot",
+        "group_subtasks",
+    ];
+    if !p.is_jsonl && p.has("results") && p.has_any(&lm_keys) {
+        Ok(())
+    } else {
+        Err(p.missing("\"results\" plus one of", &lm_keys))
+    }
+}
+
+/// Aggregates are `metric,filter` (`exact_match,strict-match`,
+/// `acc_stderr,none`); the filter is the rows' `run` and decides what was
+/// scored (`maj@K`, `…first`).
+pub(crate) const AGGREGATES: AggregateDialect = AggregateDialect {
+    target: |name, hints| harness::resolve(&harness::split_filter(name), hints),
+    run: |name| name.split_once(',').map(|(_, filter)| filter),
+};
 
 /// lm-eval's RegexFilter fallback when nothing matched.
 const UNEXTRACTED: &[&str] = &["[invalid]"];
@@ -192,6 +228,7 @@ fn push_aggregates(
         }
         out.push(HarnessAggregate {
             source_path: path.to_path_buf(),
+            format: Format::LmEvalResults,
             metric_name: key.clone(),
             value,
             note,
@@ -288,17 +325,7 @@ fn map_line(
         .ok_or("no \"doc_id\"")?
         .clone();
     let filter = rec.get("filter").cloned().unwrap_or(Value::from("none"));
-    let metric_names: Vec<&str> = match rec.get("metrics") {
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
-    };
-    let mut doc_metrics = Map::new();
-    for m in &metric_names {
-        if let Some(v) = rec.get(*m) {
-            doc_metrics.insert((*m).to_string(), v.clone());
-        }
-    }
-    let primary = metric_names.first().copied();
+    let (primary, doc_metrics) = doc_metrics(rec);
     let resps = rec
         .get("resps")
         .and_then(Value::as_array)
@@ -361,23 +388,62 @@ fn map_line(
         return Ok(());
     }
     *ungraded = true;
-    for (i, resp) in reps.iter().enumerate() {
-        let mut r = Rollout::new(doc_id.clone());
-        r.rollout = Some(i as u64);
-        if let Some(a) = per_repeat {
-            r.answer = Some(answer_or_null(a.get(i), UNEXTRACTED));
-        }
-        r.response = Some(resp.clone());
-        base(&mut r);
-        if per_repeat.is_none() {
-            if let Some(f) = fout {
-                r.extra("filter_output", f.clone());
-            }
-        }
-        r.extra("doc_metrics", Value::Object(doc_metrics.clone()));
-        file.rows.push(r.into_map());
-    }
+    let repeats = Repeats {
+        doc_id: &doc_id,
+        reps,
+        per_repeat,
+        fout,
+        doc_metrics: &doc_metrics,
+    };
+    repeats.push_rows(&base, file);
     Ok(())
+}
+
+/// The record's first metric name, and its per-doc metrics by name.
+fn doc_metrics(rec: &Map<String, Value>) -> (Option<&str>, Map<String, Value>) {
+    let metric_names: Vec<&str> = match rec.get("metrics") {
+        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let mut doc_metrics = Map::new();
+    for m in &metric_names {
+        if let Some(v) = rec.get(*m) {
+            doc_metrics.insert((*m).to_string(), v.clone());
+        }
+    }
+    (metric_names.first().copied(), doc_metrics)
+}
+
+/// A doc's N > 1 repeats: lm-eval scored only the filter output, so the
+/// rows carry responses (and per-repeat answers when the filter kept one
+/// per repeat) for rollstat to grade.
+struct Repeats<'a> {
+    doc_id: &'a Value,
+    reps: &'a [Value],
+    per_repeat: Option<&'a Vec<Value>>,
+    fout: Option<&'a Value>,
+    doc_metrics: &'a Map<String, Value>,
+}
+
+impl Repeats<'_> {
+    fn push_rows(&self, base: &dyn Fn(&mut Rollout), file: &mut NativeFile) {
+        for (i, resp) in self.reps.iter().enumerate() {
+            let mut r = Rollout::new(self.doc_id.clone());
+            r.rollout = Some(i as u64);
+            if let Some(a) = self.per_repeat {
+                r.answer = Some(answer_or_null(a.get(i), UNEXTRACTED));
+            }
+            r.response = Some(resp.clone());
+            base(&mut r);
+            if self.per_repeat.is_none() {
+                if let Some(f) = self.fout {
+                    r.extra("filter_output", f.clone());
+                }
+            }
+            r.extra("doc_metrics", Value::Object(self.doc_metrics.clone()));
+            file.rows.push(r.into_map());
+        }
+    }
 }
 
 fn set_verdict(r: &mut Rollout, v: Option<&Value>) {

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use crate::detect::Probe;
 use crate::error::FormatError;
 use crate::format::Format;
 use crate::input;
@@ -20,6 +21,19 @@ use crate::util::{
     answer_or_null, as_index, content_text, parent_name, problem_id, read_json, read_jsonl, Rollout,
 };
 use crate::NativeFile;
+
+// ---- Detection and aggregate names (this format's registry entry) ----
+/// `matharena`: an object with `idx`, `answers` and `N`/`correct`/
+/// `gold_answer`, or HF-export rows with `problem_idx`, `idx_answer`.
+pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {
+    if (p.has("idx") && p.has("answers") && p.has_any(&["N", "correct", "gold_answer"]))
+        || (p.has("problem_idx") && p.has("idx_answer"))
+    {
+        Ok(())
+    } else {
+        Err(p.missing("keys", &["idx", "answers", "N"]))
+    }
+}
 
 const UNEXTRACTED: &[&str] = &["None"];
 

@@ -1,5 +1,7 @@
 //! One module per harness. Each maps a native layout into canonical rows and
-//! computes nothing.
+//! computes nothing. A module holds its format's detection rule, its reader
+//! and the dialect of its stored aggregates; the registry
+//! ([`crate::registry`]) lists them.
 
 use std::path::Path;
 
@@ -8,6 +10,7 @@ use crate::format::Format;
 use crate::input::DecompressLimit;
 use crate::NativeFile;
 
+pub(crate) mod canonical;
 pub(crate) mod evalscope;
 pub(crate) mod inspect;
 pub(crate) mod lighteval;
@@ -18,28 +21,17 @@ pub(crate) mod opencompass;
 pub(crate) mod sieval;
 pub(crate) mod tau_bench;
 
-/// Read decompressed `bytes` of `path` as `format`.
+/// Read decompressed `bytes` of `path` as `format` (its registry entry's
+/// reader).
 pub(crate) fn read(
     path: &Path,
     format: Format,
     bytes: &[u8],
     limit: DecompressLimit,
 ) -> Result<NativeFile, FormatError> {
-    match format {
-        Format::LmEvalSamples => lm_eval::read_samples(path, bytes),
-        Format::LmEvalResults => lm_eval::read_results_file(path, bytes),
-        Format::LightevalDetails => lighteval::read(path, bytes),
-        Format::LightevalResults => lighteval::read_results(path, bytes),
-        Format::InspectEval => inspect::read_eval(path, bytes, limit),
-        Format::InspectJson => inspect::read_json(path, bytes),
-        Format::EvalscopeReviews => evalscope::read(path, bytes),
-        Format::OpenCompassResults => opencompass::read_results(path, bytes),
-        Format::OpenCompassPredictions => opencompass::read_predictions(path, bytes),
-        Format::Sieval => sieval::read_shard_file(path, bytes),
-        Format::MathArena => matharena::read(path, bytes),
-        Format::NemoSkills => nemo_skills::read(path, bytes),
-        Format::TauBench => tau_bench::read(path, bytes),
-        Format::CanonicalJsonl | Format::CanonicalCsv => Err(FormatError::Canonical {
+    match format.spec().read {
+        Some(read) => read(path, bytes, limit),
+        None => Err(FormatError::Canonical {
             path: path.to_path_buf(),
             format: format.to_string(),
         }),

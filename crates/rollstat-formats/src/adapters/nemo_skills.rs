@@ -30,11 +30,41 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use crate::detect::Probe;
 use crate::error::FormatError;
 use crate::format::Format;
+use crate::harness::{self, AggregateDialect};
 use crate::input;
 use crate::util::{answer_or_null, as_verdict, inner_name, problem_id, read_jsonl, Rollout};
 use crate::{HarnessAggregate, NativeFile};
+
+// ---- Detection and aggregate names (this format's registry entry) ----
+/// `nemo-skills`: named `output-rs<seed>.jsonl`, or records with
+/// `predicted_answer` and a verdict.
+pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {
+    let named = is_nemo_name(&p.name);
+    let keyed = p.has("predicted_answer")
+        && p.has_any(&["expected_answer", "symbolic_correct", "judgement"]);
+    if named && (p.first.is_some() || p.keys_scanned) || keyed {
+        Ok(())
+    } else {
+        Err(format!(
+            "name is not output-rs<seed>.jsonl and {}",
+            p.missing("keys", &["predicted_answer", "expected_answer"])
+        ))
+    }
+}
+
+fn is_nemo_name(name: &str) -> bool {
+    name.strip_prefix("output-rs")
+        .and_then(|r| r.strip_suffix(".jsonl"))
+        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// `metrics.json` names are `metric/aggregation` (`symbolic_correct/majority@8`).
+pub(crate) const AGGREGATES: AggregateDialect = AggregateDialect::plain(|name, hints| {
+    harness::resolve(&harness::strip_prefix_path(name), hints)
+});
 
 fn seed_of(path: &Path) -> Option<u64> {
     inner_name(path)
@@ -286,6 +316,7 @@ fn metrics_aggregates(path: &Path, benchmark: &str, metric: &str, file: &mut Nat
         }
         file.aggregates.push(HarnessAggregate {
             source_path: metrics.clone(),
+            format: Format::NemoSkills,
             metric_name: format!("{metric}/{name}"),
             value,
             note,

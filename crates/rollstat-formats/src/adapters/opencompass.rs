@@ -18,11 +18,49 @@ use std::path::Path;
 
 use serde_json::{Map, Value};
 
+use crate::detect::Probe;
 use crate::error::FormatError;
 use crate::format::Format;
+use crate::harness::{self, AggregateDialect};
 use crate::input;
 use crate::util::{answer_or_null, as_verdict, inner_name, parent_name, read_json, Rollout};
 use crate::{HarnessAggregate, NativeFile};
+
+// ---- Detection and aggregate names (this format's registry entry) ----
+/// `opencompass-results`: one object with `details`.
+pub(crate) fn detect_results(p: &Probe<'_>) -> Result<(), String> {
+    if !p.is_jsonl && !p.is_array && p.has("details") {
+        Ok(())
+    } else {
+        Err(p.missing("key", &["details"]))
+    }
+}
+
+/// `opencompass-predictions`: an object keyed `"0"`, `"1"`, … whose
+/// entries have `prediction`/`origin_prompt`.
+pub(crate) fn detect_predictions(p: &Probe<'_>) -> Result<(), String> {
+    let why = "not an object keyed \"0\", \"1\", … with \"prediction\" entries";
+    if p.is_jsonl || p.is_array {
+        return Err(why.into());
+    }
+    let fits = match p.first_obj() {
+        Some(obj) => {
+            let numeric = !obj.is_empty() && obj.keys().all(|k| k.parse::<u64>().is_ok());
+            let has_pred = obj
+                .values()
+                .next()
+                .and_then(Value::as_object)
+                .is_some_and(|e| e.contains_key("prediction") || e.contains_key("origin_prompt"));
+            numeric && has_pred
+        }
+        None => p.keys_scanned && p.has("0") && p.has_any(&["prediction", "origin_prompt"]),
+    };
+    fits.then_some(()).ok_or_else(|| why.into())
+}
+
+/// Metric keys are plain (`accuracy`, `G-Pass@16_0.5`), percentages.
+pub(crate) const AGGREGATES: AggregateDialect =
+    AggregateDialect::plain(|name, hints| harness::resolve(&harness::Name::plain(name), hints));
 
 fn names(path: &Path) -> (Option<Value>, Option<Value>) {
     let subset = inner_name(path)
@@ -69,6 +107,7 @@ pub(crate) fn read_results(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
         if let Some(value) = v.as_f64() {
             file.aggregates.push(HarnessAggregate {
                 source_path: path.to_path_buf(),
+                format: Format::OpenCompassResults,
                 metric_name: k.clone(),
                 value,
                 note: format!("OpenCompass results; dataset={ds}; percentages (0-100)"),

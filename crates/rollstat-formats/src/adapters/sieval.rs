@@ -17,11 +17,28 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
+use crate::detect::Probe;
 use crate::error::FormatError;
 use crate::format::Format;
+use crate::harness::{self, AggregateDialect};
 use crate::input::{self, DecompressLimit};
 use crate::util::{as_index, numeric_leaves, read_jsonl, Rollout};
 use crate::{HarnessAggregate, NativeFile};
+
+// ---- Detection and aggregate names (this format's registry entry) ----
+/// `sieval` (one shard file; a result directory is recognised by the walk):
+/// records with `sample_id` and a result.
+pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {
+    if p.has("sample_id") && p.has_any(&["feedback_result", "postprocess_result", "infer_result"]) {
+        Ok(())
+    } else {
+        Err(p.missing("keys", &["sample_id", "feedback_result"]))
+    }
+}
+
+/// `report.json` leaves are plain (`pass@k` with `k` beside it, `n_short`).
+pub(crate) const AGGREGATES: AggregateDialect =
+    AggregateDialect::plain(|name, hints| harness::resolve(&harness::Name::plain(name), hints));
 
 /// Rollouts per sample beyond this are not believed (corrupt counts).
 const MAX_ROLLOUTS: u64 = 1 << 20;
@@ -78,45 +95,90 @@ fn shard_files(dir: &Path) -> Vec<PathBuf> {
 pub(crate) fn read_dir(dir: &Path, limit: DecompressLimit) -> Result<NativeFile, FormatError> {
     let mut file = NativeFile::new(dir, Format::Sieval);
     let mut hashes = Vec::new();
-    let task = {
-        let name = dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("")
-            .to_string();
-        if name.len() == 14 && name.bytes().all(|b| b.is_ascii_digit()) {
-            dir.parent()
-                .and_then(|p| p.file_name())
-                .and_then(|n| n.to_str())
-                .map(str::to_string)
-        } else {
-            Some(name).filter(|n| !n.is_empty())
-        }
-    };
-    let report_path = dir.join("report.json");
-    let mut n_hint = None;
-    if report_path.is_file() {
-        let loaded = input::load(&report_path, limit)?;
-        hashes.push(format!("report.json\0{}\n", loaded.sha256));
-        let text = input::text(&report_path, &loaded.content, &mut file.warnings);
-        let report: Value = crate::util::read_json(&report_path, &text)?;
-        n_hint = report.get("n").and_then(as_index);
-        let mut leaves = Vec::new();
-        numeric_leaves("", &report, &mut leaves);
-        for (k, v) in leaves {
-            file.aggregates.push(HarnessAggregate {
-                source_path: report_path.clone(),
-                metric_name: k,
-                value: v,
-                note: format!(
-                    "SiEval report.json; task={}; rates are percentages (0-100)",
-                    task.as_deref().unwrap_or("?")
-                ),
-            });
+    let task = task_of(dir);
+    let n_hint = read_report(dir, task.as_deref(), limit, &mut file, &mut hashes)?;
+    let (mut latest, order) = latest_records(dir, limit, &mut file, &mut hashes)?;
+    if order.is_empty() {
+        return Err(FormatError::parse(
+            dir,
+            None,
+            "SiEval result directory without any <iteration>/final or failed shard records",
+            "point rollstat at a finished task directory (one with 0/final/*.jsonl)",
+        ));
+    }
+    hashes.sort();
+    file.sha256 = Some(input::sha256_hex(hashes.concat().as_bytes()));
+    for key in order {
+        if let Some((_, rec, failed)) = latest.remove(&key) {
+            map_record(&rec, failed, n_hint, task.as_deref(), &mut file.rows);
         }
     }
-    // Latest iteration wins per sample id.
-    let mut latest: BTreeMap<String, (u64, Map<String, Value>, bool)> = BTreeMap::new();
+    Ok(file)
+}
+
+/// The task: the directory's name, or its parent's when the directory is
+/// a 14-digit run timestamp.
+fn task_of(dir: &Path) -> Option<String> {
+    let name = dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("")
+        .to_string();
+    if name.len() == 14 && name.bytes().all(|b| b.is_ascii_digit()) {
+        dir.parent()
+            .and_then(|p| p.file_name())
+            .and_then(|n| n.to_str())
+            .map(str::to_string)
+    } else {
+        Some(name).filter(|n| !n.is_empty())
+    }
+}
+
+/// `report.json`'s numbers as aggregates (hashed into `hashes`); its `n`.
+fn read_report(
+    dir: &Path,
+    task: Option<&str>,
+    limit: DecompressLimit,
+    file: &mut NativeFile,
+    hashes: &mut Vec<String>,
+) -> Result<Option<u64>, FormatError> {
+    let report_path = dir.join("report.json");
+    if !report_path.is_file() {
+        return Ok(None);
+    }
+    let loaded = input::load(&report_path, limit)?;
+    hashes.push(format!("report.json\0{}\n", loaded.sha256));
+    let text = input::text(&report_path, &loaded.content, &mut file.warnings);
+    let report: Value = crate::util::read_json(&report_path, &text)?;
+    let mut leaves = Vec::new();
+    numeric_leaves("", &report, &mut leaves);
+    for (k, v) in leaves {
+        file.aggregates.push(HarnessAggregate {
+            source_path: report_path.clone(),
+            format: Format::Sieval,
+            metric_name: k,
+            value: v,
+            note: format!(
+                "SiEval report.json; task={}; rates are percentages (0-100)",
+                task.unwrap_or("?")
+            ),
+        });
+    }
+    Ok(report.get("n").and_then(as_index))
+}
+
+/// Records by `sample_id#repeat_index`: (iteration, record, failed).
+type Latest = BTreeMap<String, (u64, Map<String, Value>, bool)>;
+
+/// Every shard's records, the latest iteration winning per sample id,
+/// with the keys in first-seen order.
+fn latest_records(
+    dir: &Path,
+    limit: DecompressLimit,
+    file: &mut NativeFile,
+    hashes: &mut Vec<String>,
+) -> Result<(Latest, Vec<String>), FormatError> {
+    let mut latest = Latest::new();
     let mut order: Vec<String> = Vec::new();
     for it in iteration_dirs(dir) {
         let iteration = it
@@ -147,13 +209,8 @@ pub(crate) fn read_dir(dir: &Path, limit: DecompressLimit) -> Result<NativeFile,
                         ));
                         continue;
                     };
-                    let key = format!(
-                        "{}#{}",
-                        id,
-                        rec.get("repeat_index")
-                            .map(|v| v.to_string())
-                            .unwrap_or_default()
-                    );
+                    let repeat = rec.get("repeat_index").map(|v| v.to_string());
+                    let key = format!("{}#{}", id, repeat.unwrap_or_default());
                     if !latest.contains_key(&key) {
                         order.push(key.clone());
                     }
@@ -165,22 +222,7 @@ pub(crate) fn read_dir(dir: &Path, limit: DecompressLimit) -> Result<NativeFile,
             }
         }
     }
-    if order.is_empty() {
-        return Err(FormatError::parse(
-            dir,
-            None,
-            "SiEval result directory without any <iteration>/final or failed shard records",
-            "point rollstat at a finished task directory (one with 0/final/*.jsonl)",
-        ));
-    }
-    hashes.sort();
-    file.sha256 = Some(input::sha256_hex(hashes.concat().as_bytes()));
-    for key in order {
-        if let Some((_, rec, failed)) = latest.remove(&key) {
-            map_record(&rec, failed, n_hint, task.as_deref(), &mut file.rows);
-        }
-    }
-    Ok(file)
+    Ok((latest, order))
 }
 
 /// One shard file read on its own (no report.json).

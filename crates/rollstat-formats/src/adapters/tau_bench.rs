@@ -21,11 +21,34 @@ use std::path::Path;
 
 use serde_json::Value;
 
+use crate::detect::Probe;
 use crate::error::FormatError;
 use crate::format::Format;
 use crate::input;
 use crate::util::{as_index, problem_id, read_json, Rollout};
 use crate::NativeFile;
+
+// ---- Detection and aggregate names (this format's registry entry) ----
+/// `tau-bench`: a list of `{task_id, trial, reward}` rows, a tau2 object
+/// with `simulations`, or tau2's per-simulation `results.json`.
+pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {
+    let dir_layout = p.name == "results.json"
+        && p.has("info")
+        && p.has("tasks")
+        && p.has_any(&["timestamp", "simulation_index"]);
+    if (p.is_array && p.has("task_id") && p.has_any(&["reward", "trial"]))
+        || (p.has("simulations") && p.has_any(&["tasks", "info"]))
+        || dir_layout
+    {
+        Ok(())
+    } else {
+        Err(
+            "neither a JSON list of {task_id, trial, reward} rows nor a tau2 \
+             object with \"simulations\""
+                .into(),
+        )
+    }
+}
 
 const TOL: f64 = 1e-6;
 
