@@ -571,17 +571,25 @@ impl Program<'_> {
             std::mem::swap(&mut s.table, &mut s.next);
             was = next;
         }
-        for t in 1..=was.tied {
-            let w = match tie {
-                TiePolicy::Fractional => 1.0 / t as f64,
-                _ => 1.0,
-            };
-            let layer = &s.table[lay.p1 + t * len..lay.p1 + (t + 1) * len];
-            axpy(w, &layer[..=was.deg], &mut joined.poly[..]);
-        }
-        joined.deg = joined.deg.max(was.deg);
+        add_marked_layers(&s.table, lay, was, tie, joined);
         Ok(())
     }
+}
+
+/// Adds the marked draws (p1) of every layer T ≥ 1 to `joined`. In layer
+/// T the credited cluster is tied with T − 1 others: its draws weigh 1/T
+/// under `fractional`, 1 otherwise.
+fn add_marked_layers(table: &[f64], lay: Layers, was: Folded, tie: TiePolicy, joined: &mut Joined) {
+    let len = lay.len;
+    for t in 1..=was.tied {
+        let w = match tie {
+            TiePolicy::Fractional => 1.0 / t as f64,
+            _ => 1.0,
+        };
+        let layer = &table[lay.p1 + t * len..lay.p1 + (t + 1) * len];
+        axpy(w, &layer[..=was.deg], &mut joined.poly[..]);
+    }
+    joined.deg = joined.deg.max(was.deg);
 }
 
 /// The layout of [`Program::tied_top`]'s tables at top count `j`: layer T

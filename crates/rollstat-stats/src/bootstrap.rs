@@ -1030,17 +1030,7 @@ pub fn bootstrap_columns_with_ratios(
             "ratio ({a}, {b}) refers to a column beyond {m}"
         )));
     }
-    let (unit_of, u) = match clusters {
-        Some(cl) if cl.len() != n => {
-            return Err(StatsError::LengthMismatch {
-                what: "clusters vs columns",
-                left: cl.len(),
-                right: n,
-            })
-        }
-        Some(cl) => dense_cluster_ids(cl),
-        None => ((0..n).collect(), n),
-    };
+    let (unit_of, u) = resampling_units(clusters, n)?;
     let (mut report, replicates) = run_with_replicates(
         &columns,
         per_draw.len(),
@@ -1071,6 +1061,21 @@ pub fn bootstrap_columns_with_ratios(
         .collect();
     let per_draw_columns = report.columns.split_off(typed.len());
     Ok((report, per_draw_columns, ratio_columns))
+}
+
+/// The resampling unit of each of the `n` problems and the number of
+/// units: the problems themselves, or their clusters (dense ids in order
+/// of first appearance).
+fn resampling_units(clusters: Option<&[u64]>, n: usize) -> Result<(Vec<usize>, usize)> {
+    match clusters {
+        Some(cl) if cl.len() != n => Err(StatsError::LengthMismatch {
+            what: "clusters vs columns",
+            left: cl.len(),
+            right: n,
+        }),
+        Some(cl) => Ok(dense_cluster_ids(cl)),
+        None => Ok(((0..n).collect(), n)),
+    }
 }
 
 /// What [`bootstrap_means_with_ratios`] returns: the typed columns' report,
@@ -1239,32 +1244,12 @@ fn resample_stats(
     // O(U·M). The draws themselves are unchanged, so the resampled
     // problems are exactly those of the uncompressed scheme. Per-draw
     // columns enter the type by their counts only.
-    let (type_of, rows) = (&types.type_of, &types.rows);
-    let ut = rows.len();
-    // How many units each type has; with few types per unit, draw the
-    // counts per type directly (an exact multinomial, O(T log U) per
-    // resample) instead of U indices.
-    let multiplicity = &types.multiplicity;
+    let ut = types.rows.len();
+    // With few types per unit, draw the counts per type directly (an exact
+    // multinomial, O(T log U) per resample) instead of U indices.
     let by_type = ut * 64 <= u;
-    let per_draw = (mt < m).then(|| PerDraw::new(units, (m, mt), type_of, ut));
-    // Columns without NaN share one denominator: the number of problems in the
-    // resample (Σ_t w_t·size_t). Only columns with NaN need their own counts.
-    let sizes: Vec<f64> = rows
-        .iter()
-        .map(|&i| (0..m).map(|k| units.count(i, k)).fold(0.0, f64::max))
-        .collect();
-    // Column-major copies for sequential dot products.
-    let sums_cm: Vec<Vec<f64>> = (0..mt)
-        .map(|k| rows.iter().map(|&i| units.sum(i, k)).collect())
-        .collect();
-    let mut own = vec![None; m];
-    let mut counts_cm: Vec<Vec<f64>> = Vec::new();
-    for (k, o) in own.iter_mut().enumerate() {
-        if (0..ut).any(|t| units.count(rows[t], k) != sizes[t]) {
-            *o = Some(counts_cm.len());
-            counts_cm.push(rows.iter().map(|&i| units.count(i, k)).collect());
-        }
-    }
+    let per_draw = (mt < m).then(|| PerDraw::new(units, (m, mt), &types.type_of, ut));
+    let columns = TypeColumns::new(units, &types.rows, (m, mt));
     let mut out = vec![0.0; resamples * m];
     out.par_chunks_mut(CHUNK * m)
         .enumerate()
@@ -1279,42 +1264,105 @@ fn resample_stats(
                 let b = (ci * CHUNK + j) as u64;
                 let mut r = rng::stream(seed, b);
                 acc.fill(0.0);
-                if by_type {
-                    multinomial::multinomial(&mut r, u as u64, multiplicity, &mut w);
-                    if let Some(pd) = &per_draw {
-                        for (t, &c) in w.iter().enumerate().filter(|(_, &c)| c > 0) {
-                            pd.add_type(t, c, &mut r, &mut acc);
-                        }
-                    }
-                } else {
-                    w.fill(0);
-                    for _ in 0..u {
-                        let i = rng::bounded(&mut r, u as u64) as usize;
-                        w[type_of[i] as usize] += 1;
-                        if let Some(pd) = &per_draw {
-                            pd.add_unit(i, &mut acc);
-                        }
-                    }
-                }
+                let draw = (by_type, per_draw.as_ref());
+                draw_type_counts(&mut r, types, u, draw, &mut w, &mut acc);
                 for (f, &c) in wf.iter_mut().zip(&w) {
                     *f = c as f64;
                 }
-                let total = dot(&wf, &sizes);
-                for k in 0..m {
-                    let den = match own[k] {
-                        None => total,
-                        Some(j) => dot(&wf, &counts_cm[j]),
-                    };
-                    let num = if k < mt {
-                        dot(&wf, &sums_cm[k])
-                    } else {
-                        acc[k - mt]
-                    };
-                    row[k] = if den > 0.0 { num / den } else { f64::NAN };
-                }
+                columns.means(&wf, &acc, row);
             }
         });
     out
+}
+
+/// One resample's draw: how many of the `u` draws fall on each unit type
+/// (`w`), by an exact multinomial over the types (`by_type`) or by `u`
+/// index draws, and the per-draw columns' sums into `acc`.
+fn draw_type_counts(
+    r: &mut rng::Xoshiro256PlusPlus,
+    types: &UnitTypes,
+    u: usize,
+    (by_type, per_draw): (bool, Option<&PerDraw>),
+    w: &mut [u32],
+    acc: &mut [f64],
+) {
+    if by_type {
+        multinomial::multinomial(r, u as u64, &types.multiplicity, w);
+        if let Some(pd) = per_draw {
+            for (t, &c) in w.iter().enumerate().filter(|(_, &c)| c > 0) {
+                pd.add_type(t, c, r, acc);
+            }
+        }
+    } else {
+        w.fill(0);
+        for _ in 0..u {
+            let i = rng::bounded(r, u as u64) as usize;
+            w[types.type_of[i] as usize] += 1;
+            if let Some(pd) = per_draw {
+                pd.add_unit(i, acc);
+            }
+        }
+    }
+}
+
+/// Per-type sums and counts of the columns, column-major for sequential
+/// dot products with a resample's type weights.
+struct TypeColumns {
+    /// Problems per type: columns without NaN share this denominator (the
+    /// resample's Σ_t w_t·size_t); only columns with NaN need own counts.
+    sizes: Vec<f64>,
+    /// Sums of columns `0..mt` per type.
+    sums: Vec<Vec<f64>>,
+    /// Per column: its index in `counts` when it has its own counts.
+    own: Vec<Option<usize>>,
+    counts: Vec<Vec<f64>>,
+    /// Columns `mt..m` are per-draw columns, summed during the draw.
+    mt: usize,
+}
+
+impl TypeColumns {
+    fn new(units: &Units, rows: &[usize], (m, mt): (usize, usize)) -> TypeColumns {
+        let sizes: Vec<f64> = rows
+            .iter()
+            .map(|&i| (0..m).map(|k| units.count(i, k)).fold(0.0, f64::max))
+            .collect();
+        let sums = (0..mt)
+            .map(|k| rows.iter().map(|&i| units.sum(i, k)).collect())
+            .collect();
+        let mut own = vec![None; m];
+        let mut counts: Vec<Vec<f64>> = Vec::new();
+        for (k, o) in own.iter_mut().enumerate() {
+            if (0..rows.len()).any(|t| units.count(rows[t], k) != sizes[t]) {
+                *o = Some(counts.len());
+                counts.push(rows.iter().map(|&i| units.count(i, k)).collect());
+            }
+        }
+        TypeColumns {
+            sizes,
+            sums,
+            own,
+            counts,
+            mt,
+        }
+    }
+
+    /// The means of one resample with type weights `wf` and per-draw sums
+    /// `acc`, into `row` (NaN where a column has no value in the resample).
+    fn means(&self, wf: &[f64], acc: &[f64], row: &mut [f64]) {
+        let total = dot(wf, &self.sizes);
+        for (k, out) in row.iter_mut().enumerate() {
+            let den = match self.own[k] {
+                None => total,
+                Some(j) => dot(wf, &self.counts[j]),
+            };
+            let num = if k < self.mt {
+                dot(wf, &self.sums[k])
+            } else {
+                acc[k - self.mt]
+            };
+            *out = if den > 0.0 { num / den } else { f64::NAN };
+        }
+    }
 }
 
 /// Dot product with four interleaved accumulators (fixed summation order, so

@@ -268,23 +268,7 @@ pub fn beta_quantile(p: f64, a: f64, b: f64) -> f64 {
     let mean = a / (a + b);
     let fm = beta_cdf(mean, a, b) - p;
     let (mut lo, mut hi) = if fm > 0.0 { (0.0, mean) } else { (mean, 1.0) };
-    // Tail starting points from the leading-order tail behaviour.
-    let mut x = if fm > 0.0 {
-        let g = ((p * a).ln() + lnb) / a;
-        let g = g.exp();
-        if g > 0.0 && g < mean {
-            g
-        } else {
-            0.5 * mean
-        }
-    } else {
-        let g = 1.0 - (((1.0 - p) * b).ln() + lnb).exp().powf(1.0 / b);
-        if g > mean && g < 1.0 {
-            g
-        } else {
-            0.5 * (mean + 1.0)
-        }
-    };
+    let mut x = beta_quantile_start(p, (a, b), lnb, mean, fm > 0.0);
     let mut last_f = f64::INFINITY;
     for _ in 0..400 {
         let f = beta_cdf(x, a, b) - p;
@@ -315,6 +299,29 @@ pub fn beta_quantile(p: f64, a: f64, b: f64) -> f64 {
         x = next;
     }
     x
+}
+
+/// The starting point of [`beta_quantile`]'s iteration, from the
+/// leading-order tail behaviour: below the mean (`below`),
+/// `x ≈ (p·a·B(a, b))^{1/a}`; above it, `1 − ((1 − p)·b·B(a, b))^{1/b}`; the
+/// middle of the bracket when that falls outside it. `lnb` is ln B(a, b).
+fn beta_quantile_start(p: f64, (a, b): (f64, f64), lnb: f64, mean: f64, below: bool) -> f64 {
+    if below {
+        let g = ((p * a).ln() + lnb) / a;
+        let g = g.exp();
+        if g > 0.0 && g < mean {
+            g
+        } else {
+            0.5 * mean
+        }
+    } else {
+        let g = 1.0 - (((1.0 - p) * b).ln() + lnb).exp().powf(1.0 / b);
+        if g > mean && g < 1.0 {
+            g
+        } else {
+            0.5 * (mean + 1.0)
+        }
+    }
 }
 
 /// Quantile of Student's t with `df > 0` (real) degrees of freedom.

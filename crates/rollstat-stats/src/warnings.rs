@@ -68,20 +68,32 @@ pub struct StatsWarning {
 /// assert!(w[0].message.contains("40 clusters"));
 /// ```
 pub fn method_warnings(ctx: &MethodContext) -> Vec<StatsWarning> {
-    let mut out = Vec::new();
+    if ctx.n < 2 {
+        return vec![StatsWarning {
+            code: "too-few-problems",
+            message: format!("only {} problem(s): no interval can be estimated", ctx.n),
+            suggestion: None,
+        }];
+    }
+    [
+        small_n_warning(ctx),
+        few_clusters_warning(ctx),
+        few_resamples_warning(ctx),
+    ]
+    .into_iter()
+    .flatten()
+    .collect()
+}
+
+/// A t or percentile/basic interval on fewer than [`SMALL_N_THRESHOLD`]
+/// resampling units under-covers; suggests Wilson (binary, unclustered) or
+/// BCa.
+fn small_n_warning(ctx: &MethodContext) -> Option<StatsWarning> {
     let better = if ctx.binary && ctx.clusters.is_none() {
         "wilson"
     } else {
         "bca"
     };
-    if ctx.n < 2 {
-        out.push(StatsWarning {
-            code: "too-few-problems",
-            message: format!("only {} problem(s): no interval can be estimated", ctx.n),
-            suggestion: None,
-        });
-        return out;
-    }
     // The interval's accuracy rests on the number of independent resampling
     // units: clusters when the data are clustered, else problems.
     let (units, unit_name) = match ctx.clusters {
@@ -89,7 +101,7 @@ pub fn method_warnings(ctx: &MethodContext) -> Vec<StatsWarning> {
         _ => (ctx.n, "problems"),
     };
     match ctx.method {
-        CiMethod::T if units < SMALL_N_THRESHOLD => out.push(StatsWarning {
+        CiMethod::T if units < SMALL_N_THRESHOLD => Some(StatsWarning {
             code: "clt-small-n",
             message: format!(
                 "t/CLT interval with only {units} {unit_name} (< {SMALL_N_THRESHOLD}) tends to be \
@@ -97,50 +109,52 @@ pub fn method_warnings(ctx: &MethodContext) -> Vec<StatsWarning> {
             ),
             suggestion: Some(better),
         }),
-        CiMethod::Percentile | CiMethod::Basic if units < SMALL_N_THRESHOLD => {
-            out.push(StatsWarning {
-                code: "bootstrap-small-n",
-                message: format!(
-                    "{} bootstrap interval with only {units} {unit_name} (< {SMALL_N_THRESHOLD}) \
+        CiMethod::Percentile | CiMethod::Basic if units < SMALL_N_THRESHOLD => Some(StatsWarning {
+            code: "bootstrap-small-n",
+            message: format!(
+                "{} bootstrap interval with only {units} {unit_name} (< {SMALL_N_THRESHOLD}) \
                      under-covers about as much as the CLT; prefer {better}",
-                    ctx.method.name(),
-                ),
-                suggestion: Some(better),
-            })
-        }
-        _ => {}
+                ctx.method.name(),
+            ),
+            suggestion: Some(better),
+        }),
+        _ => None,
     }
-    if let Some(c) = ctx.clusters {
-        if c < 30 {
-            out.push(StatsWarning {
-                code: "few-clusters",
-                message: format!(
-                    "only {c} clusters: use CR1 with a t interval on C − 1 = {} df \
-                     (or a cluster bootstrap) and expect wide, unreliable intervals",
-                    c.saturating_sub(1)
-                ),
-                suggestion: Some("t"),
-            });
-        }
+}
+
+/// Fewer than 30 clusters: CR1 with C − 1 df, and wide intervals.
+fn few_clusters_warning(ctx: &MethodContext) -> Option<StatsWarning> {
+    let c = ctx.clusters.filter(|&c| c < 30)?;
+    Some(StatsWarning {
+        code: "few-clusters",
+        message: format!(
+            "only {c} clusters: use CR1 with a t interval on C − 1 = {} df \
+             (or a cluster bootstrap) and expect wide, unreliable intervals",
+            c.saturating_sub(1)
+        ),
+        suggestion: Some("t"),
+    })
+}
+
+/// A bootstrap interval needs at least 1000 resamples (BCa: at least one
+/// per problem as well).
+fn few_resamples_warning(ctx: &MethodContext) -> Option<StatsWarning> {
+    if ctx.method == CiMethod::T {
+        return None;
     }
-    if ctx.method != CiMethod::T {
-        let min_b = if ctx.method == CiMethod::Bca {
-            ctx.n.max(1000)
-        } else {
-            1000
-        };
-        if ctx.resamples < min_b {
-            out.push(StatsWarning {
-                code: "few-resamples",
-                message: format!(
-                    "{} resamples is too few for stable {} bounds; use at least {}",
-                    ctx.resamples,
-                    ctx.method.name(),
-                    min_b.max(10_000)
-                ),
-                suggestion: None,
-            });
-        }
-    }
-    out
+    let min_b = if ctx.method == CiMethod::Bca {
+        ctx.n.max(1000)
+    } else {
+        1000
+    };
+    (ctx.resamples < min_b).then(|| StatsWarning {
+        code: "few-resamples",
+        message: format!(
+            "{} resamples is too few for stable {} bounds; use at least {}",
+            ctx.resamples,
+            ctx.method.name(),
+            min_b.max(10_000)
+        ),
+        suggestion: None,
+    })
 }
