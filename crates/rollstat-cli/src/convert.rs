@@ -8,7 +8,7 @@
 use crate::options::InputError;
 use anyhow::{bail, Result};
 use clap::Args;
-use rollstat::{canonical_rows, gather, Loaded, Source};
+use rollstat::{canonical_rows, gather, Loaded, LoadedFile, Source};
 use rollstat_io::ReadOptions;
 use std::path::PathBuf;
 
@@ -59,12 +59,16 @@ pub fn run(a: &ConvertArgs) -> Result<()> {
     let mut n_bad = 0u64;
     for source in &g.loaded {
         let (path, format) = match source {
-            Loaded::Native(f) => (f.path.display().to_string(), f.format.to_string()),
-            Loaded::Canonical { path, .. } => (path.clone(), "canonical".into()),
-            Loaded::CanonicalFile { path } => (path.clone(), "canonical".into()),
+            Loaded::File(LoadedFile::Native(f)) => {
+                (f.path.display().to_string(), f.format.to_string())
+            }
+            Loaded::File(LoadedFile::Canonical { path, .. })
+            | Loaded::File(LoadedFile::CanonicalFile { path }) => {
+                (path.clone(), "canonical".into())
+            }
             Loaded::Rows { name, .. } | Loaded::Table { name, .. } => (name.clone(), "rows".into()),
         };
-        if let Loaded::Native(f) = source {
+        if let Loaded::File(LoadedFile::Native(f)) = source {
             for w in &f.warnings {
                 eprintln!("rollstat: warning: {w}");
             }

@@ -85,6 +85,7 @@ pub use read::{
     RowSink, RowTable, Source, Table,
 };
 pub use report::report;
+pub use rollstat_formats::pipeline::Loaded as LoadedFile;
 pub use summary::{
     merge, summarize, summarize_pending, BadRow, PendingSummary, Reading, Summary, SummaryHeader,
     SummaryRow, SUMMARY_VERSION,

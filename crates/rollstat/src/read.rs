@@ -19,7 +19,7 @@ use crate::options::MessageSink;
 use crate::rows::Row;
 use rayon::prelude::*;
 use rollstat_core::input::InputInfo;
-use rollstat_formats::pipeline::{self, plain_name};
+use rollstat_formats::pipeline::{self, plain_name, Loaded as LoadedFile};
 use rollstat_formats::{DecompressLimit, Format, FormatError, HarnessAggregate, NativeFile};
 use rollstat_io::record::{parse_record_budget, Record};
 use rollstat_io::{BadLine, Collected, Collector, Input, ReadError, ReadOptions, RowRecord};
@@ -141,23 +141,9 @@ impl Source {
 
 /// One input after detection.
 pub enum Loaded<'a> {
-    /// Native rows, already canonical field maps.
-    Native(NativeFile),
-    /// Canonical JSONL/CSV bytes (decompressed) for rollstat-io's reader.
-    Canonical {
-        /// The input's name: its path, `<stdin>`, or the bytes' name.
-        path: String,
-        /// sha256 of the bytes as stored (before decompression).
-        sha256: String,
-        /// The decompressed content.
-        content: Vec<u8>,
-    },
-    /// An uncompressed canonical file, streamed by rollstat-io in blocks
-    /// (memory grows with problems, not with the file).
-    CanonicalFile {
-        /// The file's path.
-        path: String,
-    },
+    /// A file, a directory's file or a buffer, as the files pipeline
+    /// loaded it: native rows, or canonical rows for rollstat-io's reader.
+    File(LoadedFile),
     /// Typed rows from memory.
     Rows {
         /// The rows' name, as in [`Source::Rows`].
@@ -188,24 +174,6 @@ pub struct Gathered<'a> {
     /// Inputs whose content fits more than one format: which one each was
     /// read as, in words.
     pub ambiguous: Vec<String>,
-}
-
-impl<'a> From<pipeline::Loaded> for Loaded<'a> {
-    fn from(l: pipeline::Loaded) -> Loaded<'a> {
-        match l {
-            pipeline::Loaded::Native(f) => Loaded::Native(f),
-            pipeline::Loaded::Canonical {
-                path,
-                sha256,
-                content,
-            } => Loaded::Canonical {
-                path,
-                sha256,
-                content,
-            },
-            pipeline::Loaded::CanonicalFile { path } => Loaded::CanonicalFile { path },
-        }
-    }
 }
 
 /// A reading failure of the files pipeline, as the library's input error.
@@ -243,7 +211,7 @@ pub fn gather_with<'a>(
             Source::Stdin => g.loaded.push(read_stdin(&files)?),
             Source::Bytes { name, bytes } => {
                 let got = pipeline::load_bytes(Path::new(name), bytes.clone(), &files);
-                g.loaded.push(got.map_err(input_error)?.into())
+                g.loaded.push(Loaded::File(got.map_err(input_error)?))
             }
             Source::Rows { name, rows } => g.loaded.push(Loaded::Rows {
                 name: name.clone(),
@@ -255,7 +223,7 @@ pub fn gather_with<'a>(
             }),
             Source::Path(path) => {
                 let got = pipeline::gather_path(path, &files).map_err(input_error)?;
-                g.loaded.extend(got.loaded.into_iter().map(Loaded::from));
+                g.loaded.extend(got.loaded.into_iter().map(Loaded::File));
                 g.failed.extend(got.failed);
                 g.skipped.extend(got.skipped);
                 g.ambiguous.extend(got.ambiguous);
@@ -272,7 +240,7 @@ pub fn gather_with<'a>(
 
 fn read_stdin(files: &pipeline::ReadOptions<'_>) -> Result<Loaded<'static>> {
     let got = pipeline::load_bytes(Path::new("<stdin>"), read_all_stdin()?, files);
-    Ok(got.map_err(input_error)?.into())
+    Ok(Loaded::File(got.map_err(input_error)?))
 }
 
 /// Bytes taken from standard input by [`peek_stdin`] and not yet read:
@@ -491,12 +459,12 @@ impl Reader<'_> {
 
     fn add(&mut self, loaded: Loaded<'_>) -> Result<()> {
         match loaded {
-            Loaded::Canonical {
+            Loaded::File(LoadedFile::Canonical {
                 path,
                 sha256,
                 content,
-            } => self.add_canonical(path, sha256, content),
-            Loaded::CanonicalFile { path } => {
+            }) => self.add_canonical(path, sha256, content),
+            Loaded::File(LoadedFile::CanonicalFile { path }) => {
                 let input = Input::open(&path)?;
                 match self.collector.add(input) {
                     Err(e @ ReadError::Empty { .. }) if !self.opts.strict => {
@@ -506,7 +474,7 @@ impl Reader<'_> {
                     r => Ok(r?),
                 }
             }
-            Loaded::Native(f) => self.add_native(f),
+            Loaded::File(LoadedFile::Native(f)) => self.add_native(f),
             Loaded::Rows { name, rows } => {
                 // Rows are independent: parsed in parallel, kept in order.
                 let opts = self.opts;
@@ -793,15 +761,11 @@ pub type CanonicalRow = (u64, Result<Map<String, Value>, String>);
 /// Rows of one loaded input as canonical field maps (what `convert` writes).
 pub fn canonical_rows(source: &Loaded<'_>) -> Vec<CanonicalRow> {
     match source {
-        Loaded::CanonicalFile { path } => match std::fs::read(path) {
-            Ok(content) => canonical_rows(&Loaded::Canonical {
-                path: path.clone(),
-                sha256: String::new(),
-                content,
-            }),
+        Loaded::File(LoadedFile::CanonicalFile { path }) => match std::fs::read(path) {
+            Ok(content) => canonical_lines(path, &content),
             Err(e) => vec![(0, Err(format!("{path}: {e}")))],
         },
-        Loaded::Native(f) => f
+        Loaded::File(LoadedFile::Native(f)) => f
             .rows
             .iter()
             .enumerate()
@@ -812,7 +776,7 @@ pub fn canonical_rows(source: &Loaded<'_>) -> Vec<CanonicalRow> {
             .enumerate()
             .map(|(i, r)| (i as u64 + 1, Ok(r.to_map())))
             .collect(),
-        Loaded::Canonical { path, content, .. } => canonical_lines(path, content),
+        Loaded::File(LoadedFile::Canonical { path, content, .. }) => canonical_lines(path, content),
         Loaded::Table { table, .. } => table.0.field_maps(),
     }
 }

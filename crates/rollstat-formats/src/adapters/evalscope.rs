@@ -42,6 +42,7 @@ use crate::util::{
 use crate::{HarnessAggregate, NativeFile};
 
 // ---- Detection and aggregate names (this format's registry entry) ----
+
 /// `evalscope-reviews`: v1 `ReviewResult` rows, or v0.x rows with reviewed
 /// `choices`.
 pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {

@@ -32,6 +32,7 @@ use crate::util::{as_index, content_text, read_json as parse_json, Rollout};
 use crate::{HarnessAggregate, NativeFile};
 
 // ---- Detection and aggregate names (this format's registry entry) ----
+
 /// `inspect-eval`: a ZIP archive named `.eval` or holding inspect entries.
 pub(crate) fn detect_eval(p: &Probe<'_>) -> Result<(), String> {
     if !p.bytes.starts_with(b"PK\x03\x04") {

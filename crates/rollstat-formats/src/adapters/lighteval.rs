@@ -26,6 +26,7 @@ use crate::util::{as_verdict, inner_name, problem_id, Rollout};
 use crate::NativeFile;
 
 // ---- Detection and aggregate names (this format's registry entry) ----
+
 /// `lighteval-details`: a Parquet file.
 pub(crate) fn detect_details(p: &Probe<'_>) -> Result<(), String> {
     if p.bytes.starts_with(b"PAR1") {

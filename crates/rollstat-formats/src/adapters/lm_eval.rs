@@ -36,6 +36,7 @@ use crate::util::{answer_or_null, as_verdict, inner_name, read_json, read_jsonl,
 use crate::{HarnessAggregate, NativeFile};
 
 // ---- Detection and aggregate names (this format's registry entry) ----
+
 /// `lm-eval-samples`: records with `doc_id` and `resps`/`filtered_resps`.
 pub(crate) fn detect_samples(p: &Probe<'_>) -> Result<(), String> {
     if p.has("doc_id") && p.has_any(&["resps", "filtered_resps"]) {

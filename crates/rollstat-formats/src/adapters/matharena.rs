@@ -23,6 +23,7 @@ use crate::util::{
 use crate::NativeFile;
 
 // ---- Detection and aggregate names (this format's registry entry) ----
+
 /// `matharena`: an object with `idx`, `answers` and `N`/`correct`/
 /// `gold_answer`, or HF-export rows with `problem_idx`, `idx_answer`.
 pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {

@@ -39,6 +39,7 @@ use crate::util::{answer_or_null, as_verdict, inner_name, problem_id, read_jsonl
 use crate::{HarnessAggregate, NativeFile};
 
 // ---- Detection and aggregate names (this format's registry entry) ----
+
 /// `nemo-skills`: named `output-rs<seed>.jsonl`, or records with
 /// `predicted_answer` and a verdict.
 pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {

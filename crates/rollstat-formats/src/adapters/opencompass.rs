@@ -27,6 +27,7 @@ use crate::util::{answer_or_null, as_verdict, inner_name, parent_name, read_json
 use crate::{HarnessAggregate, NativeFile};
 
 // ---- Detection and aggregate names (this format's registry entry) ----
+
 /// `opencompass-results`: one object with `details`.
 pub(crate) fn detect_results(p: &Probe<'_>) -> Result<(), String> {
     if !p.is_jsonl && !p.is_array && p.has("details") {

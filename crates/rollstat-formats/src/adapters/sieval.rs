@@ -26,6 +26,7 @@ use crate::util::{as_index, numeric_leaves, read_jsonl, Rollout};
 use crate::{HarnessAggregate, NativeFile};
 
 // ---- Detection and aggregate names (this format's registry entry) ----
+
 /// `sieval` (one shard file; a result directory is recognised by the walk):
 /// records with `sample_id` and a result.
 pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {

@@ -29,6 +29,7 @@ use crate::util::{as_index, problem_id, read_json, Rollout};
 use crate::NativeFile;
 
 // ---- Detection and aggregate names (this format's registry entry) ----
+
 /// `tau-bench`: a list of `{task_id, trial, reward}` rows, a tau2 object
 /// with `simulations`, or tau2's per-simulation `results.json`.
 pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {
