@@ -17,20 +17,17 @@ pub fn keyword(option: &str) -> &str {
     }
 }
 
-/// Library text with the keyword that acts on it named.
-pub fn python_text(m: &str) -> String {
-    m.replace(
-        "Fix: name the format explicitly,",
-        "Fix: pass the format explicitly (source_format='NAME'),",
-    )
-    .replace(
-        "(strict mode stops at the first bad row)",
-        "(strict mode stops at the first bad row; pass strict=False to skip and count bad rows)",
-    )
-    .replace(
-        "choose which to keep (first or last)",
-        "pass dedupe='first' or dedupe='last'",
-    )
+/// A reading error of a native file in the package's words.
+fn format_error_text(e: &rollstat::FormatError) -> String {
+    use rollstat::FormatError as F;
+    match e {
+        F::Detect(d) => d.worded("pass the format explicitly (source_format='NAME')"),
+        F::Several { errors } => {
+            let lines: Vec<String> = errors.iter().map(|e| format!("  {}", format_error_text(e))).collect();
+            format!("{} of the inputs could not be read:\n{}", errors.len(), lines.join("\n"))
+        }
+        other => other.to_string(),
+    }
 }
 
 /// The engine's error as a `rollstat.InputError`.
@@ -51,10 +48,9 @@ pub fn engine_error(e: Error) -> PyErr {
         Error::DuplicateAcrossSummaries { problem, rollout, first, again } => format!(
             "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass dedupe='first' or dedupe='last' when summarizing, as for duplicated rows"
         ),
-        Error::Input(m) if m.contains("strict mode rejects unreadable files") => {
-            format!("{m}; pass strict=False to read the rest")
-        }
-        other => python_text(&other.to_string()),
+        Error::UnreadableFiles { .. } => format!("{e}; pass strict=False to read the rest"),
+        Error::Format(f) => format_error_text(&f),
+        other => other.to_string(),
     };
     InputError::new_err(text)
 }

@@ -35,20 +35,34 @@ fn flag(option: &str) -> String {
     }
 }
 
-/// Library text with the flag that acts on it named.
+/// A message of the reading (streamed as text, not an error value) with
+/// the flag that names a format: the library's fix says "name the format
+/// explicitly".
 pub fn cli_text(m: &str) -> String {
     m.replace(
         "Fix: name the format explicitly,",
         "Fix: pass the format explicitly (--from NAME),",
     )
-    .replace(
-        "(strict mode stops at the first bad row)",
-        "(strict mode stops at the first bad row; drop --strict to skip and count bad rows)",
-    )
-    .replace(
-        "choose which to keep (first or last)",
-        "pass --dedupe first|last",
-    )
+}
+
+/// A reading error of a native file in the CLI's words.
+fn format_error_text(e: &rollstat::FormatError) -> String {
+    use rollstat::FormatError as F;
+    match e {
+        F::Detect(d) => d.worded("pass the format explicitly (--from NAME)"),
+        F::Several { errors } => {
+            let lines: Vec<String> = errors
+                .iter()
+                .map(|e| format!("  {}", format_error_text(e)))
+                .collect();
+            format!(
+                "{} of the inputs could not be read:\n{}",
+                errors.len(),
+                lines.join("\n")
+            )
+        }
+        other => other.to_string(),
+    }
 }
 
 /// Messages of the reading go to stderr as they happen.
@@ -74,10 +88,9 @@ pub fn cli_error(e: Error) -> anyhow::Error {
         Error::DuplicateAcrossSummaries { problem, rollout, first, again } => format!(
             "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass --dedupe first|last when summarizing, as for duplicated rows"
         ),
-        Error::Input(m) if m.contains("strict mode rejects unreadable files") => {
-            format!("{m}; drop --strict to read the rest")
-        }
-        other => cli_text(&other.to_string()),
+        Error::UnreadableFiles { .. } => format!("{e}; drop --strict to read the rest"),
+        Error::Format(f) => format_error_text(&f),
+        other => other.to_string(),
     };
     usage(text)
 }

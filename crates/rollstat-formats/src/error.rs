@@ -31,6 +31,30 @@ pub struct DetectError {
 /// (also in [`DetectError::tried`]).
 impl fmt::Display for DetectError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, "name the format explicitly")
+    }
+}
+
+impl DetectError {
+    /// The message with the front end's way of naming a format in its fix
+    /// (`pass the format explicitly (--from NAME)`); `Display` says "name
+    /// the format explicitly".
+    ///
+    /// ```
+    /// let e = rollstat_formats::DetectError { path: "x.json".into(), seen: "a JSON object".into(), tried: vec![] };
+    /// assert!(e.worded("pass --from NAME").contains("Fix: pass --from NAME, or convert"));
+    /// ```
+    pub fn worded(&self, name_it: &str) -> String {
+        struct W<'a>(&'a DetectError, &'a str);
+        impl fmt::Display for W<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.write(f, self.1)
+            }
+        }
+        W(self, name_it).to_string()
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>, name_it: &str) -> fmt::Result {
         write!(
             f,
             "{}: unrecognised input format ({})",
@@ -58,9 +82,10 @@ impl fmt::Display for DetectError {
             }
             write!(f, ", nor does any of {natives} harness formats")?;
         }
-        f.write_str(
-            ". Fix: name the format explicitly, or convert the \
-             file to canonical JSONL rows (rules: rollstat-formats/README.md)",
+        write!(
+            f,
+            ". Fix: {name_it}, or convert the \
+             file to canonical JSONL rows (rules: rollstat-formats/README.md)"
         )
     }
 }

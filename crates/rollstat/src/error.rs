@@ -42,6 +42,15 @@ pub enum Error {
     /// Nothing to report: every input was empty, malformed or aggregates only.
     #[error("no problems to report: {0}")]
     NoProblems(String),
+    /// A native harness file could not be read or recognised.
+    #[error(transparent)]
+    Format(#[from] rollstat_formats::FormatError),
+    /// Strict mode: files of a directory walk could not be read.
+    #[error("{} input file(s) could not be read: {} (strict mode rejects unreadable files)", files.len(), files.join(", "))]
+    UnreadableFiles {
+        /// Their paths.
+        files: Vec<String>,
+    },
     /// compare with one input and no field naming its two systems.
     #[error("by: one input: name the field that holds the two systems (model or run), or give two inputs A B")]
     SystemsFieldMissing,

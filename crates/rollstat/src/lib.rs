@@ -98,7 +98,7 @@ pub use summary_parquet::PARQUET_MAGIC;
 pub use rollstat_core::best::ScoreOrder;
 pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
 pub use rollstat_core::vote::TiePolicy;
-pub use rollstat_formats::{DecompressLimit, Format};
+pub use rollstat_formats::{DecompressLimit, DetectError, Format, FormatError};
 pub use rollstat_grade::{GradingPolicy, Match};
 pub use rollstat_io::{
     BadLine, Dedupe, FlatAnswer, FlatExtra, FlatRow, ReadError, ReadOptions, RowRecord,

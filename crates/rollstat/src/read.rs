@@ -178,7 +178,7 @@ pub struct Gathered<'a> {
 
 /// A reading failure of the files pipeline, as the library's input error.
 fn input_error(e: FormatError) -> Error {
-    Error::input(e.to_string())
+    Error::Format(e)
 }
 
 /// Detects and loads every source. Files named directly must be readable;
@@ -735,11 +735,7 @@ fn walk_findings(
     if !failed.is_empty() {
         let files: Vec<String> = failed.iter().map(|(p, _)| p.clone()).collect();
         if strict {
-            return Err(Error::input(format!(
-                "{} input file(s) could not be read: {} (strict mode rejects unreadable files)",
-                files.len(),
-                files.join(", ")
-            )));
+            return Err(Error::UnreadableFiles { files });
         }
         out.push(Finding::UnreadableFiles { files });
     }
