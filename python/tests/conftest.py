@@ -64,15 +64,24 @@ def demo_rows() -> List[Dict[str, Any]]:
         return [json.loads(line) for line in f if line.strip()]
 
 
+def _unworded(holder: Dict[str, Any]) -> None:
+    """Drops a document's findings' words (``warnings`` and each typed
+    finding's ``text``); the findings' kinds and data stay."""
+    holder.pop("warnings", None)
+    for f in holder.get("findings", []):
+        f.pop("text", None)
+
+
 def without_warnings(doc: Dict[str, Any]) -> Dict[str, Any]:
     """A report/compare dict without its findings' wording (the CLI names
-    flags, Python names keyword arguments) — every number stays."""
+    flags, Python names keyword arguments) — every number, and every
+    finding's kind and data, stays."""
     doc = json.loads(json.dumps(doc))
     if "health" in doc:
-        doc["health"].pop("warnings", None)
+        _unworded(doc["health"])
     for g in doc.get("groups", {}).values():
-        g["health"].pop("warnings", None)
-    doc.pop("warnings", None)
+        _unworded(g["health"])
+    _unworded(doc)
     return doc
 
 

@@ -26,7 +26,7 @@ def test_the_catalogue_lists_each_family_once_with_a_known_unit():
 def test_every_report_key_has_its_family_and_unit():
     r = rollstat.report(DEMO, ci=None, tau=[0.5])
     units = {f["family"]: f["unit"] for f in rollstat.metric_catalogue()}
-    rows = r.rows()
+    rows = r.metrics.rows()
     assert rows
     for row in rows:
         assert units[row["family"]] == row["unit"], row["metric"]

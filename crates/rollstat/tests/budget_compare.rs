@@ -97,7 +97,7 @@ fn margin_and_fail_on_cover_budget_matched_rows() {
     let verdict = |matched: bool| {
         rows.iter()
             .find(|r| r.budget_matched.is_some() == matched)
-            .and_then(|r| r.verdict.clone())
+            .and_then(|r| r.verdict)
     };
     assert_eq!(verdict(false).map(|v| v.name()), Some("non-inferior"));
     assert_eq!(verdict(true).map(|v| v.name()), Some("inconclusive"));
