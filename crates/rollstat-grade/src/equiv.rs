@@ -36,7 +36,7 @@ pub enum PercentPolicy {
     Either,
 }
 
-/// Why a [`Verdict`] was reached.
+/// Why a [`Equivalence`] was reached.
 ///
 /// ```
 /// use rollstat_grade::{is_equivalent, Reason};
@@ -80,22 +80,22 @@ pub enum Reason {
 /// assert_eq!(v.reason, rollstat_grade::Reason::String);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Verdict {
+pub struct Equivalence {
     /// Whether the answers are judged equivalent.
     pub equal: bool,
     /// Why.
     pub reason: Reason,
 }
 
-impl Verdict {
+impl Equivalence {
     fn yes(reason: Reason) -> Self {
-        Verdict {
+        Equivalence {
             equal: true,
             reason,
         }
     }
     fn no(reason: Reason) -> Self {
-        Verdict {
+        Equivalence {
             equal: false,
             reason,
         }
@@ -1347,52 +1347,57 @@ impl Grader {
     /// assert!(v.equal);
     /// assert_eq!(v.reason, Reason::ExactRational);
     /// ```
-    pub fn is_equivalent(&self, gold: &str, answer: &str) -> Verdict {
+    pub fn is_equivalent(&self, gold: &str, answer: &str) -> Equivalence {
         let g = prepare(gold);
         let p = prepare(answer);
         self.compare_prepared(&g, &p)
     }
 
-    pub(crate) fn compare_prepared(&self, g: &Prepared, p: &Prepared) -> Verdict {
+    pub(crate) fn compare_prepared(&self, g: &Prepared, p: &Prepared) -> Equivalence {
         self.compare_within(g, p, &Budget::default())
     }
 
     /// [`Self::compare_prepared`] charging a given budget (shared by the two
     /// directions of one clustering comparison).
-    pub(crate) fn compare_within(&self, g: &Prepared, p: &Prepared, budget: &Budget) -> Verdict {
+    pub(crate) fn compare_within(
+        &self,
+        g: &Prepared,
+        p: &Prepared,
+        budget: &Budget,
+    ) -> Equivalence {
         if g.too_long || p.too_long {
-            return Verdict::no(Reason::LimitExceeded);
+            return Equivalence::no(Reason::LimitExceeded);
         }
         if g.canon.is_empty() || p.canon.is_empty() {
-            return Verdict::no(Reason::Unparseable);
+            return Equivalence::no(Reason::Unparseable);
         }
         if g.canon == p.canon {
-            return Verdict::yes(Reason::String);
+            return Equivalence::yes(Reason::String);
         }
         if g.date.is_some() || p.date.is_some() {
             // dates compare as dates (same form, same parts), never as
             // divisions or subtractions
             return if g.date == p.date {
-                Verdict::yes(Reason::Structural)
+                Equivalence::yes(Reason::Structural)
             } else {
-                Verdict::no(Reason::Different)
+                Equivalence::no(Reason::Different)
             };
         }
         let (ge, pe) = match (&g.expr, &p.expr) {
             (Ok(a), Ok(b)) => (a, b),
             (Err(ParseError::Limit), _) | (_, Err(ParseError::Limit)) => {
-                return Verdict::no(Reason::LimitExceeded)
+                return Equivalence::no(Reason::LimitExceeded)
             }
-            _ => return Verdict::no(Reason::Unparseable),
+            _ => return Equivalence::no(Reason::Unparseable),
         };
         if budget.exhausted() {
-            return Verdict::no(Reason::LimitExceeded);
+            return Equivalence::no(Reason::LimitExceeded);
         }
         let cmp = self.cmp(budget);
         match cmp.eq(ge, pe, 0) {
-            Ok(Some(r)) => Verdict::yes(r),
-            Ok(None) => Verdict::no(Reason::Different),
-            Err(Exhausted) => Verdict::no(Reason::LimitExceeded),
+            Ok(Some(r)) => Equivalence::yes(r),
+            Ok(None) => Equivalence::no(Reason::Different),
+            Err(Exhausted) => Equivalence::no(Reason::LimitExceeded),
         }
     }
 }

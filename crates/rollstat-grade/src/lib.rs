@@ -38,7 +38,7 @@ mod parse;
 mod policy;
 
 pub use cluster::{canonical_key, cluster_answers, is_junk_answer};
-pub use equiv::{Grader, PercentPolicy, Reason, Verdict};
+pub use equiv::{Equivalence, Grader, PercentPolicy, Reason};
 pub use extract::{extract_answer, ExtractMode, ExtractModeError};
 pub use policy::{gold_answer, GivenAnswer, GradingPolicy, Match};
 
@@ -70,7 +70,7 @@ pub(crate) fn equiv_has_percent(e: &parse::Expr) -> bool {
 /// assert!(!is_equivalent("0", "10^{-100000}").equal);
 /// assert_eq!(is_equivalent("1/3", "(((").reason, Reason::Unparseable);
 /// ```
-pub fn is_equivalent(gold: &str, answer: &str) -> Verdict {
+pub fn is_equivalent(gold: &str, answer: &str) -> Equivalence {
     Grader::default().is_equivalent(gold, answer)
 }
 

@@ -120,7 +120,7 @@ pub use extrapolate::{
 };
 pub use paired::{
     adjust_p_values, mcnemar, mcnemar_from_outcomes, non_inferiority_verdict, pearson, sign_flip,
-    sign_flip_test, McNemar, PAdjust, SignFlip, Verdict, MAX_EXACT_SIGN_FLIP,
+    sign_flip_test, McNemar, NonInferiorityVerdict, PAdjust, SignFlip, MAX_EXACT_SIGN_FLIP,
 };
 pub use paired_row::{paired_row, PairedRow};
 pub use power::{

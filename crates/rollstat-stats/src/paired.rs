@@ -540,14 +540,14 @@ pub fn adjust_p_values(p: &[f64], method: PAdjust) -> Result<Vec<f64>> {
     Ok(adj)
 }
 
-/// Verdict of a non-inferiority check.
+/// NonInferiorityVerdict of a non-inferiority check.
 ///
 /// ```
-/// assert_eq!(rollstat_stats::Verdict::Inconclusive.name(), "inconclusive");
+/// assert_eq!(rollstat_stats::NonInferiorityVerdict::Inconclusive.name(), "inconclusive");
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum NonInferiorityVerdict {
     /// The lower bound of delta is above −margin.
     NonInferior,
     /// The upper bound of delta is below −margin.
@@ -556,17 +556,17 @@ pub enum Verdict {
     Inconclusive,
 }
 
-impl Verdict {
+impl NonInferiorityVerdict {
     /// Kebab-case name.
     ///
     /// ```
-    /// assert_eq!(rollstat_stats::Verdict::NonInferior.name(), "non-inferior");
+    /// assert_eq!(rollstat_stats::NonInferiorityVerdict::NonInferior.name(), "non-inferior");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
-            Verdict::NonInferior => "non-inferior",
-            Verdict::Inferior => "inferior",
-            Verdict::Inconclusive => "inconclusive",
+            NonInferiorityVerdict::NonInferior => "non-inferior",
+            NonInferiorityVerdict::Inferior => "inferior",
+            NonInferiorityVerdict::Inconclusive => "inconclusive",
         }
     }
 }
@@ -577,24 +577,24 @@ impl Verdict {
 /// `lower > −m`, `Inferior` if `upper < −m`, otherwise `Inconclusive`.
 ///
 /// ```
-/// use rollstat_stats::{non_inferiority_verdict, Interval, Verdict};
+/// use rollstat_stats::{non_inferiority_verdict, Interval, NonInferiorityVerdict};
 /// let v = non_inferiority_verdict(Interval { lower: -0.08, upper: -0.06 }, 0.05).unwrap();
-/// assert_eq!(v, Verdict::Inferior);
+/// assert_eq!(v, NonInferiorityVerdict::Inferior);
 /// ```
-pub fn non_inferiority_verdict(bounds: Interval, margin: f64) -> Result<Verdict> {
+pub fn non_inferiority_verdict(bounds: Interval, margin: f64) -> Result<NonInferiorityVerdict> {
     if !(margin > 0.0) || !margin.is_finite() {
         return Err(StatsError::InvalidArgument(format!(
             "margin must be > 0, got {margin}"
         )));
     }
     if bounds.lower.is_nan() || bounds.upper.is_nan() {
-        return Ok(Verdict::Inconclusive);
+        return Ok(NonInferiorityVerdict::Inconclusive);
     }
     Ok(if bounds.lower > -margin {
-        Verdict::NonInferior
+        NonInferiorityVerdict::NonInferior
     } else if bounds.upper < -margin {
-        Verdict::Inferior
+        NonInferiorityVerdict::Inferior
     } else {
-        Verdict::Inconclusive
+        NonInferiorityVerdict::Inconclusive
     })
 }

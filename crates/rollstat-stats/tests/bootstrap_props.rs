@@ -224,16 +224,19 @@ fn paired_ci_narrower_than_unpaired() {
     // bootstrap SE ≈ paired SE (ideal ratio sqrt((n-1)/n))
     assert!((boot.std_error / se - 1.0).abs() < 0.05);
     assert!(sign_flip(&r.units, 10_000, config.seed).unwrap().p < 0.001);
-    assert_eq!(verdict(&boot, CiMethod::Bca, 0.01), Verdict::NonInferior);
+    assert_eq!(
+        verdict(&boot, CiMethod::Bca, 0.01),
+        NonInferiorityVerdict::NonInferior
+    );
     // swapped roles: b is clearly worse than a by more than a 0.005 margin
     let (_, boot2) = paired(&b, &a);
     assert_eq!(
         verdict(&boot2, CiMethod::Percentile, 0.005),
-        Verdict::Inferior
+        NonInferiorityVerdict::Inferior
     );
     assert_eq!(
         verdict(&boot2, CiMethod::Percentile, 0.03),
-        Verdict::Inconclusive
+        NonInferiorityVerdict::Inconclusive
     );
 }
 

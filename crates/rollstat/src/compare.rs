@@ -27,8 +27,8 @@ use rollstat_core::vote::TiePolicy;
 use rollstat_io::{CollectedProblem, ReadOptions};
 use rollstat_stats::{
     adjust_p_values, bootstrap_means, cluster_bootstrap_means, non_inferiority_verdict, paired_row,
-    rng, sign_flip, BootstrapConfig, BootstrapReport, CiMethod, Interval, MethodContext, PAdjust,
-    Verdict,
+    rng, sign_flip, BootstrapConfig, BootstrapReport, CiMethod, Interval, MethodContext,
+    NonInferiorityVerdict, PAdjust,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -304,7 +304,7 @@ pub struct Row {
     /// is 0 or 1.
     pub mcnemar_p: Option<f64>,
     /// `non-inferior`, `inferior` or `inconclusive` (with a margin).
-    pub verdict: Option<Verdict>,
+    pub verdict: Option<NonInferiorityVerdict>,
     /// Problems in this row (both sides defined).
     pub n_problems: u64,
     /// sqrt(SE_a² + SE_b²): what the SE would be ignoring the pairing.
@@ -805,7 +805,7 @@ fn decide(row: &mut Row, margin: f64, level: f64) {
     let lvl = format!("{}%", trim_float(100.0 * level));
     let m = format!("{:.2}", -100.0 * margin);
     let Some(bounds) = row.bounds else {
-        row.verdict = Some(Verdict::Inconclusive);
+        row.verdict = Some(NonInferiorityVerdict::Inconclusive);
         row.decision = Some(format!(
             "B − A = {}, no {lvl} one-sided bounds (too few problems or a degenerate resampling distribution) → inconclusive",
             pts(row.delta)
@@ -813,7 +813,7 @@ fn decide(row: &mut Row, margin: f64, level: f64) {
         return;
     };
     let (lo, hi) = (bounds.lower, bounds.upper);
-    let v = non_inferiority_verdict(bounds, margin).unwrap_or(Verdict::Inconclusive);
+    let v = non_inferiority_verdict(bounds, margin).unwrap_or(NonInferiorityVerdict::Inconclusive);
     let yes = |b: bool| if b { "yes" } else { "no" };
     let mut text = format!(
         "B − A = {}, {lvl} one-sided lower bound {} > {m}? {}",
@@ -1242,8 +1242,8 @@ fn fail_check(on: FailOn, rows: &[Row], metrics: Option<&Vec<String>>) -> FailCh
         .filter(|r| r.group.is_none() && r.verdict.is_some())
         .filter(|r| metrics.is_none_or(|ms| ms.contains(&r.metric)))
         .filter(|r| match on {
-            FailOn::Inferior => r.verdict == Some(Verdict::Inferior),
-            FailOn::Inconclusive => r.verdict != Some(Verdict::NonInferior),
+            FailOn::Inferior => r.verdict == Some(NonInferiorityVerdict::Inferior),
+            FailOn::Inconclusive => r.verdict != Some(NonInferiorityVerdict::NonInferior),
         })
         .map(|r| match r.budget_matched {
             Some(_) => format!("{} (budget-matched)", r.metric),

@@ -104,4 +104,4 @@ pub use rollstat_io::{
     BadLine, Dedupe, FlatAnswer, FlatExtra, FlatRow, ReadError, ReadOptions, RowRecord,
 };
 /// A comparison row's decision: non-inferior, inferior or inconclusive.
-pub use rollstat_stats::Verdict as NonInferiorityVerdict;
+pub use rollstat_stats::NonInferiorityVerdict;
