@@ -1,14 +1,11 @@
 //! Option values that would overflow, panic or ask for unbounded memory are
 //! refused with a message naming the flag (#10 item 9).
 
-use std::process::Command;
+mod common;
+use common::run;
 
 fn fails(args: &[&str], needle: &str) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .expect("runs");
+    let o = run(args);
     assert_eq!(o.status.code(), Some(2), "{args:?}");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(needle), "{args:?}: {err}");
@@ -112,10 +109,7 @@ fn max_decompressed_limits_compressed_inputs() {
         "--max-decompressed: 'lots' is not a size",
     );
     for size in ["1M", "none"] {
-        let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-            .args(["report", p, "--max-decompressed", size, "--format", "json"])
-            .output()
-            .expect("runs");
+        let o = run(&["report", p, "--max-decompressed", size, "--format", "json"]);
         assert_eq!(
             o.status.code(),
             Some(0),
@@ -135,17 +129,14 @@ fn report_on_a_huge_count_row_completes() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("row.jsonl");
     std::fs::write(&path, r#"{"problem": "p", "n": 100000000, "c": 50000000}"#).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args([
-            "report",
-            path.to_str().unwrap(),
-            "--ci",
-            "none",
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("runs");
+    let o = run(&[
+        "report",
+        path.to_str().unwrap(),
+        "--ci",
+        "none",
+        "--format",
+        "json",
+    ]);
     assert_eq!(
         o.status.code(),
         Some(0),
