@@ -1,70 +1,15 @@
 //! End-to-end tests of the `rollstat` binary. Expected values are derived
 //! by hand in the comments (exact fractions), never taken from a run.
 
+mod common;
+use common::{json, metric, run, run_env, run_stdin, stderr, write};
 use serde_json::Value;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rollstat"))
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).current_dir(root()).output().expect("runs")
-}
-
-fn run_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = bin()
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("valid JSON")
-}
-
-fn metric(r: &Value, name: &str) -> f64 {
-    r["metrics"][name]["value"]
-        .as_f64()
-        .unwrap_or_else(|| panic!("no {name}"))
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use std::process::Output;
 
 /// Asserts exit code 2 (bad input) and a message on stderr.
 fn fails_with(out: &Output, needle: &str) {
     assert_eq!(out.status.code(), Some(2), "stderr: {}", stderr(out));
     assert!(stderr(out).contains(needle), "{}", stderr(out));
-}
-
-fn write(dir: &tempfile::TempDir, name: &str, body: &str) -> String {
-    let p = dir.path().join(name);
-    std::fs::write(&p, body).unwrap();
-    p.to_string_lossy().into_owned()
 }
 
 /// The demo: six problems × 8 rollouts with c = 0, 1, 2, 3, 4, 8.
@@ -354,20 +299,18 @@ fn passk_calculator() {
 #[test]
 fn bootstrap_report_is_identical_for_any_thread_count() {
     let run_threads = |t: &str| {
-        bin()
-            .args([
+        run_env(
+            &[
                 "report",
                 "examples/demo.jsonl",
                 "--format",
                 "json",
                 "--resamples",
                 "2000",
-            ])
-            .env("RAYON_NUM_THREADS", t)
-            .current_dir(root())
-            .output()
-            .unwrap()
-            .stdout
+            ],
+            &[("RAYON_NUM_THREADS", t)],
+        )
+        .stdout
     };
     let one = run_threads("1");
     assert_eq!(one, run_threads("2"));

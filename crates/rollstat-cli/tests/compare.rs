@@ -2,47 +2,22 @@
 //! hand in the comments (exact fractions) or taken from published vectors
 //! (docs/statistics.md §1.8), never from a run.
 
+mod common;
+use common::{close, f, json, stdout, write};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::process::Output;
 
 fn fixture(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/compare")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
+    common::fixture(&format!("compare/{name}"))
 }
 
+/// `rollstat compare ARGS` with environment `env`.
 fn run_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_rollstat"));
-    c.arg("compare").args(args).current_dir(root());
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().expect("runs")
+    common::run_env(&[&["compare"], args].concat(), env)
 }
 
 fn run(args: &[&str]) -> Output {
     run_env(args, &[])
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn json(o: &Output) -> Value {
-    assert!(
-        o.status.success(),
-        "exit {:?}, stderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    serde_json::from_slice(&o.stdout).expect("valid JSON")
 }
 
 fn row<'a>(r: &'a Value, metric: &str) -> &'a Value {
@@ -54,14 +29,6 @@ fn row<'a>(r: &'a Value, metric: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no row {metric}"))
 }
 
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
-fn close(a: f64, b: f64, tol: f64) {
-    assert!((a - b).abs() <= tol, "{a} vs {b}");
-}
-
 /// One-rollout-per-problem files (`correct` 0/1) for A and B.
 fn binary_pair(
     dir: &tempfile::TempDir,
@@ -69,17 +36,16 @@ fn binary_pair(
     b: &[u8],
     extra: &dyn Fn(usize) -> String,
 ) -> (String, String) {
-    let write = |name: &str, v: &[u8]| {
-        let body: String = v
-            .iter()
+    let rows = |v: &[u8]| -> String {
+        v.iter()
             .enumerate()
             .map(|(i, c)| format!("{{\"problem\": \"p{i}\", \"correct\": {c}{}}}\n", extra(i)))
-            .collect();
-        let p = dir.path().join(name);
-        std::fs::write(&p, body).unwrap();
-        p.to_string_lossy().into_owned()
+            .collect()
     };
-    (write("a.jsonl", a), write("b.jsonl", b))
+    (
+        write(dir, "a.jsonl", rows(a)),
+        write(dir, "b.jsonl", rows(b)),
+    )
 }
 
 fn no_extra(_: usize) -> String {

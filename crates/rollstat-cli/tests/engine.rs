@@ -5,22 +5,12 @@
 // Options are set field by field, as a caller would.
 #![allow(clippy::field_reassign_with_default)]
 
+mod common;
+use common::{root, run, success};
 use rollstat::{compare, report, CompareOptions, Comparison, Report, ReportOptions, Source};
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 fn cli(args: &[&str]) -> Vec<u8> {
-    let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    o.stdout
+    success(run(args)).stdout
 }
 
 const JUNK: &str = "crates/rollstat/tests/data/graded_junk.jsonl";
@@ -103,11 +93,7 @@ fn extrapolation_equals_the_library_block() {
         table.contains("pass@200_fit") && table.contains("model-based"),
         "{table}"
     );
-    let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(["report", file, "--extrapolate", "0"])
-        .current_dir(root())
-        .output()
-        .unwrap();
+    let o = run(&["report", file, "--extrapolate", "0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--extrapolate"));
 }

@@ -4,61 +4,15 @@
 //! derived by hand in the comments (or, for the real file, by an independent
 //! Python script whose numbers are hard-coded), never taken from a run.
 
+mod common;
+use common::{json, metric, ok, run, run_stdin};
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rollstat"))
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use std::process::Output;
 
 fn fixture(name: &str) -> String {
-    format!(
-        "{}/tests/fixtures/grading/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    )
-}
-
-fn run(args: &[&str]) -> Output {
-    bin().args(args).current_dir(root()).output().expect("runs")
-}
-
-fn run_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = bin()
-        .args(args)
-        .current_dir(root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // a usage error may exit before reading stdin: ignore a broken pipe
-    let _ = child.stdin.take().unwrap().write_all(input.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_str(&ok(out)).expect("valid JSON")
-}
-
-fn metric(r: &Value, name: &str) -> f64 {
-    r["metrics"][name]["value"]
-        .as_f64()
-        .unwrap_or_else(|| panic!("no {name} in {}", r["metrics"]))
+    common::fixture(&format!("grading/{name}"))
 }
 
 fn health(r: &Value, name: &str) -> u64 {
@@ -265,17 +219,7 @@ fn formats_data(name: &str) -> PathBuf {
 }
 
 fn shared(name: &str) -> PathBuf {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/real/"
-    ))
-    .join(name);
-    assert!(
-        p.exists(),
-        "{} not found: this test needs ../shared/data/real beside the checkout",
-        p.display()
-    );
-    p
+    common::shared_data(&format!("real/{name}"))
 }
 
 /// Writes canonical rows `{problem, rollout, gold, response}` for

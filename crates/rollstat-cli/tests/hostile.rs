@@ -2,7 +2,8 @@
 //! reported as a bad input naming the file, with no "panicked" message or
 //! backtrace on stderr, even with RUST_BACKTRACE set.
 
-use std::process::Command;
+mod common;
+use common::run_env;
 
 const CRAFTED: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -16,11 +17,7 @@ fn a_panicking_parquet_decoder_is_a_bad_input_without_a_backtrace() {
         vec!["report", CRAFTED, "--from", "lighteval"],
         vec!["convert", CRAFTED],
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-            .args(&args)
-            .env("RUST_BACKTRACE", "1")
-            .output()
-            .expect("runs");
+        let o = run_env(&args, &[("RUST_BACKTRACE", "1")]);
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
         assert!(

@@ -494,9 +494,7 @@ fn two_systems(dir: &std::path::Path, problems: usize) -> (String, String) {
                 ));
             }
         }
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path.to_str().unwrap().to_string()
+        common::write(dir, name, text)
     };
     (
         write("a.jsonl", &|i| i % 3),

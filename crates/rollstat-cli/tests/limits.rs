@@ -1,14 +1,11 @@
 //! Option values that would overflow, panic or ask for unbounded memory are
 //! refused with a message naming the flag (#10 item 9).
 
-use std::process::Command;
+mod common;
+use common::{run, write};
 
 fn fails(args: &[&str], needle: &str) {
-    let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .output()
-        .expect("runs");
+    let o = run(args);
     assert_eq!(o.status.code(), Some(2), "{args:?}");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains(needle), "{args:?}: {err}");
@@ -90,7 +87,6 @@ fn rollstat_core_default_ks(n: u64) -> Vec<u64> {
 fn max_decompressed_limits_compressed_inputs() {
     use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("rows.jsonl.gz");
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     for i in 0..2000 {
         writeln!(
@@ -101,8 +97,8 @@ fn max_decompressed_limits_compressed_inputs() {
         )
         .unwrap();
     }
-    std::fs::write(&path, enc.finish().unwrap()).unwrap();
-    let p = path.to_str().unwrap();
+    let path = write(&dir, "rows.jsonl.gz", enc.finish().unwrap());
+    let p = path.as_str();
     fails(
         &["report", p, "--max-decompressed", "1K"],
         "rows.jsonl.gz: the content decompresses to more than 1 KiB",
@@ -112,10 +108,7 @@ fn max_decompressed_limits_compressed_inputs() {
         "--max-decompressed: 'lots' is not a size",
     );
     for size in ["1M", "none"] {
-        let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-            .args(["report", p, "--max-decompressed", size, "--format", "json"])
-            .output()
-            .expect("runs");
+        let o = run(&["report", p, "--max-decompressed", size, "--format", "json"]);
         assert_eq!(
             o.status.code(),
             Some(0),
@@ -133,19 +126,12 @@ fn max_decompressed_limits_compressed_inputs() {
 #[test]
 fn report_on_a_huge_count_row_completes() {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("row.jsonl");
-    std::fs::write(&path, r#"{"problem": "p", "n": 100000000, "c": 50000000}"#).unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args([
-            "report",
-            path.to_str().unwrap(),
-            "--ci",
-            "none",
-            "--format",
-            "json",
-        ])
-        .output()
-        .expect("runs");
+    let path = write(
+        &dir,
+        "row.jsonl",
+        r#"{"problem": "p", "n": 100000000, "c": 50000000}"#,
+    );
+    let o = run(&["report", &path, "--ci", "none", "--format", "json"]);
     assert_eq!(
         o.status.code(),
         Some(0),

@@ -8,10 +8,12 @@
 //! copy read `../shared/data/real/` and are `#[ignore]`d; run with
 //! `--ignored`, they fail (never skip) when it is absent.
 
+mod common;
+use common::{metric, run, run_stdin, shared_data as shared, stderr, success as ok};
 use serde_json::Value;
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 
 const FIX: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -21,7 +23,6 @@ const DATA: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../rollstat-formats/tests/data"
 );
-const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared");
 
 fn fix(rel: &str) -> String {
     format!("{FIX}/{rel}")
@@ -34,50 +35,6 @@ fn data(rel: &str) -> String {
     p.to_str().unwrap().to_string()
 }
 
-/// A file of `../shared/data/`, for the ignored whole-file tests.
-fn shared(rel: &str) -> PathBuf {
-    let p = Path::new(SHARED).join("data").join(rel);
-    assert!(
-        p.exists(),
-        "{} not found: this test needs ../shared/data beside the checkout",
-        p.display()
-    );
-    p
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn run_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(input).unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn ok(o: Output) -> Output {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstderr: {}",
-        o.status.code(),
-        stderr(&o)
-    );
-    o
-}
-
 /// The JSON report of `args` (plus `--format json`).
 fn report(args: &[&str]) -> Value {
     let mut a = vec!["report"];
@@ -85,12 +42,6 @@ fn report(args: &[&str]) -> Value {
     a.extend_from_slice(&["--format", "json", "--ci", "none"]);
     let o = ok(run(&a));
     serde_json::from_slice(&o.stdout).unwrap()
-}
-
-fn metric(r: &Value, name: &str) -> f64 {
-    r["metrics"][name]["value"]
-        .as_f64()
-        .unwrap_or_else(|| panic!("no {name} in {}", r["metrics"]))
 }
 
 fn close(a: f64, b: f64) {
@@ -342,7 +293,7 @@ fn compressed_canonical_input() {
     // stdin, compressed too.
     let o = ok(run_stdin(
         &["report", "-", "--format", "json", "--ci", "none"],
-        &flate2_gzip(plain),
+        flate2_gzip(plain),
     ));
     let r: Value = serde_json::from_slice(&o.stdout).unwrap();
     close(metric(&r, "pass@1"), 0.75);

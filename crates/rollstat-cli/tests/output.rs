@@ -2,16 +2,8 @@
 //! `./`, a symlink or a hard link) is refused before anything is written;
 //! `-o -` is stdout; files are replaced whole, never left truncated.
 
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("runs")
-}
+mod common;
+use common::run_in as run;
 
 const ROWS: &str = "{\"problem\": \"p1\", \"gold\": \"0.5\", \"answer\": \"1/2\"}\n{\"problem\": \"p1\", \"gold\": \"0.5\", \"answer\": \"3\"}\n";
 

@@ -2,34 +2,12 @@
 //! with the corrections of docs/statistics.md §1.6, the §1.8 power table, and a
 //! report.json with a hand-computed variance split.
 
+mod common;
+use common::{close, f, json, run};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("runs")
-}
 
 fn power_json(args: &[&str]) -> Value {
-    let o = run(&[&["power", "--format", "json"][..], args].concat());
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).unwrap()
-}
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"))
-}
-
-fn close(a: f64, b: f64, tol: f64) {
-    assert!((a - b).abs() <= tol, "{a} vs {b}");
+    json(&run(&[&["power", "--format", "json"][..], args].concat()))
 }
 
 const Z2: f64 = 7.8488797343; // (z_.025 + z_.2)², docs/statistics.md §1.8

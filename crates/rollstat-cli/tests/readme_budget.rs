@@ -6,12 +6,9 @@
 //! .[:m]'` step is done here in Rust (keep the first m verdicts of each
 //! problem row), so the test needs no jq.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+mod common;
+use common::{root, run_in};
+use std::path::Path;
 
 /// The README text from the budget question's heading to the next `## `.
 fn budget_sections() -> String {
@@ -70,11 +67,7 @@ fn first_verdicts(line: &str, dir: &Path) {
 fn run(line: &str, dir: &Path) -> String {
     let mut words = line.split_whitespace();
     assert_eq!(words.next(), Some("rollstat"));
-    let out = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(words)
-        .current_dir(dir)
-        .output()
-        .unwrap();
+    let out = run_in(dir, &words.collect::<Vec<_>>());
     assert!(
         out.status.success(),
         "{line}: {}",

@@ -3,25 +3,15 @@
 //! k-subset of every problem (computed here from the rows, not by rollstat),
 //! and the command line equals the library.
 
+mod common;
+use common::{json, root, run};
 use rollstat::{report, ReportOptions, Source};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const FILE: &str = "crates/rollstat-cli/tests/fixtures/selection/scored.jsonl";
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
 fn cli_json(args: &[&str]) -> Value {
-    let o = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("runs");
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    serde_json::from_slice(&o.stdout).expect("JSON")
+    json(&run(args))
 }
 
 /// One rollout: its answer (`None`: unextracted), verdict and score.

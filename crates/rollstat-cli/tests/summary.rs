@@ -6,23 +6,12 @@
 //! names the files read: three shards vs one file). The expected document
 //! is produced independently, by the raw reader on the concatenated file.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn run(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("runs")
-}
+mod common;
+use common::{root, run_in, spawn_in};
+use std::path::Path;
 
 fn ok(args: &[&str], dir: &Path) -> String {
-    let out = run(args, dir);
+    let out = run_in(dir, args);
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -291,7 +280,7 @@ fn a_shard_of_malformed_rows_only_counts_them_in_the_merge() {
     assert!(raw.contains("\"n_bad_lines\": 2,"), "{raw}");
     assert_eq!(merged, raw);
     // Alone, a summary of no problems is reported as nothing to report.
-    let out = run(&["report", "bad.sum.jsonl"], d);
+    let out = run_in(d, &["report", "bad.sum.jsonl"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no problems"));
 }
@@ -349,7 +338,7 @@ fn what_cannot_merge_exactly_is_refused_with_a_reason() {
     .unwrap();
     ok(&["summarize", "x.jsonl", "-o", "x.sum"], d);
     ok(&["summarize", "y.jsonl", "-o", "y.sum"], d);
-    let out = run(&["merge", "x.sum", "y.sum", "-o", "m.sum"], d);
+    let out = run_in(d, &["merge", "x.sum", "y.sum", "-o", "m.sum"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -364,16 +353,16 @@ fn what_cannot_merge_exactly_is_refused_with_a_reason() {
     )
     .unwrap();
     ok(&["summarize", "u.jsonl", "-o", "u.sum"], d);
-    let out = run(&["merge", "x.sum", "u.sum", "-o", "m.sum"], d);
+    let out = run_in(d, &["merge", "x.sum", "u.sum", "-o", "m.sum"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("carry no rollout index"), "{err}");
     // A summary made under one breakdown field is not read under another.
-    let out = run(&["report", "x.sum", "--by", "group"], d);
+    let out = run_in(d, &["report", "x.sum", "--by", "group"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("breakdown field none"), "{err}");
     // The output is never one of the inputs.
-    let out = run(&["merge", "x.sum", "-o", "x.sum"], d);
+    let out = run_in(d, &["merge", "x.sum", "-o", "x.sum"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is the input"));
 }
@@ -383,15 +372,7 @@ fn what_cannot_merge_exactly_is_refused_with_a_reason() {
 /// several reads and still read every byte.
 fn piped(args: &[&str], input: &[u8], dir: &Path) -> String {
     use std::io::Write;
-    use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rollstat"))
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_in(dir, args);
     let mut stdin = child.stdin.take().unwrap();
     for (i, piece) in input.chunks(7).enumerate() {
         stdin.write_all(piece).unwrap();
@@ -432,7 +413,7 @@ fn a_summary_piped_to_stdin_reads_as_the_file() {
     );
     // Rollout files and summaries are not mixed in one reading.
     std::fs::write(d.join("s.jsonl"), &summary).unwrap();
-    let out = run(&["report", demo, "s.jsonl"], d);
+    let out = run_in(d, &["report", demo, "s.jsonl"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
@@ -578,7 +559,7 @@ fn a_parquet_summary_piped_to_stdin_reads_as_the_file() {
 /// Runs `args` expecting a bad-input exit (2) with a message naming
 /// `file` and saying `what`, and no panic.
 fn refused(args: &[&str], dir: &Path, file: &str, what: &str) {
-    let out = run(args, dir);
+    let out = run_in(dir, args);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
     assert!(err.contains(file) && err.contains(what), "{args:?}: {err}");
