@@ -154,62 +154,32 @@ impl Metric {
 
     /// The per-problem value, or why the problem is excluded.
     pub fn value(&self, p: &ProblemSummary, tie: TiePolicy) -> Result<f64, Exclusion> {
-        let vote = || vote_of(p);
-        let too_few = |k: u64| {
-            if p.n < k {
-                Err(Exclusion::TooFewRollouts)
-            } else {
-                Ok(())
-            }
-        };
         match self {
-            Metric::PassAtK(k) => too_few(*k).map(|_| pass_at_k(p.n, p.c, *k).expect("k ≤ n")),
-            Metric::PassPowK(k) => too_few(*k).map(|_| pass_pow_k(p.n, p.c, *k).expect("k ≤ n")),
-            Metric::GPassAtK { k, tau, .. } => {
-                too_few(*k).map(|_| g_pass_at_k(p.n, p.c, *k, *tau).expect("k ≤ n, τ checked"))
-            }
-            Metric::MgPassAtK(k) => too_few(*k).map(|_| mg_pass_at_k(p.n, p.c, *k).expect("k ≤ n")),
+            Metric::PassAtK(_)
+            | Metric::PassPowK(_)
+            | Metric::GPassAtK { .. }
+            | Metric::MgPassAtK(_) => self.counts_value(p),
+            Metric::MajAtN(_)
+            | Metric::MajAtK(_)
+            | Metric::WmajAtN(_)
+            | Metric::SelfConsistency
+            | Metric::DistinctAnswers => self.vote_value(p, tie),
             Metric::PrefixAtK(k) => {
                 let rank = p.first_correct_rank.ok_or(Exclusion::NoRolloutDetail)?;
-                too_few(*k)?;
+                too_few(p, *k)?;
                 Ok(matches!(rank, Some(r) if u64::from(r) < *k) as u8 as f64)
-            }
-            Metric::MajAtN(n) => {
-                let vote = vote()?;
-                too_few(*n)?;
-                Ok(vote.credit(tie))
-            }
-            Metric::MajAtK(k) => {
-                vote()?;
-                too_few(*k)?;
-                maj_curve(p, tie, *k).map(|curve| curve[*k as usize - 1])
             }
             Metric::BonAtK { k, order } => {
                 let scores = p.scores.as_ref().ok_or(match p.first_correct_rank {
                     None => Exclusion::NoRolloutDetail,
                     Some(_) => Exclusion::NoScores,
                 })?;
-                too_few(*k)?;
+                too_few(p, *k)?;
                 Ok(scores.bon_at_k(*k, *order).expect("1 ≤ k ≤ n"))
-            }
-            Metric::WmajAtN(n) => {
-                vote()?;
-                let credits = p.scores.as_ref().and_then(|s| s.weighted_vote());
-                let credits = credits.ok_or(Exclusion::NoScores)?;
-                too_few(*n)?;
-                Ok(credits.credit(tie))
             }
             Metric::SelectionGap { k, selector } => {
                 let chosen = selector.value(p, tie)?;
                 Ok(Metric::PassAtK(*k).value(p, tie)? - chosen)
-            }
-            Metric::SelfConsistency => {
-                let vote = vote()?;
-                self_consistency(vote.largest, p.n as usize).ok_or(Exclusion::TooFewRollouts)
-            }
-            Metric::DistinctAnswers => {
-                let vote = vote()?;
-                Ok(vote.n_clusters as f64)
             }
             Metric::BudgetAtK(k) => {
                 let mean = p.budget.as_ref().and_then(|b| b.mean());
@@ -217,10 +187,56 @@ impl Metric {
                     None => Exclusion::NoRolloutDetail,
                     Some(_) => Exclusion::NoBudget,
                 })?;
-                too_few(*k)?;
+                too_few(p, *k)?;
                 Ok(*k as f64 * mean)
             }
         }
+    }
+
+    /// The value of a count-based metric: a function of (n, c) alone.
+    fn counts_value(&self, p: &ProblemSummary) -> Result<f64, Exclusion> {
+        let (n, c) = (p.n, p.c);
+        match self {
+            Metric::PassAtK(k) => too_few(p, *k).map(|_| pass_at_k(n, c, *k).expect("k ≤ n")),
+            Metric::PassPowK(k) => too_few(p, *k).map(|_| pass_pow_k(n, c, *k).expect("k ≤ n")),
+            Metric::GPassAtK { k, tau, .. } => {
+                too_few(p, *k).map(|_| g_pass_at_k(n, c, *k, *tau).expect("k ≤ n, τ checked"))
+            }
+            Metric::MgPassAtK(k) => too_few(p, *k).map(|_| mg_pass_at_k(n, c, *k).expect("k ≤ n")),
+            _ => unreachable!("only count-based metrics"),
+        }
+    }
+
+    /// The value of a metric read from the problem's answer vote.
+    fn vote_value(&self, p: &ProblemSummary, tie: TiePolicy) -> Result<f64, Exclusion> {
+        let vote = vote_of(p)?;
+        match self {
+            Metric::MajAtN(n) => too_few(p, *n).map(|_| vote.credit(tie)),
+            Metric::MajAtK(k) => {
+                too_few(p, *k)?;
+                maj_curve(p, tie, *k).map(|curve| curve[*k as usize - 1])
+            }
+            Metric::WmajAtN(n) => {
+                let credits = p.scores.as_ref().and_then(|s| s.weighted_vote());
+                let credits = credits.ok_or(Exclusion::NoScores)?;
+                too_few(p, *n)?;
+                Ok(credits.credit(tie))
+            }
+            Metric::SelfConsistency => {
+                self_consistency(vote.largest, p.n as usize).ok_or(Exclusion::TooFewRollouts)
+            }
+            Metric::DistinctAnswers => Ok(vote.n_clusters as f64),
+            _ => unreachable!("only vote metrics"),
+        }
+    }
+}
+
+/// `TooFewRollouts` when the problem has fewer than `k` rollouts.
+fn too_few(p: &ProblemSummary, k: u64) -> Result<(), Exclusion> {
+    if p.n < k {
+        Err(Exclusion::TooFewRollouts)
+    } else {
+        Ok(())
     }
 }
 
