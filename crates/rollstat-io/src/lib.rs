@@ -419,101 +419,11 @@ impl<'g> Collector<'g> {
         };
         let mut reader = input.into_reader();
         let mut hasher = source::hasher();
-        let mut records = 0u64;
-        if format == InputFormat::Csv {
-            // CSV quoting can span lines: read whole (CSV inputs are small).
-            let mut bytes = Vec::new();
-            reader.read_to_end(&mut bytes).map_err(io)?;
-            sha2::Digest::update(&mut hasher, &bytes);
-            let rows = source::parse_csv(
-                &bytes,
-                self.opts.by.as_deref(),
-                self.opts.cluster_by.as_deref(),
-                self.opts.budget.as_deref(),
-            );
-            records = rows.len() as u64;
-            self.push_rows(&path, full(rows))?;
+        let records = if format == InputFormat::Csv {
+            self.add_csv(&path, &mut reader, &mut hasher, &io)?
         } else {
-            // JSON Lines streams in blocks cut at a newline. While a block
-            // is hashed (one thread) and parsed and folded (the others), the
-            // next block is read into a second buffer.
-            let counter = self.opts.bytes_read.clone();
-            let fill = |reader: &mut Box<dyn Read + Send>,
-                        buf: &mut Vec<u8>,
-                        mut filled: usize|
-             -> std::io::Result<(usize, bool)> {
-                let start = filled;
-                let mut eof = false;
-                while filled < buf.len() {
-                    let got = reader.read(&mut buf[filled..])?;
-                    if got == 0 {
-                        eof = true;
-                        break;
-                    }
-                    filled += got;
-                }
-                if let Some(c) = &counter {
-                    c.fetch_add(
-                        (filled - start) as u64,
-                        std::sync::atomic::Ordering::Relaxed,
-                    );
-                }
-                Ok((filled, eof))
-            };
-            let mut cur: Vec<u8> = vec![0; source::BLOCK];
-            let mut next: Vec<u8> = vec![0; source::BLOCK];
-            let (mut filled, mut eof) = fill(&mut reader, &mut cur, 0).map_err(io)?;
-            // Bytes at the start of `cur` already hashed (a carried-over line).
-            let mut hashed = 0usize;
-            let mut next_line = 1u64;
-            loop {
-                let cut = if eof {
-                    filled
-                } else {
-                    match memchr::memrchr(b'\n', &cur[..filled]) {
-                        Some(i) => i + 1,
-                        None => {
-                            // One line longer than the buffer: grow it, read on.
-                            let grown = cur.len() * 2;
-                            cur.resize(grown, 0);
-                            (filled, eof) = fill(&mut reader, &mut cur, filled).map_err(io)?;
-                            continue;
-                        }
-                    }
-                };
-                let left = filled - cut;
-                if next.len() < left + source::BLOCK / 2 {
-                    next.resize(left + source::BLOCK, 0);
-                }
-                next[..left].copy_from_slice(&cur[cut..filled]);
-                let (_, ((rows, lines), read)) = rayon::join(
-                    || sha2::Digest::update(&mut hasher, &cur[hashed..filled]),
-                    || {
-                        rayon::join(
-                            || self.fold_block(&cur[..cut], next_line),
-                            || {
-                                if eof {
-                                    Ok((left, true))
-                                } else {
-                                    fill(&mut reader, &mut next, left)
-                                }
-                            },
-                        )
-                    },
-                );
-                records += rows;
-                if self.opts.strict {
-                    self.check_strict()?;
-                }
-                next_line += lines;
-                if eof && left == 0 {
-                    break;
-                }
-                std::mem::swap(&mut cur, &mut next);
-                (filled, eof) = read.map_err(io)?;
-                hashed = left;
-            }
-        }
+            self.add_json_lines(&mut reader, &mut hasher, &io)?
+        };
         let info = self.inputs.last_mut().expect("pushed above");
         info.sha256 = source::hex(&sha2::Digest::finalize(hasher));
         info.records = records;
@@ -521,6 +431,87 @@ impl<'g> Collector<'g> {
             return Err(ReadError::Empty { path });
         }
         Ok(())
+    }
+
+    /// Reads and folds a CSV input whole (quoting can span lines; CSV
+    /// inputs are small). Returns the number of rows.
+    fn add_csv(
+        &mut self,
+        path: &str,
+        reader: &mut Box<dyn Read + Send>,
+        hasher: &mut sha2::Sha256,
+        io: &impl Fn(std::io::Error) -> ReadError,
+    ) -> Result<u64, ReadError> {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(io)?;
+        sha2::Digest::update(hasher, &bytes);
+        let rows = source::parse_csv(
+            &bytes,
+            self.opts.by.as_deref(),
+            self.opts.cluster_by.as_deref(),
+            self.opts.budget.as_deref(),
+        );
+        let records = rows.len() as u64;
+        self.push_rows(path, full(rows))?;
+        Ok(records)
+    }
+
+    /// Streams JSON Lines in blocks cut at a newline. While a block is
+    /// hashed (one thread) and parsed and folded (the others), the next
+    /// block is read into a second buffer. Returns the number of rows.
+    fn add_json_lines(
+        &mut self,
+        reader: &mut Box<dyn Read + Send>,
+        hasher: &mut sha2::Sha256,
+        io: &impl Fn(std::io::Error) -> ReadError,
+    ) -> Result<u64, ReadError> {
+        let counter = self.opts.bytes_read.clone();
+        let counter = counter.as_deref();
+        let mut cur: Vec<u8> = vec![0; source::BLOCK];
+        let mut next: Vec<u8> = vec![0; source::BLOCK];
+        let (mut filled, mut eof) = fill(reader, &mut cur, 0, counter).map_err(io)?;
+        // Bytes at the start of `cur` already hashed (a carried-over line).
+        let mut hashed = 0usize;
+        let mut next_line = 1u64;
+        let mut records = 0u64;
+        loop {
+            let Some(cut) = block_end(&cur[..filled], eof) else {
+                // One line longer than the buffer: grow it, read on.
+                let grown = cur.len() * 2;
+                cur.resize(grown, 0);
+                (filled, eof) = fill(reader, &mut cur, filled, counter).map_err(io)?;
+                continue;
+            };
+            let left = filled - cut;
+            carry_over(&cur[cut..filled], &mut next);
+            let (_, ((rows, lines), read)) = rayon::join(
+                || sha2::Digest::update(hasher, &cur[hashed..filled]),
+                || {
+                    rayon::join(
+                        || self.fold_block(&cur[..cut], next_line),
+                        || {
+                            if eof {
+                                Ok((left, true))
+                            } else {
+                                fill(reader, &mut next, left, counter)
+                            }
+                        },
+                    )
+                },
+            );
+            records += rows;
+            if self.opts.strict {
+                self.check_strict()?;
+            }
+            next_line += lines;
+            if eof && left == 0 {
+                break;
+            }
+            std::mem::swap(&mut cur, &mut next);
+            (filled, eof) = read.map_err(io)?;
+            hashed = left;
+        }
+        Ok(records)
     }
 
     /// Parses a block of JSON Lines in parallel into per-shard buckets, then
@@ -833,6 +824,52 @@ impl<'g> Collector<'g> {
         };
         Ok((out, seqs))
     }
+}
+
+/// Reads into `buf[filled..]` until it is full or the input ends; returns
+/// how much of `buf` is filled and whether the input ended. The bytes read
+/// are added to `counter`.
+fn fill<R: Read + ?Sized>(
+    reader: &mut R,
+    buf: &mut [u8],
+    mut filled: usize,
+    counter: Option<&std::sync::atomic::AtomicU64>,
+) -> std::io::Result<(usize, bool)> {
+    let start = filled;
+    let mut eof = false;
+    while filled < buf.len() {
+        let got = reader.read(&mut buf[filled..])?;
+        if got == 0 {
+            eof = true;
+            break;
+        }
+        filled += got;
+    }
+    if let Some(c) = counter {
+        c.fetch_add(
+            (filled - start) as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+    Ok((filled, eof))
+}
+
+/// Where the whole lines of a filled buffer end: after its last newline,
+/// or at its end once the input ended; `None` when a line runs past it.
+fn block_end(filled: &[u8], eof: bool) -> Option<usize> {
+    if eof {
+        return Some(filled.len());
+    }
+    memchr::memrchr(b'\n', filled).map(|i| i + 1)
+}
+
+/// Copies the part line after a block's cut to the start of the next
+/// buffer, growing it when less than half a block would be left to read.
+fn carry_over(left: &[u8], next: &mut Vec<u8>) {
+    if next.len() < left.len() + source::BLOCK / 2 {
+        next.resize(left.len() + source::BLOCK, 0);
+    }
+    next[..left.len()].copy_from_slice(left);
 }
 
 /// Folds a shard's rows of one chunk (`mine`: positions in `items` with
