@@ -521,76 +521,18 @@ impl<'g> Collector<'g> {
         use rayon::prelude::*;
         let (by, cluster_by) = (self.opts.by.as_deref(), self.opts.cluster_by.as_deref());
         let budget = self.opts.budget.as_deref();
-        // Cut the block into pieces at newlines; count each piece's lines in
-        // parallel to number them, then parse the pieces in parallel. (A
-        // sequential split of the block left a core idle for a third of
-        // the time.)
-        const PIECE: usize = 128 << 10;
-        let mut pieces: Vec<std::ops::Range<usize>> = Vec::with_capacity(bytes.len() / PIECE + 1);
-        let mut start = 0;
-        while start < bytes.len() {
-            let mut end = (start + PIECE).min(bytes.len());
-            if end < bytes.len() {
-                end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1);
-            }
-            pieces.push(start..end);
-            start = end;
-        }
-        let newlines: Vec<u64> = pieces
-            .par_iter()
-            .map(|r| memchr::memchr_iter(b'\n', &bytes[r.clone()]).count() as u64)
-            .collect();
-        let mut piece_first = Vec::with_capacity(pieces.len());
-        let mut line = first_line;
-        for n in &newlines {
-            piece_first.push(line);
-            line += n;
-        }
-        let n_lines = line - first_line;
+        let pieces = split_pieces(bytes);
+        let (piece_first, n_lines) = number_pieces(bytes, &pieces, first_line);
         // Sequence numbers follow line numbers (unique, in input order).
         let base = self.seq;
         self.seq += n_lines + 1;
+        let seq_of = |line: u64| base + (line - first_line);
         let path = &self.paths[self.paths.len() - 1];
-        // Rows are written once, into their piece; shards read them there
-        // through small per-shard position lists (rows are large: moving
-        // them into buckets cost more than parsing them).
+        let fields = (by, cluster_by, budget);
         let chunks: Vec<ParsedChunk<'_>> = pieces
             .par_iter()
             .zip(piece_first)
-            .map(|(range, line0)| {
-                let lines = fold::split_lines(&bytes[range.clone()], line0);
-                let cap = lines.len() / fold::SHARDS * 3 / 2 + 8;
-                let mut parsed = ParsedChunk {
-                    items: Vec::with_capacity(lines.len()),
-                    shards: (0..fold::SHARDS).map(|_| Vec::with_capacity(cap)).collect(),
-                    bad: Vec::new(),
-                };
-                for &(line, text) in &lines {
-                    let seq = base + (line - first_line);
-                    match fold::parse_json_row(text, by, cluster_by, budget) {
-                        Ok(row) => {
-                            let hash = row.key_hash();
-                            let at = parsed.items.len() as u32;
-                            parsed.shards[fold::shard_of(hash)].push((at, hash));
-                            parsed.items.push(Item {
-                                seq,
-                                line,
-                                hash,
-                                row,
-                            });
-                        }
-                        Err(reason) => parsed.bad.push((
-                            seq,
-                            BadLine {
-                                path: path.clone(),
-                                line,
-                                reason,
-                            },
-                        )),
-                    }
-                }
-                parsed
-            })
+            .map(|(range, line0)| parse_piece(&bytes[range.clone()], line0, seq_of, fields, path))
             .collect();
         let n_rows: u64 = chunks
             .iter()
@@ -643,23 +585,7 @@ impl<'g> Collector<'g> {
         use rayon::prelude::*;
         let base = self.seq;
         self.seq += rows.len() as u64;
-        // Each row keyed where it lies (no second copy of the rows).
-        let items: Vec<Result<Item<'r>, (u64, String)>> = rows
-            .into_par_iter()
-            .enumerate()
-            .map(|(i, (line, row))| {
-                let row = match row.map_err(|reason| (line, reason))? {
-                    RowRecord::Flat(f) => fold::Row::Flat(f),
-                    RowRecord::Full(r) => fold::Row::Full(r),
-                };
-                Ok(Item {
-                    seq: base + i as u64,
-                    line,
-                    hash: row.key_hash(),
-                    row,
-                })
-            })
-            .collect();
+        let items = key_rows(rows, base);
         let mut shards: Vec<Vec<usize>> = vec![Vec::new(); fold::SHARDS];
         for (i, item) in items.iter().enumerate() {
             match item {
@@ -870,6 +796,118 @@ fn carry_over(left: &[u8], next: &mut Vec<u8>) {
         next.resize(left.len() + source::BLOCK, 0);
     }
     next[..left.len()].copy_from_slice(left);
+}
+
+/// Cuts a block into pieces of about 128 KiB, each ending at a newline,
+/// to be parsed in parallel. (A sequential split of the block into lines
+/// left a core idle for a third of the time.)
+fn split_pieces(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    const PIECE: usize = 128 << 10;
+    let mut pieces: Vec<std::ops::Range<usize>> = Vec::with_capacity(bytes.len() / PIECE + 1);
+    let mut start = 0;
+    while start < bytes.len() {
+        let mut end = (start + PIECE).min(bytes.len());
+        if end < bytes.len() {
+            end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1);
+        }
+        pieces.push(start..end);
+        start = end;
+    }
+    pieces
+}
+
+/// The number of each piece's first line, the block's first being
+/// `first_line`, and the number of lines in the block (each piece's lines
+/// are counted in parallel).
+fn number_pieces(
+    bytes: &[u8],
+    pieces: &[std::ops::Range<usize>],
+    first_line: u64,
+) -> (Vec<u64>, u64) {
+    use rayon::prelude::*;
+    let newlines: Vec<u64> = pieces
+        .par_iter()
+        .map(|r| memchr::memchr_iter(b'\n', &bytes[r.clone()]).count() as u64)
+        .collect();
+    let mut piece_first = Vec::with_capacity(pieces.len());
+    let mut line = first_line;
+    for n in &newlines {
+        piece_first.push(line);
+        line += n;
+    }
+    (piece_first, line - first_line)
+}
+
+/// Parses a piece of a block whose first line is `line0`: each row is
+/// written once, into the piece; shards read it there through small
+/// per-shard position lists (rows are large: moving them into buckets cost
+/// more than parsing them). `fields` are the `--by`, `--cluster-by` and
+/// budget fields.
+fn parse_piece<'a>(
+    piece: &'a [u8],
+    line0: u64,
+    seq_of: impl Fn(u64) -> u64,
+    fields: (Option<&str>, Option<&str>, Option<&str>),
+    path: &str,
+) -> ParsedChunk<'a> {
+    let (by, cluster_by, budget) = fields;
+    let lines = fold::split_lines(piece, line0);
+    let cap = lines.len() / fold::SHARDS * 3 / 2 + 8;
+    let mut parsed = ParsedChunk {
+        items: Vec::with_capacity(lines.len()),
+        shards: (0..fold::SHARDS).map(|_| Vec::with_capacity(cap)).collect(),
+        bad: Vec::new(),
+    };
+    for &(line, text) in &lines {
+        let seq = seq_of(line);
+        match fold::parse_json_row(text, by, cluster_by, budget) {
+            Ok(row) => {
+                let hash = row.key_hash();
+                let at = parsed.items.len() as u32;
+                parsed.shards[fold::shard_of(hash)].push((at, hash));
+                parsed.items.push(Item {
+                    seq,
+                    line,
+                    hash,
+                    row,
+                });
+            }
+            Err(reason) => parsed.bad.push((
+                seq,
+                BadLine {
+                    path: path.to_string(),
+                    line,
+                    reason,
+                },
+            )),
+        }
+    }
+    parsed
+}
+
+/// Keys already-parsed rows in parallel, each where it lies (no second
+/// copy of the rows), numbered from `base`; a bad row keeps its line and
+/// reason.
+fn key_rows(
+    rows: Vec<(u64, Result<RowRecord<'_>, String>)>,
+    base: u64,
+) -> Vec<Result<Item<'_>, (u64, String)>> {
+    use rayon::prelude::*;
+    rows.into_par_iter()
+        .enumerate()
+        .map(|(i, (line, row))| {
+            let row = match row.map_err(|reason| (line, reason))? {
+                RowRecord::Flat(f) => fold::Row::Flat(f),
+                RowRecord::Full(r) => fold::Row::Full(r),
+            };
+            Ok(Item {
+                seq: base + i as u64,
+                line,
+                hash: row.key_hash(),
+                row,
+            })
+        })
+        .collect()
 }
 
 /// Folds a shard's rows of one chunk (`mine`: positions in `items` with
