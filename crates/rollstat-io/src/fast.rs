@@ -496,6 +496,39 @@ pub(crate) fn parse_line(
     parse_flat(line, by, cluster_by).map(FlatRow::into_record)
 }
 
+impl<'a> Row<'a> {
+    /// The value of a `--by` or `--cluster-by` field the fast path reads
+    /// (`subset`, `group`, `model` or `run`).
+    #[inline]
+    fn label(&self, field: Option<&str>) -> Option<Cow<'a, str>> {
+        match field? {
+            "subset" => self.subset.as_ref().map(|t| t.0.clone()),
+            "group" => self.group.as_ref().map(|t| t.0.clone()),
+            "model" => self.model.as_ref().map(|t| t.0.clone()),
+            "run" => self.run.as_ref().map(|t| t.0.clone()),
+            _ => None,
+        }
+    }
+
+    /// The row's verdict, `Some(None)` for a row to grade; `None` when the
+    /// row has none (the general path names the error).
+    #[inline]
+    fn verdict(&self) -> Option<Option<Verdict>> {
+        let failed_status = self.status.as_ref().is_some_and(|s| is_failed_status(&s.0));
+        Some(match (&self.correct, failed_status) {
+            (_, true) => Some(Verdict::Failed),
+            (Some(Some(c)), _) => Some(c.0),
+            (Some(None), _) => Some(Verdict::Failed),
+            (None, _)
+                if self.gold.is_some() && (self.answer.is_some() || self.response.is_some()) =>
+            {
+                None
+            }
+            (None, _) => return None,
+        })
+    }
+}
+
 /// Parses a flat rollout row with serde into borrowed fields, or returns
 /// `None` to use the general path.
 pub(crate) fn parse_flat<'a>(
@@ -503,33 +536,17 @@ pub(crate) fn parse_flat<'a>(
     by: Option<&str>,
     cluster_by: Option<&str>,
 ) -> Option<FlatRow<'a>> {
-    let row: Row<'a> = serde_json::from_slice(line).ok()?;
+    let mut row: Row<'a> = serde_json::from_slice(line).ok()?;
     if row.counts {
         return None;
     }
-    let problem = row.problem?.0;
+    let problem = row.problem.take()?.0;
     if problem.is_empty() {
         return None;
     }
-    let pick = |field: Option<&str>| -> Option<Cow<'a, str>> {
-        match field? {
-            "subset" => row.subset.as_ref().map(|t| t.0.clone()),
-            "group" => row.group.as_ref().map(|t| t.0.clone()),
-            "model" => row.model.as_ref().map(|t| t.0.clone()),
-            "run" => row.run.as_ref().map(|t| t.0.clone()),
-            _ => None,
-        }
-    };
-    let by_value = pick(by);
-    let cluster_value = pick(cluster_by);
-    let failed_status = row.status.as_ref().is_some_and(|s| is_failed_status(&s.0));
-    let verdict = match (&row.correct, failed_status) {
-        (_, true) => Some(Verdict::Failed),
-        (Some(Some(c)), _) => Some(c.0),
-        (Some(None), _) => Some(Verdict::Failed),
-        (None, _) if row.gold.is_some() && (row.answer.is_some() || row.response.is_some()) => None,
-        (None, _) => return None,
-    };
+    let by_value = row.label(by);
+    let cluster_value = row.label(cluster_by);
+    let verdict = row.verdict()?;
     let answer = match row.answer {
         None => FlatAnswer::Unknown,
         Some(None) => FlatAnswer::Unextracted,

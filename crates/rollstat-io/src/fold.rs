@@ -78,6 +78,19 @@ impl Row<'_> {
         }
     }
 
+    /// `(n, c)` of a count row.
+    #[inline]
+    fn counts(&self) -> Option<(u64, u64)> {
+        match self {
+            Row::Counts(r) => Some((r.n, r.c)),
+            Row::Full(r) => match r.body {
+                RecordBody::Counts { n, c } => Some((n, c)),
+                _ => None,
+            },
+            Row::Flat(_) => None,
+        }
+    }
+
     /// Asks for the first bytes of the problem id to be fetched.
     pub(crate) fn prefetch_problem(&self) {
         if let Some(b) = self.problem().as_bytes().first() {
@@ -298,6 +311,122 @@ impl Rollouts {
         let index = self.store.push(index, v, code, t, here)?;
         track(&mut self.scores, &self.store, index, score);
         track(&mut self.budgets, &self.store, index, budget);
+        Ok(())
+    }
+}
+
+/// Folding a row's rollouts into its problem's.
+impl Rollouts {
+    /// Adds a flat row's rollout, graded first when it has no verdict.
+    #[inline]
+    fn push_flat(
+        &mut self,
+        r: &FlatRow<'_>,
+        here: Origin,
+        cx: &Context<'_>,
+        n_graded: &mut u64,
+    ) -> Result<(), String> {
+        let (verdict, code) = match r.verdict {
+            Some(v) => (v, self.answers.code_of(r.answer.as_ref())?),
+            None => {
+                *n_graded += 1;
+                let (v, a) = grade(cx.grader, r.gold(), &r.answer.to_answer(), r.response());
+                (v, self.answers.code_of(a.as_ref())?)
+            }
+        };
+        self.push(r.index, verdict, code, r.truncated, here, None, r.budget)
+    }
+
+    /// Adds the rollouts of a full record that is not a count row.
+    fn push_record(
+        &mut self,
+        body: &RecordBody,
+        here: Origin,
+        cx: &Context<'_>,
+        n_graded: &mut u64,
+    ) -> Result<(), String> {
+        match body {
+            RecordBody::Counts { .. } => unreachable!("count rows are folded above"),
+            RecordBody::Rollout {
+                index,
+                verdict,
+                answer,
+                truncated,
+                gold,
+                response,
+                score,
+                budget,
+            } => {
+                let (verdict, code) = match verdict {
+                    Some(v) => (*v, self.answers.code_of(answer.as_ref())?),
+                    None => {
+                        *n_graded += 1;
+                        let (v, a) = grade(cx.grader, gold.as_deref(), answer, response.as_deref());
+                        (v, self.answers.code_of(a.as_ref())?)
+                    }
+                };
+                self.push(*index, verdict, code, *truncated, here, *score, *budget)
+            }
+            RecordBody::Problem {
+                rollouts,
+                scores,
+                budgets,
+            } => self.push_problem(rollouts, scores, budgets, here),
+            RecordBody::ProblemToGrade {
+                gold,
+                rollouts,
+                scores,
+                budgets,
+            } => self.push_problem_to_grade(gold, rollouts, scores, budgets, here, cx, n_graded),
+        }
+    }
+
+    /// Adds a problem row's graded rollouts, numbered by position.
+    fn push_problem(
+        &mut self,
+        rollouts: &[(Verdict, Answer, bool)],
+        scores: &Option<Vec<Option<f64>>>,
+        budgets: &Option<Vec<Option<f64>>>,
+        here: Origin,
+    ) -> Result<(), String> {
+        for (i, (verdict, answer, truncated)) in rollouts.iter().enumerate() {
+            let code = self.answers.code_of(answer.as_ref())?;
+            let score = scores.as_ref().and_then(|s| s[i]);
+            let budget = budgets.as_ref().and_then(|s| s[i]);
+            self.push(
+                Some(i as u64),
+                *verdict,
+                code,
+                *truncated,
+                here,
+                score,
+                budget,
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Grades a problem row's rollouts against its gold and adds them,
+    /// numbered by position.
+    #[allow(clippy::too_many_arguments)]
+    fn push_problem_to_grade(
+        &mut self,
+        gold: &str,
+        rollouts: &[(Answer, Option<String>, bool)],
+        scores: &Option<Vec<Option<f64>>>,
+        budgets: &Option<Vec<Option<f64>>>,
+        here: Origin,
+        cx: &Context<'_>,
+        n_graded: &mut u64,
+    ) -> Result<(), String> {
+        for (i, (answer, response, truncated)) in rollouts.iter().enumerate() {
+            *n_graded += 1;
+            let (v, a) = cx.grader.grade(gold, answer, response.as_deref());
+            let code = self.answers.code_of(a.as_ref())?;
+            let score = scores.as_ref().and_then(|s| s[i]);
+            let budget = budgets.as_ref().and_then(|s| s[i]);
+            self.push(Some(i as u64), v, code, *truncated, here, score, budget)?;
+        }
         Ok(())
     }
 }
@@ -644,128 +773,75 @@ impl Shard {
         i
     }
 
+    /// Folds one row into its problem: a count row sets the counts, any
+    /// other row adds its rollouts (graded here when it has no verdict).
     fn push_row(&mut self, item: &Item<'_>, cx: &Context<'_>) -> Result<(), String> {
         let here = Origin::new(cx.file, item.line);
         let idx = self.acc_for(item, here);
         self.last = Some(idx);
+        self.check_by_value(idx, item, cx)?;
+        if let Some((n, c)) = item.row.counts() {
+            return self.set_counts(idx, item, n, c, cx);
+        }
+        let Some(acc) = self.accs.get_mut(idx).rollouts() else {
+            return Err(self.counts_conflict(idx, cx));
+        };
+        let n_graded = &mut self.n_graded;
+        match &item.row {
+            Row::Flat(r) => acc.push_flat(r, here, cx, n_graded),
+            Row::Counts(_) => unreachable!("count rows are folded above"),
+            Row::Full(r) => acc.push_record(&r.body, here, cx, n_graded),
+        }
+    }
+
+    /// A problem's rows must agree on the `--by` value.
+    #[inline]
+    fn check_by_value(&self, idx: u32, item: &Item<'_>, cx: &Context<'_>) -> Result<(), String> {
         let acc = self.accs.get(idx);
         let strings = &self.strings;
-        if !strings.is(acc.by_value, item.row.by_value()) {
+        if strings.is(acc.by_value, item.row.by_value()) {
+            return Ok(());
+        }
+        Err(format!(
+            "problem '{}' has {} = {:?} here but {:?} at {}",
+            item.row.problem(),
+            cx.by.unwrap_or("?"),
+            item.row.by_value(),
+            strings.get(acc.by_value),
+            cx.at(acc.origin)
+        ))
+    }
+
+    /// Folds a count row, which must be its problem's only row.
+    fn set_counts(
+        &mut self,
+        idx: u32,
+        item: &Item<'_>,
+        n: u64,
+        c: u64,
+        cx: &Context<'_>,
+    ) -> Result<(), String> {
+        let acc = self.accs.get_mut(idx);
+        if !acc.takes_counts() {
             return Err(format!(
-                "problem '{}' has {} = {:?} here but {:?} at {}",
+                "problem '{}' already has rows (first at {}); a count row must be its only row",
                 item.row.problem(),
-                cx.by.unwrap_or("?"),
-                item.row.by_value(),
-                strings.get(acc.by_value),
                 cx.at(acc.origin)
             ));
         }
-        let counts = match &item.row {
-            Row::Counts(r) => Some((r.n, r.c)),
-            Row::Full(r) => match r.body {
-                RecordBody::Counts { n, c } => Some((n, c)),
-                _ => None,
-            },
-            Row::Flat(_) => None,
-        };
-        if let Some((n, c)) = counts {
-            let acc = self.accs.get_mut(idx);
-            if !acc.takes_counts() {
-                return Err(format!(
-                    "problem '{}' already has rows (first at {}); a count row must be its only row",
-                    item.row.problem(),
-                    cx.at(acc.origin)
-                ));
-            }
-            acc.body = Body::Counts { n, c };
-            return Ok(());
-        }
-        let conflict = |shard: &Shard| {
-            let acc = shard.accs.get(idx);
-            format!(
-                "problem '{}' has a count row (at {}); it cannot also have rollout rows",
-                shard.name(acc),
-                cx.at(acc.origin)
-            )
-        };
-        let Some(acc) = self.accs.get_mut(idx).rollouts() else {
-            return Err(conflict(self));
-        };
-        match &item.row {
-            Row::Flat(r) => {
-                let (verdict, code) = match r.verdict {
-                    Some(v) => (v, acc.answers.code_of(r.answer.as_ref())?),
-                    None => {
-                        self.n_graded += 1;
-                        let (v, a) =
-                            grade(cx.grader, r.gold(), &r.answer.to_answer(), r.response());
-                        (v, acc.answers.code_of(a.as_ref())?)
-                    }
-                };
-                acc.push(r.index, verdict, code, r.truncated, here, None, r.budget)?;
-            }
-            Row::Counts(_) => unreachable!("count rows are folded above"),
-            Row::Full(r) => match &r.body {
-                RecordBody::Counts { .. } => unreachable!("count rows are folded above"),
-                RecordBody::Rollout {
-                    index,
-                    verdict,
-                    answer,
-                    truncated,
-                    gold,
-                    response,
-                    score,
-                    budget,
-                } => {
-                    let (verdict, code) = match verdict {
-                        Some(v) => (*v, acc.answers.code_of(answer.as_ref())?),
-                        None => {
-                            self.n_graded += 1;
-                            let (v, a) =
-                                grade(cx.grader, gold.as_deref(), answer, response.as_deref());
-                            (v, acc.answers.code_of(a.as_ref())?)
-                        }
-                    };
-                    acc.push(*index, verdict, code, *truncated, here, *score, *budget)?;
-                }
-                RecordBody::Problem {
-                    rollouts,
-                    scores,
-                    budgets,
-                } => {
-                    for (i, (verdict, answer, truncated)) in rollouts.iter().enumerate() {
-                        let code = acc.answers.code_of(answer.as_ref())?;
-                        let score = scores.as_ref().and_then(|s| s[i]);
-                        let budget = budgets.as_ref().and_then(|s| s[i]);
-                        acc.push(
-                            Some(i as u64),
-                            *verdict,
-                            code,
-                            *truncated,
-                            here,
-                            score,
-                            budget,
-                        )?;
-                    }
-                }
-                RecordBody::ProblemToGrade {
-                    gold,
-                    rollouts,
-                    scores,
-                    budgets,
-                } => {
-                    for (i, (answer, response, truncated)) in rollouts.iter().enumerate() {
-                        self.n_graded += 1;
-                        let (v, a) = cx.grader.grade(gold, answer, response.as_deref());
-                        let code = acc.answers.code_of(a.as_ref())?;
-                        let score = scores.as_ref().and_then(|s| s[i]);
-                        let budget = budgets.as_ref().and_then(|s| s[i]);
-                        acc.push(Some(i as u64), v, code, *truncated, here, score, budget)?;
-                    }
-                }
-            },
-        }
+        acc.body = Body::Counts { n, c };
         Ok(())
+    }
+
+    /// Why a rollout row cannot join problem `idx`: it has a count row.
+    #[cold]
+    fn counts_conflict(&self, idx: u32, cx: &Context<'_>) -> String {
+        let acc = self.accs.get(idx);
+        format!(
+            "problem '{}' has a count row (at {}); it cannot also have rollout rows",
+            self.name(acc),
+            cx.at(acc.origin)
+        )
     }
 
     /// Problems collected so far.

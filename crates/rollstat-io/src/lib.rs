@@ -419,101 +419,11 @@ impl<'g> Collector<'g> {
         };
         let mut reader = input.into_reader();
         let mut hasher = source::hasher();
-        let mut records = 0u64;
-        if format == InputFormat::Csv {
-            // CSV quoting can span lines: read whole (CSV inputs are small).
-            let mut bytes = Vec::new();
-            reader.read_to_end(&mut bytes).map_err(io)?;
-            sha2::Digest::update(&mut hasher, &bytes);
-            let rows = source::parse_csv(
-                &bytes,
-                self.opts.by.as_deref(),
-                self.opts.cluster_by.as_deref(),
-                self.opts.budget.as_deref(),
-            );
-            records = rows.len() as u64;
-            self.push_rows(&path, full(rows))?;
+        let records = if format == InputFormat::Csv {
+            self.add_csv(&path, &mut reader, &mut hasher, &io)?
         } else {
-            // JSON Lines streams in blocks cut at a newline. While a block
-            // is hashed (one thread) and parsed and folded (the others), the
-            // next block is read into a second buffer.
-            let counter = self.opts.bytes_read.clone();
-            let fill = |reader: &mut Box<dyn Read + Send>,
-                        buf: &mut Vec<u8>,
-                        mut filled: usize|
-             -> std::io::Result<(usize, bool)> {
-                let start = filled;
-                let mut eof = false;
-                while filled < buf.len() {
-                    let got = reader.read(&mut buf[filled..])?;
-                    if got == 0 {
-                        eof = true;
-                        break;
-                    }
-                    filled += got;
-                }
-                if let Some(c) = &counter {
-                    c.fetch_add(
-                        (filled - start) as u64,
-                        std::sync::atomic::Ordering::Relaxed,
-                    );
-                }
-                Ok((filled, eof))
-            };
-            let mut cur: Vec<u8> = vec![0; source::BLOCK];
-            let mut next: Vec<u8> = vec![0; source::BLOCK];
-            let (mut filled, mut eof) = fill(&mut reader, &mut cur, 0).map_err(io)?;
-            // Bytes at the start of `cur` already hashed (a carried-over line).
-            let mut hashed = 0usize;
-            let mut next_line = 1u64;
-            loop {
-                let cut = if eof {
-                    filled
-                } else {
-                    match memchr::memrchr(b'\n', &cur[..filled]) {
-                        Some(i) => i + 1,
-                        None => {
-                            // One line longer than the buffer: grow it, read on.
-                            let grown = cur.len() * 2;
-                            cur.resize(grown, 0);
-                            (filled, eof) = fill(&mut reader, &mut cur, filled).map_err(io)?;
-                            continue;
-                        }
-                    }
-                };
-                let left = filled - cut;
-                if next.len() < left + source::BLOCK / 2 {
-                    next.resize(left + source::BLOCK, 0);
-                }
-                next[..left].copy_from_slice(&cur[cut..filled]);
-                let (_, ((rows, lines), read)) = rayon::join(
-                    || sha2::Digest::update(&mut hasher, &cur[hashed..filled]),
-                    || {
-                        rayon::join(
-                            || self.fold_block(&cur[..cut], next_line),
-                            || {
-                                if eof {
-                                    Ok((left, true))
-                                } else {
-                                    fill(&mut reader, &mut next, left)
-                                }
-                            },
-                        )
-                    },
-                );
-                records += rows;
-                if self.opts.strict {
-                    self.check_strict()?;
-                }
-                next_line += lines;
-                if eof && left == 0 {
-                    break;
-                }
-                std::mem::swap(&mut cur, &mut next);
-                (filled, eof) = read.map_err(io)?;
-                hashed = left;
-            }
-        }
+            self.add_json_lines(&mut reader, &mut hasher, &io)?
+        };
         let info = self.inputs.last_mut().expect("pushed above");
         info.sha256 = source::hex(&sha2::Digest::finalize(hasher));
         info.records = records;
@@ -523,6 +433,87 @@ impl<'g> Collector<'g> {
         Ok(())
     }
 
+    /// Reads and folds a CSV input whole (quoting can span lines; CSV
+    /// inputs are small). Returns the number of rows.
+    fn add_csv(
+        &mut self,
+        path: &str,
+        reader: &mut Box<dyn Read + Send>,
+        hasher: &mut sha2::Sha256,
+        io: &impl Fn(std::io::Error) -> ReadError,
+    ) -> Result<u64, ReadError> {
+        let mut bytes = Vec::new();
+        reader.read_to_end(&mut bytes).map_err(io)?;
+        sha2::Digest::update(hasher, &bytes);
+        let rows = source::parse_csv(
+            &bytes,
+            self.opts.by.as_deref(),
+            self.opts.cluster_by.as_deref(),
+            self.opts.budget.as_deref(),
+        );
+        let records = rows.len() as u64;
+        self.push_rows(path, full(rows))?;
+        Ok(records)
+    }
+
+    /// Streams JSON Lines in blocks cut at a newline. While a block is
+    /// hashed (one thread) and parsed and folded (the others), the next
+    /// block is read into a second buffer. Returns the number of rows.
+    fn add_json_lines(
+        &mut self,
+        reader: &mut Box<dyn Read + Send>,
+        hasher: &mut sha2::Sha256,
+        io: &impl Fn(std::io::Error) -> ReadError,
+    ) -> Result<u64, ReadError> {
+        let counter = self.opts.bytes_read.clone();
+        let counter = counter.as_deref();
+        let mut cur: Vec<u8> = vec![0; source::BLOCK];
+        let mut next: Vec<u8> = vec![0; source::BLOCK];
+        let (mut filled, mut eof) = fill(reader, &mut cur, 0, counter).map_err(io)?;
+        // Bytes at the start of `cur` already hashed (a carried-over line).
+        let mut hashed = 0usize;
+        let mut next_line = 1u64;
+        let mut records = 0u64;
+        loop {
+            let Some(cut) = block_end(&cur[..filled], eof) else {
+                // One line longer than the buffer: grow it, read on.
+                let grown = cur.len() * 2;
+                cur.resize(grown, 0);
+                (filled, eof) = fill(reader, &mut cur, filled, counter).map_err(io)?;
+                continue;
+            };
+            let left = filled - cut;
+            carry_over(&cur[cut..filled], &mut next);
+            let (_, ((rows, lines), read)) = rayon::join(
+                || sha2::Digest::update(hasher, &cur[hashed..filled]),
+                || {
+                    rayon::join(
+                        || self.fold_block(&cur[..cut], next_line),
+                        || {
+                            if eof {
+                                Ok((left, true))
+                            } else {
+                                fill(reader, &mut next, left, counter)
+                            }
+                        },
+                    )
+                },
+            );
+            records += rows;
+            if self.opts.strict {
+                self.check_strict()?;
+            }
+            next_line += lines;
+            if eof && left == 0 {
+                break;
+            }
+            std::mem::swap(&mut cur, &mut next);
+            (filled, eof) = read.map_err(io)?;
+            hashed = left;
+        }
+        Ok(records)
+    }
+
     /// Parses a block of JSON Lines in parallel into per-shard buckets, then
     /// folds each shard's rows (in input order) in parallel. Returns the
     /// number of non-blank rows.
@@ -530,76 +521,18 @@ impl<'g> Collector<'g> {
         use rayon::prelude::*;
         let (by, cluster_by) = (self.opts.by.as_deref(), self.opts.cluster_by.as_deref());
         let budget = self.opts.budget.as_deref();
-        // Cut the block into pieces at newlines; count each piece's lines in
-        // parallel to number them, then parse the pieces in parallel. (A
-        // sequential split of the block left a core idle for a third of
-        // the time.)
-        const PIECE: usize = 128 << 10;
-        let mut pieces: Vec<std::ops::Range<usize>> = Vec::with_capacity(bytes.len() / PIECE + 1);
-        let mut start = 0;
-        while start < bytes.len() {
-            let mut end = (start + PIECE).min(bytes.len());
-            if end < bytes.len() {
-                end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1);
-            }
-            pieces.push(start..end);
-            start = end;
-        }
-        let newlines: Vec<u64> = pieces
-            .par_iter()
-            .map(|r| memchr::memchr_iter(b'\n', &bytes[r.clone()]).count() as u64)
-            .collect();
-        let mut piece_first = Vec::with_capacity(pieces.len());
-        let mut line = first_line;
-        for n in &newlines {
-            piece_first.push(line);
-            line += n;
-        }
-        let n_lines = line - first_line;
+        let pieces = split_pieces(bytes);
+        let (piece_first, n_lines) = number_pieces(bytes, &pieces, first_line);
         // Sequence numbers follow line numbers (unique, in input order).
         let base = self.seq;
         self.seq += n_lines + 1;
+        let seq_of = |line: u64| base + (line - first_line);
         let path = &self.paths[self.paths.len() - 1];
-        // Rows are written once, into their piece; shards read them there
-        // through small per-shard position lists (rows are large: moving
-        // them into buckets cost more than parsing them).
+        let fields = (by, cluster_by, budget);
         let chunks: Vec<ParsedChunk<'_>> = pieces
             .par_iter()
             .zip(piece_first)
-            .map(|(range, line0)| {
-                let lines = fold::split_lines(&bytes[range.clone()], line0);
-                let cap = lines.len() / fold::SHARDS * 3 / 2 + 8;
-                let mut parsed = ParsedChunk {
-                    items: Vec::with_capacity(lines.len()),
-                    shards: (0..fold::SHARDS).map(|_| Vec::with_capacity(cap)).collect(),
-                    bad: Vec::new(),
-                };
-                for &(line, text) in &lines {
-                    let seq = base + (line - first_line);
-                    match fold::parse_json_row(text, by, cluster_by, budget) {
-                        Ok(row) => {
-                            let hash = row.key_hash();
-                            let at = parsed.items.len() as u32;
-                            parsed.shards[fold::shard_of(hash)].push((at, hash));
-                            parsed.items.push(Item {
-                                seq,
-                                line,
-                                hash,
-                                row,
-                            });
-                        }
-                        Err(reason) => parsed.bad.push((
-                            seq,
-                            BadLine {
-                                path: path.clone(),
-                                line,
-                                reason,
-                            },
-                        )),
-                    }
-                }
-                parsed
-            })
+            .map(|(range, line0)| parse_piece(&bytes[range.clone()], line0, seq_of, fields, path))
             .collect();
         let n_rows: u64 = chunks
             .iter()
@@ -652,23 +585,7 @@ impl<'g> Collector<'g> {
         use rayon::prelude::*;
         let base = self.seq;
         self.seq += rows.len() as u64;
-        // Each row keyed where it lies (no second copy of the rows).
-        let items: Vec<Result<Item<'r>, (u64, String)>> = rows
-            .into_par_iter()
-            .enumerate()
-            .map(|(i, (line, row))| {
-                let row = match row.map_err(|reason| (line, reason))? {
-                    RowRecord::Flat(f) => fold::Row::Flat(f),
-                    RowRecord::Full(r) => fold::Row::Full(r),
-                };
-                Ok(Item {
-                    seq: base + i as u64,
-                    line,
-                    hash: row.key_hash(),
-                    row,
-                })
-            })
-            .collect();
+        let items = key_rows(rows, base);
         let mut shards: Vec<Vec<usize>> = vec![Vec::new(); fold::SHARDS];
         for (i, item) in items.iter().enumerate() {
             match item {
@@ -833,6 +750,164 @@ impl<'g> Collector<'g> {
         };
         Ok((out, seqs))
     }
+}
+
+/// Reads into `buf[filled..]` until it is full or the input ends; returns
+/// how much of `buf` is filled and whether the input ended. The bytes read
+/// are added to `counter`.
+fn fill<R: Read + ?Sized>(
+    reader: &mut R,
+    buf: &mut [u8],
+    mut filled: usize,
+    counter: Option<&std::sync::atomic::AtomicU64>,
+) -> std::io::Result<(usize, bool)> {
+    let start = filled;
+    let mut eof = false;
+    while filled < buf.len() {
+        let got = reader.read(&mut buf[filled..])?;
+        if got == 0 {
+            eof = true;
+            break;
+        }
+        filled += got;
+    }
+    if let Some(c) = counter {
+        c.fetch_add(
+            (filled - start) as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+    }
+    Ok((filled, eof))
+}
+
+/// Where the whole lines of a filled buffer end: after its last newline,
+/// or at its end once the input ended; `None` when a line runs past it.
+fn block_end(filled: &[u8], eof: bool) -> Option<usize> {
+    if eof {
+        return Some(filled.len());
+    }
+    memchr::memrchr(b'\n', filled).map(|i| i + 1)
+}
+
+/// Copies the part line after a block's cut to the start of the next
+/// buffer, growing it when less than half a block would be left to read.
+fn carry_over(left: &[u8], next: &mut Vec<u8>) {
+    if next.len() < left.len() + source::BLOCK / 2 {
+        next.resize(left.len() + source::BLOCK, 0);
+    }
+    next[..left.len()].copy_from_slice(left);
+}
+
+/// Cuts a block into pieces of about 128 KiB, each ending at a newline,
+/// to be parsed in parallel. (A sequential split of the block into lines
+/// left a core idle for a third of the time.)
+fn split_pieces(bytes: &[u8]) -> Vec<std::ops::Range<usize>> {
+    const PIECE: usize = 128 << 10;
+    let mut pieces: Vec<std::ops::Range<usize>> = Vec::with_capacity(bytes.len() / PIECE + 1);
+    let mut start = 0;
+    while start < bytes.len() {
+        let mut end = (start + PIECE).min(bytes.len());
+        if end < bytes.len() {
+            end = memchr::memchr(b'\n', &bytes[end..]).map_or(bytes.len(), |i| end + i + 1);
+        }
+        pieces.push(start..end);
+        start = end;
+    }
+    pieces
+}
+
+/// The number of each piece's first line, the block's first being
+/// `first_line`, and the number of lines in the block (each piece's lines
+/// are counted in parallel).
+fn number_pieces(
+    bytes: &[u8],
+    pieces: &[std::ops::Range<usize>],
+    first_line: u64,
+) -> (Vec<u64>, u64) {
+    use rayon::prelude::*;
+    let newlines: Vec<u64> = pieces
+        .par_iter()
+        .map(|r| memchr::memchr_iter(b'\n', &bytes[r.clone()]).count() as u64)
+        .collect();
+    let mut piece_first = Vec::with_capacity(pieces.len());
+    let mut line = first_line;
+    for n in &newlines {
+        piece_first.push(line);
+        line += n;
+    }
+    (piece_first, line - first_line)
+}
+
+/// Parses a piece of a block whose first line is `line0`: each row is
+/// written once, into the piece; shards read it there through small
+/// per-shard position lists (rows are large: moving them into buckets cost
+/// more than parsing them). `fields` are the `--by`, `--cluster-by` and
+/// budget fields.
+fn parse_piece<'a>(
+    piece: &'a [u8],
+    line0: u64,
+    seq_of: impl Fn(u64) -> u64,
+    fields: (Option<&str>, Option<&str>, Option<&str>),
+    path: &str,
+) -> ParsedChunk<'a> {
+    let (by, cluster_by, budget) = fields;
+    let lines = fold::split_lines(piece, line0);
+    let cap = lines.len() / fold::SHARDS * 3 / 2 + 8;
+    let mut parsed = ParsedChunk {
+        items: Vec::with_capacity(lines.len()),
+        shards: (0..fold::SHARDS).map(|_| Vec::with_capacity(cap)).collect(),
+        bad: Vec::new(),
+    };
+    for &(line, text) in &lines {
+        let seq = seq_of(line);
+        match fold::parse_json_row(text, by, cluster_by, budget) {
+            Ok(row) => {
+                let hash = row.key_hash();
+                let at = parsed.items.len() as u32;
+                parsed.shards[fold::shard_of(hash)].push((at, hash));
+                parsed.items.push(Item {
+                    seq,
+                    line,
+                    hash,
+                    row,
+                });
+            }
+            Err(reason) => parsed.bad.push((
+                seq,
+                BadLine {
+                    path: path.to_string(),
+                    line,
+                    reason,
+                },
+            )),
+        }
+    }
+    parsed
+}
+
+/// Keys already-parsed rows in parallel, each where it lies (no second
+/// copy of the rows), numbered from `base`; a bad row keeps its line and
+/// reason.
+fn key_rows(
+    rows: Vec<(u64, Result<RowRecord<'_>, String>)>,
+    base: u64,
+) -> Vec<Result<Item<'_>, (u64, String)>> {
+    use rayon::prelude::*;
+    rows.into_par_iter()
+        .enumerate()
+        .map(|(i, (line, row))| {
+            let row = match row.map_err(|reason| (line, reason))? {
+                RowRecord::Flat(f) => fold::Row::Flat(f),
+                RowRecord::Full(r) => fold::Row::Full(r),
+            };
+            Ok(Item {
+                seq: base + i as u64,
+                line,
+                hash: row.key_hash(),
+                row,
+            })
+        })
+        .collect()
 }
 
 /// Folds a shard's rows of one chunk (`mine`: positions in `items` with

@@ -365,20 +365,7 @@ pub fn parse_record_budget(
     cluster_by: Option<&str>,
     budget: Option<&str>,
 ) -> Result<Record, String> {
-    let problem = match m.get("problem") {
-        None | Some(Value::Null) => {
-            return Err("missing `problem` (every row needs a problem id)".into())
-        }
-        Some(Value::String(s)) if s.is_empty() => return Err("`problem` is empty".into()),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
-        Some(other) => {
-            return Err(format!(
-                "`problem` must be a string or an integer, found {}",
-                type_name(other)
-            ))
-        }
-    };
+    let problem = problem_id(m)?;
     let model = opt_string(m, "model")?;
     let run = opt_string(m, "run")?;
     let subset = opt_string(m, "subset")?;
@@ -395,7 +382,6 @@ pub fn parse_record_budget(
         Some(field) => opt_string(m, field)?,
         None => None,
     };
-    let failed_status = matches!(m.get("status"), Some(Value::String(s)) if FAILED_STATUSES.contains(&s.to_ascii_lowercase().as_str()));
     let body = if let Some(Value::Array(arr)) = m.get("correct") {
         body_from_arrays(m, arr, budget)?
     } else if !m.contains_key("correct")
@@ -405,47 +391,9 @@ pub fn parse_record_budget(
     {
         body_to_grade(m, budget)?
     } else if given(m, "n") || given(m, "c") {
-        if m.contains_key("correct") {
-            return Err("a row has either `correct` or `n`+`c`, not both".into());
-        }
-        let n = count_of(m, "n")?.ok_or("count row without `n`")?;
-        let c = count_of(m, "c")?.ok_or("count row without `c`")?;
-        if c > n {
-            return Err(format!("`c` = {c} exceeds `n` = {n}"));
-        }
-        RecordBody::Counts { n, c }
+        body_counts(m)?
     } else {
-        let index = count_of(m, "rollout")?;
-        let gold = opt_string(m, "gold")?;
-        let response = opt_string(m, "response")?;
-        let verdict = match m.get("correct") {
-            Some(v) => Some(verdict_of(v, "correct")?),
-            None if failed_status => Some(Verdict::Failed),
-            None if gold.is_some() && (m.contains_key("answer") || response.is_some()) => None,
-            None => {
-                return Err(
-                    "no verdict: give `correct`, or `n`+`c`, or `gold` with `answer`/`response` to grade".into(),
-                )
-            }
-        };
-        let verdict = if failed_status {
-            Some(Verdict::Failed)
-        } else {
-            verdict
-        };
-        RecordBody::Rollout {
-            index,
-            verdict,
-            answer: answer_of(m.get("answer"), "answer")?,
-            truncated: is_truncated(m),
-            gold,
-            response,
-            score: score_of(m.get("score"), "score")?,
-            budget: match budget {
-                Some(field) => budget_of(m.get(field), field)?,
-                None => None,
-            },
-        }
+        body_rollout(m, budget)?
     };
     Ok(Record {
         problem,
@@ -454,6 +402,73 @@ pub fn parse_record_budget(
         by_value,
         cluster_value,
         body,
+    })
+}
+
+/// The row's `problem` id: a non-empty string, or an integer as text.
+fn problem_id(m: &Map<String, Value>) -> Result<String, String> {
+    Ok(match m.get("problem") {
+        None | Some(Value::Null) => {
+            return Err("missing `problem` (every row needs a problem id)".into())
+        }
+        Some(Value::String(s)) if s.is_empty() => return Err("`problem` is empty".into()),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
+        Some(other) => {
+            return Err(format!(
+                "`problem` must be a string or an integer, found {}",
+                type_name(other)
+            ))
+        }
+    })
+}
+
+/// A count row: `n` rollouts of which `c` are correct.
+fn body_counts(m: &Map<String, Value>) -> Result<RecordBody, String> {
+    if m.contains_key("correct") {
+        return Err("a row has either `correct` or `n`+`c`, not both".into());
+    }
+    let n = count_of(m, "n")?.ok_or("count row without `n`")?;
+    let c = count_of(m, "c")?.ok_or("count row without `c`")?;
+    if c > n {
+        return Err(format!("`c` = {c} exceeds `n` = {n}"));
+    }
+    Ok(RecordBody::Counts { n, c })
+}
+
+/// A rollout row: its verdict from `correct`, or failed by its `status`,
+/// or none yet when it has `gold` and an answer or response to grade.
+fn body_rollout(m: &Map<String, Value>, budget: Option<&str>) -> Result<RecordBody, String> {
+    let failed_status = matches!(m.get("status"), Some(Value::String(s)) if FAILED_STATUSES.contains(&s.to_ascii_lowercase().as_str()));
+    let index = count_of(m, "rollout")?;
+    let gold = opt_string(m, "gold")?;
+    let response = opt_string(m, "response")?;
+    let verdict = match m.get("correct") {
+        Some(v) => Some(verdict_of(v, "correct")?),
+        None if failed_status => Some(Verdict::Failed),
+        None if gold.is_some() && (m.contains_key("answer") || response.is_some()) => None,
+        None => return Err(
+            "no verdict: give `correct`, or `n`+`c`, or `gold` with `answer`/`response` to grade"
+                .into(),
+        ),
+    };
+    let verdict = if failed_status {
+        Some(Verdict::Failed)
+    } else {
+        verdict
+    };
+    Ok(RecordBody::Rollout {
+        index,
+        verdict,
+        answer: answer_of(m.get("answer"), "answer")?,
+        truncated: is_truncated(m),
+        gold,
+        response,
+        score: score_of(m.get("score"), "score")?,
+        budget: match budget {
+            Some(field) => budget_of(m.get(field), field)?,
+            None => None,
+        },
     })
 }
 

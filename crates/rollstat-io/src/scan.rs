@@ -665,18 +665,7 @@ pub(crate) fn scan_row<'a>(
 /// One pass over a row: where its known fields lie, and their values.
 #[inline(always)]
 fn scan_fields(line: &[u8]) -> Option<(&str, Fields)> {
-    let mut f = Fields {
-        seen: 0,
-        spans: [(0, 0); TEXT_SLOTS],
-        values: 0,
-        escaped: 0,
-        rollout: None,
-        correct: None,
-        truncated: None,
-        budget: None,
-        n: None,
-        c: None,
-    };
+    let mut f = Fields::none();
     let mut unknown = UnknownKeys::default();
     let line = std::str::from_utf8(line).ok()?;
     let mut s = Scanner {
@@ -698,26 +687,7 @@ fn scan_fields(line: &[u8]) -> Option<(&str, Fields)> {
                 return None;
             }
             f.seen |= key.bit();
-            match key {
-                Key::Text(slot) => {
-                    if let Some(span) = s.text()? {
-                        f.spans[slot] = (span.start, span.end);
-                        f.values |= 1 << slot;
-                        f.escaped |= u32::from(span.escaped) << slot;
-                    }
-                }
-                Key::Rollout => f.rollout = s.rollout()?,
-                Key::Correct => f.correct = Some(s.correct()?),
-                Key::Truncated => f.truncated = s.boolean()?,
-                Key::Count(0) => f.n = s.count()?,
-                Key::Count(1) => f.c = s.count()?,
-                Key::Count(_) => s.literal(b"null")?,
-                Key::Budget => f.budget = s.budget()?,
-                Key::Unknown => {
-                    unknown.insert(name)?;
-                    s.skip_value()?
-                }
-            }
+            f.read_value(&mut s, key, name, &mut unknown)?;
             s.ws();
             match s.next()? {
                 b',' => s.ws(),
@@ -782,6 +752,56 @@ struct Fields {
 }
 
 impl Fields {
+    /// No field seen yet.
+    #[inline(always)]
+    fn none() -> Fields {
+        Fields {
+            seen: 0,
+            spans: [(0, 0); TEXT_SLOTS],
+            values: 0,
+            escaped: 0,
+            rollout: None,
+            correct: None,
+            truncated: None,
+            budget: None,
+            n: None,
+            c: None,
+        }
+    }
+
+    /// Reads the value of key `key` (named `name`) at the scanner; a text
+    /// field's value is kept as its span, an unknown key's is skipped.
+    #[inline(always)]
+    fn read_value<'a>(
+        &mut self,
+        s: &mut Scanner<'a>,
+        key: Key,
+        name: Cow<'a, [u8]>,
+        unknown: &mut UnknownKeys<'a>,
+    ) -> Option<()> {
+        match key {
+            Key::Text(slot) => {
+                if let Some(span) = s.text()? {
+                    self.spans[slot] = (span.start, span.end);
+                    self.values |= 1 << slot;
+                    self.escaped |= u32::from(span.escaped) << slot;
+                }
+            }
+            Key::Rollout => self.rollout = s.rollout()?,
+            Key::Correct => self.correct = Some(s.correct()?),
+            Key::Truncated => self.truncated = s.boolean()?,
+            Key::Count(0) => self.n = s.count()?,
+            Key::Count(1) => self.c = s.count()?,
+            Key::Count(_) => s.literal(b"null")?,
+            Key::Budget => self.budget = s.budget()?,
+            Key::Unknown => {
+                unknown.insert(name)?;
+                s.skip_value()?
+            }
+        }
+        Some(())
+    }
+
     #[inline(always)]
     fn get(&self, slot: usize) -> Option<Span> {
         (self.values & 1 << slot != 0).then(|| Span {
