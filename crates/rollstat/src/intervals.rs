@@ -97,6 +97,29 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
         }
         block.metrics.insert(name, built.entry);
     }
+    let ratio_boot = boot.as_ref().map(|b| b.1.as_slice());
+    ratio_entries(pop, o, (&ratio_cols, ratio_boot), &mut block);
+    crate::identities::note_identities(&mut block, pop.columns);
+    let mut findings = Vec::new();
+    if !fell_back.is_empty() {
+        findings.push(Finding::BinomialFallback {
+            method: o.method.name().to_string(),
+            metrics: fell_back,
+        });
+    }
+    if let Some(first) = defined.first() {
+        findings.extend(method_findings(first, pop.clusters, o));
+    }
+    (block, findings)
+}
+
+/// The cost ratios' entries (or why one has no value), with their bootstraps.
+fn ratio_entries(
+    pop: &Population,
+    o: &IntervalOptions,
+    (ratio_cols, boot): (&[RatioColumns], Option<&[ColumnBootstrap]>),
+    block: &mut MetricBlock,
+) {
     for (i, spec) in pop.ratios.iter().enumerate() {
         let (num, den) = &ratio_cols[i];
         let Some((value, n_problems)) = ratio_point(num, den) else {
@@ -112,7 +135,7 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
             value,
             n_problems,
             n_excluded: num.len() as u64 - n_problems,
-            boot: boot.as_ref().map(|b| &b.1[i]),
+            boot: boot.map(|b| &b[i]),
             n_requested: pop.n_requested,
             policy: pop.policy,
         };
@@ -120,18 +143,6 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
             .metrics
             .insert(spec.name.clone(), entry.build(o, ci_config(o).method));
     }
-    crate::identities::note_identities(&mut block, pop.columns);
-    let mut findings = Vec::new();
-    if !fell_back.is_empty() {
-        findings.push(Finding::BinomialFallback {
-            method: o.method.name().to_string(),
-            metrics: fell_back,
-        });
-    }
-    if let Some(first) = defined.first() {
-        findings.extend(method_findings(first, pop.clusters, o));
-    }
-    (block, findings)
 }
 
 /// The most common exclusion reason of a column with no value.
