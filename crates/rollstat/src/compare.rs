@@ -1137,13 +1137,7 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         all_rows((&a, &b, &m), (&sum_a, &sum_b), clusters.as_deref(), &st, o);
     warnings.extend(found);
     let fail = o.fail_on.map(|on| fail_check(on, &rows, o.metric.as_ref()));
-    for name in o.metric.iter().flatten() {
-        if !rows.iter().any(|r| r.group.is_none() && &r.metric == name) {
-            warnings.push(Finding::UncheckedMetric {
-                metric: name.clone(),
-            });
-        }
-    }
+    warnings.extend(unchecked_metrics(o, &rows));
     let ctx = Warn {
         a: &a,
         b: &b,
@@ -1180,6 +1174,19 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         fail,
         warnings: all,
     })
+}
+
+/// `--metric` names with no overall row (only group rows, or none): the
+/// fail check could not look at them.
+fn unchecked_metrics(o: &CompareOptions, rows: &[Row]) -> Vec<Finding> {
+    o.metric
+        .iter()
+        .flatten()
+        .filter(|name| !rows.iter().any(|r| r.group.is_none() && &r.metric == *name))
+        .map(|name| Finding::UncheckedMetric {
+            metric: name.clone(),
+        })
+        .collect()
 }
 
 fn check_metric_names(o: &CompareOptions, metrics: &[Metric]) -> Result<()> {

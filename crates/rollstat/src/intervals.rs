@@ -100,6 +100,18 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
     let ratio_boot = boot.as_ref().map(|b| b.1.as_slice());
     ratio_entries(pop, o, (&ratio_cols, ratio_boot), &mut block);
     crate::identities::note_identities(&mut block, pop.columns);
+    let findings = interval_findings(fell_back, defined.first().copied(), pop.clusters, o);
+    (block, findings)
+}
+
+/// The columns that fell back from a binomial interval, then advice about
+/// the method (judged on the first defined column).
+fn interval_findings(
+    fell_back: Vec<String>,
+    first: Option<&MetricColumn>,
+    clusters: Option<&[u64]>,
+    o: &IntervalOptions,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     if !fell_back.is_empty() {
         findings.push(Finding::BinomialFallback {
@@ -107,10 +119,10 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
             metrics: fell_back,
         });
     }
-    if let Some(first) = defined.first() {
-        findings.extend(method_findings(first, pop.clusters, o));
+    if let Some(first) = first {
+        findings.extend(method_findings(first, clusters, o));
     }
-    (block, findings)
+    findings
 }
 
 /// The cost ratios' entries (or why one has no value), with their bootstraps.
@@ -182,12 +194,16 @@ struct Built {
 }
 
 impl Entry<'_> {
-    fn build(self, o: &IntervalOptions, pop: &Population) -> Built {
+    /// The interval's bounds by the asked method (t on the stderr, exact
+    /// binomial, or the bootstrap's), and whether a binomial interval fell
+    /// back to the bootstrap (the metric is not 0/1, or is clustered).
+    fn bounds(
+        &self,
+        o: &IntervalOptions,
+        stderr: Option<f64>,
+        df: f64,
+    ) -> (Option<[f64; 2]>, bool) {
         let st = self.stats;
-        let (stderr, df) = match &st.clustered {
-            Some(c) => (Some(c.se_cr1), c.clusters as f64 - 1.0),
-            None => (self.point.stderr, st.n as f64 - 1.0),
-        };
         let value = self.point.mean;
         let interval = |m: CiMethod| {
             self.boot.map(|b| {
@@ -213,6 +229,17 @@ impl Entry<'_> {
             }
             IntervalMethod::Resampled(m) => interval(m),
         };
+        (bounds, fell_back)
+    }
+
+    fn build(self, o: &IntervalOptions, pop: &Population) -> Built {
+        let st = self.stats;
+        let (stderr, df) = match &st.clustered {
+            Some(c) => (Some(c.se_cr1), c.clusters as f64 - 1.0),
+            None => (self.point.stderr, st.n as f64 - 1.0),
+        };
+        let value = self.point.mean;
+        let (bounds, fell_back) = self.bounds(o, stderr, df);
         let asked = o.method != IntervalMethod::None;
         let method = match () {
             _ if fell_back => "bootstrap".to_string(),
