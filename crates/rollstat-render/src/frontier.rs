@@ -106,29 +106,7 @@ pub fn section(r: &Report, out: &mut String) {
     let line: Vec<(f64, f64)> = r.frontier.iter().map(|f| (f.budget, f.pass)).collect();
     chart.line(&line, "line s6");
     for p in &pts {
-        let class = format!("s{}", p.series % 5 + 1);
-        let tip = format!(
-            "{by} = {}, k = {}: pass@{} {:.2}% at {} {field}",
-            p.group,
-            p.k,
-            p.k,
-            p.pass * 100.0,
-            rollstat::trim_float(p.budget)
-        );
-        let data = format!(
-            " data-group=\"{}\" data-k=\"{}\" data-budget=\"{}\" data-pass=\"{}\"",
-            esc(p.group),
-            p.k,
-            exact(p.budget),
-            exact(p.pass)
-        );
-        chart.point(p.budget, p.pass, &class, &tip, &data);
-        chart.label_at(
-            (p.budget, p.pass),
-            (6.0, -6.0),
-            "start",
-            &format!("k={}", p.k),
-        );
+        marker(p, (by, field), &mut chart);
     }
     let on: Vec<String> = r
         .frontier
@@ -142,6 +120,45 @@ pub fn section(r: &Report, out: &mut String) {
     );
     out.push_str(&chart.finish("plot-frontier", "pass@k against budget@k per group and k"));
     out.push_str("</div>\n");
+    out.push_str(&group_legend(r, by));
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">One marker per {} and k (k = draws per problem, out of n = {}); pass@k is the unbiased estimate from the n rollouts, budget@k is k × the problem's mean {field} per rollout, averaged over problems. The line joins the points no cheaper point beats.</p>",
+        esc(by),
+        r.config.n
+    );
+}
+
+/// One (group, k) point, coloured by its group and labelled with its k;
+/// `by` names the breakdown field and `field` the budget's.
+fn marker(p: &Point, (by, field): (&str, &str), chart: &mut Chart) {
+    let class = format!("s{}", p.series % 5 + 1);
+    let tip = format!(
+        "{by} = {}, k = {}: pass@{} {:.2}% at {} {field}",
+        p.group,
+        p.k,
+        p.k,
+        p.pass * 100.0,
+        rollstat::trim_float(p.budget)
+    );
+    let data = format!(
+        " data-group=\"{}\" data-k=\"{}\" data-budget=\"{}\" data-pass=\"{}\"",
+        esc(p.group),
+        p.k,
+        exact(p.budget),
+        exact(p.pass)
+    );
+    chart.point(p.budget, p.pass, &class, &tip, &data);
+    chart.label_at(
+        (p.budget, p.pass),
+        (6.0, -6.0),
+        "start",
+        &format!("k={}", p.k),
+    );
+}
+
+/// The legend: one colour per group (in the points' order), then the frontier line.
+fn group_legend(r: &Report, by: &str) -> String {
     let mut items: Vec<(String, String)> = r
         .groups
         .iter()
@@ -153,11 +170,5 @@ pub fn section(r: &Report, out: &mut String) {
         "frontier: the best pass@k at each budget".into(),
     ));
     let items: Vec<(&str, String)> = items.iter().map(|(c, t)| (c.as_str(), t.clone())).collect();
-    out.push_str(&legend(&items));
-    let _ = writeln!(
-        out,
-        "<p class=\"note\">One marker per {} and k (k = draws per problem, out of n = {}); pass@k is the unbiased estimate from the n rollouts, budget@k is k × the problem's mean {field} per rollout, averaged over problems. The line joins the points no cheaper point beats.</p>",
-        esc(by),
-        r.config.n
-    );
+    legend(&items)
 }

@@ -517,6 +517,36 @@ fn difficulty(d: &Difficulty, out: &mut String) {
         out.push_str("<p class=\"note\">No problem with rollouts.</p>\n");
         return;
     }
+    let chart = difficulty_chart(d);
+    let _ = write!(
+        out,
+        "<div id=\"difficulty\" data-never=\"{}\" data-always=\"{}\" data-counts=\"{}\">",
+        d.never_solved,
+        d.always_solved,
+        d.histogram
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    out.push_str(&chart.finish("plot-difficulty", "histogram of per-problem solve rates"));
+    out.push_str("</div>\n");
+    out.push_str(&legend(&[
+        (
+            "sq s2",
+            format!("never solved (c = 0): {}", problems(d.never_solved)),
+        ),
+        ("sq s1", "sometimes solved".to_string()),
+        (
+            "sq s3",
+            format!("always solved (c = n): {}", problems(d.always_solved)),
+        ),
+    ]));
+    let _ = writeln!(out, "<p class=\"note\">{}; bar j counts the problems whose c/n is nearest j/{}. Never-solved problems cap pass@k below 100% at every k; always-solved ones carry no information about differences between systems.</p>", problems(d.n_problems), d.bins);
+}
+
+/// The solve-rate histogram: axes, then one bar per bin (bin j at c/n = j/bins).
+fn difficulty_chart(d: &Difficulty) -> Chart {
     let bins = d.bins.max(1) as f64;
     let top = d.histogram.iter().copied().max().unwrap_or(1).max(1) as f64;
     let x = Scale::Linear {
@@ -549,6 +579,12 @@ fn difficulty(d: &Difficulty, out: &mut String) {
         "solve rate c/n (share of a problem's rollouts that are correct)",
         "problems",
     );
+    difficulty_bars(d, bins, &mut chart);
+    chart
+}
+
+/// The bars, never-solved and always-solved in their own colours, each with its count above.
+fn difficulty_bars(d: &Difficulty, bins: f64, chart: &mut Chart) {
     let last = d.histogram.len() - 1;
     for (j, &count) in d.histogram.iter().enumerate() {
         let class = match j {
@@ -573,31 +609,6 @@ fn difficulty(d: &Difficulty, out: &mut String) {
             );
         }
     }
-    let _ = write!(
-        out,
-        "<div id=\"difficulty\" data-never=\"{}\" data-always=\"{}\" data-counts=\"{}\">",
-        d.never_solved,
-        d.always_solved,
-        d.histogram
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(",")
-    );
-    out.push_str(&chart.finish("plot-difficulty", "histogram of per-problem solve rates"));
-    out.push_str("</div>\n");
-    out.push_str(&legend(&[
-        (
-            "sq s2",
-            format!("never solved (c = 0): {}", problems(d.never_solved)),
-        ),
-        ("sq s1", "sometimes solved".to_string()),
-        (
-            "sq s3",
-            format!("always solved (c = n): {}", problems(d.always_solved)),
-        ),
-    ]));
-    let _ = writeln!(out, "<p class=\"note\">{}; bar j counts the problems whose c/n is nearest j/{}. Never-solved problems cap pass@k below 100% at every k; always-solved ones carry no information about differences between systems.</p>", problems(d.n_problems), d.bins);
 }
 
 fn variance(block: &MetricBlock, out: &mut String) {
@@ -647,6 +658,12 @@ fn variance(block: &MetricBlock, out: &mut String) {
             "within problems (which rollouts were sampled)".into(),
         ),
     ]));
+    let _ = writeln!(out, "<ul class=\"findings\">{}</ul>", variance_items(&rows));
+    out.push_str("<p class=\"note\">When between-problem variance dominates, more problems narrow the interval; when within dominates, more rollouts per problem do.</p>\n");
+}
+
+/// One list item per metric: its between and within variance and the advice.
+fn variance_items(rows: &[(&String, &rollstat::VarianceEntry)]) -> String {
     let items: Vec<String> = rows
         .iter()
         .map(|(name, v)| {
@@ -662,8 +679,7 @@ fn variance(block: &MetricBlock, out: &mut String) {
             )
         })
         .collect();
-    let _ = writeln!(out, "<ul class=\"findings\">{}</ul>", items.join(""));
-    out.push_str("<p class=\"note\">When between-problem variance dominates, more problems narrow the interval; when within dominates, more rollouts per problem do.</p>\n");
+    items.join("")
 }
 
 fn health(h: &Health, words: &Words, out: &mut String) {

@@ -72,32 +72,6 @@ fn header(c: &Comparison, out: &mut String) {
     if let Some(r) = cfg.resamples {
         let _ = write!(ci, ", {r} resamples, seed {}", cfg.seed);
     }
-    let side = |s: &rollstat::Side| {
-        let files: Vec<String> = s
-            .inputs
-            .iter()
-            .map(|i| {
-                // The path is the side's name already when it is its only input.
-                let path = if s.name.starts_with(&i.path) {
-                    String::new()
-                } else {
-                    format!("{} ", i.path)
-                };
-                format!(
-                    "{path}({}, sha256 {}, {} rows)",
-                    i.format,
-                    i.sha256.get(..12).unwrap_or(&i.sha256),
-                    i.records
-                )
-            })
-            .collect();
-        format!(
-            "{} {} — {} problems",
-            s.name,
-            files.join("; "),
-            s.n_problems
-        )
-    };
     let mut items = vec![
         ("A (baseline)", side(&c.a)),
         ("B (candidate)", side(&c.b)),
@@ -128,6 +102,34 @@ fn header(c: &Comparison, out: &mut String) {
     key_values(&items, out);
 }
 
+/// One side of the comparison: its name, its input files and its problem count.
+fn side(s: &rollstat::Side) -> String {
+    let files: Vec<String> = s
+        .inputs
+        .iter()
+        .map(|i| {
+            // The path is the side's name already when it is its only input.
+            let path = if s.name.starts_with(&i.path) {
+                String::new()
+            } else {
+                format!("{} ", i.path)
+            };
+            format!(
+                "{path}({}, sha256 {}, {} rows)",
+                i.format,
+                i.sha256.get(..12).unwrap_or(&i.sha256),
+                i.records
+            )
+        })
+        .collect();
+    format!(
+        "{} {} — {} problems",
+        s.name,
+        files.join("; "),
+        s.n_problems
+    )
+}
+
 /// The x range of the forest plot: every CI, 0 and ±margin, padded.
 fn forest_range(c: &Comparison) -> (f64, f64) {
     let mut lo: f64 = 0.0;
@@ -153,6 +155,18 @@ fn forest(c: &Comparison, out: &mut String) {
         out.push_str("<p class=\"note\">No metric could be compared.</p>\n");
         return;
     }
+    let mut chart = forest_chart(c, &rows);
+    for (i, r) in rows.iter().enumerate() {
+        forest_point(i as f64, r, &mut chart);
+    }
+    out.push_str(&chart.finish("plot-forest", "forest plot of B minus A per metric"));
+    out.push_str(&legend(&forest_legend(c)));
+    let same = c.rows.len() - rows.len();
+    let _ = writeln!(out, "<p class=\"note\">Dots: B − A; bars: the two-sided {}% interval. Right of 0: B is better.{}</p>", trim_float(100.0 * c.level), if same > 0 { format!(" {same} rows that equal another row by definition (marked = in the table) are not drawn again.") } else { String::new() });
+}
+
+/// The forest plot's frame: one row per metric, 0 and −margin drawn.
+fn forest_chart(c: &Comparison, rows: &[&Row]) -> Chart {
     let (lo, hi) = forest_range(c);
     let count = rows.len() as f64;
     let y = Scale::Linear {
@@ -178,33 +192,39 @@ fn forest(c: &Comparison, out: &mut String) {
     if let Some(m) = c.margin {
         chart.vline(-m, "margin");
     }
-    for (i, r) in rows.iter().enumerate() {
-        let class = verdict_class(r.verdict);
-        if let Some(ci) = r.ci {
-            chart.hbar(i as f64, ci.lower, ci.upper, &format!("err {class}"));
-        }
-        let tip = format!(
-            "{}: B − A = {:+.2} points, CI {}, verdict {}",
-            row_label(r),
-            100.0 * r.delta,
-            r.ci.map_or("–".into(), |ci| format!(
-                "[{:+.2}, {:+.2}]",
-                100.0 * ci.lower,
-                100.0 * ci.upper
-            )),
-            r.verdict.map_or("–", |v| v.name())
-        );
-        let mut data = format!(
-            " data-metric=\"{}\" data-delta=\"{}\"",
-            esc(&r.metric),
-            exact(r.delta)
-        );
-        if let Some(g) = &r.group {
-            let _ = write!(data, " data-group=\"{}\"", esc(g));
-        }
-        chart.point(r.delta, i as f64, class, &tip, &data);
+    chart
+}
+
+/// One metric on the forest plot: its CI bar and its B − A dot, coloured by verdict.
+fn forest_point(yi: f64, r: &Row, chart: &mut Chart) {
+    let class = verdict_class(r.verdict);
+    if let Some(ci) = r.ci {
+        chart.hbar(yi, ci.lower, ci.upper, &format!("err {class}"));
     }
-    out.push_str(&chart.finish("plot-forest", "forest plot of B minus A per metric"));
+    let tip = format!(
+        "{}: B − A = {:+.2} points, CI {}, verdict {}",
+        row_label(r),
+        100.0 * r.delta,
+        r.ci.map_or("–".into(), |ci| format!(
+            "[{:+.2}, {:+.2}]",
+            100.0 * ci.lower,
+            100.0 * ci.upper
+        )),
+        r.verdict.map_or("–", |v| v.name())
+    );
+    let mut data = format!(
+        " data-metric=\"{}\" data-delta=\"{}\"",
+        esc(&r.metric),
+        exact(r.delta)
+    );
+    if let Some(g) = &r.group {
+        let _ = write!(data, " data-group=\"{}\"", esc(g));
+    }
+    chart.point(r.delta, yi, class, &tip, &data);
+}
+
+/// The forest plot's legend: the verdict colours only exist with a margin.
+fn forest_legend(c: &Comparison) -> Vec<(&'static str, String)> {
     let mut items = vec![("ref", "0: no difference".to_string())];
     if let Some(m) = c.margin {
         items.push((
@@ -218,51 +238,12 @@ fn forest(c: &Comparison, out: &mut String) {
             items.push(("s1", "no verdict (not a correctness score)".into()));
         }
     }
-    out.push_str(&legend(&items));
-    let same = c.rows.len() - rows.len();
-    let _ = writeln!(out, "<p class=\"note\">Dots: B − A; bars: the two-sided {}% interval. Right of 0: B is better.{}</p>", trim_float(100.0 * c.level), if same > 0 { format!(" {same} rows that equal another row by definition (marked = in the table) are not drawn again.") } else { String::new() });
+    items
 }
 
 fn rows_table(c: &Comparison, out: &mut String) {
     out.push_str("<h2 id=\"table\">Table</h2>\n");
-    let rows: Vec<(String, Vec<String>)> = c
-        .rows
-        .iter()
-        .map(|r| {
-            let mut attrs = format!(
-                " data-metric=\"{}\" data-a=\"{}\" data-b=\"{}\" data-delta=\"{}\"",
-                esc(&r.metric),
-                exact(r.a),
-                exact(r.b),
-                exact(r.delta)
-            );
-            if let Some(g) = &r.group {
-                let _ = write!(attrs, " data-group=\"{}\"", esc(g));
-            }
-            let verdict = r.verdict.map_or("–".to_string(), |v| {
-                format!(
-                    "<span class=\"{}\">{}</span>",
-                    verdict_class(Some(v)),
-                    esc(v.name())
-                )
-            });
-            let mut label = esc(&row_label(r));
-            if let Some(same) = &r.same_as {
-                let _ = write!(label, " <span class=\"muted\">(= {})</span>", esc(same));
-            }
-            let mut cells = vec![label];
-            cells.extend(delta_cells(r));
-            cells.extend([
-                p_fmt(r.p_value),
-                p_fmt(r.p_holm),
-                p_fmt(r.p_bh),
-                p_fmt(r.mcnemar_p),
-                r.n_problems.to_string(),
-                verdict,
-            ]);
-            (attrs, cells)
-        })
-        .collect();
+    let rows: Vec<(String, Vec<String>)> = c.rows.iter().map(table_row).collect();
     out.push_str("<div class=\"wide\">\n");
     table(
         &[
@@ -296,6 +277,42 @@ fn rows_table(c: &Comparison, out: &mut String) {
     }
 }
 
+/// One table row: its data attributes and its cells.
+fn table_row(r: &Row) -> (String, Vec<String>) {
+    let mut attrs = format!(
+        " data-metric=\"{}\" data-a=\"{}\" data-b=\"{}\" data-delta=\"{}\"",
+        esc(&r.metric),
+        exact(r.a),
+        exact(r.b),
+        exact(r.delta)
+    );
+    if let Some(g) = &r.group {
+        let _ = write!(attrs, " data-group=\"{}\"", esc(g));
+    }
+    let verdict = r.verdict.map_or("–".to_string(), |v| {
+        format!(
+            "<span class=\"{}\">{}</span>",
+            verdict_class(Some(v)),
+            esc(v.name())
+        )
+    });
+    let mut label = esc(&row_label(r));
+    if let Some(same) = &r.same_as {
+        let _ = write!(label, " <span class=\"muted\">(= {})</span>", esc(same));
+    }
+    let mut cells = vec![label];
+    cells.extend(delta_cells(r));
+    cells.extend([
+        p_fmt(r.p_value),
+        p_fmt(r.p_holm),
+        p_fmt(r.p_bh),
+        p_fmt(r.mcnemar_p),
+        r.n_problems.to_string(),
+        verdict,
+    ]);
+    (attrs, cells)
+}
+
 fn discordant(c: &Comparison, out: &mut String) {
     let rows: Vec<&Row> = c.rows.iter().filter(|r| r.mcnemar.is_some()).collect();
     out.push_str("<h2 id=\"discordant-h\">Problems where A and B disagree (0/1 metrics)</h2>\n");
@@ -303,6 +320,29 @@ fn discordant(c: &Comparison, out: &mut String) {
         out.push_str("<p class=\"note\">No metric has one 0/1 outcome per problem on both sides, so there are no discordant pairs to count.</p>\n");
         return;
     }
+    let chart = discordant_chart(&rows);
+    let _ = write!(
+        out,
+        "<div id=\"discordant\" data-pairs=\"{}\">",
+        rows.iter()
+            .map(|r| {
+                let d = r.mcnemar.expect("filtered");
+                format!("{}:{}:{}", r.metric, d.a_only, d.b_only)
+            })
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    out.push_str(&chart.finish("plot-discordant", "discordant pairs per 0/1 metric"));
+    out.push_str("</div>\n");
+    out.push_str(&legend(&[
+        ("sq s2", "only A solved".into()),
+        ("sq s1", "only B solved".into()),
+    ]));
+    out.push_str("<p class=\"note\">McNemar's exact test uses only these problems: concordant ones (both solved or both not) say nothing about which system is better.</p>\n");
+}
+
+/// Discordant pairs as bars either side of 0: A-only to the left, B-only to the right.
+fn discordant_chart(rows: &[&Row]) -> Chart {
     let top = rows
         .iter()
         .filter_map(|r| r.mcnemar)
@@ -340,49 +380,36 @@ fn discordant(c: &Comparison, out: &mut String) {
     chart.row_labels(&labels);
     chart.vline(0.0, "ref");
     for (i, r) in rows.iter().enumerate() {
-        let d = r.mcnemar.expect("filtered");
-        let yi = i as f64;
-        chart.rect(
-            (-(d.a_only as f64), yi - 0.3),
-            (0.0, yi + 0.3),
-            "bar s2",
-            &format!("{}: {} problems only A solved", row_label(r), d.a_only),
-        );
-        chart.rect(
-            (0.0, yi - 0.3),
-            (d.b_only as f64, yi + 0.3),
-            "bar s1",
-            &format!("{}: {} problems only B solved", row_label(r), d.b_only),
-        );
-        chart.label_at(
-            (-(d.a_only as f64), yi),
-            (-4.0, 4.0),
-            "end",
-            &d.a_only.to_string(),
-        );
-        chart.label_at(
-            (d.b_only as f64, yi),
-            (4.0, 4.0),
-            "start",
-            &d.b_only.to_string(),
-        );
+        discordant_bars(i as f64, r, &mut chart);
     }
-    let _ = write!(
-        out,
-        "<div id=\"discordant\" data-pairs=\"{}\">",
-        rows.iter()
-            .map(|r| {
-                let d = r.mcnemar.expect("filtered");
-                format!("{}:{}:{}", r.metric, d.a_only, d.b_only)
-            })
-            .collect::<Vec<_>>()
-            .join(",")
+    chart
+}
+
+/// One metric's two bars, each with its count at its end.
+fn discordant_bars(yi: f64, r: &Row, chart: &mut Chart) {
+    let d = r.mcnemar.expect("filtered");
+    chart.rect(
+        (-(d.a_only as f64), yi - 0.3),
+        (0.0, yi + 0.3),
+        "bar s2",
+        &format!("{}: {} problems only A solved", row_label(r), d.a_only),
     );
-    out.push_str(&chart.finish("plot-discordant", "discordant pairs per 0/1 metric"));
-    out.push_str("</div>\n");
-    out.push_str(&legend(&[
-        ("sq s2", "only A solved".into()),
-        ("sq s1", "only B solved".into()),
-    ]));
-    out.push_str("<p class=\"note\">McNemar's exact test uses only these problems: concordant ones (both solved or both not) say nothing about which system is better.</p>\n");
+    chart.rect(
+        (0.0, yi - 0.3),
+        (d.b_only as f64, yi + 0.3),
+        "bar s1",
+        &format!("{}: {} problems only B solved", row_label(r), d.b_only),
+    );
+    chart.label_at(
+        (-(d.a_only as f64), yi),
+        (-4.0, 4.0),
+        "end",
+        &d.a_only.to_string(),
+    );
+    chart.label_at(
+        (d.b_only as f64, yi),
+        (4.0, 4.0),
+        "start",
+        &d.b_only.to_string(),
+    );
 }

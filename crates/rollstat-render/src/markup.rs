@@ -188,6 +188,40 @@ pub fn ci_label(method: &str, level: f64) -> String {
 /// Renders the whole report.
 pub fn render(r: &Report, style: Style, view: View, words: &Words) -> String {
     let mut out = String::new();
+    let c = &r.config;
+    heading(r, style, &mut out);
+    let note = ci_note(c);
+    if let Some(line) = super::hidden_summary(&r.block, c.n, view, Some(words)) {
+        let _ = writeln!(out, "Headline metrics; {line}\n");
+    }
+    let overall = Section {
+        title: format!("All problems. {note}"),
+        health: &r.health,
+        block: &r.block,
+    };
+    block(&overall, c, view, style, words, &mut out);
+    if !r.harness.is_empty() {
+        harness(r, style, &mut out);
+    }
+    if let Some(x) = &r.extrapolation {
+        extrapolation(x, style, &mut out);
+    }
+    if !r.frontier.is_empty() {
+        frontier(r, style, &mut out);
+    }
+    for (name, g) in r.groups.iter() {
+        let section = Section {
+            title: format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),
+            health: &g.health,
+            block: &g.block,
+        };
+        block(&section, c, view, style, words, &mut out);
+    }
+    out
+}
+
+/// The first line: inputs and the settings every number depends on.
+fn heading(r: &Report, style: Style, out: &mut String) {
     let inputs: Vec<String> = r.inputs.iter().map(|i| i.path.clone()).collect();
     let c = &r.config;
     let head = format!(
@@ -207,59 +241,41 @@ pub fn render(r: &Report, style: Style, view: View, words: &Words) -> String {
             let _ = writeln!(out, "# {head}\n");
         }
     }
-    let note = if c.ci.method == "none" {
+}
+
+/// What the values, ±stderr and CI columns are.
+fn ci_note(c: &rollstat::Config) -> String {
+    if c.ci.method == "none" {
         "Values are means over problems; ±stderr is sd/√N over per-problem values.".to_string()
     } else {
         format!(
             "Values are means over problems; ±stderr is sd/√N; CI: {}.",
             ci_label(&c.ci.method, c.ci.level)
         )
-    };
-    if let Some(line) = super::hidden_summary(&r.block, c.n, view, Some(words)) {
-        let _ = writeln!(out, "Headline metrics; {line}\n");
     }
-    let overall = Section {
-        title: format!("All problems. {note}"),
-        health: &r.health,
-        block: &r.block,
-    };
-    block(&overall, c, view, style, words, &mut out);
-    if !r.harness.is_empty() {
-        harness(r, style, &mut out);
-    }
-    if let Some(x) = &r.extrapolation {
-        extrapolation(x, style, &mut out);
-    }
-    if !r.frontier.is_empty() {
-        let points: Vec<String> = r
-            .frontier
-            .iter()
-            .map(|p| {
-                format!(
-                    "{} at k = {}: {} → {:.2}%",
-                    p.group,
-                    p.k,
-                    rollstat::trim_float(p.budget),
-                    100.0 * p.pass
-                )
-            })
-            .collect();
-        let bullet = if style == Style::Markdown { "- " } else { "  " };
-        let _ = writeln!(
-            out,
-            "{bullet}Frontier (pass@k vs budget@k; best at each budget): {}\n",
-            points.join("; ")
-        );
-    }
-    for (name, g) in r.groups.iter() {
-        let section = Section {
-            title: format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),
-            health: &g.health,
-            block: &g.block,
-        };
-        block(&section, c, view, style, words, &mut out);
-    }
-    out
+}
+
+/// The budget frontier on one line: the best pass@k at each budget.
+fn frontier(r: &Report, style: Style, out: &mut String) {
+    let points: Vec<String> = r
+        .frontier
+        .iter()
+        .map(|p| {
+            format!(
+                "{} at k = {}: {} → {:.2}%",
+                p.group,
+                p.k,
+                rollstat::trim_float(p.budget),
+                100.0 * p.pass
+            )
+        })
+        .collect();
+    let bullet = if style == Style::Markdown { "- " } else { "  " };
+    let _ = writeln!(
+        out,
+        "{bullet}Frontier (pass@k vs budget@k; best at each budget): {}\n",
+        points.join("; ")
+    );
 }
 
 /// Numbers the harness stored itself, beside rollstat's.

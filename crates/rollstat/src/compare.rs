@@ -28,7 +28,7 @@ use rollstat_io::{CollectedProblem, ReadOptions};
 use rollstat_stats::{
     adjust_p_values, bootstrap_means, cluster_bootstrap_means, non_inferiority_verdict, paired_row,
     rng, sign_flip, BootstrapConfig, BootstrapReport, CiMethod, Interval, MethodContext,
-    NonInferiorityVerdict, PAdjust,
+    NonInferiorityVerdict, PAdjust, PairedRow,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -721,28 +721,8 @@ fn row(
         .map(|c| keep.iter().map(|&i| c[i]).collect());
     let s = paired_row(&va, &vb, cl.as_deref());
     let n = keep.len();
-    let flip = (n >= 2)
-        .then(|| {
-            let key: Vec<u64> = s.units.iter().map(|v| v.to_bits()).collect();
-            *flips
-                .entry(key)
-                .or_insert_with(|| sign_flip(&s.units, plan.permutations, plan.boot.seed).ok())
-        })
-        .flatten();
-    let (ci, bounds) = match plan.method {
-        None => (None, None),
-        Some(CiMethod::T) => (
-            s.t_interval(plan.level).and_then(finite_pair),
-            s.t_interval(2.0 * plan.level - 1.0).and_then(finite_pair),
-        ),
-        Some(m) => match boot {
-            Some(c) => (
-                finite_pair(c.interval(m)),
-                c.one_sided_bounds(m, plan.level).ok().and_then(finite_pair),
-            ),
-            None => (None, None),
-        },
-    };
+    let flip = (n >= 2).then(|| memo_sign_flip(&s, plan, flips)).flatten();
+    let (ci, bounds) = row_intervals(&s, boot, plan);
     // Each side's mean as the report computes it (compensated summation),
     // so compare's A column is report(A) to the last bit.
     let mean = |v: &[f64]| PointSummary::of(v.iter().copied()).map_or(f64::NAN, |p| p.mean);
@@ -777,6 +757,42 @@ fn row(
         same_as: None,
         budget_matched: None,
         per_problem,
+    }
+}
+
+/// The sign-flip test of the row's units, once per distinct set of units
+/// (rows that are another row by definition have the same).
+fn memo_sign_flip(
+    s: &PairedRow,
+    plan: &Plan,
+    flips: &mut FlipMemo,
+) -> Option<rollstat_stats::SignFlip> {
+    let key: Vec<u64> = s.units.iter().map(|v| v.to_bits()).collect();
+    *flips
+        .entry(key)
+        .or_insert_with(|| sign_flip(&s.units, plan.permutations, plan.boot.seed).ok())
+}
+
+/// The two-sided interval of B − A and the one-sided bounds at the same
+/// level (the non-inferiority test's), by t or from the bootstrap.
+fn row_intervals(
+    s: &PairedRow,
+    boot: Option<&rollstat_stats::ColumnBootstrap>,
+    plan: &Plan,
+) -> (Option<Interval>, Option<Interval>) {
+    match plan.method {
+        None => (None, None),
+        Some(CiMethod::T) => (
+            s.t_interval(plan.level).and_then(finite_pair),
+            s.t_interval(2.0 * plan.level - 1.0).and_then(finite_pair),
+        ),
+        Some(m) => match boot {
+            Some(c) => (
+                finite_pair(c.interval(m)),
+                c.one_sided_bounds(m, plan.level).ok().and_then(finite_pair),
+            ),
+            None => (None, None),
+        },
     }
 }
 
@@ -1121,13 +1137,7 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         all_rows((&a, &b, &m), (&sum_a, &sum_b), clusters.as_deref(), &st, o);
     warnings.extend(found);
     let fail = o.fail_on.map(|on| fail_check(on, &rows, o.metric.as_ref()));
-    for name in o.metric.iter().flatten() {
-        if !rows.iter().any(|r| r.group.is_none() && &r.metric == name) {
-            warnings.push(Finding::UncheckedMetric {
-                metric: name.clone(),
-            });
-        }
-    }
+    warnings.extend(unchecked_metrics(o, &rows));
     let ctx = Warn {
         a: &a,
         b: &b,
@@ -1164,6 +1174,19 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         fail,
         warnings: all,
     })
+}
+
+/// `--metric` names with no overall row (only group rows, or none): the
+/// fail check could not look at them.
+fn unchecked_metrics(o: &CompareOptions, rows: &[Row]) -> Vec<Finding> {
+    o.metric
+        .iter()
+        .flatten()
+        .filter(|name| !rows.iter().any(|r| r.group.is_none() && &r.metric == *name))
+        .map(|name| Finding::UncheckedMetric {
+            metric: name.clone(),
+        })
+        .collect()
 }
 
 fn check_metric_names(o: &CompareOptions, metrics: &[Metric]) -> Result<()> {

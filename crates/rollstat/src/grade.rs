@@ -158,38 +158,59 @@ pub fn grade_line(line: &str, g: &GradingPolicy) -> LineOutcome {
     let arrays = m.get("responses").and_then(Value::as_array);
     let given = m.get("answers").and_then(Value::as_array);
     if arrays.is_some() || given.is_some() {
-        let n = given.or(arrays).map_or(0, |a| a.len());
-        let mut answers = Vec::with_capacity(n);
-        let mut correct = Vec::with_capacity(n);
-        let mut counts = GradedCounts::default();
-        let mut undecided = Vec::new();
-        for i in 0..n {
-            let answer = match given {
-                Some(a) => match answer_value(&a[i], &format!("answers[{i}]")) {
-                    Ok(x) => x,
-                    Err(e) => return LineOutcome::Bad(e),
-                },
-                None => Answer::Unknown,
-            };
-            let response = arrays.and_then(|r| response_of(r.get(i)));
-            let (a, ok) = grade_one(g, &golds, &answer, response);
-            count(&mut counts, &a, ok);
-            if ok.is_none() {
-                undecided.push(Value::from(i));
-            }
-            answers.push(a.map_or(Value::Null, Value::String));
-            correct.push(ok.map_or(Value::Null, Value::Bool));
-        }
-        let mut pairs = Vec::new();
-        if given.is_none() {
-            pairs.push(("answers", Value::Array(answers)));
-        }
-        pairs.push(("correct", Value::Array(correct)));
-        if !undecided.is_empty() {
-            pairs.push(("grading_undecided", Value::Array(undecided)));
-        }
-        return LineOutcome::Graded(append(line, &pairs), counts);
+        return grade_rollouts(line, g, &golds, (arrays, given));
     }
+    grade_single(line, g, &golds, &m)
+}
+
+/// A line with one entry per rollout (`responses` and/or `answers`): each
+/// graded, the verdicts (and extracted answers) appended as arrays.
+fn grade_rollouts(
+    line: &str,
+    g: &GradingPolicy,
+    golds: &[String],
+    (arrays, given): (Option<&Vec<Value>>, Option<&Vec<Value>>),
+) -> LineOutcome {
+    let n = given.or(arrays).map_or(0, |a| a.len());
+    let mut answers = Vec::with_capacity(n);
+    let mut correct = Vec::with_capacity(n);
+    let mut counts = GradedCounts::default();
+    let mut undecided = Vec::new();
+    for i in 0..n {
+        let answer = match given {
+            Some(a) => match answer_value(&a[i], &format!("answers[{i}]")) {
+                Ok(x) => x,
+                Err(e) => return LineOutcome::Bad(e),
+            },
+            None => Answer::Unknown,
+        };
+        let response = arrays.and_then(|r| response_of(r.get(i)));
+        let (a, ok) = grade_one(g, golds, &answer, response);
+        count(&mut counts, &a, ok);
+        if ok.is_none() {
+            undecided.push(Value::from(i));
+        }
+        answers.push(a.map_or(Value::Null, Value::String));
+        correct.push(ok.map_or(Value::Null, Value::Bool));
+    }
+    let mut pairs = Vec::new();
+    if given.is_none() {
+        pairs.push(("answers", Value::Array(answers)));
+    }
+    pairs.push(("correct", Value::Array(correct)));
+    if !undecided.is_empty() {
+        pairs.push(("grading_undecided", Value::Array(undecided)));
+    }
+    LineOutcome::Graded(append(line, &pairs), counts)
+}
+
+/// A line with one rollout (`response` and/or `answer`).
+fn grade_single(
+    line: &str,
+    g: &GradingPolicy,
+    golds: &[String],
+    m: &Map<String, Value>,
+) -> LineOutcome {
     let response = response_of(m.get("response"));
     let (answer, has_answer) = match m.get("answer") {
         Some(v) => match answer_value(v, "answer") {
@@ -199,7 +220,7 @@ pub fn grade_line(line: &str, g: &GradingPolicy) -> LineOutcome {
         None if response.is_some() => (Answer::Unknown, false),
         None => return LineOutcome::Kept("no answer or response"),
     };
-    let (a, ok) = grade_one(g, &golds, &answer, response);
+    let (a, ok) = grade_one(g, golds, &answer, response);
     let mut counts = GradedCounts::default();
     count(&mut counts, &a, ok);
     let mut pairs = Vec::new();

@@ -97,6 +97,41 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
         }
         block.metrics.insert(name, built.entry);
     }
+    let ratio_boot = boot.as_ref().map(|b| b.1.as_slice());
+    ratio_entries(pop, o, (&ratio_cols, ratio_boot), &mut block);
+    crate::identities::note_identities(&mut block, pop.columns);
+    let findings = interval_findings(fell_back, defined.first().copied(), pop.clusters, o);
+    (block, findings)
+}
+
+/// The columns that fell back from a binomial interval, then advice about
+/// the method (judged on the first defined column).
+fn interval_findings(
+    fell_back: Vec<String>,
+    first: Option<&MetricColumn>,
+    clusters: Option<&[u64]>,
+    o: &IntervalOptions,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    if !fell_back.is_empty() {
+        findings.push(Finding::BinomialFallback {
+            method: o.method.name().to_string(),
+            metrics: fell_back,
+        });
+    }
+    if let Some(first) = first {
+        findings.extend(method_findings(first, clusters, o));
+    }
+    findings
+}
+
+/// The cost ratios' entries (or why one has no value), with their bootstraps.
+fn ratio_entries(
+    pop: &Population,
+    o: &IntervalOptions,
+    (ratio_cols, boot): (&[RatioColumns], Option<&[ColumnBootstrap]>),
+    block: &mut MetricBlock,
+) {
     for (i, spec) in pop.ratios.iter().enumerate() {
         let (num, den) = &ratio_cols[i];
         let Some((value, n_problems)) = ratio_point(num, den) else {
@@ -112,7 +147,7 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
             value,
             n_problems,
             n_excluded: num.len() as u64 - n_problems,
-            boot: boot.as_ref().map(|b| &b.1[i]),
+            boot: boot.map(|b| &b[i]),
             n_requested: pop.n_requested,
             policy: pop.policy,
         };
@@ -120,18 +155,6 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
             .metrics
             .insert(spec.name.clone(), entry.build(o, ci_config(o).method));
     }
-    crate::identities::note_identities(&mut block, pop.columns);
-    let mut findings = Vec::new();
-    if !fell_back.is_empty() {
-        findings.push(Finding::BinomialFallback {
-            method: o.method.name().to_string(),
-            metrics: fell_back,
-        });
-    }
-    if let Some(first) = defined.first() {
-        findings.extend(method_findings(first, pop.clusters, o));
-    }
-    (block, findings)
 }
 
 /// The most common exclusion reason of a column with no value.
@@ -171,12 +194,16 @@ struct Built {
 }
 
 impl Entry<'_> {
-    fn build(self, o: &IntervalOptions, pop: &Population) -> Built {
+    /// The interval's bounds by the asked method (t on the stderr, exact
+    /// binomial, or the bootstrap's), and whether a binomial interval fell
+    /// back to the bootstrap (the metric is not 0/1, or is clustered).
+    fn bounds(
+        &self,
+        o: &IntervalOptions,
+        stderr: Option<f64>,
+        df: f64,
+    ) -> (Option<[f64; 2]>, bool) {
         let st = self.stats;
-        let (stderr, df) = match &st.clustered {
-            Some(c) => (Some(c.se_cr1), c.clusters as f64 - 1.0),
-            None => (self.point.stderr, st.n as f64 - 1.0),
-        };
         let value = self.point.mean;
         let interval = |m: CiMethod| {
             self.boot.map(|b| {
@@ -202,6 +229,17 @@ impl Entry<'_> {
             }
             IntervalMethod::Resampled(m) => interval(m),
         };
+        (bounds, fell_back)
+    }
+
+    fn build(self, o: &IntervalOptions, pop: &Population) -> Built {
+        let st = self.stats;
+        let (stderr, df) = match &st.clustered {
+            Some(c) => (Some(c.se_cr1), c.clusters as f64 - 1.0),
+            None => (self.point.stderr, st.n as f64 - 1.0),
+        };
+        let value = self.point.mean;
+        let (bounds, fell_back) = self.bounds(o, stderr, df);
         let asked = o.method != IntervalMethod::None;
         let method = match () {
             _ if fell_back => "bootstrap".to_string(),

@@ -10,7 +10,7 @@
 //! between-problem variance of the difference of the conditional means and
 //! σ² is the mean within-problem variance of one rollout's score.
 
-use crate::document::Report;
+use crate::document::{MetricEntry, Report};
 use crate::error::{Error, Result};
 use rollstat_core::aggregate::Metric;
 use rollstat_core::catalogue::Unit;
@@ -262,6 +262,33 @@ fn from_parameters(a: &PowerOptions, notes: &mut Vec<String>) -> Result<PowerRow
     let sigma2 = a.sigma2.unwrap_or(0.0);
     let k = a.rollouts.unwrap_or(1.0);
     let rho = a.correlation.unwrap_or(0.0);
+    let omega2 = omega2_from_options(a, sigma2, k, rho, notes)?;
+    if a.problems.is_none() && a.delta.is_none() {
+        return Err(usage(
+            "problems",
+            "give problems (→ minimum detectable effect) and/or delta (→ problems needed)",
+        ));
+    }
+    sigma2_notes(a, notes);
+    let v = PowerVariance {
+        omega2,
+        sigma2_a: sigma2,
+        sigma2_b: sigma2,
+        k_a: k,
+        k_b: k,
+    };
+    row(a, None, v, true, a.problems)
+}
+
+/// ω² from the options: given, from Var(x) and the correlation, or from a
+/// baseline accuracy of a 0/1 score (Var(x) = p(1 − p) − σ²).
+fn omega2_from_options(
+    a: &PowerOptions,
+    sigma2: f64,
+    k: f64,
+    rho: f64,
+    notes: &mut Vec<String>,
+) -> Result<f64> {
     let omega2 = match (a.omega2, a.var_between, a.baseline) {
         (Some(w), _, _) => {
             notes.push(format!("ω² = {} as given", short_number(w)));
@@ -306,12 +333,11 @@ fn from_parameters(a: &PowerOptions, notes: &mut Vec<String>) -> Result<PowerRow
             ))
         }
     };
-    if a.problems.is_none() && a.delta.is_none() {
-        return Err(usage(
-            "problems",
-            "give problems (→ minimum detectable effect) and/or delta (→ problems needed)",
-        ));
-    }
+    Ok(omega2)
+}
+
+/// When σ² was not given, say what taking it as 0 means.
+fn sigma2_notes(a: &PowerOptions, notes: &mut Vec<String>) {
     if a.sigma2.is_none() && a.baseline.is_some() && a.omega2.is_none() && a.var_between.is_none() {
         notes.push(
             "σ² = 0 (σ² not given): all of p(1 − p) is taken as between-problem variance, as if each problem were always right or always wrong — the conservative case, in which more rollouts change nothing"
@@ -323,14 +349,6 @@ fn from_parameters(a: &PowerOptions, notes: &mut Vec<String>) -> Result<PowerRow
                 .into(),
         );
     }
-    let v = PowerVariance {
-        omega2,
-        sigma2_a: sigma2,
-        sigma2_b: sigma2,
-        k_a: k,
-        k_b: k,
-    };
-    row(a, None, v, true, a.problems)
 }
 
 fn row(
@@ -340,37 +358,11 @@ fn row(
     scales: bool,
     n: Option<f64>,
 ) -> Result<PowerRow> {
-    let err = |e: rollstat_stats::StatsError| usage("problems", e.to_string());
-    let mde = |var: f64, n: f64| minimum_detectable_effect(var, n, a.alpha, a.power).map_err(err);
-    let need = |var: f64| -> Result<Option<(u64, f64)>> {
-        match a.delta {
-            Some(d) => {
-                let x = problems_needed(var, d, a.alpha, a.power).map_err(err)?;
-                // 1e-9 guards a ceiling over rounding noise in exact cases.
-                Ok(Some(((x - 1e-9).ceil().max(1.0) as u64, x)))
-            }
-            None => Ok(None),
-        }
-    };
+    let mde = |var: f64, n: f64| mde(a, var, n);
+    let need = |var: f64| need(a, var);
     let total = v.total();
     let needed = need(total)?;
-    let mut tradeoff = Vec::new();
-    for &f in &a.factors {
-        let more_k = v.with_rollouts(v.k_a * f, v.k_b * f).total();
-        tradeoff.push(Tradeoff {
-            factor: f,
-            mde_more_rollouts: match (scales, n) {
-                (true, Some(n)) => Some(mde(more_k, n)?),
-                _ => None,
-            },
-            mde_more_problems: n.map(|n| mde(total, n * f)).transpose()?,
-            problems_needed_more_rollouts: if scales {
-                need(more_k)?.map(|x| x.0)
-            } else {
-                None
-            },
-        });
-    }
+    let tradeoff = tradeoffs(a, &v, scales, n)?;
     Ok(PowerRow {
         metric,
         omega2: v.omega2,
@@ -397,29 +389,67 @@ fn row(
     })
 }
 
+fn stats_error(e: rollstat_stats::StatsError) -> Error {
+    usage("problems", e.to_string())
+}
+
+/// The minimum detectable effect at per-problem variance `var` and `n` problems.
+fn mde(a: &PowerOptions, var: f64, n: f64) -> Result<f64> {
+    minimum_detectable_effect(var, n, a.alpha, a.power).map_err(stats_error)
+}
+
+/// Problems needed for `a.delta` at per-problem variance `var`: rounded up, and exact.
+fn need(a: &PowerOptions, var: f64) -> Result<Option<(u64, f64)>> {
+    match a.delta {
+        Some(d) => {
+            let x = problems_needed(var, d, a.alpha, a.power).map_err(stats_error)?;
+            // 1e-9 guards a ceiling over rounding noise in exact cases.
+            Ok(Some(((x - 1e-9).ceil().max(1.0) as u64, x)))
+        }
+        None => Ok(None),
+    }
+}
+
+/// For each factor f: f× the rollouts (only when the variance scales with
+/// them) against f× the problems.
+fn tradeoffs(
+    a: &PowerOptions,
+    v: &PowerVariance,
+    scales: bool,
+    n: Option<f64>,
+) -> Result<Vec<Tradeoff>> {
+    let total = v.total();
+    let mut tradeoff = Vec::new();
+    for &f in &a.factors {
+        let more_k = v.with_rollouts(v.k_a * f, v.k_b * f).total();
+        tradeoff.push(Tradeoff {
+            factor: f,
+            mde_more_rollouts: match (scales, n) {
+                (true, Some(n)) => Some(mde(a, more_k, n)?),
+                _ => None,
+            },
+            mde_more_problems: n.map(|n| mde(a, total, n * f)).transpose()?,
+            problems_needed_more_rollouts: if scales {
+                need(a, more_k)?.map(|x| x.0)
+            } else {
+                None
+            },
+        });
+    }
+    Ok(tradeoff)
+}
+
 fn from_report(
     a: &PowerOptions,
     path: &str,
     r: &Report,
     notes: &mut Vec<String>,
 ) -> Result<Vec<PowerRow>> {
-    if a.omega2.is_some() || a.var_between.is_some() || a.baseline.is_some() || a.sigma2.is_some() {
-        return Err(usage(
-            "omega2",
-            "with a report the variances come from the report; drop omega2, var_between, baseline and sigma2",
-        ));
-    }
+    check_report_options(a, path, r)?;
     let k_report = r.config.n as f64;
     let k = a.rollouts.unwrap_or(k_report);
     let rho = a.correlation.unwrap_or(0.0);
     let metrics = &r.block.metrics;
-    if let Some(ms) = &a.metric {
-        for m in ms {
-            if metrics.get(m).is_none() {
-                return Err(usage("metric", format!("{path} has no metric '{m}'")));
-            }
-        }
-    }
     notes.push(format!(
         "system B is assumed to have A's per-problem variance; r = {} is the correlation of their per-problem scores at the report's n, as compare reports it (pass@1: ω² = 2·(between − r·(between + within)), the rollout noise in r taken out){}",
         short_number(rho),
@@ -440,32 +470,9 @@ fn from_report(
         let Some(se) = m.stderr else {
             continue;
         };
-        let np = m.n_problems as f64;
-        let n = a.problems.unwrap_or(np);
-        let var_total = np * se * se;
-        let split = m
-            .variance
-            .as_ref()
-            .filter(|_| name.parse::<Metric>() == Ok(Metric::PassAtK(1)))
-            .map(|v| (v.between, v.within));
-        let v = match split {
-            // within = mean sampling variance of c/n at K_report rollouts = σ²/K_report.
-            Some((between, within)) => PowerVariance {
-                omega2: omega2_from_observed(between, within, rho)?,
-                sigma2_a: within * k_report,
-                sigma2_b: within * k_report,
-                k_a: k,
-                k_b: k,
-            },
-            None => PowerVariance {
-                omega2: 2.0 * var_total * (1.0 - rho),
-                sigma2_a: 0.0,
-                sigma2_b: 0.0,
-                k_a: k_report,
-                k_b: k_report,
-            },
-        };
-        rows.push(row(a, Some(name.clone()), v, split.is_some(), Some(n))?);
+        let n = a.problems.unwrap_or(m.n_problems as f64);
+        let (v, scales) = metric_variance(name, m, se, (k, k_report), rho)?;
+        rows.push(row(a, Some(name.clone()), v, scales, Some(n))?);
     }
     if rows.is_empty() {
         return Err(Error::input(format!(
@@ -483,6 +490,60 @@ fn from_report(
         );
     }
     Ok(rows)
+}
+
+/// With a report: no variance option, and every `--metric` is in it.
+fn check_report_options(a: &PowerOptions, path: &str, r: &Report) -> Result<()> {
+    if a.omega2.is_some() || a.var_between.is_some() || a.baseline.is_some() || a.sigma2.is_some() {
+        return Err(usage(
+            "omega2",
+            "with a report the variances come from the report; drop omega2, var_between, baseline and sigma2",
+        ));
+    }
+    if let Some(ms) = &a.metric {
+        for m in ms {
+            if r.block.metrics.get(m).is_none() {
+                return Err(usage("metric", format!("{path} has no metric '{m}'")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One metric's per-problem variance, and whether it scales with rollouts:
+/// pass@1 from the report's between/within split (at `k` rollouts), any other
+/// metric from its total N·stderr² at the report's `k_report`.
+fn metric_variance(
+    name: &str,
+    m: &MetricEntry,
+    se: f64,
+    (k, k_report): (f64, f64),
+    rho: f64,
+) -> Result<(PowerVariance, bool)> {
+    let var_total = m.n_problems as f64 * se * se;
+    let split = m
+        .variance
+        .as_ref()
+        .filter(|_| name.parse::<Metric>() == Ok(Metric::PassAtK(1)))
+        .map(|v| (v.between, v.within));
+    let v = match split {
+        // within = mean sampling variance of c/n at K_report rollouts = σ²/K_report.
+        Some((between, within)) => PowerVariance {
+            omega2: omega2_from_observed(between, within, rho)?,
+            sigma2_a: within * k_report,
+            sigma2_b: within * k_report,
+            k_a: k,
+            k_b: k,
+        },
+        None => PowerVariance {
+            omega2: 2.0 * var_total * (1.0 - rho),
+            sigma2_a: 0.0,
+            sigma2_b: 0.0,
+            k_a: k_report,
+            k_b: k_report,
+        },
+    };
+    Ok((v, split.is_some()))
 }
 
 /// ω² from an observed correlation r of per-problem scores (docs/statistics.md

@@ -3,8 +3,8 @@
 
 use crate::budget::{budget_health, budget_metrics, ratio_specs, settle, BudgetUse};
 use crate::document::{
-    AnswerMetricsLeftOut, Config, Diagnostics, Difficulty, GroupReport, Health, MetricBlock,
-    Ordered, PerProblem, Report, RolloutDistribution, REPORT_SCHEMA,
+    AnswerMetricsLeftOut, Config, Diagnostics, Difficulty, GroupReport, HarnessComparison, Health,
+    MetricBlock, Ordered, PerProblem, Report, RolloutDistribution, REPORT_SCHEMA,
 };
 use crate::error::{Error, Result};
 use crate::findings::Finding;
@@ -134,7 +134,28 @@ struct Plan<'a> {
     budget: Option<BudgetUse>,
 }
 
-impl Plan<'_> {
+impl<'a> Plan<'a> {
+    /// Every requested metric, less those that need answers when some
+    /// problems have none (`answers_left_out`), plus budget@k.
+    fn new(
+        opts: &'a ReportOptions,
+        summaries: &[ProblemSummary],
+        ks: &[u64],
+        answers_left_out: bool,
+        n_requested: u64,
+        budget: Option<BudgetUse>,
+    ) -> Self {
+        let mut metrics = all_metrics(ks, &opts.metrics, n_requested, any_scored(summaries));
+        metrics.retain(|m| !answers_left_out || !m.needs_answers());
+        metrics.extend(budget_metrics(ks, budget.as_ref()));
+        Plan {
+            metrics,
+            n_requested,
+            opts,
+            budget,
+        }
+    }
+
     /// Health (without findings), block and the interval findings of one
     /// population.
     fn population(
@@ -182,77 +203,39 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
     } = s;
     let budget = settle(&mut summaries, &opts.metrics.budget);
     let collected = &inputs.collected;
-    let problems = &collected.problems;
     let max_n = summaries.iter().map(|p| p.n_arrived).max().unwrap_or(0);
     let (n_requested, n_source) = requested_n(opts.metrics.n, max_n);
     if opts.metrics.strict {
-        for (p, sm) in problems.iter().zip(&summaries) {
-            check_short(&collected.origin(p.origin), &p.problem, sm, n_requested)?;
-        }
+        check_all_short(collected, &summaries, n_requested)?;
     }
-    let ks = opts
-        .metrics
-        .k
-        .clone()
-        .unwrap_or_else(|| default_ks(n_requested));
+    let ks = requested_ks(opts, n_requested);
     let left_out = answer_metrics_left_out(&[&summaries], n_requested);
-    let mut metrics = all_metrics(&ks, &opts.metrics, n_requested, any_scored(&summaries));
-    metrics.retain(|m| left_out.is_none() || !m.needs_answers());
-    metrics.extend(budget_metrics(&ks, budget.as_ref()));
-    let plan = Plan {
-        metrics,
-        n_requested,
+    let plan = Plan::new(
         opts,
+        &summaries,
+        &ks,
+        left_out.is_some(),
+        n_requested,
         budget,
-    };
-    let clusters = opts.intervals.cluster_by.as_ref().map(|_| {
-        let values: Vec<Option<&str>> = problems.iter().map(|p| p.cluster_value()).collect();
-        cluster_ids(&values)
-    });
+    );
+    let clusters = clusters(opts, &collected.problems);
     if opts.by.is_none() && !opts.per_problem {
-        // Nothing below reads the problems themselves (their summaries
-        // stand for them): their memory goes before the columns and
-        // intervals are made.
-        // Freed in parallel: 10⁷ problems are 10⁷ frees of their ids.
-        std::mem::take(&mut inputs.collected.problems)
-            .into_par_iter()
-            .for_each(drop);
+        free_problems(&mut inputs);
     }
     let (mut health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
-    health.n_grading_undecided = n_undecided;
-    if n_undecided > 0 {
-        health.warnings.push(Finding::GradingUndecided {
-            side: None,
-            n: n_undecided,
-        });
-    }
-    let by = opts.by.as_deref();
-    let groups = match by {
+    note_undecided(&mut health, n_undecided);
+    let groups = match opts.by {
         Some(_) => groups(&plan, &inputs, &summaries, clusters.as_deref()),
         None => Ordered::default(),
     };
     let per_problem = opts
         .per_problem
         .then(|| per_problem(&plan, &inputs, &summaries));
-    let clusterer = Grading::new(&opts.grading);
-    let harness = compare_aggregates(
-        &inputs.aggregates,
-        &inputs.scopes,
-        &Context {
-            n: n_requested,
-            tie: opts.metrics.tie_policy,
-            policy: opts.metrics.denominator,
-            grouped: by.is_some(),
-            block: &block,
-            health: &health,
-            clusterer: &clusterer,
-        },
-    );
+    let harness = harness(&plan, &inputs, &block, &health);
     let (extrapolation, health) = extrapolation(&summaries, &block, &ks, opts, health);
     let frontier = crate::budget::frontier(&groups);
-    let mut config = config(opts, ks, n_requested, n_source);
-    config.score_order = any_scored(&summaries).then_some(opts.metrics.score_order);
-    config.answer_metrics_left_out = left_out;
+    let scored = any_scored(&summaries);
+    let config = config(opts, ks, (n_requested, n_source), scored, left_out);
     let collected = inputs.collected;
     Ok(Report {
         schema: REPORT_SCHEMA.into(),
@@ -271,6 +254,79 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
             messages: inputs.messages,
         },
     })
+}
+
+/// The k of pass@k and friends: as given, or the defaults for `n`.
+fn requested_ks(opts: &ReportOptions, n_requested: u64) -> Vec<u64> {
+    opts.metrics
+        .k
+        .clone()
+        .unwrap_or_else(|| default_ks(n_requested))
+}
+
+/// `--strict`: every problem has at least `n_requested` rollouts.
+fn check_all_short(
+    collected: &rollstat_io::Collected,
+    summaries: &[ProblemSummary],
+    n_requested: u64,
+) -> Result<()> {
+    for (p, sm) in collected.problems.iter().zip(summaries) {
+        check_short(&collected.origin(p.origin), &p.problem, sm, n_requested)?;
+    }
+    Ok(())
+}
+
+/// `--cluster-by`: each problem's cluster, numbered.
+fn clusters(opts: &ReportOptions, problems: &[rollstat_io::CollectedProblem]) -> Option<Vec<u64>> {
+    opts.intervals.cluster_by.as_ref().map(|_| {
+        let values: Vec<Option<&str>> = problems.iter().map(|p| p.cluster_value()).collect();
+        cluster_ids(&values)
+    })
+}
+
+/// Nothing after the overall population reads the problems themselves
+/// (their summaries stand for them) unless grouping or per-problem rows do:
+/// their memory goes before the columns and intervals are made.
+fn free_problems(inputs: &mut crate::read::Inputs) {
+    // Freed in parallel: 10⁷ problems are 10⁷ frees of their ids.
+    std::mem::take(&mut inputs.collected.problems)
+        .into_par_iter()
+        .for_each(drop);
+}
+
+/// Rollouts the grader could not decide: counted, and a finding if any.
+fn note_undecided(health: &mut Health, n_undecided: u64) {
+    health.n_grading_undecided = n_undecided;
+    if n_undecided > 0 {
+        health.warnings.push(Finding::GradingUndecided {
+            side: None,
+            n: n_undecided,
+        });
+    }
+}
+
+/// The harness's own aggregates compared with the metrics computed here.
+fn harness(
+    plan: &Plan,
+    inputs: &crate::read::Inputs,
+    block: &MetricBlock,
+    health: &Health,
+) -> Vec<HarnessComparison> {
+    let opts = plan.opts;
+    let clusterer = Grading::new(&opts.grading);
+    compare_aggregates(
+        &inputs.aggregates,
+        &inputs.scopes,
+        &Context {
+            n: plan.n_requested,
+            tie: opts.metrics.tie_policy,
+            policy: opts.metrics.denominator,
+            grouped: opts.by.is_some(),
+            block,
+            health,
+            clusterer: &clusterer,
+        },
+    )
 }
 
 /// The overall population: health with the reader's counts and every
@@ -318,7 +374,15 @@ fn extrapolation(
 }
 
 /// What `config` records.
-fn config(opts: &ReportOptions, ks: Vec<u64>, n: u64, n_source: String) -> Config {
+/// The settings the report was made with; `scored`: some problem has scores
+/// (then their order is part of the config).
+fn config(
+    opts: &ReportOptions,
+    ks: Vec<u64>,
+    (n, n_source): (u64, String),
+    scored: bool,
+    left_out: Option<AnswerMetricsLeftOut>,
+) -> Config {
     Config {
         k: ks,
         tau: opts.metrics.tau.clone(),
@@ -326,10 +390,10 @@ fn config(opts: &ReportOptions, ks: Vec<u64>, n: u64, n_source: String) -> Confi
         n_source,
         ci: ci_config(&opts.intervals),
         tie_policy: opts.metrics.tie_policy,
-        score_order: None,
+        score_order: scored.then_some(opts.metrics.score_order),
         denominator_policy: opts.metrics.denominator,
         answer_clustering: opts.grading.describe(),
-        answer_metrics_left_out: None,
+        answer_metrics_left_out: left_out,
         strict: opts.metrics.strict,
         dedupe: opts.metrics.dedupe.map(|d| dedupe_name(d).to_string()),
         by: opts.by.clone(),
@@ -612,27 +676,61 @@ fn findings(
 ) -> Vec<Finding> {
     let mut w = Vec::new();
     if h.n_short > 0 {
-        let largest_k = metrics
-            .iter()
-            .filter_map(|m| match m {
-                Metric::PassAtK(k) => Some(*k),
-                _ => None,
-            })
-            .max()
-            .unwrap_or(n);
-        let used = block
-            .metrics
-            .get(&Metric::PassAtK(largest_k).to_string())
-            .map(|e| e.n_problems)
-            .unwrap_or(0);
-        w.push(Finding::ShortProblems {
-            n_short: h.n_short,
-            n_requested: n,
-            largest_k,
-            used,
-            n_problems: h.n_problems,
+        w.push(short_problems(h, block, metrics, n));
+    }
+    w.extend(health_counts(h));
+    let no_detail = summaries
+        .iter()
+        .filter(|p| p.first_correct_rank.is_none())
+        .count() as u64;
+    if no_detail > 0 {
+        w.push(Finding::CountRows { n: no_detail });
+    }
+    for (name, reason) in block.not_computable.iter() {
+        w.push(Finding::NotComputable {
+            metric: name.clone(),
+            reason: reason.clone(),
         });
     }
+    let partial: Vec<String> = block
+        .metrics
+        .iter()
+        .filter(|(_, e)| e.excluded.get("no_answers").is_some() && e.n_problems > 0)
+        .map(|(k, _)| k.clone())
+        .collect();
+    if !partial.is_empty() {
+        w.push(Finding::PartialAnswers { metrics: partial });
+    }
+    w
+}
+
+/// Problems with fewer than `n` rollouts: how many problems the largest
+/// requested pass@k could still use.
+fn short_problems(h: &Health, block: &MetricBlock, metrics: &[Metric], n: u64) -> Finding {
+    let largest_k = metrics
+        .iter()
+        .filter_map(|m| match m {
+            Metric::PassAtK(k) => Some(*k),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(n);
+    let used = block
+        .metrics
+        .get(&Metric::PassAtK(largest_k).to_string())
+        .map(|e| e.n_problems)
+        .unwrap_or(0);
+    Finding::ShortProblems {
+        n_short: h.n_short,
+        n_requested: n,
+        largest_k,
+        used,
+        n_problems: h.n_problems,
+    }
+}
+
+/// One finding per nonzero count of the health block, in this order.
+fn health_counts(h: &Health) -> impl Iterator<Item = Finding> {
     let total = h.n_rollouts_total;
     let counts = [
         (
@@ -676,30 +774,7 @@ fn findings(
             },
         ),
     ];
-    w.extend(counts.into_iter().filter(|(n, _)| *n > 0).map(|(_, f)| f));
-    let no_detail = summaries
-        .iter()
-        .filter(|p| p.first_correct_rank.is_none())
-        .count() as u64;
-    if no_detail > 0 {
-        w.push(Finding::CountRows { n: no_detail });
-    }
-    for (name, reason) in block.not_computable.iter() {
-        w.push(Finding::NotComputable {
-            metric: name.clone(),
-            reason: reason.clone(),
-        });
-    }
-    let partial: Vec<String> = block
-        .metrics
-        .iter()
-        .filter(|(_, e)| e.excluded.get("no_answers").is_some() && e.n_problems > 0)
-        .map(|(k, _)| k.clone())
-        .collect();
-    if !partial.is_empty() {
-        w.push(Finding::PartialAnswers { metrics: partial });
-    }
-    w
+    counts.into_iter().filter(|(n, _)| *n > 0).map(|(_, f)| f)
 }
 
 #[cfg(test)]

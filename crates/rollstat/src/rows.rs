@@ -206,58 +206,11 @@ impl Row {
         let mut m = Map::new();
         let fields = match self {
             Row::Rollout(r) => {
-                m.insert("problem".into(), text(&r.problem));
-                if let Some(i) = r.rollout {
-                    m.insert("rollout".into(), Value::from(i));
-                }
-                if let Some(v) = r.correct {
-                    m.insert("correct".into(), verdict_value(v));
-                }
-                if let Some(a) = &r.answer {
-                    m.insert("answer".into(), a.as_deref().map_or(Value::Null, text));
-                }
-                for (k, v) in [
-                    ("gold", &r.gold),
-                    ("response", &r.response),
-                    ("finish_reason", &r.finish_reason),
-                ] {
-                    if let Some(v) = v {
-                        m.insert(k.into(), text(v));
-                    }
-                }
-                if let Some(s) = r.score {
-                    m.insert("score".into(), Value::from(s));
-                }
-                for (k, v) in &r.numbers {
-                    m.insert(k.clone(), Value::from(*v));
-                }
+                rollout_fields(r, &mut m);
                 &r.fields
             }
             Row::Problem(r) => {
-                m.insert("problem".into(), text(&r.problem));
-                if !r.correct.is_empty() || r.gold.is_none() {
-                    let v = r.correct.iter().map(|&v| verdict_value(v)).collect();
-                    m.insert("correct".into(), Value::Array(v));
-                }
-                if !r.answers.is_empty() {
-                    let v = r
-                        .answers
-                        .iter()
-                        .map(|a| a.as_deref().map_or(Value::Null, text))
-                        .collect();
-                    m.insert("answers".into(), Value::Array(v));
-                }
-                if !r.responses.is_empty() {
-                    let v = r.responses.iter().map(|s| text(s)).collect();
-                    m.insert("responses".into(), Value::Array(v));
-                }
-                if let Some(g) = &r.gold {
-                    m.insert("gold".into(), text(g));
-                }
-                if !r.scores.is_empty() {
-                    let v = r.scores.iter().map(|s| s.map_or(Value::Null, Value::from));
-                    m.insert("scores".into(), Value::Array(v.collect()));
-                }
+                problem_fields(r, &mut m);
                 &r.fields
             }
             Row::Counts(r) => {
@@ -272,5 +225,62 @@ impl Row {
             m.insert(k.clone(), text(v));
         }
         m
+    }
+}
+
+/// A rollout row's typed fields, in canonical order.
+fn rollout_fields(r: &RolloutRow, m: &mut Map<String, Value>) {
+    m.insert("problem".into(), text(&r.problem));
+    if let Some(i) = r.rollout {
+        m.insert("rollout".into(), Value::from(i));
+    }
+    if let Some(v) = r.correct {
+        m.insert("correct".into(), verdict_value(v));
+    }
+    if let Some(a) = &r.answer {
+        m.insert("answer".into(), a.as_deref().map_or(Value::Null, text));
+    }
+    for (k, v) in [
+        ("gold", &r.gold),
+        ("response", &r.response),
+        ("finish_reason", &r.finish_reason),
+    ] {
+        if let Some(v) = v {
+            m.insert(k.into(), text(v));
+        }
+    }
+    if let Some(s) = r.score {
+        m.insert("score".into(), Value::from(s));
+    }
+    for (k, v) in &r.numbers {
+        m.insert(k.clone(), Value::from(*v));
+    }
+}
+
+/// A problem row's typed fields (its arrays), in canonical order.
+fn problem_fields(r: &ProblemRow, m: &mut Map<String, Value>) {
+    m.insert("problem".into(), text(&r.problem));
+    if !r.correct.is_empty() || r.gold.is_none() {
+        let v = r.correct.iter().map(|&v| verdict_value(v)).collect();
+        m.insert("correct".into(), Value::Array(v));
+    }
+    if !r.answers.is_empty() {
+        let v = r
+            .answers
+            .iter()
+            .map(|a| a.as_deref().map_or(Value::Null, text))
+            .collect();
+        m.insert("answers".into(), Value::Array(v));
+    }
+    if !r.responses.is_empty() {
+        let v = r.responses.iter().map(|s| text(s)).collect();
+        m.insert("responses".into(), Value::Array(v));
+    }
+    if let Some(g) = &r.gold {
+        m.insert("gold".into(), text(g));
+    }
+    if !r.scores.is_empty() {
+        let v = r.scores.iter().map(|s| s.map_or(Value::Null, Value::from));
+        m.insert("scores".into(), Value::Array(v.collect()));
     }
 }
