@@ -58,6 +58,8 @@ mod power;
 mod read;
 mod report;
 pub mod rows;
+#[cfg(feature = "parquet")]
+mod rows_parquet;
 mod summary;
 #[cfg(feature = "arrow")]
 mod summary_arrow;

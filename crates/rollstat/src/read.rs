@@ -132,8 +132,9 @@ pub enum Loaded<'a> {
     Table {
         /// The rows' name, as in [`Source::Table`].
         name: String,
-        /// The rows.
-        table: &'a Table,
+        /// The rows (a shared handle: a Parquet file of rows is read
+        /// into one).
+        table: Table,
     },
 }
 
@@ -195,11 +196,31 @@ pub fn gather_with<'a>(
             }),
             Source::Table { name, table } => g.loaded.push(Loaded::Table {
                 name: name.clone(),
-                table,
+                table: table.clone(),
             }),
             Source::Path(path) => {
+                #[cfg(feature = "parquet")]
+                if path.is_file() {
+                    if let Some(table) = crate::rows_parquet::load(path, opts)? {
+                        g.loaded.push(Loaded::Table {
+                            name: path.display().to_string(),
+                            table,
+                        });
+                        continue;
+                    }
+                }
                 let got = pipeline::gather_path(path, &files).map_err(input_error)?;
                 g.loaded.extend(got.loaded.into_iter().map(Loaded::File));
+                // A directory's Parquet files of canonical rows, which no
+                // format adapter reads.
+                #[cfg(feature = "parquet")]
+                for (file, why) in got.failed {
+                    match crate::rows_parquet::load(Path::new(&file), opts) {
+                        Ok(Some(table)) => g.loaded.push(Loaded::Table { name: file, table }),
+                        _ => g.failed.push((file, why)),
+                    }
+                }
+                #[cfg(not(feature = "parquet"))]
                 g.failed.extend(got.failed);
                 g.skipped.extend(got.skipped);
                 g.ambiguous.extend(got.ambiguous);
@@ -456,7 +477,7 @@ impl Reader<'_> {
                     .collect();
                 self.add_parsed_rows(name, parsed)
             }
-            Loaded::Table { name, table } => self.add_table(name, table),
+            Loaded::Table { name, table } => self.add_table(name, &table),
         }
     }
 
