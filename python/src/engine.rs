@@ -11,7 +11,7 @@ use crate::wording::{engine_error, finding_text};
 use crate::InputError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
-use rollstat::{Finding, Format, MessageSink, Source, Table};
+use rollstat::{ArrowTable, Finding, Format, MessageSink, Source, Table};
 use std::sync::{Arc, Mutex};
 
 fn bad(keyword: &str, e: impl std::fmt::Display) -> PyErr {
@@ -46,10 +46,10 @@ fn sources(items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
         }
         if kind == "arrow" {
             let batches = crate::arrow::read_stream(&data)?;
-            let table = crate::table::ArrowTable::new(batches, read, &label)?;
+            let table = ArrowTable::new(batches, read, &label).map_err(engine_error)?;
             out.push(Source::Table {
                 name,
-                table: Table::new(table),
+                table: Table::from(table),
             });
             continue;
         }

@@ -12,9 +12,8 @@
 //! - [`engine`]: report, compare and power, with errors and findings worded
 //!   with the Python keyword arguments; [`options`]: the keyword arguments
 //!   (one dict) → the engine's options, and the engine's defaults.
-//! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → record batches
-//!   and canonical field maps; [`table`]: the batches as rows that map
-//!   straight into records.
+//! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → record batches,
+//!   which the engine reads as rows (`rollstat::ArrowTable`).
 //! - [`convert`]: Python rows (dicts) → in-memory rows.
 //! - [`catalogue`]: the metric catalogue (families, a key's family).
 //! - [`grading`]: answer extraction and equivalence.
@@ -33,7 +32,6 @@ mod grading;
 mod options;
 mod pages;
 mod summary;
-mod table;
 mod wording;
 
 pyo3::create_exception!(

@@ -38,6 +38,8 @@
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "arrow")]
+mod arrow_rows;
 mod budget;
 pub(crate) mod budget_match;
 mod compare;
@@ -56,12 +58,16 @@ mod power;
 mod read;
 mod report;
 pub mod rows;
+#[cfg(feature = "parquet")]
+mod rows_parquet;
 mod summary;
 #[cfg(feature = "arrow")]
 mod summary_arrow;
 #[cfg(feature = "parquet")]
 mod summary_parquet;
 
+#[cfg(feature = "arrow")]
+pub use arrow_rows::ArrowTable;
 pub use budget_match::BudgetMatch;
 pub use compare::{
     compare, trim_float, CompareConfig, Comparison, Discordant, FailCheck, NotComputable, Pairs,
@@ -81,8 +87,7 @@ pub use options::{
 };
 pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
 pub use read::{
-    canonical_rows, gather, gather_with, CanonicalRow, Gathered, Loaded, ParsedRow, RowFields,
-    RowSink, RowTable, Source, Table,
+    canonical_rows, gather, gather_with, CanonicalRow, Gathered, Loaded, Source, Table,
 };
 pub use report::report;
 pub use rollstat_formats::pipeline::Loaded as LoadedFile;
@@ -100,8 +105,6 @@ pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
 pub use rollstat_core::vote::TiePolicy;
 pub use rollstat_formats::{DecompressLimit, DetectError, Format, FormatError};
 pub use rollstat_grade::{GradingPolicy, Match};
-pub use rollstat_io::{
-    BadLine, Dedupe, FlatAnswer, FlatExtra, FlatRow, ReadError, ReadOptions, RowRecord,
-};
+pub use rollstat_io::{BadLine, Dedupe, ReadError, ReadOptions};
 /// A comparison row's decision: non-inferior, inferior or inconclusive.
 pub use rollstat_stats::NonInferiorityVerdict;

@@ -58,34 +58,10 @@ pub enum Source {
         /// The rows, in order.
         rows: Vec<Row>,
     },
-    /// Rows in memory that parse themselves ([`RowTable`]: e.g. a table
-    /// of columns, each row mapped straight into a record): read as
+    /// Rows in memory that parse themselves (Arrow record batches:
+    /// [`Source::arrow`], each row mapped straight into a record): read as
     /// [`Source::Rows`] are (format `rows`, `name:N` for the N-th row, no
     /// format detection, no hash), parsed with the fields the options name.
-    ///
-    /// ```
-    /// use rollstat::{report, CanonicalRow, ParsedRow, ReportOptions, RowFields, RowRecord};
-    /// use rollstat::{ReadError, RowSink, RowTable, Source, Table};
-    /// use serde_json::json;
-    /// /// Two rollouts of one problem, parsed from their field maps.
-    /// struct Two;
-    /// impl RowTable for Two {
-    ///     fn records<'s>(&'s self, fields: RowFields<'_>, sink: RowSink<'_, 's>) -> Result<(), ReadError> {
-    ///         let parse = |m| fields.parse(&m).map(RowRecord::from);
-    ///         sink(self.field_maps().into_iter().map(|(i, m)| (i, m.and_then(parse))).collect())
-    ///     }
-    ///     fn field_maps(&self) -> Vec<CanonicalRow> {
-    ///         [true, false].iter().enumerate().map(|(i, c)| {
-    ///             let m = json!({"problem": "p", "correct": c});
-    ///             (i as u64 + 1, Ok(m.as_object().unwrap().clone()))
-    ///         }).collect()
-    ///     }
-    /// }
-    /// let source = Source::Table { name: "frame".into(), table: Table::new(Two) };
-    /// let r = report(&[source], &ReportOptions::default()).unwrap();
-    /// assert_eq!(r.inputs[0].format, "rows");
-    /// assert_eq!(r.inputs[0].records, 2);
-    /// ```
     Table {
         /// The rows' name: in messages and in `inputs` (format `rows`).
         name: String,
@@ -156,8 +132,9 @@ pub enum Loaded<'a> {
     Table {
         /// The rows' name, as in [`Source::Table`].
         name: String,
-        /// The rows.
-        table: &'a Table,
+        /// The rows (a shared handle: a Parquet file of rows is read
+        /// into one).
+        table: Table,
     },
 }
 
@@ -219,11 +196,31 @@ pub fn gather_with<'a>(
             }),
             Source::Table { name, table } => g.loaded.push(Loaded::Table {
                 name: name.clone(),
-                table,
+                table: table.clone(),
             }),
             Source::Path(path) => {
+                #[cfg(feature = "parquet")]
+                if path.is_file() {
+                    if let Some(table) = crate::rows_parquet::load(path, opts)? {
+                        g.loaded.push(Loaded::Table {
+                            name: path.display().to_string(),
+                            table,
+                        });
+                        continue;
+                    }
+                }
                 let got = pipeline::gather_path(path, &files).map_err(input_error)?;
                 g.loaded.extend(got.loaded.into_iter().map(Loaded::File));
+                // A directory's Parquet files of canonical rows, which no
+                // format adapter reads.
+                #[cfg(feature = "parquet")]
+                for (file, why) in got.failed {
+                    match crate::rows_parquet::load(Path::new(&file), opts) {
+                        Ok(Some(table)) => g.loaded.push(Loaded::Table { name: file, table }),
+                        _ => g.failed.push((file, why)),
+                    }
+                }
+                #[cfg(not(feature = "parquet"))]
                 g.failed.extend(got.failed);
                 g.skipped.extend(got.skipped);
                 g.ambiguous.extend(got.ambiguous);
@@ -327,22 +324,15 @@ fn parse_with(opts: &ReadOptions, m: &Map<String, Value>) -> Result<Record, Stri
 /// One parsed in-memory row: its number (from 1) and its record (a flat
 /// rollout row may borrow its text from the table), or why it is bad
 /// (worded as the canonical row parser words it).
-pub type ParsedRow<'a> = (u64, Result<RowRecord<'a>, String>);
+pub(crate) type ParsedRow<'a> = (u64, Result<RowRecord<'a>, String>);
 
 /// Where a [`RowTable`] hands its parsed rows, a piece at a time.
-pub type RowSink<'f, 's> = &'f mut dyn FnMut(Vec<ParsedRow<'s>>) -> Result<(), ReadError>;
+pub(crate) type RowSink<'f, 's> = &'f mut dyn FnMut(Vec<ParsedRow<'s>>) -> Result<(), ReadError>;
 
 /// The fields a row's parse reads besides the canonical ones, as the
 /// read options name them.
-///
-/// ```
-/// use rollstat::RowFields;
-/// let fields = RowFields { by: Some("group"), ..RowFields::default() };
-/// let m = serde_json::json!({"problem": "p", "correct": true, "group": "g"});
-/// assert_eq!(fields.parse(m.as_object().unwrap()).unwrap().by_value.as_deref(), Some("g"));
-/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct RowFields<'a> {
+pub(crate) struct RowFields<'a> {
     /// The breakdown field.
     pub by: Option<&'a str>,
     /// The field whose value clusters problems.
@@ -353,7 +343,7 @@ pub struct RowFields<'a> {
 
 impl<'a> RowFields<'a> {
     /// The fields `opts` name.
-    pub fn of(opts: &'a ReadOptions) -> RowFields<'a> {
+    pub(crate) fn of(opts: &'a ReadOptions) -> RowFields<'a> {
         RowFields {
             by: opts.by.as_deref(),
             cluster_by: opts.cluster_by.as_deref(),
@@ -363,7 +353,7 @@ impl<'a> RowFields<'a> {
 
     /// One row's canonical field map as a record: exactly what a JSON
     /// Lines line holding the map parses to.
-    pub fn parse(&self, m: &Map<String, Value>) -> Result<Record, String> {
+    pub(crate) fn parse(&self, m: &Map<String, Value>) -> Result<Record, String> {
         parse_record_budget(m, self.by, self.cluster_by, self.budget)
     }
 }
@@ -372,7 +362,7 @@ impl<'a> RowFields<'a> {
 /// columns maps each row without building its field map — for
 /// [`Source::Table`]. Both methods must agree: each record is what
 /// [`RowFields::parse`] makes of the row's field map.
-pub trait RowTable: Send + Sync {
+pub(crate) trait RowTable: Send + Sync {
     /// Every row, in order, parsed with `fields` — row N (from 1) with its
     /// record or why it is bad — handed to `sink` in pieces of any size:
     /// each piece is folded before the next is made (memory stays that of
@@ -383,13 +373,15 @@ pub trait RowTable: Send + Sync {
     fn field_maps(&self) -> Vec<CanonicalRow>;
 }
 
-/// A shared [`RowTable`]: cheap to clone, equal only to its own clones.
+/// Rows in memory that parse themselves (made by [`Source::arrow`]):
+/// cheap to clone, equal only to its own clones.
 #[derive(Clone)]
-pub struct Table(pub std::sync::Arc<dyn RowTable>);
+pub struct Table(pub(crate) std::sync::Arc<dyn RowTable>);
 
 impl Table {
     /// Wraps a table.
-    pub fn new(table: impl RowTable + 'static) -> Table {
+    #[cfg_attr(not(feature = "arrow"), allow(dead_code))]
+    pub(crate) fn new(table: impl RowTable + 'static) -> Table {
         Table(std::sync::Arc::new(table))
     }
 }
@@ -485,7 +477,7 @@ impl Reader<'_> {
                     .collect();
                 self.add_parsed_rows(name, parsed)
             }
-            Loaded::Table { name, table } => self.add_table(name, table),
+            Loaded::Table { name, table } => self.add_table(name, &table),
         }
     }
 

@@ -1,4 +1,6 @@
-//! An Arrow table as rows that parse themselves ([`rollstat::RowTable`]).
+//! Canonical rollout rows from Arrow record batches (a DataFrame, an
+//! Arrow table, a Parquet file of rows): [`ArrowTable`], read as
+//! [`crate::Source::Table`] is.
 //!
 //! Each rollout row whose cells are plain values (a scalar `correct`,
 //! strings, integers, finite floats, booleans, nulls) maps straight into
@@ -9,21 +11,160 @@
 //! words the error. Either way a row gets the record its field map parses
 //! to: [`PlainColumns::record`] follows `parse_record_budget` field by field, and
 //! any value it does not take exactly is left to the parser.
+//!
+//! A row left to the parser becomes the canonical field map a JSON Lines
+//! line would hold ([`cell`]): no JSON text. Values map as JSON does:
+//! nulls and non-finite floats → `null`, booleans, integers, floats,
+//! strings (any width, views, dictionary-encoded), lists (problem rows:
+//! `correct`, `answers`, `responses`) and structs. Only the columns the row
+//! parser reads (the canonical fields, `by`, `cluster_by`) are read — it
+//! ignores every other field — and one of those of another type (dates,
+//! binary, decimals) is an error naming the column.
 
-use crate::arrow::{supported, Column, READ_FIELDS};
-use crate::InputError;
+use crate::error::{Error, Result};
+use crate::read::{CanonicalRow, RowFields, RowSink, RowTable};
 use arrow_array::cast::AsArray;
 use arrow_array::types::*;
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
-use pyo3::prelude::*;
 use rayon::prelude::*;
-use rollstat::{CanonicalRow, ReadError, RowFields, RowSink, RowTable};
 use rollstat_core::summary::Verdict;
 use rollstat_io::record::{is_failed_status, RecordBody, TRUNCATION_REASONS};
-use rollstat_io::{FlatAnswer, FlatExtra, FlatRow, RowRecord};
+use rollstat_io::{FlatAnswer, FlatExtra, FlatRow, ReadError, RowRecord};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
+
+/// Fields the row parser reads (docs/spec.md §2); a column with one of
+/// these names must have a type rows can hold.
+const READ_FIELDS: [&str; 20] = [
+    "problem",
+    "rollout",
+    "correct",
+    "answer",
+    "answers",
+    "gold",
+    "response",
+    "responses",
+    "finish_reason",
+    "finish_reasons",
+    "truncated",
+    "status",
+    "n",
+    "c",
+    "model",
+    "run",
+    "subset",
+    "score",
+    "scores",
+    "output_tokens",
+];
+
+/// Deepest nesting of list and struct types accepted.
+const MAX_DEPTH: u32 = 64;
+
+/// Whether rows can hold values of this type.
+fn supported(t: &DataType, depth: u32) -> bool {
+    use DataType::*;
+    if depth > MAX_DEPTH {
+        return false;
+    }
+    match t {
+        Null | Boolean | Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64
+        | Float16 | Float32 | Float64 | Utf8 | LargeUtf8 | Utf8View => true,
+        Dictionary(_, v) => supported(v, depth + 1),
+        List(f) | LargeList(f) | FixedSizeList(f, _) => supported(f.data_type(), depth + 1),
+        Struct(fields) => fields.iter().all(|f| supported(f.data_type(), depth + 1)),
+        _ => false,
+    }
+}
+
+fn json_float(v: f64) -> Value {
+    Number::from_f64(v).map_or(Value::Null, Value::Number)
+}
+
+fn list(items: ArrayRef) -> Value {
+    Value::Array((0..items.len()).map(|i| cell(items.as_ref(), i)).collect())
+}
+
+/// The value at row `i` of an array of a [`supported`] type.
+fn cell(a: &dyn Array, i: usize) -> Value {
+    use DataType::*;
+    if a.is_null(i) {
+        return Value::Null;
+    }
+    match a.data_type() {
+        Boolean => Value::Bool(a.as_boolean().value(i)),
+        Int8 => Value::from(a.as_primitive::<Int8Type>().value(i)),
+        Int16 => Value::from(a.as_primitive::<Int16Type>().value(i)),
+        Int32 => Value::from(a.as_primitive::<Int32Type>().value(i)),
+        Int64 => Value::from(a.as_primitive::<Int64Type>().value(i)),
+        UInt8 => Value::from(a.as_primitive::<UInt8Type>().value(i)),
+        UInt16 => Value::from(a.as_primitive::<UInt16Type>().value(i)),
+        UInt32 => Value::from(a.as_primitive::<UInt32Type>().value(i)),
+        UInt64 => Value::from(a.as_primitive::<UInt64Type>().value(i)),
+        Float16 => json_float(a.as_primitive::<Float16Type>().value(i).to_f64()),
+        Float32 => json_float(f64::from(a.as_primitive::<Float32Type>().value(i))),
+        Float64 => json_float(a.as_primitive::<Float64Type>().value(i)),
+        Utf8 => Value::String(a.as_string::<i32>().value(i).to_owned()),
+        LargeUtf8 => Value::String(a.as_string::<i64>().value(i).to_owned()),
+        Utf8View => Value::String(a.as_string_view().value(i).to_owned()),
+        Dictionary(..) => {
+            let d = a.as_any_dictionary();
+            cell(d.values().as_ref(), d.normalized_keys()[i])
+        }
+        List(_) => list(a.as_list::<i32>().value(i)),
+        LargeList(_) => list(a.as_list::<i64>().value(i)),
+        FixedSizeList(..) => list(a.as_fixed_size_list().value(i)),
+        Struct(fields) => {
+            let s = a.as_struct();
+            let m = fields
+                .iter()
+                .zip(s.columns())
+                .map(|(f, c)| (f.name().clone(), cell(c.as_ref(), i)))
+                .collect();
+            Value::Object(m)
+        }
+        // Null, and nothing else: `supported` admitted the type.
+        _ => Value::Null,
+    }
+}
+
+/// One column, ready to be read row by row: a dictionary-encoded column
+/// has its values converted once.
+enum Column<'a> {
+    Plain(&'a dyn Array),
+    Dictionary {
+        keys: Vec<usize>,
+        values: Vec<Value>,
+        array: &'a dyn Array,
+    },
+}
+
+impl Column<'_> {
+    fn new(a: &dyn Array) -> Column<'_> {
+        match a.as_any_dictionary_opt() {
+            Some(d) => {
+                let values = d.values();
+                Column::Dictionary {
+                    keys: d.normalized_keys(),
+                    values: (0..values.len())
+                        .map(|i| cell(values.as_ref(), i))
+                        .collect(),
+                    array: a,
+                }
+            }
+            None => Column::Plain(a),
+        }
+    }
+
+    fn get(&self, i: usize) -> Value {
+        match self {
+            Column::Plain(a) => cell(*a, i),
+            Column::Dictionary { array, .. } if array.is_null(i) => Value::Null,
+            Column::Dictionary { keys, values, .. } => values[keys[i]].clone(),
+        }
+    }
+}
 
 /// The record batches of a DataFrame or Arrow table, with the extra
 /// fields (`by`, `cluster_by`, …) whose columns were checked.
@@ -36,13 +177,13 @@ impl ArrowTable {
     /// The table of `batches`; a column the rows read (a canonical field
     /// or one of `read`) of a type no row field can hold is an error
     /// naming it (`{label}: column 'x' …`).
-    pub fn new(batches: Vec<RecordBatch>, read: &[String], label: &str) -> PyResult<ArrowTable> {
+    pub fn new(batches: Vec<RecordBatch>, read: &[String], label: &str) -> Result<ArrowTable> {
         for batch in &batches {
             for field in batch.schema().fields() {
                 let name = field.name();
                 let reads = READ_FIELDS.contains(&name.as_str()) || read.iter().any(|r| r == name);
                 if reads && !supported(field.data_type(), 0) {
-                    return Err(InputError::new_err(format!(
+                    return Err(Error::input(format!(
                         "{label}: column '{name}' has the Arrow type {}, which a row field cannot \
                          hold (strings, numbers, booleans, lists and structs can); cast it to strings",
                         field.data_type()
@@ -54,6 +195,32 @@ impl ArrowTable {
             batches,
             read: read.to_vec(),
         })
+    }
+}
+
+impl crate::Source {
+    /// Canonical rows from Arrow record batches (the columns a DataFrame
+    /// of rollout rows has: `problem`, `correct`, `rollout`, `answer`, …),
+    /// read as [`crate::Source::Table`] is; `read` names the fields the
+    /// options read besides the canonical ones (`by`, `cluster_by`, …).
+    /// A column of a type no row field can hold is an error naming it.
+    pub fn arrow(
+        name: impl Into<String>,
+        batches: Vec<RecordBatch>,
+        read: &[String],
+    ) -> Result<crate::Source> {
+        let name = name.into();
+        let table = ArrowTable::new(batches, read, &name)?;
+        Ok(crate::Source::Table {
+            name,
+            table: crate::Table::new(table),
+        })
+    }
+}
+
+impl From<ArrowTable> for crate::Table {
+    fn from(table: ArrowTable) -> crate::Table {
+        crate::Table::new(table)
     }
 }
 
