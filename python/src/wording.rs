@@ -23,8 +23,15 @@ fn format_error_text(e: &rollstat::FormatError) -> String {
     match e {
         F::Detect(d) => d.worded("pass the format explicitly (source_format='NAME')"),
         F::Several { errors } => {
-            let lines: Vec<String> = errors.iter().map(|e| format!("  {}", format_error_text(e))).collect();
-            format!("{} of the inputs could not be read:\n{}", errors.len(), lines.join("\n"))
+            let lines: Vec<String> = errors
+                .iter()
+                .map(|e| format!("  {}", format_error_text(e)))
+                .collect();
+            format!(
+                "{} of the inputs could not be read:\n{}",
+                errors.len(),
+                lines.join("\n")
+            )
         }
         other => other.to_string(),
     }
