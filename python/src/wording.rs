@@ -17,26 +17,6 @@ pub fn keyword(option: &str) -> &str {
     }
 }
 
-/// A reading error of a native file in the package's words.
-fn format_error_text(e: &rollstat::FormatError) -> String {
-    use rollstat::FormatError as F;
-    match e {
-        F::Detect(d) => d.worded("pass the format explicitly (source_format='NAME')"),
-        F::Several { errors } => {
-            let lines: Vec<String> = errors
-                .iter()
-                .map(|e| format!("  {}", format_error_text(e)))
-                .collect();
-            format!(
-                "{} of the inputs could not be read:\n{}",
-                errors.len(),
-                lines.join("\n")
-            )
-        }
-        other => other.to_string(),
-    }
-}
-
 /// The engine's error as a `rollstat.InputError`.
 pub fn engine_error(e: Error) -> PyErr {
     use rollstat::ReadError;
@@ -56,7 +36,7 @@ pub fn engine_error(e: Error) -> PyErr {
             "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass dedupe='first' or dedupe='last' when summarizing, as for duplicated rows"
         ),
         Error::UnreadableFiles { .. } => format!("{e}; pass strict=False to read the rest"),
-        Error::Format(f) => format_error_text(&f),
+        Error::Format(f) => f.worded("pass the format explicitly (source_format='NAME')"),
         other => other.to_string(),
     };
     InputError::new_err(text)

@@ -45,26 +45,6 @@ pub fn cli_text(m: &str) -> String {
     )
 }
 
-/// A reading error of a native file in the CLI's words.
-fn format_error_text(e: &rollstat::FormatError) -> String {
-    use rollstat::FormatError as F;
-    match e {
-        F::Detect(d) => d.worded("pass the format explicitly (--from NAME)"),
-        F::Several { errors } => {
-            let lines: Vec<String> = errors
-                .iter()
-                .map(|e| format!("  {}", format_error_text(e)))
-                .collect();
-            format!(
-                "{} of the inputs could not be read:\n{}",
-                errors.len(),
-                lines.join("\n")
-            )
-        }
-        other => other.to_string(),
-    }
-}
-
 /// Messages of the reading go to stderr as they happen.
 pub fn stderr_sink() -> rollstat::MessageSink {
     rollstat::MessageSink::new(|m| eprintln!("rollstat: {}", cli_text(m)))
@@ -89,7 +69,7 @@ pub fn cli_error(e: Error) -> anyhow::Error {
             "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass --dedupe first|last when summarizing, as for duplicated rows"
         ),
         Error::UnreadableFiles { .. } => format!("{e}; drop --strict to read the rest"),
-        Error::Format(f) => format_error_text(&f),
+        Error::Format(f) => f.worded("pass the format explicitly (--from NAME)"),
         other => other.to_string(),
     };
     usage(text)

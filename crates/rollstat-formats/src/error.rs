@@ -144,6 +144,27 @@ pub enum FormatError {
 }
 
 impl FormatError {
+    /// The message with the front end's way of naming a format in the fix
+    /// of an unrecognised file (see [`DetectError::worded`]), in nested
+    /// errors too; the other messages as `Display` writes them.
+    pub fn worded(&self, name_it: &str) -> String {
+        match self {
+            FormatError::Detect(d) => d.worded(name_it),
+            FormatError::Several { errors } => {
+                let lines: Vec<String> = errors
+                    .iter()
+                    .map(|e| format!("  {}", e.worded(name_it)))
+                    .collect();
+                format!(
+                    "{} of the inputs could not be read:\n{}",
+                    errors.len(),
+                    lines.join("\n")
+                )
+            }
+            other => other.to_string(),
+        }
+    }
+
     pub(crate) fn parse(
         path: &std::path::Path,
         line: Option<usize>,
