@@ -147,6 +147,24 @@ fn valid(n: u64, c: u64, k: u64) -> bool {
     k >= 1 && k <= n && c <= n
 }
 
+/// pass@k where it needs no product: `Some(None)` outside its domain
+/// (k = 0, k > n, c > n), `Some(value)` for c = 0, n − c < k and k = 1,
+/// `None` where a product must be computed. Shared by the exact and the
+/// bounded paths, so their edge cases are one piece of code.
+#[inline]
+pub(crate) fn pass_at_k_edge(n: u64, c: u64, k: u64) -> Option<Option<f64>> {
+    if !valid(n, c, k) {
+        return Some(None);
+    }
+    if c == 0 {
+        return Some(Some(0.0));
+    }
+    if n - c < k {
+        return Some(Some(1.0));
+    }
+    (k == 1).then(|| Some(c as f64 / n as f64))
+}
+
 /// pass@k at a fractional draw size k ≥ 0: the exact success probability
 /// of the randomized policy that draws ⌊k⌋ rollouts with probability
 /// ⌈k⌉ − k and ⌈k⌉ rollouts otherwise (expected draws: k), i.e.
@@ -195,17 +213,8 @@ pub fn pass_at_fractional_k(n: u64, c: u64, k: f64) -> Option<f64> {
 /// assert_eq!(pass_at_k(2, 0, 5), None); // k > n: excluded, never 1.0
 /// ```
 pub fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
-    if !valid(n, c, k) {
-        return None;
-    }
-    if c == 0 {
-        return Some(0.0);
-    }
-    if n - c < k {
-        return Some(1.0);
-    }
-    if k == 1 {
-        return Some(c as f64 / n as f64);
+    if let Some(edge) = pass_at_k_edge(n, c, k) {
+        return edge;
     }
     if n <= SMALL_N {
         let all = small_binom(n, k);

@@ -154,17 +154,8 @@ fn ratio_product(a: f64, n: u64, k: u64) -> (f64, u64) {
 /// assert_eq!(pass_at_k(4, 5, 2), None); // c > n
 /// ```
 pub fn pass_at_k(n: u64, c: u64, k: u64) -> Option<f64> {
-    if k > n || c > n || k == 0 {
-        return None;
-    }
-    if c == 0 {
-        return Some(0.0);
-    }
-    if n - c < k {
-        return Some(1.0);
-    }
-    if k == 1 {
-        return Some(c as f64 / n as f64);
+    if let Some(edge) = crate::estimators::pass_at_k_edge(n, c, k) {
+        return edge;
     }
     if !in_range(n, k) {
         return None;
