@@ -341,25 +341,25 @@ pub struct Row {
 // ---------------------------------------------------------------- reading
 
 /// One side's problems and their summaries (index-aligned).
-struct SideData {
-    name: String,
-    inputs: Vec<InputInfo>,
-    problems: Vec<CollectedProblem>,
+pub(crate) struct SideData {
+    pub(crate) name: String,
+    pub(crate) inputs: Vec<InputInfo>,
+    pub(crate) problems: Vec<CollectedProblem>,
     /// The problems' text origins (shared by the two sides of one input).
-    origin_texts: std::sync::Arc<Vec<String>>,
-    summaries: Vec<ProblemSummary>,
-    n_bad_lines: usize,
-    n_undecided: u64,
+    pub(crate) origin_texts: std::sync::Arc<Vec<String>>,
+    pub(crate) summaries: Vec<ProblemSummary>,
+    pub(crate) n_bad_lines: usize,
+    pub(crate) n_undecided: u64,
 }
 
 impl SideData {
     /// Where a problem of the side was first seen.
-    fn origin(&self, p: &CollectedProblem) -> String {
+    pub(crate) fn origin(&self, p: &CollectedProblem) -> String {
         p.origin.show(&self.inputs, &self.origin_texts)
     }
 }
 
-fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOptions {
+pub(crate) fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOptions {
     ReadOptions {
         by,
         strict: o.metrics.strict,
@@ -373,7 +373,7 @@ fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOptions {
     }
 }
 
-fn read(sources: &[Source], read: &ReadOptions, o: &CompareOptions) -> Result<Summarized> {
+pub(crate) fn read(sources: &[Source], read: &ReadOptions, o: &CompareOptions) -> Result<Summarized> {
     read_population(
         sources,
         read,
@@ -386,7 +386,7 @@ fn read(sources: &[Source], read: &ReadOptions, o: &CompareOptions) -> Result<Su
 }
 
 /// Two sources, one system each.
-fn read_two(a: &Source, b: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
+pub(crate) fn read_two(a: &Source, b: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
     let ro = read_options(o, o.group_by.clone());
     let mut out = Vec::new();
     for (label, src) in [("A", a), ("B", b)] {
@@ -520,7 +520,7 @@ fn key_of(p: &CollectedProblem) -> ProblemKey {
 }
 
 /// The name of a problem in messages: `subset/id`, or the id.
-fn shown(p: &CollectedProblem) -> String {
+pub(crate) fn shown(p: &CollectedProblem) -> String {
     match p.subset() {
         Some(s) => format!("{s}/{}", p.problem),
         None => p.problem.clone(),
@@ -547,25 +547,25 @@ fn index(side: &SideData, label: &str) -> Result<HashMap<ProblemKey, usize>> {
 
 /// What the intervals and verdicts are computed with.
 #[derive(Clone, Copy)]
-struct Plan {
-    method: Option<CiMethod>,
-    level: f64,
-    margin: Option<f64>,
-    boot: BootstrapConfig,
-    permutations: usize,
+pub(crate) struct Plan {
+    pub(crate) method: Option<CiMethod>,
+    pub(crate) level: f64,
+    pub(crate) margin: Option<f64>,
+    pub(crate) boot: BootstrapConfig,
+    pub(crate) permutations: usize,
 }
 
 fn finite_pair(i: Interval) -> Option<Interval> {
     (i.lower.is_finite() && i.upper.is_finite()).then_some(i)
 }
 
-struct Population<'a> {
-    group: Option<String>,
-    a: Vec<&'a ProblemSummary>,
-    b: Vec<&'a ProblemSummary>,
-    clusters: Option<Vec<u64>>,
+pub(crate) struct Population<'a> {
+    pub(crate) group: Option<String>,
+    pub(crate) a: Vec<&'a ProblemSummary>,
+    pub(crate) b: Vec<&'a ProblemSummary>,
+    pub(crate) clusters: Option<Vec<u64>>,
     /// The ks of the budget-matched rows, when budgets are matched.
-    budget_ks: Option<&'a [u64]>,
+    pub(crate) budget_ks: Option<&'a [u64]>,
 }
 
 /// Both sides' columns of every metric and their differences; the
@@ -631,7 +631,7 @@ fn bootstrap(
     (usable, boot)
 }
 
-fn rows_for(
+pub(crate) fn rows_for(
     pop: &Population,
     metrics: &[Metric],
     tie: TiePolicy,
@@ -892,13 +892,13 @@ fn check_sources(sources: &[Source], o: &CompareOptions) -> Result<()> {
 }
 
 /// The matched problems of A and B: index pairs, and the ids on one side only.
-struct Matched {
-    pairs: Vec<(usize, usize)>,
-    only_a: Vec<String>,
-    only_b: Vec<String>,
+pub(crate) struct Matched {
+    pub(crate) pairs: Vec<(usize, usize)>,
+    pub(crate) only_a: Vec<String>,
+    pub(crate) only_b: Vec<String>,
 }
 
-fn match_problems(a: &SideData, b: &SideData) -> Result<Matched> {
+pub(crate) fn match_problems(a: &SideData, b: &SideData) -> Result<Matched> {
     let ia = index(a, "A")?;
     let ib = index(b, "B")?;
     let pairs: Vec<(usize, usize)> = a
@@ -960,7 +960,7 @@ pub fn compare(sources: &[Source], opts: &CompareOptions) -> Result<Comparison> 
 }
 
 /// The matched summaries of both sides.
-fn matched_summaries(
+pub(crate) fn matched_summaries(
     a: &SideData,
     b: &SideData,
     m: &Matched,
@@ -991,7 +991,7 @@ fn check_strict(a: &SideData, b: &SideData, m: &Matched, n_req: u64) -> Result<(
 
 /// Cluster ids of the matched problems (A's value, else B's), and how
 /// many matched problems carry different values.
-fn matched_clusters(a: &SideData, b: &SideData, m: &Matched) -> (Vec<u64>, u64) {
+pub(crate) fn matched_clusters(a: &SideData, b: &SideData, m: &Matched) -> (Vec<u64>, u64) {
     let vals: Vec<Option<&str>> = m
         .pairs
         .iter()
