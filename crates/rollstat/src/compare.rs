@@ -373,7 +373,11 @@ pub(crate) fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOption
     }
 }
 
-pub(crate) fn read(sources: &[Source], read: &ReadOptions, o: &CompareOptions) -> Result<Summarized> {
+pub(crate) fn read(
+    sources: &[Source],
+    read: &ReadOptions,
+    o: &CompareOptions,
+) -> Result<Summarized> {
     read_population(
         sources,
         read,

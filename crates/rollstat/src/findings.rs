@@ -221,6 +221,34 @@ pub enum Finding {
         /// The finding's text.
         message: String,
     },
+    /// A finding about one benchmark of a gate.
+    Benchmark {
+        /// The benchmark's name.
+        benchmark: String,
+        /// The finding.
+        finding: Box<Finding>,
+    },
+    /// A gate benchmark has no problems on one side.
+    BenchmarkMissing {
+        /// The benchmark's name.
+        benchmark: String,
+        /// The side without problems.
+        side: SideLabel,
+    },
+    /// The benchmarks of a gate disagree in the sign of B − A.
+    SignsDisagree {
+        /// Benchmarks where B is ahead.
+        up: Vec<String>,
+        /// Benchmarks where B is behind.
+        down: Vec<String>,
+    },
+    /// A margin of 20 points or more: read as a fraction, as declared.
+    LargeMargin {
+        /// The benchmark, or none for the suite margin.
+        benchmark: Option<String>,
+        /// The margin (a fraction).
+        margin: f64,
+    },
 }
 
 fn pct(part: u64, whole: u64) -> String {
@@ -317,6 +345,15 @@ impl fmt::Display for Finding {
             Finding::NotCompared { metric, reason } => write!(f, "{metric} is not compared: {reason}"),
             Finding::UncheckedMetric { metric } => write!(f,
                 "{metric}: no row could be computed, so the verdict check does not cover it"),
+            Finding::Benchmark { benchmark, finding } => write!(f, "{benchmark}: {finding}"),
+            Finding::BenchmarkMissing { benchmark, side } => write!(f,
+                "{benchmark}: {side} has no problems for this benchmark; it has no numbers (status MISSING)"),
+            Finding::SignsDisagree { up, down } => write!(f,
+                "the benchmarks disagree in sign: B is ahead on {} and behind on {}; read the rows, not only the suite's number",
+                summarize_names(up), summarize_names(down)),
+            Finding::LargeMargin { benchmark, margin } => write!(f,
+                "{}margin {} is read as a fraction ({:.1} points); 0.01 is 1 point",
+                benchmark.as_ref().map_or("suite ".to_string(), |b| format!("{b}: ")), margin, 100.0 * margin),
         }
     }
 }
@@ -398,6 +435,10 @@ impl Finding {
             Finding::UncheckedMetric { .. } => "unchecked_metric",
             Finding::NoExtrapolation { .. } => "no_extrapolation",
             Finding::Text { .. } => "text",
+            Finding::Benchmark { .. } => "benchmark",
+            Finding::BenchmarkMissing { .. } => "benchmark_missing",
+            Finding::SignsDisagree { .. } => "signs_disagree",
+            Finding::LargeMargin { .. } => "large_margin",
         }
     }
 
@@ -545,6 +586,22 @@ mod tests {
             },
             Finding::Text {
                 message: s("an old finding"),
+            },
+            Finding::Benchmark {
+                benchmark: s("aime"),
+                finding: Box::new(Finding::BadRows { n: 2 }),
+            },
+            Finding::BenchmarkMissing {
+                benchmark: s("gsm8k"),
+                side: SideLabel::B,
+            },
+            Finding::SignsDisagree {
+                up: vec![s("aime")],
+                down: vec![s("gpqa")],
+            },
+            Finding::LargeMargin {
+                benchmark: None,
+                margin: 0.25,
             },
         ]
     }

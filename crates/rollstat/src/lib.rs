@@ -47,6 +47,7 @@ mod document;
 mod error;
 mod extrapolation;
 mod findings;
+pub mod gate;
 pub mod grade;
 mod grading;
 mod harness;
@@ -81,6 +82,9 @@ pub use document::{
 pub use error::{Error, OptionName, Result};
 pub use extrapolation::{ExtrapolatedEntry, Extrapolation, FitCheckEntry, EXTRAPOLATION_LABEL};
 pub use findings::{Finding, SideLabel};
+pub use gate::{
+    BenchmarkRow, BenchmarkStatus, Decision, Gate, GateRule, Tier, Weighting, GATE_SCHEMA,
+};
 pub use options::{
     Budget, Choice, CompareOptions, FailOn, IntervalMethod, IntervalOptions, MessageSink,
     MetricOptions, ReportOptions, DEFAULT_BUDGET_FIELD, MAX_DRAW, MAX_PERMUTATIONS, MAX_RESAMPLES,
