@@ -342,6 +342,17 @@ impl Origin {
     pub fn text_index(self) -> Option<usize> {
         (self.0 & TEXT_ORIGIN != 0).then_some((self.0 & LINE_MASK) as usize)
     }
+    /// The index of the input a file origin is in (None for a text
+    /// origin).
+    ///
+    /// ```
+    /// use rollstat_io::Origin;
+    /// assert_eq!(Origin::new(2, 10).input_index(), Some(2));
+    /// assert_eq!(Origin::text(3).input_index(), None);
+    /// ```
+    pub fn input_index(self) -> Option<usize> {
+        self.text_index().is_none().then(|| self.file())
+    }
     pub(crate) fn file(self) -> usize {
         (self.0 >> FILE_SHIFT) as usize
     }

@@ -1,0 +1,440 @@
+//! One benchmark's row: the primary metric's paired difference, the
+//! one-sided test for degradation, flips against their floor, the status
+//! against the margin and the flipped problems.
+
+use super::document::{
+    BenchmarkRow, BenchmarkStatus, DegradationTest, Flips, FlippedProblem, FlippedSide, Margin,
+    TestMethod, Tier,
+};
+use crate::compare::{self, Matched, Plan, Population, SideData};
+use crate::error::{Error, Result};
+use crate::findings::{Finding, SideLabel};
+use rollstat_core::aggregate::{ColumnBuilder, Metric};
+use rollstat_core::summary::{ProblemData, ProblemSummary};
+use rollstat_core::vote::TiePolicy;
+use rollstat_io::CollectedProblem;
+use rollstat_stats::flips::{degradation_p, excess_flip_permutation, flip_summary};
+use rollstat_stats::suite::sign_flip_one_sided;
+use rollstat_stats::{dist, problems_needed, Interval};
+
+/// What every benchmark is computed with.
+pub(crate) struct Context<'a> {
+    pub metric: &'a Metric,
+    pub plan: Plan,
+    pub alpha: f64,
+    pub mid_p: bool,
+    pub clustered: bool,
+    pub flips_listed: usize,
+    pub tie: TiePolicy,
+}
+
+/// A benchmark to compute: its declaration and both sides' problems.
+pub(crate) struct BenchInput {
+    pub name: String,
+    pub tier: Tier,
+    pub margin: (f64, Option<f64>),
+    pub a: Option<SideData>,
+    pub b: Option<SideData>,
+}
+
+/// What the suite needs of a benchmark beyond its row.
+pub(crate) struct BenchStats {
+    /// Per-unit drops A − B (per problem, or per cluster when clustered).
+    pub drops: Vec<f64>,
+    /// (a_only, b_only) when every unit is one 0/1 outcome per side.
+    pub discordant: Option<(u64, u64)>,
+}
+
+/// A benchmark's row, the suite's inputs and its findings.
+pub(crate) type Computed = (BenchmarkRow, Option<BenchStats>, Vec<Finding>);
+
+pub(crate) fn compute(input: BenchInput, ctx: &Context) -> Result<Computed> {
+    let (a, b) = match (input.a, input.b) {
+        (Some(a), Some(b)) if !a.problems.is_empty() && !b.problems.is_empty() => (a, b),
+        (a, b) => return Ok(missing(&input.name, input.tier, input.margin, a, b)),
+    };
+    let m = compare::match_problems(&a, &b).map_err(|e| bench_error(&input.name, e))?;
+    let (sa, sb) = compare::matched_summaries(&a, &b, &m);
+    let clusters = ctx.clustered.then(|| compare::matched_clusters(&a, &b, &m).0);
+    let values = metric_values(ctx, &sa, &sb, &input.name)?;
+    let row = paired(ctx, &sa, &sb, clusters.as_deref(), &input.name)?;
+    let margin = margin_used(input.margin, row.a);
+    let (stats, test) = degradation(ctx, &values, clusters.as_deref())?;
+    let flips = flips(ctx, &sa, &sb)?;
+    let drop_bounds = row.bounds.map(|i| Interval {
+        lower: -i.upper,
+        upper: -i.lower,
+    });
+    let status = status(drop_bounds, margin.used);
+    let (flipped, n_flipped) = flipped(&a, &b, &m, (&sa, &sb), ctx.flips_listed);
+    let mut row_out = BenchmarkRow {
+        name: input.name.clone(),
+        tier: input.tier,
+        weight: 0.0,
+        status,
+        margin,
+        n_problems: m.pairs.len() as u64,
+        only_a: m.only_a.clone(),
+        only_b: m.only_b.clone(),
+        n_a: sa.iter().map(|p| p.n_arrived).max().unwrap_or(0),
+        n_b: sb.iter().map(|p| p.n_arrived).max().unwrap_or(0),
+        a: row.a,
+        b: row.b,
+        delta: row.delta,
+        stderr: row.stderr,
+        ci: row.ci,
+        drop_bounds,
+        test: Some(test),
+        flips: Some(flips),
+        problems_needed: None,
+        flipped,
+        n_flipped,
+        inputs_a: a.inputs.clone(),
+        inputs_b: b.inputs.clone(),
+    };
+    row_out.problems_needed = needed(&row_out, ctx.alpha);
+    let found = findings(&input.name, &a, &b, &m, &row_out);
+    Ok((row_out, Some(stats), found))
+}
+
+fn bench_error(name: &str, e: Error) -> Error {
+    Error::input(format!("benchmark '{name}': {e}"))
+}
+
+fn missing(
+    name: &str,
+    tier: Tier,
+    margin: (f64, Option<f64>),
+    a: Option<SideData>,
+    b: Option<SideData>,
+) -> Computed {
+    let empty = |s: &Option<SideData>| s.as_ref().is_none_or(|s| s.problems.is_empty());
+    let side = if empty(&a) { SideLabel::A } else { SideLabel::B };
+    let row = BenchmarkRow {
+        name: name.to_string(),
+        tier,
+        weight: 0.0,
+        status: BenchmarkStatus::Missing,
+        margin: Margin {
+            absolute: margin.0,
+            relative: margin.1,
+            used: margin.0,
+        },
+        n_problems: 0,
+        only_a: Vec::new(),
+        only_b: Vec::new(),
+        n_a: 0,
+        n_b: 0,
+        a: f64::NAN,
+        b: f64::NAN,
+        delta: f64::NAN,
+        stderr: None,
+        ci: None,
+        drop_bounds: None,
+        test: None,
+        flips: None,
+        problems_needed: None,
+        flipped: Vec::new(),
+        n_flipped: 0,
+        inputs_a: a.map(|s| s.inputs).unwrap_or_default(),
+        inputs_b: b.map(|s| s.inputs).unwrap_or_default(),
+    };
+    let f = Finding::BenchmarkMissing {
+        benchmark: name.to_string(),
+        side,
+    };
+    (row, None, vec![f])
+}
+
+/// The margin used: the absolute one, or the relative one × A when it is
+/// smaller.
+fn margin_used((absolute, relative): (f64, Option<f64>), a: f64) -> Margin {
+    let used = match relative {
+        Some(r) if a.is_finite() => absolute.min(r * a),
+        _ => absolute,
+    };
+    Margin {
+        absolute,
+        relative,
+        used,
+    }
+}
+
+/// PASS when the drop's upper bound is within the margin, BREACH when its
+/// lower bound is beyond it, else INSUFFICIENT.
+pub(crate) fn status(drop_bounds: Option<Interval>, margin: f64) -> BenchmarkStatus {
+    match drop_bounds {
+        Some(d) if d.upper <= margin => BenchmarkStatus::Pass,
+        Some(d) if d.lower > margin => BenchmarkStatus::Breach,
+        _ => BenchmarkStatus::Insufficient,
+    }
+}
+
+/// Per-problem values of the primary metric on both sides (NaN where a
+/// side has none).
+fn metric_values(
+    ctx: &Context,
+    sa: &[ProblemSummary],
+    sb: &[ProblemSummary],
+    name: &str,
+) -> Result<Vec<(f64, f64)>> {
+    let col = |s: &[ProblemSummary]| {
+        ColumnBuilder::new(s, ctx.tie)
+            .with_metrics(std::slice::from_ref(ctx.metric))
+            .build(ctx.metric.clone())
+    };
+    let (ca, cb) = (col(sa), col(sb));
+    let pairs: Vec<(f64, f64)> = (0..ca.values.len())
+        .map(|i| (ca.values[i], cb.values[i]))
+        .collect();
+    if pairs.iter().all(|(x, y)| x.is_nan() || y.is_nan()) {
+        return Err(Error::input(format!(
+            "benchmark '{name}': no problem has a value of {} on both sides (its k may exceed the rollouts per problem)",
+            ctx.metric
+        )));
+    }
+    Ok(pairs)
+}
+
+/// The paired row of the primary metric, as compare computes it.
+fn paired(
+    ctx: &Context,
+    sa: &[ProblemSummary],
+    sb: &[ProblemSummary],
+    clusters: Option<&[u64]>,
+    name: &str,
+) -> Result<crate::compare::Row> {
+    let pop = Population {
+        group: None,
+        a: sa.iter().collect(),
+        b: sb.iter().collect(),
+        clusters: clusters.map(<[u64]>::to_vec),
+        budget_ks: None,
+    };
+    let (rows, _) = compare::rows_for(&pop, std::slice::from_ref(ctx.metric), ctx.tie, &ctx.plan);
+    rows.into_iter()
+        .next()
+        .ok_or_else(|| Error::input(format!("benchmark '{name}': {} has no row", ctx.metric)))
+}
+
+/// The one-sided test for degradation: exact McNemar (or its mid-p) when
+/// every problem has one 0/1 value per side and problems are not
+/// clustered; else the sign-flip test on per-unit drops.
+fn degradation(
+    ctx: &Context,
+    values: &[(f64, f64)],
+    clusters: Option<&[u64]>,
+) -> Result<(BenchStats, DegradationTest)> {
+    let kept: Vec<(usize, f64)> = values
+        .iter()
+        .enumerate()
+        .filter(|(_, (x, y))| !x.is_nan() && !y.is_nan())
+        .map(|(i, (x, y))| (i, x - y))
+        .collect();
+    let binary = values
+        .iter()
+        .filter(|(x, y)| !x.is_nan() && !y.is_nan())
+        .all(|&(x, y)| (x == 0.0 || x == 1.0) && (y == 0.0 || y == 1.0));
+    let drops: Vec<f64> = match clusters {
+        Some(cl) => cluster_sums(&kept, cl),
+        None => kept.iter().map(|&(_, d)| d).collect(),
+    };
+    let z = z_of(&drops);
+    if binary && clusters.is_none() {
+        let a_only = drops.iter().filter(|&&d| d > 0.0).count() as u64;
+        let b_only = drops.iter().filter(|&&d| d < 0.0).count() as u64;
+        let method = if ctx.mid_p {
+            TestMethod::McnemarMidP
+        } else {
+            TestMethod::McnemarExact
+        };
+        let p = degradation_p(a_only, b_only, ctx.mid_p);
+        let stats = BenchStats {
+            drops,
+            discordant: Some((a_only, b_only)),
+        };
+        return Ok((stats, DegradationTest { method, p, z }));
+    }
+    let sf = sign_flip_one_sided(&drops, ctx.plan.permutations, ctx.plan.boot.seed)
+        .map_err(|e| Error::input(format!("sign-flip test: {e}")))?;
+    let method = if sf.exact {
+        TestMethod::SignFlipExact
+    } else {
+        TestMethod::SignFlipRandom
+    };
+    let test = DegradationTest { method, p: sf.p, z };
+    Ok((
+        BenchStats {
+            drops,
+            discordant: None,
+        },
+        test,
+    ))
+}
+
+/// Σd/√Σd²: (b − c)/√(b + c) on 0/±1 drops; None when every drop is 0.
+fn z_of(d: &[f64]) -> Option<f64> {
+    let ss: f64 = d.iter().map(|x| x * x).sum();
+    (ss > 0.0).then(|| d.iter().sum::<f64>() / ss.sqrt())
+}
+
+/// Per-cluster sums of the drops, in the order clusters first appear.
+fn cluster_sums(kept: &[(usize, f64)], clusters: &[u64]) -> Vec<f64> {
+    let mut order: Vec<u64> = Vec::new();
+    let mut sums: std::collections::HashMap<u64, f64> = std::collections::HashMap::new();
+    for &(i, d) in kept {
+        let c = clusters[i];
+        if !sums.contains_key(&c) {
+            order.push(c);
+        }
+        *sums.entry(c).or_insert(0.0) += d;
+    }
+    order.iter().map(|c| sums[c]).collect()
+}
+
+/// Flips against their floor, from each problem's correct counts.
+fn flips(ctx: &Context, sa: &[ProblemSummary], sb: &[ProblemSummary]) -> Result<Flips> {
+    let counts: Vec<(u64, u64, u64, u64)> = sa
+        .iter()
+        .zip(sb)
+        .filter(|(a, b)| a.n > 0 && b.n > 0)
+        .map(|(a, b)| (a.c, a.n, b.c, b.n))
+        .collect();
+    let f = flip_summary(&counts).map_err(|e| Error::input(format!("flips: {e}")))?;
+    let excess_ci = match (f.excess, f.excess_se) {
+        (Some(e), Some(se)) if counts.len() >= 2 => {
+            let t = dist::t_quantile(1.0 - ctx.alpha / 2.0, (counts.len() - 1) as f64);
+            Some(Interval {
+                lower: e - t * se,
+                upper: e + t * se,
+            })
+        }
+        _ => None,
+    };
+    let excess_p = match f.excess {
+        Some(_) => Some(
+            excess_flip_permutation(&counts, ctx.plan.permutations, ctx.plan.boot.seed)
+                .map_err(|e| Error::input(format!("excess-flip test: {e}")))?
+                .p,
+        ),
+        None => None,
+    };
+    Ok(Flips {
+        a_only: f.a_only,
+        b_only: f.b_only,
+        rate: f.flip_rate,
+        floor_a: f.floor_a,
+        floor_b: f.floor_b,
+        floor: f.floor,
+        excess: f.excess,
+        excess_ci,
+        excess_p,
+        single_draw: f.single_draw,
+    })
+}
+
+/// The problems whose correct fraction differs, largest drop first (ties
+/// by name), at most `limit`; and how many there are.
+fn flipped(
+    a: &SideData,
+    b: &SideData,
+    m: &Matched,
+    (sa, sb): (&[ProblemSummary], &[ProblemSummary]),
+    limit: usize,
+) -> (Vec<FlippedProblem>, u64) {
+    let frac = |s: &ProblemSummary| {
+        if s.n == 0 {
+            f64::NAN
+        } else {
+            s.c as f64 / s.n as f64
+        }
+    };
+    let mut diff: Vec<(usize, f64)> = (0..m.pairs.len())
+        .map(|k| (k, frac(&sa[k]) - frac(&sb[k])))
+        .filter(|(_, d)| *d != 0.0 && !d.is_nan())
+        .collect();
+    let total = diff.len() as u64;
+    let name = |k: usize| compare::shown(&a.problems[m.pairs[k].0]);
+    diff.sort_by(|x, y| {
+        y.1.abs()
+            .total_cmp(&x.1.abs())
+            .then_with(|| name(x.0).cmp(&name(y.0)))
+    });
+    let listed = diff
+        .into_iter()
+        .take(limit)
+        .map(|(k, d)| {
+            let (i, j) = m.pairs[k];
+            FlippedProblem {
+                problem: name(k),
+                drop: d,
+                a: flipped_side(&a.problems[i], &sa[k]),
+                b: flipped_side(&b.problems[j], &sb[k]),
+            }
+        })
+        .collect();
+    (listed, total)
+}
+
+fn flipped_side(p: &CollectedProblem, s: &ProblemSummary) -> FlippedSide {
+    let answers = match &p.data {
+        ProblemData::Rollouts(t) => (0..t.len())
+            .map(|i| match t.get(i).answer.to_answer() {
+                rollstat_core::summary::Answer::Text(x) => Some(x),
+                _ => None,
+            })
+            .collect(),
+        ProblemData::Counts { .. } => Vec::new(),
+    };
+    FlippedSide {
+        c: s.c,
+        n: s.n,
+        answers,
+        responses: Vec::new(),
+    }
+}
+
+/// With INSUFFICIENT: problems for the bound to clear the margin at 80%
+/// power, at the observed drop and per-problem variance (one-sided α).
+fn needed(row: &BenchmarkRow, alpha: f64) -> Option<u64> {
+    if row.status != BenchmarkStatus::Insufficient {
+        return None;
+    }
+    let se = row.stderr?;
+    let gap = (row.margin.used + row.delta).abs();
+    let variance = se * se * row.n_problems as f64;
+    if !(gap > 0.0) || !(variance > 0.0) {
+        return None;
+    }
+    problems_needed(variance, gap, 2.0 * alpha, 0.8)
+        .ok()
+        .map(|n| n.ceil() as u64)
+}
+
+/// Unpaired problems and unequal rollouts, named by benchmark.
+fn findings(name: &str, a: &SideData, b: &SideData, m: &Matched, row: &BenchmarkRow) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if !m.only_a.is_empty() || !m.only_b.is_empty() {
+        out.push(Finding::Unpaired {
+            only_a: m.only_a.clone(),
+            only_b: m.only_b.clone(),
+            matched: m.pairs.len() as u64,
+        });
+    }
+    if row.n_a != row.n_b {
+        out.push(Finding::UnequalRollouts {
+            max_a: row.n_a,
+            max_b: row.n_b,
+        });
+    }
+    let bad = a.n_bad_lines + b.n_bad_lines;
+    if bad > 0 {
+        out.push(Finding::BadRows { n: bad as u64 });
+    }
+    out.into_iter()
+        .map(|f| Finding::Benchmark {
+            benchmark: name.to_string(),
+            finding: Box::new(f),
+        })
+        .collect()
+}
