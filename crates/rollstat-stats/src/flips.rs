@@ -365,3 +365,326 @@ pub fn excess_flip_permutation(
         permutations: permutations as u64,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use num_bigint::BigInt;
+    use num_rational::BigRational;
+    use num_traits::{One, ToPrimitive, Zero};
+
+    fn choose(n: u64, k: u64) -> u64 {
+        (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+    }
+
+    fn rel_close(a: f64, b: f64, rtol: f64) -> bool {
+        (a - b).abs() <= rtol * b.abs()
+    }
+
+    /// scipy.stats.binomtest(412, 752, alternative="greater").pvalue and its mid-p.
+    #[test]
+    fn degradation_p_scipy_vector() {
+        assert!(rel_close(
+            degradation_p(412, 340, false),
+            0.004788420996860966,
+            1e-10
+        ));
+        assert!(rel_close(
+            degradation_p(412, 340, true),
+            0.0043255826340586395,
+            1e-10
+        ));
+    }
+
+    /// Exact rational tails `Σ_{x ≥ b} C(m, x)/2^m` (and mid-p) for all m ≤ 12.
+    #[test]
+    fn degradation_p_exact_enumeration() {
+        assert_eq!(
+            (degradation_p(0, 0, false), degradation_p(0, 0, true)),
+            (1.0, 1.0)
+        );
+        for m in 1..=12u64 {
+            let total = (1u64 << m) as f64;
+            for b in 0..=m {
+                let above: u64 = (b + 1..=m).map(|x| choose(m, x)).sum();
+                let exact = (above + choose(m, b)) as f64 / total;
+                let mid = (above as f64 + 0.5 * choose(m, b) as f64) / total;
+                assert!(
+                    (degradation_p(b, m - b, false) - exact).abs() < 1e-13,
+                    "{b}/{m}"
+                );
+                assert!(
+                    (degradation_p(b, m - b, true) - mid).abs() < 1e-13,
+                    "{b}/{m}"
+                );
+            }
+        }
+    }
+
+    /// within_flip is the mean of 1[x_i ≠ x_j] over ordered pairs i ≠ j.
+    #[test]
+    fn within_flip_is_pairwise_disagreement() {
+        assert_eq!(within_flip(0, 1), None);
+        assert_eq!(within_flip(3, 2), None);
+        for n in 2..=9u64 {
+            for c in 0..=n {
+                let x: Vec<bool> = (0..n).map(|i| i < c).collect();
+                let mut diff = 0u64;
+                for i in 0..n as usize {
+                    for j in 0..n as usize {
+                        diff += u64::from(i != j && x[i] != x[j]);
+                    }
+                }
+                let want = diff as f64 / (n * (n - 1)) as f64;
+                assert!((within_flip(c, n).unwrap() - want).abs() < 1e-15);
+            }
+        }
+    }
+
+    #[test]
+    fn toy_three_of_four_vs_one_of_four() {
+        assert_eq!(excess_flip(3, 4, 1, 4), Some(0.125));
+        assert_eq!(cross_flip(3, 4, 1, 4), 0.625);
+        assert_eq!(
+            (within_flip(3, 4), within_flip(1, 4)),
+            (Some(0.5), Some(0.5))
+        );
+        // single draws: the expected discordant counts are the 0/1 counts
+        assert_eq!(expected_discordant(1, 1, 0, 1), (1.0, 0.0));
+        assert_eq!(expected_discordant(0, 1, 1, 1), (0.0, 1.0));
+        assert_eq!(expected_discordant(1, 1, 1, 1), (0.0, 0.0));
+        assert_eq!(excess_flip(1, 1, 0, 2), None);
+    }
+
+    fn rat(n: i64, d: i64) -> BigRational {
+        BigRational::new(BigInt::from(n), BigInt::from(d))
+    }
+
+    fn binom_pmf(n: u64, k: u64, p: &BigRational) -> BigRational {
+        let q = BigRational::one() - p;
+        let mut v = BigRational::from_integer(BigInt::from(choose(n, k)));
+        for _ in 0..k {
+            v *= p;
+        }
+        for _ in 0..n - k {
+            v *= &q;
+        }
+        v
+    }
+
+    /// E[excess_flip] = (p_A − p_B)² exactly, by enumerating
+    /// Binomial(n_A, p_A) × Binomial(n_B, p_B) in rationals; the f64
+    /// function agrees with the rational formula at every point.
+    #[test]
+    fn excess_flip_is_unbiased_exact_enumeration() {
+        let cases = [
+            ((3, 10), (7, 10), 4, 6),
+            ((1, 2), (1, 2), 8, 8),
+            ((1, 5), (9, 10), 2, 3),
+            ((2, 3), (1, 4), 5, 2),
+            ((0, 1), (1, 3), 3, 7),
+        ];
+        for ((an, ad), (bn, bd), na, nb) in cases {
+            let (pa, pb) = (rat(an, ad), rat(bn, bd));
+            let mut e = BigRational::zero();
+            for ka in 0..=na {
+                for kb in 0..=nb {
+                    let ha = rat(ka as i64, na as i64);
+                    let hb = rat(kb as i64, nb as i64);
+                    let one = BigRational::one();
+                    let d = &ha - &hb;
+                    let est = &d * &d
+                        - &ha * (&one - &ha) / rat(na as i64 - 1, 1)
+                        - &hb * (&one - &hb) / rat(nb as i64 - 1, 1);
+                    let got = excess_flip(ka, na, kb, nb).unwrap();
+                    assert!((got - est.to_f64().unwrap()).abs() < 1e-12);
+                    e += binom_pmf(na, ka, &pa) * binom_pmf(nb, kb, &pb) * est;
+                }
+            }
+            let d = &pa - &pb;
+            assert_eq!(e, &d * &d, "{pa} {pb} {na} {nb}");
+        }
+        // the two quoted vectors
+        assert_eq!(rat(4, 10) * rat(4, 10), rat(4, 25));
+    }
+
+    /// gpt-4o airline (τ-bench, 50 problems × 4 trials) within-model floor
+    /// 0.293333…: c ∈ {1, 3} gives 2·3/12 = ½, c = 2 gives 8/12 = ⅔, c ∈ {0, 4}
+    /// gives 0; 16 problems at ½ and 10 at ⅔ make 8 + 20/3 = 44/3 over 50 =
+    /// 44/150 = 0.29333….
+    #[test]
+    fn tau_bench_floor() {
+        let mut problems = Vec::new();
+        for i in 0..50u64 {
+            let c = match i {
+                0..=7 => 1,
+                8..=15 => 3,
+                16..=25 => 2,
+                26..=37 => 0,
+                _ => 4,
+            };
+            problems.push((c, 4, c, 4));
+        }
+        let s = flip_summary(&problems).unwrap();
+        assert!((s.floor_a.unwrap() - 44.0 / 150.0).abs() < 1e-15);
+        assert!((s.floor.unwrap() - 0.2933333333333333).abs() < 1e-15);
+        assert!(!s.single_draw);
+    }
+
+    #[test]
+    fn flip_summary_hand_values_and_errors() {
+        let problems = [(3, 4, 1, 4), (2, 4, 2, 4), (4, 4, 0, 4), (1, 1, 0, 1)];
+        let s = flip_summary(&problems).unwrap();
+        // excess: 0.125, 0 − 2·(¼/3) = −1/6, 1 (the single-draw problem has none)
+        let ex = [0.125, -1.0 / 6.0, 1.0];
+        let m = (0.125 - 1.0 / 6.0 + 1.0) / 3.0;
+        let sd = (ex.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / 2.0).sqrt();
+        assert!((s.excess.unwrap() - m).abs() < 1e-15);
+        assert!((s.excess_se.unwrap() - sd / 3f64.sqrt()).abs() < 1e-15);
+        // a_only: 9/16 + 4/16 + 1 + 1; b_only: 1/16 + 4/16 + 0 + 0
+        assert!((s.a_only - (9.0 / 16.0 + 0.25 + 2.0)).abs() < 1e-15);
+        assert!((s.b_only - 5.0 / 16.0).abs() < 1e-15);
+        assert!((s.flip_rate - (0.625 + 0.5 + 1.0 + 1.0) / 4.0).abs() < 1e-15);
+        // floors: A over 3/4, 2/4, 4/4: (½ + ⅔ + 0)/3; B over 1/4, 2/4, 0/4: the same
+        assert!((s.floor_a.unwrap() - (0.5 + 2.0 / 3.0) / 3.0).abs() < 1e-15);
+        assert_eq!(s.floor_a, s.floor_b);
+        assert_eq!(s.n_problems, 4);
+        let mut rev = problems;
+        rev.reverse();
+        assert_eq!(flip_summary(&rev).unwrap(), s);
+        assert!(flip_summary(&[]).is_err());
+        assert!(flip_summary(&[(1, 0, 0, 1)]).is_err());
+        assert!(flip_summary(&[(2, 1, 0, 1)]).is_err());
+        assert!(flip_summary(&[(1, 1, 0, 1)]).unwrap().single_draw);
+    }
+
+    /// `P(c_A* = k)` by enumerating every choice of n_A of the N rollouts
+    /// (the first C correct).
+    fn relabel_distribution(c: u64, n_a: u64, n_b: u64) -> Vec<(u64, f64)> {
+        let n = n_a + n_b;
+        let mut counts = vec![0u64; n_a as usize + 1];
+        let mut total = 0u64;
+        for mask in 0u64..(1 << n) {
+            if u64::from(mask.count_ones()) == n_a {
+                counts[(mask & ((1 << c) - 1)).count_ones() as usize] += 1;
+                total += 1;
+            }
+        }
+        (0..=n_a)
+            .filter(|&k| counts[k as usize] > 0)
+            .map(|k| (k, counts[k as usize] as f64 / total as f64))
+            .collect()
+    }
+
+    /// Exact permutation p: the full product distribution of the sum.
+    fn exact_excess_p(problems: &[(u64, u64, u64, u64)]) -> f64 {
+        let observed: f64 = problems
+            .iter()
+            .map(|&(ca, na, cb, nb)| excess_flip(ca, na, cb, nb).unwrap())
+            .sum();
+        let mut dist = vec![(0.0f64, 1.0f64)];
+        for &(ca, na, cb, nb) in problems {
+            let c = ca + cb;
+            let mut next = Vec::new();
+            for &(s, p) in &dist {
+                for (k, q) in relabel_distribution(c, na, nb) {
+                    next.push((s + excess_flip(k, na, c - k, nb).unwrap(), p * q));
+                }
+            }
+            dist = next;
+        }
+        dist.iter()
+            .filter(|(s, _)| *s >= observed - 1e-9)
+            .map(|(_, p)| p)
+            .sum()
+    }
+
+    #[test]
+    fn excess_permutation_matches_exact_distribution() {
+        let problems = [
+            (2, 3, 1, 3),
+            (0, 2, 2, 2),
+            (3, 4, 1, 2),
+            (1, 2, 0, 3),
+            (2, 3, 1, 3),
+            (3, 3, 0, 2),
+        ];
+        let exact = exact_excess_p(&problems);
+        let r = 20_000;
+        let t = excess_flip_permutation(&problems, r, 11).unwrap();
+        let se = (exact * (1.0 - exact) / r as f64).sqrt();
+        assert!(
+            (t.p - exact).abs() < 3.0 * se + 1.0 / r as f64,
+            "{} vs {exact}",
+            t.p
+        );
+        let mean = problems
+            .iter()
+            .map(|&(a, b, c, d)| excess_flip(a, b, c, d).unwrap())
+            .sum::<f64>()
+            / 6.0;
+        assert!((t.statistic - mean).abs() < 1e-15);
+    }
+
+    #[test]
+    fn excess_permutation_order_invariant_and_seeded() {
+        let problems: Vec<_> = (0..200u64)
+            .map(|i| (i % 5, 4, (i * 7) % 4, 3 + i % 2))
+            .collect();
+        let a = excess_flip_permutation(&problems, 500, 3).unwrap();
+        let mut rev = problems.clone();
+        rev.reverse();
+        rev.rotate_left(17);
+        assert_eq!(excess_flip_permutation(&rev, 500, 3).unwrap(), a);
+        assert_eq!(excess_flip_permutation(&problems, 500, 3).unwrap(), a);
+        assert!(excess_flip_permutation(&problems, 0, 3).is_err());
+        assert!(excess_flip_permutation(&[(1, 1, 0, 1)], 10, 3).is_err());
+    }
+
+    /// A all right / B all wrong on 20 problems and the reverse on 20 (equal
+    /// accuracy overall), ties elsewhere: the excess is clearly positive.
+    #[test]
+    fn excess_permutation_detects_drift() {
+        let mut problems = vec![(4, 4, 0, 4); 20];
+        problems.extend(vec![(0, 4, 4, 4); 20]);
+        problems.extend(vec![(2, 4, 2, 4); 60]);
+        let t = excess_flip_permutation(&problems, 999, 5).unwrap();
+        assert!(t.p <= 0.002, "{}", t.p);
+    }
+
+    /// Under the null (A and B share each problem's success probability)
+    /// the p-values are not small: mean near ½, few below 0.05.
+    #[test]
+    fn excess_permutation_null_is_uniformish() {
+        let sims = 60;
+        let mut ps = Vec::new();
+        for sim in 0..sims {
+            let mut g = rng::stream(2024, sim);
+            let problems: Vec<_> = (0..150)
+                .map(|_| {
+                    let p = g.next_f64();
+                    let ca = crate::multinomial::binomial(&mut g, 4, p);
+                    let cb = crate::multinomial::binomial(&mut g, 4, p);
+                    (ca, 4, cb, 4)
+                })
+                .collect();
+            ps.push(excess_flip_permutation(&problems, 199, sim).unwrap().p);
+        }
+        let mean = ps.iter().sum::<f64>() / sims as f64;
+        let small = ps.iter().filter(|&&p| p < 0.05).count();
+        assert!((0.35..0.65).contains(&mean), "{mean}");
+        assert!(small <= 10, "{small} of {sims}");
+    }
+
+    /// 50,000 problems × R = 2,000 must stay cheap (grouped draws).
+    #[test]
+    fn excess_permutation_scales() {
+        let problems: Vec<_> = (0..50_000u64)
+            .map(|i| ((i * 31) % 5, 4, (i * 17) % 5, 4))
+            .collect();
+        let start = std::time::Instant::now();
+        let t = excess_flip_permutation(&problems, 2_000, 9).unwrap();
+        assert!(t.p > 0.0 && t.p <= 1.0);
+        assert!(start.elapsed().as_secs() < 30);
+    }
+}
