@@ -504,3 +504,258 @@ pub fn weighted_difference(
     }
     Ok((est, var.sqrt()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SIX: [(u64, u64); 6] = [(89, 95), (12, 14), (8, 11), (45, 42), (102, 108), (18, 15)];
+
+    fn rel_close(a: f64, b: f64, rtol: f64) -> bool {
+        (a - b).abs() <= rtol * b.abs()
+    }
+
+    /// scipy.stats.binomtest(274, 559, alternative="greater").
+    #[test]
+    fn pooled_vector() {
+        assert!(rel_close(
+            pooled_degradation_p(&SIX, false),
+            0.6940943172044693,
+            1e-10
+        ));
+        assert_eq!(pooled_degradation_p(&[], false), 1.0);
+    }
+
+    /// scipy.stats.combine_pvalues(method="fisher") of the six one-sided exact p.
+    #[test]
+    fn fisher_vector() {
+        let p: Vec<f64> = SIX
+            .iter()
+            .map(|&(b, c)| degradation_p(b, c, false))
+            .collect();
+        let (chi2, df, pv) = fisher_combination(&p).unwrap();
+        assert!(rel_close(chi2, 6.304808644746986, 1e-10));
+        assert_eq!(df, 12);
+        assert!(rel_close(pv, 0.8999438572547623, 1e-10));
+        // the closed form agrees with the incomplete-gamma survival function
+        assert!(rel_close(pv, chi2_sf(chi2, 12.0), 1e-10));
+        assert_eq!(
+            fisher_combination(&[0.3, 0.0]).unwrap(),
+            (f64::INFINITY, 4, 0.0)
+        );
+        assert_eq!(fisher_combination(&[1.0, 1.0]).unwrap(), (0.0, 4, 1.0));
+        assert!(fisher_combination(&[]).is_err());
+        assert!(fisher_combination(&[1.5]).is_err());
+        // χ²/2 > 709: e^{−χ²/2} alone underflows, the log-space terms do not
+        let (chi2, df, tiny) = fisher_combination(&[0.01; 200]).unwrap();
+        assert!(chi2 / 2.0 > 745.0 && df == 400);
+        assert!(
+            tiny > 1e-200 && rel_close(tiny, chi2_sf(chi2, 400.0), 1e-8),
+            "{tiny}"
+        );
+    }
+
+    #[test]
+    fn max_drop_exact_vector() {
+        let (z, p) = max_drop_exact(&SIX);
+        assert!(rel_close(z, 0.5222329678670935, 1e-14));
+        assert!(rel_close(p, 0.9013311933401498, 1e-10));
+        let (z, p) = max_drop_exact(&[(0, 0)]);
+        assert!(z.is_nan() && p == 1.0);
+    }
+
+    /// Sign patterns enumerated one by one (no grouping): `max_t z_t*`.
+    fn brute_max_drop(benchmarks: &[&[f64]]) -> (f64, f64) {
+        let all: Vec<(usize, f64)> = benchmarks
+            .iter()
+            .enumerate()
+            .flat_map(|(t, d)| d.iter().filter(|v| **v != 0.0).map(move |&v| (t, v)))
+            .collect();
+        let zmax = |signs: u64| {
+            let mut s = vec![0.0; benchmarks.len()];
+            let mut q = vec![0.0; benchmarks.len()];
+            for (i, &(t, v)) in all.iter().enumerate() {
+                s[t] += if signs >> i & 1 == 1 { -v } else { v };
+                q[t] += v * v;
+            }
+            (0..benchmarks.len())
+                .filter(|&t| q[t] > 0.0)
+                .map(|t| s[t] / q[t].sqrt())
+                .fold(f64::NEG_INFINITY, f64::max)
+        };
+        let observed = zmax(0);
+        let n = 1u64 << all.len();
+        let hits = (0..n).filter(|&p| zmax(p) >= observed - 1e-9).count();
+        (observed, hits as f64 / n as f64)
+    }
+
+    /// On 0/±1 drops the exact sign-flip max-drop test is max_drop_exact.
+    #[test]
+    fn max_drop_sign_flip_equals_exact_counts() {
+        let counts = [(3u64, 1u64), (2, 2), (0, 1), (4, 0)];
+        let data: Vec<Vec<f64>> = counts
+            .iter()
+            .map(|&(b, c)| {
+                let mut d = vec![1.0; b as usize];
+                d.extend(vec![-1.0; c as usize]);
+                d.extend(vec![0.0; 3]);
+                d
+            })
+            .collect();
+        let refs: Vec<&[f64]> = data.iter().map(|d| d.as_slice()).collect();
+        let (z, p, exact) = max_drop_sign_flip(&refs, 1 << 13, 1).unwrap();
+        let (z0, p0) = max_drop_exact(&counts);
+        assert!(exact);
+        assert_eq!(z, z0);
+        assert!((p - p0).abs() < 1e-12, "{p} vs {p0}");
+        let (zb, pb) = brute_max_drop(&refs);
+        assert!((z - zb).abs() < 1e-12 && (p - pb).abs() < 1e-12);
+    }
+
+    #[test]
+    fn max_drop_sign_flip_real_values_brute_force_and_random() {
+        let b1 = [0.25, 0.5, 0.0, -0.25, 0.75, 0.5];
+        let b2 = [0.5, 0.0, 0.25, -0.5, 1.0];
+        let b3 = [-0.125, 0.375, 0.375, 0.125, 0.25];
+        let refs: [&[f64]; 3] = [&b1, &b2, &b3];
+        let (zb, pb) = brute_max_drop(&refs);
+        let (z, p, exact) = max_drop_sign_flip(&refs, 1 << 14, 1).unwrap();
+        assert!(exact && (z - zb).abs() < 1e-12 && (p - pb).abs() < 1e-12);
+        let r = 4000;
+        let (_, pr, exact) = max_drop_sign_flip(&refs, r, 5).unwrap();
+        assert!(!exact);
+        let se = (pb * (1.0 - pb) / r as f64).sqrt();
+        assert!((pr - pb).abs() < 3.0 * se + 1.0 / r as f64, "{pr} vs {pb}");
+        // order of benchmarks and of problems does not matter
+        let (c1, c3) = (
+            [0.5, 0.75, -0.25, 0.0, 0.5, 0.25],
+            [0.25, 0.125, 0.375, -0.125, 0.375],
+        );
+        let shuffled: [&[f64]; 3] = [&c3, &b2, &c1];
+        assert_eq!(max_drop_sign_flip(&shuffled, r, 5).unwrap(), (z, pr, false));
+        let (z, p, exact) = max_drop_sign_flip(&[&[0.0], &[0.0, 0.0]], 10, 1).unwrap();
+        assert!(z.is_nan() && p == 1.0 && exact);
+        assert!(max_drop_sign_flip(&[], 10, 1).is_err());
+        assert!(max_drop_sign_flip(&[&[f64::NAN]], 10, 1).is_err());
+    }
+
+    /// Every one of the 2^8 patterns of the 8 differences (zeros included)
+    /// enumerated: count `Σ_t w_t mean(s·d_t) ≥ T`.
+    fn brute_pooled(b1: &[f64], b2: &[f64], w: (f64, f64)) -> (f64, u64) {
+        let t = |s: u64| {
+            let m1: f64 = b1
+                .iter()
+                .enumerate()
+                .map(|(i, v)| if s >> i & 1 == 1 { -v } else { *v })
+                .sum::<f64>();
+            let m2: f64 = b2
+                .iter()
+                .enumerate()
+                .map(|(i, v)| if s >> (i + b1.len()) & 1 == 1 { -v } else { *v })
+                .sum::<f64>();
+            w.0 * m1 / b1.len() as f64 + w.1 * m2 / b2.len() as f64
+        };
+        let n = 1u64 << (b1.len() + b2.len());
+        (t(0), (0..n).filter(|&s| t(s) >= t(0) - 1e-9).count() as u64)
+    }
+
+    #[test]
+    fn pooled_sign_flip_vectors() {
+        let b1 = [0.25, 0.5, 0.0, -0.25, 0.75];
+        let b2 = [0.5, 0.0, 0.25];
+        for (w, hits256) in [((5.0 / 8.0, 3.0 / 8.0), 16), ((0.5, 0.5), 12)] {
+            let r = pooled_sign_flip(&[&b1, &b2], &[w.0, w.1], 1000, 1).unwrap();
+            assert!((r.statistic - 0.25).abs() < 1e-15);
+            assert!(r.exact && r.patterns == 64);
+            assert_eq!(r.p, hits256 as f64 / 256.0);
+            let (t, hits) = brute_pooled(&b1, &b2, w);
+            assert!((t - 0.25).abs() < 1e-15);
+            assert_eq!(hits, hits256);
+        }
+        // a budget below 2^6 switches to random patterns
+        let r = pooled_sign_flip(&[&b1, &b2], &[0.5, 0.5], 63, 1).unwrap();
+        assert!(!r.exact && r.patterns == 63);
+        assert!(pooled_sign_flip(&[&b1, &b2], &[0.5], 100, 1).is_err());
+        assert!(pooled_sign_flip(&[&b1, &[]], &[0.5, 0.5], 100, 1).is_err());
+        assert!(pooled_sign_flip(&[&b1], &[f64::NAN], 100, 1).is_err());
+    }
+
+    #[test]
+    fn one_sided_random_close_to_exact() {
+        // 16 nonzero differences: exact by brute force over 65,536 patterns
+        let d: Vec<f64> = (0..16)
+            .map(|i| [0.5, -0.25, 0.75, 0.25, -0.5][i % 5] + 0.0625 * (i % 3) as f64)
+            .collect();
+        let mean = d.iter().sum::<f64>() / 16.0;
+        let hits = (0u64..1 << 16)
+            .filter(|&s| {
+                let t: f64 = d
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| if s >> i & 1 == 1 { -v } else { *v })
+                    .sum();
+                t / 16.0 >= mean - 1e-9
+            })
+            .count();
+        let exact = hits as f64 / 65536.0;
+        let e = sign_flip_one_sided(&d, 1 << 16, 1).unwrap();
+        assert!(e.exact && e.p == exact && (e.statistic - mean).abs() < 1e-15);
+        let r = 20_000;
+        let s = sign_flip_one_sided(&d, r, 3).unwrap();
+        let se = (exact * (1.0 - exact) / r as f64).sqrt();
+        assert!(
+            !s.exact && (s.p - exact).abs() < 3.0 * se + 1.0 / r as f64,
+            "{} vs {exact}",
+            s.p
+        );
+        let mut rev = d.clone();
+        rev.reverse();
+        assert_eq!(sign_flip_one_sided(&rev, r, 3).unwrap(), s);
+        // all ten positive: 1 pattern of 1024
+        assert_eq!(
+            sign_flip_one_sided(&[0.5; 10], 1 << 10, 1).unwrap().p,
+            1.0 / 1024.0
+        );
+    }
+
+    /// Hand computation in exact fractions: w = (2500, 10000/9, 625),
+    /// θ̄ = 0.03901639344262295, Q = 6.495901639344262, p = e^{−Q/2} (2 df),
+    /// I² = (Q − 2)/Q = 0.6921135646687697.
+    #[test]
+    fn cochran_q_hand_values() {
+        let h = cochran_q(&[0.05, -0.02, 0.10], &[0.02, 0.03, 0.04]).unwrap();
+        assert!(rel_close(h.q, 6.495901639344262, 1e-12));
+        assert_eq!(h.df, 2);
+        assert!(rel_close(h.p, 0.03885374464043918, 1e-10));
+        assert!(rel_close(h.i2, 0.6921135646687697, 1e-12));
+        assert!(h.signs_disagree);
+        // se = 0 and non-finite entries are left out
+        let h2 = cochran_q(
+            &[0.05, -0.02, 0.10, 0.9, 0.3],
+            &[0.02, 0.03, 0.04, 0.0, f64::NAN],
+        )
+        .unwrap();
+        assert_eq!(h2, h);
+        assert!(cochran_q(&[0.1, 0.2], &[0.1, 0.0]).is_none());
+        assert!(cochran_q(&[0.1], &[0.1, 0.2]).is_none());
+        // small Q: I² = 0
+        let h3 = cochran_q(&[0.1, 0.11], &[0.05, 0.05]).unwrap();
+        assert!(h3.i2 == 0.0 && !h3.signs_disagree);
+    }
+
+    /// Subsets A (n = 200, acc 0.80) and B (n = 50, acc 0.40) with
+    /// SE_t = √(p(1 − p)/(n − 1)).
+    #[test]
+    fn weighted_difference_micro_macro() {
+        let est = [0.8, 0.4];
+        let se = [(0.8f64 * 0.2 / 199.0).sqrt(), (0.4f64 * 0.6 / 49.0).sqrt()];
+        let (m, sm) = weighted_difference(&est, &se, &[200.0, 50.0]).unwrap();
+        assert!((m - 0.72).abs() < 1e-15 && rel_close(sm, 0.026655041393112613, 1e-12));
+        let (m, sm) = weighted_difference(&est, &se, &[0.5, 0.5]).unwrap();
+        assert!((m - 0.6).abs() < 1e-15 && rel_close(sm, 0.037755725672326775, 1e-12));
+        assert!(weighted_difference(&[], &[], &[]).is_err());
+        assert!(weighted_difference(&est, &se, &[1.0]).is_err());
+        assert!(weighted_difference(&est, &se, &[0.0, 0.0]).is_err());
+        assert!(weighted_difference(&est, &se, &[-1.0, 2.0]).is_err());
+    }
+}
