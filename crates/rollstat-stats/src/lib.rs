@@ -15,6 +15,10 @@
 //!   counts), [`sign_flip`] (exact when every sign pattern fits the budget), [`sign_flip_test`],
 //!   [`mcnemar`], [`adjust_p_values`], [`non_inferiority_verdict`] — comparing
 //!   two systems.
+//! * [`flips`] ([`degradation_p`], [`flip_summary`], [`excess_flip_permutation`])
+//!   and [`suite`] ([`max_drop_exact`], [`pooled_sign_flip`], [`cochran_q`], …) —
+//!   the statistics of a suite release gate (baseline A vs candidate B over
+//!   several benchmarks).
 //! * [`minimum_detectable_effect`], [`problems_needed`], [`rollouts_vs_problems`] — power.
 //! * [`extrapolate_pass_at_k`], [`fit_beta_binomial`] — pass@K beyond the
 //!   sampled n from a beta-binomial fit, with a refitting bootstrap.
@@ -96,11 +100,13 @@ mod column;
 pub mod dist;
 mod error;
 mod extrapolate;
+pub mod flips;
 mod multinomial;
 mod paired;
 mod paired_row;
 mod power;
 pub mod rng;
+pub mod suite;
 mod variance;
 mod warnings;
 
@@ -118,6 +124,10 @@ pub use extrapolate::{
     extrapolate_pass_at_k, fit_beta_binomial, fit_check, BetaBinomialFit, CountTable, Extrapolated,
     Extrapolation, ExtrapolationConfig, FitCheck,
 };
+pub use flips::{
+    cross_flip, degradation_p, excess_flip, excess_flip_permutation, expected_discordant,
+    flip_summary, within_flip, ExcessFlipTest, FlipSummary,
+};
 pub use paired::{
     adjust_p_values, mcnemar, mcnemar_from_outcomes, non_inferiority_verdict, pearson, sign_flip,
     sign_flip_test, McNemar, NonInferiorityVerdict, PAdjust, SignFlip, MAX_EXACT_SIGN_FLIP,
@@ -126,6 +136,10 @@ pub use paired_row::{paired_row, PairedRow};
 pub use power::{
     minimum_detectable_effect, paired_difference_variance, problems_needed, rollouts_vs_problems,
     z_alpha_beta, PowerVariance, RolloutTradeoff,
+};
+pub use suite::{
+    cochran_q, fisher_combination, max_drop_exact, max_drop_sign_flip, pooled_degradation_p,
+    pooled_sign_flip, sign_flip_one_sided, weighted_difference, Heterogeneity, SignFlipOneSided,
 };
 pub use variance::{
     pass1_sampling_variance, pass_at_k_sampling_variance, variance_decomposition,

@@ -55,22 +55,24 @@ const POPCOUNT_MAX_COPIES: u64 = 1 << 12;
 /// exact test counts with these weights). Metric differences take few
 /// distinct values (pass@1 differences are multiples of 1/n), so this is
 /// far less work than one sign per difference.
-struct Magnitudes {
+pub(crate) struct Magnitudes {
     /// Distinct nonzero `|d_i|`, ascending (f64 total order), so that every
     /// sum below is formed in the same order whatever the order of `d`.
-    values: Vec<f64>,
+    pub(crate) values: Vec<f64>,
     /// Number of copies `m_v` of each value.
-    counts: Vec<u64>,
+    pub(crate) counts: Vec<u64>,
+    /// `Σ d_i`, as `Σ_v v·(#positive − #negative)` (signed).
+    pub(crate) signed: f64,
     /// `|Σ d_i|`, as `|Σ_v v·(#positive − #negative)|`.
-    observed: f64,
+    pub(crate) observed: f64,
     /// Rounding tolerance `1e-12 · Σ|d_i|` of the `|S| ≥ observed` test.
-    tol: f64,
+    pub(crate) tol: f64,
 }
 
 impl Magnitudes {
     /// Groups the nonzero entries of `d` (finite, checked by the caller) by
     /// `|d_i|` (equal as f64); zeros are dropped, a flip leaves them alone.
-    fn new(d: &[f64]) -> Self {
+    pub(crate) fn new(d: &[f64]) -> Self {
         // For non-negative finite floats the bit pattern orders like the
         // value (and like `f64::total_cmp`); the sign rides in the low bit.
         let mut keys: Vec<u64> = d
@@ -99,13 +101,14 @@ impl Magnitudes {
         Self {
             values,
             counts,
+            signed: observed,
             observed: observed.abs(),
             tol: 1e-12 * total,
         }
     }
 
     /// Number m of nonzero differences.
-    fn nonzero(&self) -> u64 {
+    pub(crate) fn nonzero(&self) -> u64 {
         self.counts.iter().sum()
     }
 
@@ -117,14 +120,14 @@ impl Magnitudes {
 
 /// Random bits taken a few at a time from one generator, so a magnitude with
 /// `m` copies costs `m` bits (not a 64-bit word per copy).
-struct Bits<'a> {
+pub(crate) struct Bits<'a> {
     g: &'a mut rng::Xoshiro256PlusPlus,
     word: u64,
     left: u32,
 }
 
 impl<'a> Bits<'a> {
-    fn new(g: &'a mut rng::Xoshiro256PlusPlus) -> Self {
+    pub(crate) fn new(g: &'a mut rng::Xoshiro256PlusPlus) -> Self {
         Self {
             g,
             word: 0,
@@ -155,7 +158,7 @@ impl<'a> Bits<'a> {
     /// `v·(2·Binomial(1, ½) − 1)`, which is the common case for cluster
     /// sums, kept as cheap as one sign per difference.
     #[inline]
-    fn signed(&mut self, v: f64) -> f64 {
+    pub(crate) fn signed(&mut self, v: f64) -> f64 {
         if self.left == 0 {
             self.word = self.g.next_u64();
             self.left = 64;
@@ -168,7 +171,7 @@ impl<'a> Bits<'a> {
 
     /// A Binomial(m, ½) draw: counted bits for up to
     /// [`POPCOUNT_MAX_COPIES`] copies, else the crate's exact sampler.
-    fn binomial_half(&mut self, m: u64) -> u64 {
+    pub(crate) fn binomial_half(&mut self, m: u64) -> u64 {
         if m <= POPCOUNT_MAX_COPIES {
             self.ones(m)
         } else {
@@ -239,7 +242,7 @@ fn exact_hits_from(mags: &Magnitudes, rows: &[Vec<u64>], i: usize, s: f64) -> u6
 
 /// `C(m, 0..=m)` by Pascal's rule (m ≤ [`MAX_EXACT_SIGN_FLIP`], so u64 is
 /// ample).
-fn binomial_row(m: u64) -> Vec<u64> {
+pub(crate) fn binomial_row(m: u64) -> Vec<u64> {
     let mut row = vec![1u64];
     for _ in 0..m {
         let mut next = vec![1u64; row.len() + 1];
@@ -252,7 +255,7 @@ fn binomial_row(m: u64) -> Vec<u64> {
 }
 
 /// Errors shared by [`sign_flip`] and [`sign_flip_test`].
-fn check_differences(d: &[f64]) -> Result<()> {
+pub(crate) fn check_differences(d: &[f64]) -> Result<()> {
     if d.is_empty() {
         return Err(StatsError::Empty("no differences"));
     }
@@ -262,7 +265,7 @@ fn check_differences(d: &[f64]) -> Result<()> {
     Ok(())
 }
 
-fn check_permutations(permutations: usize) -> Result<()> {
+pub(crate) fn check_permutations(permutations: usize) -> Result<()> {
     if permutations == 0 {
         return Err(StatsError::InvalidArgument(
             "permutations must be > 0".into(),
