@@ -42,6 +42,8 @@ pub enum Command {
     Summarize(Box<crate::summary_cmd::SummarizeArgs>),
     /// Merge summaries of shards (problems may be split across them) into one.
     Merge(Box<crate::summary_cmd::MergeArgs>),
+    /// Ship it or not: one release decision (GO / NO-GO / INCONCLUSIVE) over a suite of benchmarks.
+    Gate(Box<crate::gate_cmd::GateArgs>),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

@@ -2,6 +2,7 @@
 
 mod args;
 mod convert;
+mod gate_cmd;
 mod grade_cmd;
 mod options;
 mod output;
@@ -70,6 +71,16 @@ fn run(cli: Cli) -> Result<()> {
         Command::Convert(a) => convert::run(&a),
         Command::Summarize(a) => summary_cmd::summarize(&a),
         Command::Merge(a) => summary_cmd::merge(&a),
+        Command::Gate(a) => {
+            let (g, code) = gate_cmd::run(&a)?;
+            let text = render::gate(&g, a.format);
+            write_output(a.output.as_deref(), &text)?;
+            if code != 0 {
+                // NO-GO 1, INCONCLUSIVE 3 (docs/gate.md); 2 stays bad input.
+                std::process::exit(code);
+            }
+            Ok(())
+        }
     }
 }
 

@@ -31,3 +31,11 @@ pub fn render(report: &Report, format: OutputFormat, view: View) -> String {
 fn json(report: &Report) -> String {
     rollstat::Finding::serialize_worded(finding_text, || report.to_json())
 }
+
+/// Renders a gate in `format`.
+pub fn gate(g: &rollstat::Gate, format: crate::gate_cmd::GateFormat) -> String {
+    let _ = format;
+    let mut s = rollstat::Finding::serialize_worded(finding_text, || g.to_json());
+    s.push('\n');
+    s
+}

@@ -3,7 +3,7 @@
 //! against the margin and the flipped problems.
 
 use super::document::{
-    BenchmarkRow, BenchmarkStatus, DegradationTest, Flips, FlippedProblem, FlippedSide, Margin,
+    BenchmarkRow, BenchmarkStatus, DegradationTest, FlippedProblem, FlippedSide, Flips, Margin,
     TestMethod, Tier,
 };
 use crate::compare::{self, Matched, Plan, Population, SideData};
@@ -55,7 +55,9 @@ pub(crate) fn compute(input: BenchInput, ctx: &Context) -> Result<Computed> {
     };
     let m = compare::match_problems(&a, &b).map_err(|e| bench_error(&input.name, e))?;
     let (sa, sb) = compare::matched_summaries(&a, &b, &m);
-    let clusters = ctx.clustered.then(|| compare::matched_clusters(&a, &b, &m).0);
+    let clusters = ctx
+        .clustered
+        .then(|| compare::matched_clusters(&a, &b, &m).0);
     let values = metric_values(ctx, &sa, &sb, &input.name)?;
     let row = paired(ctx, &sa, &sb, clusters.as_deref(), &input.name)?;
     let margin = margin_used(input.margin, row.a);
@@ -109,7 +111,11 @@ fn missing(
     b: Option<SideData>,
 ) -> Computed {
     let empty = |s: &Option<SideData>| s.as_ref().is_none_or(|s| s.problems.is_empty());
-    let side = if empty(&a) { SideLabel::A } else { SideLabel::B };
+    let side = if empty(&a) {
+        SideLabel::A
+    } else {
+        SideLabel::B
+    };
     let row = BenchmarkRow {
         name: name.to_string(),
         tier,
@@ -403,7 +409,7 @@ fn needed(row: &BenchmarkRow, alpha: f64) -> Option<u64> {
     let se = row.stderr?;
     let gap = (row.margin.used + row.delta).abs();
     let variance = se * se * row.n_problems as f64;
-    if !(gap > 0.0) || !(variance > 0.0) {
+    if gap.is_nan() || gap <= 0.0 || variance.is_nan() || variance <= 0.0 {
         return None;
     }
     problems_needed(variance, gap, 2.0 * alpha, 0.8)
@@ -412,7 +418,13 @@ fn needed(row: &BenchmarkRow, alpha: f64) -> Option<u64> {
 }
 
 /// Unpaired problems and unequal rollouts, named by benchmark.
-fn findings(name: &str, a: &SideData, b: &SideData, m: &Matched, row: &BenchmarkRow) -> Vec<Finding> {
+fn findings(
+    name: &str,
+    a: &SideData,
+    b: &SideData,
+    m: &Matched,
+    row: &BenchmarkRow,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     if !m.only_a.is_empty() || !m.only_b.is_empty() {
         out.push(Finding::Unpaired {

@@ -68,10 +68,9 @@ fn compare_options(plan: &GatePlan, opts: &GateOptions) -> Result<CompareOptions
     o.intervals.seed = plan.seed;
     o.intervals.cluster_by = plan.cluster_by.clone();
     if let Some(f) = &plan.format {
-        o.source_format = Some(
-            f.parse()
-                .map_err(|e: rollstat_formats::UnknownFormat| Error::invalid("format", e.to_string()))?,
-        );
+        o.source_format = Some(f.parse().map_err(|e: rollstat_formats::UnknownFormat| {
+            Error::invalid("format", e.to_string())
+        })?);
     }
     Ok(o)
 }
@@ -125,10 +124,12 @@ pub fn gate(
     opts: &GateOptions,
 ) -> Result<Gate> {
     plan.validate()?;
-    let metric: Metric = plan
-        .metric
-        .parse()
-        .map_err(|e: rollstat_core::catalogue::UnknownKey| Error::invalid("metric", e.to_string()))?;
+    let metric: Metric =
+        plan.metric
+            .parse()
+            .map_err(|e: rollstat_core::catalogue::UnknownKey| {
+                Error::invalid("metric", e.to_string())
+            })?;
     let co = compare_options(plan, opts)?;
     let inputs = sources::read_benchmarks(plan, sources, &co)?;
     let ctx = bench::Context {

@@ -280,7 +280,10 @@ impl GatePlan {
     /// Checks ranges and combinations; names the benchmark at fault.
     pub fn validate(&self) -> Result<()> {
         if !(self.alpha > 0.0 && self.alpha < 0.5) {
-            return Err(Error::invalid("alpha", format!("{} is not in (0, 0.5)", self.alpha)));
+            return Err(Error::invalid(
+                "alpha",
+                format!("{} is not in (0, 0.5)", self.alpha),
+            ));
         }
         self.metric
             .parse::<rollstat_core::aggregate::Metric>()
@@ -379,7 +382,10 @@ impl GatePlan {
     /// The margin used for a benchmark (its own, else the plan's; 0 when
     /// none is declared, under the detect rule).
     pub fn margin_of(&self, b: Option<&BenchmarkPlan>) -> (f64, Option<f64>) {
-        let abs = b.and_then(|b| b.margin).or(self.margin).map_or(0.0, |m| m.0);
+        let abs = b
+            .and_then(|b| b.margin)
+            .or(self.margin)
+            .map_or(0.0, |m| m.0);
         let rel = b.and_then(|b| b.relative_margin).or(self.relative_margin);
         (abs, rel)
     }

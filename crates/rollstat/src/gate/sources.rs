@@ -40,7 +40,10 @@ fn paths(base: &Path, p: &Paths) -> Result<Vec<Source>> {
     for pattern in &p.0 {
         for path in expand(base, pattern)? {
             if !path.exists() {
-                return Err(Error::input(format!("{}: no such file or directory", path.display())));
+                return Err(Error::input(format!(
+                    "{}: no such file or directory",
+                    path.display()
+                )));
             }
             out.push(Source::Path(path));
         }
@@ -126,20 +129,35 @@ pub(crate) fn read_benchmarks(
                 })
             })
             .collect(),
-        SuiteSources::Discovered { baseline, candidate } => {
+        SuiteSources::Discovered {
+            baseline,
+            candidate,
+        } => {
             let a = split(read_side(&baseline, "A (baseline)", o)?);
-            let b = split(read_side(&candidate, "B (candidate)", o)?);
+            let mut b = split(read_side(&candidate, "B (candidate)", o)?);
+            if let ([(name_a, _)], [(name_b, _)]) = (a.as_slice(), b.as_mut_slice()) {
+                // One benchmark a side (two files, say): the same benchmark,
+                // named as A's.
+                *name_b = name_a.clone();
+            }
             Ok(pair_up(plan, a, b))
         }
     }
 }
 
-fn pair_up(plan: &GatePlan, a: Vec<(String, SideData)>, b: Vec<(String, SideData)>) -> Vec<BenchInput> {
+fn pair_up(
+    plan: &GatePlan,
+    a: Vec<(String, SideData)>,
+    b: Vec<(String, SideData)>,
+) -> Vec<BenchInput> {
     let mut b: Vec<(String, Option<SideData>)> = b.into_iter().map(|(n, s)| (n, Some(s))).collect();
     let mut out: Vec<BenchInput> = a
         .into_iter()
         .map(|(name, sa)| {
-            let sb = b.iter_mut().find(|(n, _)| *n == name).and_then(|(_, s)| s.take());
+            let sb = b
+                .iter_mut()
+                .find(|(n, _)| *n == name)
+                .and_then(|(_, s)| s.take());
             BenchInput {
                 tier: plan.tier,
                 margin: plan.margin_of(None),
@@ -196,7 +214,11 @@ fn file_stem(path: &str) -> String {
 
 /// One side split into benchmarks, in order of first appearance.
 fn split(side: SideData) -> Vec<(String, SideData)> {
-    let keys: Vec<String> = side.problems.iter().map(|p| benchmark_of(&side, p)).collect();
+    let keys: Vec<String> = side
+        .problems
+        .iter()
+        .map(|p| benchmark_of(&side, p))
+        .collect();
     let mut order: Vec<String> = Vec::new();
     let mut index = std::collections::HashMap::new();
     for k in &keys {

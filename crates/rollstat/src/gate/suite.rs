@@ -181,12 +181,26 @@ fn combination_tests(
             let (b, cc) = c.iter().fold((0, 0), |(x, y), (b, c)| (x + b, y + c));
             let how = if plan.mid_p { "mid-p" } else { "exact" };
             let p = pooled_degradation_p(c, plan.mid_p);
-            test("pooled", format!("{how} binomial on summed discordant problems (b = {b}, c = {cc})"), b as f64 - cc as f64, p)
+            test(
+                "pooled",
+                format!("{how} binomial on summed discordant problems (b = {b}, c = {cc})"),
+                b as f64 - cc as f64,
+                p,
+            )
         }
         None => {
             let r = pooled_sign_flip(&drops, &w, plan.permutations, plan.seed).map_err(stat_err)?;
             let how = if r.exact { "exact" } else { "random" };
-            test("pooled", format!("sign-flip ({how}, {} patterns) of the {}-weighted drop", r.patterns, plan.weights.name()), r.statistic, r.p)
+            test(
+                "pooled",
+                format!(
+                    "sign-flip ({how}, {} patterns) of the {}-weighted drop",
+                    r.patterns,
+                    plan.weights.name()
+                ),
+                r.statistic,
+                r.p,
+            )
         }
     };
     let ps: Vec<f64> = present
@@ -194,16 +208,32 @@ fn combination_tests(
         .map(|&i| rows[i].test.map_or(1.0, |t| t.p))
         .collect();
     let (chi2, df, p_fisher) = fisher_combination(&ps).map_err(stat_err)?;
-    let fisher = test("fisher", format!("−2 Σ ln p on {df} df"), chi2, p_fisher);
+    let fisher = test(
+        "fisher",
+        format!("−2 Σ ln p on {df} df"),
+        chi2 + 0.0,
+        p_fisher,
+    );
     let max_drop = match &counts {
         Some(c) => {
             let (z, p) = max_drop_exact(c);
-            test("max-drop", "largest z = (b − c)/√(b + c), exact under the benchmarks' binomial nulls".into(), z, p)
+            test(
+                "max-drop",
+                "largest z = (b − c)/√(b + c), exact under the benchmarks' binomial nulls".into(),
+                z,
+                p,
+            )
         }
         None => {
-            let (z, p, exact) = max_drop_sign_flip(&drops, plan.permutations, plan.seed).map_err(stat_err)?;
+            let (z, p, exact) =
+                max_drop_sign_flip(&drops, plan.permutations, plan.seed).map_err(stat_err)?;
             let how = if exact { "exact" } else { "random" };
-            test("max-drop", format!("largest z = Σd/√Σd², sign-flip null ({how})"), z, p)
+            test(
+                "max-drop",
+                format!("largest z = Σd/√Σd², sign-flip null ({how})"),
+                z,
+                p,
+            )
         }
     };
     Ok(vec![pooled, fisher, max_drop])
@@ -227,13 +257,24 @@ fn margin_rule(rows: &[BenchmarkRow], suite: &SuiteRow, suite_margin: Option<f64
         match r.status {
             BenchmarkStatus::Breach => no_go.push(format!(
                 "{} ({tier}) BREACH: drop {}, lower bound {} > margin {}",
-                r.name, pts(drop), pts(lo), pts(r.margin.used)
+                r.name,
+                pts(drop),
+                pts(lo),
+                pts(r.margin.used)
             )),
-            BenchmarkStatus::Missing => no_go.push(format!("{} ({tier}) MISSING: no problems on one side", r.name)),
+            BenchmarkStatus::Missing => no_go.push(format!(
+                "{} ({tier}) MISSING: no problems on one side",
+                r.name
+            )),
             BenchmarkStatus::Insufficient => unsure.push(format!(
                 "{} ({tier}) INSUFFICIENT: drop {}, bounds [{}, {}] straddle margin {}{}",
-                r.name, pts(drop), pts(lo), pts(hi), pts(r.margin.used),
-                r.problems_needed.map_or(String::new(), |n| format!(" (≈{n} problems needed)"))
+                r.name,
+                pts(drop),
+                pts(lo),
+                pts(hi),
+                pts(r.margin.used),
+                r.problems_needed
+                    .map_or(String::new(), |n| format!(" (≈{n} problems needed)"))
             )),
             BenchmarkStatus::Pass => {}
         }
@@ -242,7 +283,9 @@ fn margin_rule(rows: &[BenchmarkRow], suite: &SuiteRow, suite_margin: Option<f64
         let lo = suite.drop_bounds.map_or(f64::NAN, |d| d.lower);
         no_go.push(format!(
             "suite: weighted drop {}, lower bound {} > suite margin {}",
-            pts(-suite.delta), pts(lo), pts(suite_margin.unwrap_or(f64::NAN))
+            pts(-suite.delta),
+            pts(lo),
+            pts(suite_margin.unwrap_or(f64::NAN))
         ));
     }
     let (decision, reasons) = if !no_go.is_empty() {
@@ -262,13 +305,26 @@ fn detect_rule(suite: &SuiteRow) -> RuleOutcome {
         .tests
         .iter()
         .filter(|t| t.rejects)
-        .map(|t| format!("{} p = {:.3e} ≤ α/3 = {:.4}: a significant degradation", t.name, t.p, suite.alpha_each))
+        .map(|t| {
+            format!(
+                "{} p = {:.3e} ≤ α/3 = {:.4}: a significant degradation",
+                t.name, t.p, suite.alpha_each
+            )
+        })
         .collect();
     if rejecting.is_empty() {
-        let ps: Vec<String> = suite.tests.iter().map(|t| format!("{} p = {:.3}", t.name, t.p)).collect();
+        let ps: Vec<String> = suite
+            .tests
+            .iter()
+            .map(|t| format!("{} p = {:.3}", t.name, t.p))
+            .collect();
         RuleOutcome {
             decision: Decision::Go,
-            reasons: vec![format!("no combination test rejects at α/3 = {:.4} ({})", suite.alpha_each, ps.join(", "))],
+            reasons: vec![format!(
+                "no combination test rejects at α/3 = {:.4} ({})",
+                suite.alpha_each,
+                ps.join(", ")
+            )],
         }
     } else {
         RuleOutcome {
