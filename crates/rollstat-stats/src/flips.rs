@@ -280,8 +280,7 @@ impl Group {
             left -= x;
             x
         });
-        let counts: Vec<u64> = counts.collect();
-        self.sum(counts.into_iter())
+        self.sum(counts)
     }
 }
 

@@ -262,15 +262,9 @@ pub fn max_drop_sign_flip(
     check_permutations(permutations)?;
     let hits = count_hits(permutations, seed ^ MAX_DROP_DOMAIN, |g| {
         let mut bits = Bits::new(g);
-        benches.iter().any(|b| {
-            let plus = b
-                .mags
-                .counts
-                .iter()
-                .map(|&m| bits.binomial_half(m))
-                .collect::<Vec<_>>();
-            b.z_of(plus.into_iter()) >= threshold
-        })
+        benches
+            .iter()
+            .any(|b| b.z_of(b.mags.counts.iter().map(|&m| bits.binomial_half(m))) >= threshold)
     });
     Ok((
         z_max,
