@@ -197,18 +197,27 @@ impl Text {
         };
     }
 
+    /// A line; in the terminal wrapped at 100 columns, continuations
+    /// indented as its first word.
     fn para(&mut self, line: &str) {
-        let _ = match self.markdown {
-            true => writeln!(self.out, "{line}  "),
-            false => writeln!(self.out, "{line}"),
-        };
+        match self.markdown {
+            true => {
+                let _ = writeln!(self.out, "{line}  ");
+            }
+            false => {
+                let indent = line.chars().take_while(|c| *c == ' ').count();
+                wrap(line, &" ".repeat(indent + 2), &mut self.out);
+            }
+        }
     }
 
     fn bullet(&mut self, line: &str) {
-        let _ = match self.markdown {
-            true => writeln!(self.out, "- {line}"),
-            false => writeln!(self.out, "  - {line}"),
-        };
+        match self.markdown {
+            true => {
+                let _ = writeln!(self.out, "- {line}");
+            }
+            false => wrap(&format!("  - {line}"), "    ", &mut self.out),
+        }
     }
 
     fn table(&mut self, rows: &[Vec<String>]) {
@@ -322,25 +331,23 @@ fn suite(g: &Gate, t: &mut Text) {
         g.settings.weights.name(),
         weights.join(", ")
     ));
-    let margin = match g.settings.suite_margin {
-        Some(m) => format!(
-            "; suite margin {:.2} pts: drop {} it",
-            100.0 * m,
-            if s.beyond_margin {
-                "beyond"
-            } else {
-                "not beyond"
-            }
-        ),
-        None => String::new(),
-    };
     t.para(&format!(
-        "  A {} · B {} · B − A {} pts, CI {}{margin}",
+        "  A {} · B {} · B − A {} pts, CI {}",
         pct(s.a),
         pct(s.b),
         pts(s.delta),
         ci_pts(s.ci)
     ));
+    if let Some(m) = g.settings.suite_margin {
+        let beyond = match s.beyond_margin {
+            true => "beyond",
+            false => "not beyond",
+        };
+        t.para(&format!(
+            "  suite margin {:.2} pts: the drop's lower bound is {beyond} it",
+            100.0 * m
+        ));
+    }
     if let Some(h) = &s.heterogeneity {
         t.para(&format!(
             "  heterogeneity: Q = {:.2} on {} df (p {}), I² = {:.0}%",
@@ -406,17 +413,19 @@ fn rules(g: &Gate, t: &mut Text) {
 /// The line that says which plan and settings made every number.
 fn footer(g: &Gate, t: &mut Text) {
     let sha = g.plan.sha256.get(..12).unwrap_or(&g.plan.sha256);
-    let line = format!(
-        "n = {} · metric {} · α = {} · seed {} · plan sha256 {sha} ({}) · {} {}",
+    t.para(&format!(
+        "{} written by rollstat {} from plan {}",
+        g.schema,
+        t.data(&g.version),
+        t.data(&g.plan.source)
+    ));
+    t.para(&format!(
+        "n = {} · metric {} · α = {} · seed {} · plan sha256 {sha}",
         rollouts(g),
         t.data(&g.settings.metric),
         trim_float(g.settings.alpha),
         g.settings.seed,
-        t.data(&g.plan.source),
-        g.schema,
-        g.version
-    );
-    t.para(&line);
+    ));
     if t.markdown {
         let fence = fence_for(&g.plan.text);
         let _ = writeln!(
@@ -557,6 +566,34 @@ fn responses(problems: &[FlippedProblem], t: &mut Text) {
         table.extend(rows);
         t.table(&table);
     }
+}
+
+/// Terminal width the prose lines wrap at.
+const WIDTH: usize = 100;
+
+/// `line` wrapped at [`WIDTH`] columns on spaces, continuations starting
+/// with `indent`; a word longer than a line stays whole.
+fn wrap(line: &str, indent: &str, out: &mut String) {
+    let mut current = String::new();
+    let lead = line.chars().take_while(|c| *c == ' ').count();
+    current.push_str(&line[..lead]);
+    let mut fresh = true;
+    for word in line[lead..].split(' ') {
+        let len = current.chars().count();
+        if !fresh && len + 1 + word.chars().count() > WIDTH {
+            out.push_str(&current);
+            out.push('\n');
+            current = indent.to_string();
+            fresh = true;
+        }
+        if !fresh {
+            current.push(' ');
+        }
+        current.push_str(word);
+        fresh = false;
+    }
+    out.push_str(&current);
+    out.push('\n');
 }
 
 /// Text for the terminal: control characters (newlines, escapes) shown as
