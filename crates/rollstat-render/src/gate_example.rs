@@ -87,10 +87,6 @@ pub fn example_gate() -> Gate {
         a: side(1, 1, &["42"]),
         b: side(0, 1, &["41"]),
     }];
-    let rule = |decision, reason: &str| RuleOutcome {
-        decision,
-        reasons: vec![reason.to_string()],
-    };
     Gate {
         schema: rollstat::GATE_SCHEMA.into(),
         version: "0.0.0".into(),
@@ -100,50 +96,64 @@ pub fn example_gate() -> Gate {
             text: "[suite]\nmetric = \"pass@1\"\n".into(),
             sha256: "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef".into(),
         },
-        settings: GateSettings {
-            metric: "pass@1".into(),
-            weights: Weighting::Micro,
-            rule: GateRule::Margin,
-            alpha: 0.05,
-            suite_margin: None,
-            mid_p: false,
-            cluster_by: None,
-            method: "bootstrap".into(),
-            resamples: 2000,
-            permutations: 10000,
-            seed: 7,
-            rng: "xoshiro256++".into(),
-            flips_listed: 5,
-        },
+        settings: settings(),
         benchmarks: vec![
             row("math", BenchmarkStatus::Pass, 0.60, 0.004, (-0.006, 0.014)),
             gsm8k,
         ],
-        suite: SuiteRow {
-            n_benchmarks: 2,
-            n_problems: 400,
-            a: 0.725,
-            b: 0.7165,
-            delta: -0.0085,
-            stderr: Some(0.004),
-            ci: iv(-0.0163, -0.0007),
-            drop_bounds: iv(0.002, 0.015),
-            beyond_margin: false,
-            heterogeneity: None,
-            alpha_each: 0.05 / 3.0,
-            tests: vec![CombinedTest {
-                name: "pooled".into(),
-                method: "exact binomial".into(),
-                statistic: 4.0,
-                p: 0.01,
-                rejects: true,
-            }],
-            margin_rule: rule(
-                Decision::NoGo,
-                "gsm8k BREACH: drop 2.10 pts > margin 1.00 pts",
-            ),
-            detect_rule: rule(Decision::NoGo, "pooled rejects at α/3 (p 0.0100)"),
-        },
+        suite: suite(),
         findings: vec![rollstat::Finding::BadRows { n: 2 }],
+    }
+}
+
+/// The settings of [`example_gate`].
+fn settings() -> GateSettings {
+    GateSettings {
+        metric: "pass@1".into(),
+        weights: Weighting::Micro,
+        rule: GateRule::Margin,
+        alpha: 0.05,
+        suite_margin: None,
+        mid_p: false,
+        cluster_by: None,
+        method: "bootstrap".into(),
+        resamples: 2000,
+        permutations: 10000,
+        seed: 7,
+        rng: "xoshiro256++".into(),
+        flips_listed: 5,
+    }
+}
+
+/// The suite of [`example_gate`]: a pooled test and both rules NO-GO.
+fn suite() -> SuiteRow {
+    let rule = |decision, reason: &str| RuleOutcome {
+        decision,
+        reasons: vec![reason.to_string()],
+    };
+    SuiteRow {
+        n_benchmarks: 2,
+        n_problems: 400,
+        a: 0.725,
+        b: 0.7165,
+        delta: -0.0085,
+        stderr: Some(0.004),
+        ci: iv(-0.0163, -0.0007),
+        drop_bounds: iv(0.002, 0.015),
+        beyond_margin: false,
+        heterogeneity: None,
+        alpha_each: 0.05 / 3.0,
+        tests: vec![CombinedTest {
+            name: "pooled".into(),
+            method: "exact binomial".into(),
+            statistic: 4.0,
+            p: 0.01,
+            rejects: true,
+        }],
+        margin_rule: rule(
+            Decision::NoGo,
+            "gsm8k BREACH: drop 2.10 pts > margin 1.00 pts",
+        ),
+        detect_rule: rule(Decision::NoGo, "pooled rejects at α/3 (p 0.0100)"),
     }
 }

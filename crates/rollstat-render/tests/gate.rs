@@ -466,10 +466,26 @@ fn json_round_trips_with_worded_findings() {
 }
 
 #[test]
-#[ignore]
-fn dump() {
-    let g = fixture();
-    std::fs::write("/tmp/gs/gate.txt", gate::render_text(&g, false, &words())).unwrap();
-    std::fs::write("/tmp/gs/gate.md", gate::render_text(&g, true, &words())).unwrap();
-    std::fs::write("/tmp/gs/gate.html", html_gate::render(&g, &words())).unwrap();
+fn insufficient_is_amber_and_says_what_is_needed() {
+    let mut g = fixture();
+    g.verdict = Decision::Inconclusive;
+    g.suite.margin_rule = RuleOutcome {
+        decision: Decision::Inconclusive,
+        reasons: vec!["math INSUFFICIENT: 1873 problems needed".into()],
+    };
+    g.benchmarks[0].status = BenchmarkStatus::Pass;
+    g.benchmarks[1].status = BenchmarkStatus::Insufficient;
+    g.benchmarks[1].problems_needed = Some(1873);
+    let html = html_gate::render(&g, &words());
+    assert!(html.contains("<div class=\"banner amber\" data-verdict=\"INCONCLUSIVE\">"));
+    assert!(html.contains("<circle class=\"pt amber\""));
+    assert!(html.contains("<circle class=\"pt ok\""));
+    let text = gate::render_text(&g, false, &words());
+    assert!(text.starts_with("INCONCLUSIVE (rule: margin) — math INSUFFICIENT"));
+    let math = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("math ") && l.contains("sign-flip"));
+    assert!(math.unwrap().trim_end().ends_with("1873"));
+    let md = gate::render_text(&g, true, &words());
+    assert!(md.starts_with("## rollstat gate: INCONCLUSIVE (undecided)"));
 }
