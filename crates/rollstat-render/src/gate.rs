@@ -121,6 +121,20 @@ pub(crate) fn flip_cells(f: Option<&Flips>) -> [String; 4] {
     ]
 }
 
+/// `gsm8k: 3 problems only in A and 1 only in B are left out`; `None`
+/// when every problem is matched.
+pub(crate) fn unmatched_note(r: &BenchmarkRow) -> Option<String> {
+    let (a, b) = (r.only_a.len(), r.only_b.len());
+    if a + b == 0 {
+        return None;
+    }
+    let noun = if a == 1 { "problem" } else { "problems" };
+    Some(format!(
+        "{}: {a} {noun} only in A and {b} only in B are left out (every number is over the {} matched)",
+        r.name, r.n_problems
+    ))
+}
+
 /// Problems needed, shown only when the document gives a number.
 pub(crate) fn needed_cell(r: &BenchmarkRow) -> String {
     r.problems_needed.map_or("–".into(), |n| n.to_string())
@@ -271,6 +285,14 @@ pub fn render_text(g: &Gate, markdown: bool, words: &Words) -> String {
     let cell = t.cell_fn();
     t.head("benchmarks (A baseline, B candidate; B − A and margins in points)");
     t.table(&benchmark_rows(g, cell));
+    let unmatched: Vec<String> = g.benchmarks.iter().filter_map(unmatched_note).collect();
+    if !unmatched.is_empty() {
+        for note in unmatched {
+            let line = t.data(&note);
+            t.bullet(&line);
+        }
+        t.out.push('\n');
+    }
     t.head("degradation tests and flips");
     t.table(&test_rows(g, cell));
     suite(g, &mut t);

@@ -7,7 +7,7 @@
 use crate::compare::p_fmt;
 use crate::gate::{
     answers_joined, ci_pts, declared, flip_cells, margin_cell, needed_cell, pct, pts, rollouts,
-    test_cells, verdict_line,
+    test_cells, unmatched_note, verdict_line,
 };
 use crate::html::{exact, key_values, legend, nav, page_styled, table};
 use crate::svg::{esc, nice_ticks, Chart, Scale};
@@ -389,6 +389,9 @@ fn benchmark_table(g: &Gate, out: &mut String) {
         out,
     );
     out.push_str("</div>\n");
+    for note in g.benchmarks.iter().filter_map(unmatched_note) {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", esc(&note));
+    }
     let s = &g.suite;
     let mut line = format!(
         "Suite ({} benchmarks, {} problems, {} weights): A {}, B {}, B − A {} points, CI {}",
@@ -580,6 +583,39 @@ fn findings(g: &Gate, words: &Words, out: &mut String) {
     out.push_str("</ul>\n");
 }
 
+/// Each benchmark's input files, both sides.
+fn inputs(g: &Gate, out: &mut String) {
+    let rows: Vec<(String, Vec<String>)> = g
+        .benchmarks
+        .iter()
+        .flat_map(|r| {
+            let a = r.inputs_a.iter().map(move |i| (r, "A", i));
+            a.chain(r.inputs_b.iter().map(move |i| (r, "B", i)))
+        })
+        .map(|(r, side, i)| {
+            let sha = i.sha256.get(..12).unwrap_or(&i.sha256);
+            let cells = vec![
+                esc(&r.name),
+                side.into(),
+                esc(&i.path),
+                esc(&i.format),
+                format!("<span title=\"{}\">{}</span>", esc(&i.sha256), esc(sha)),
+                i.records.to_string(),
+            ];
+            (String::new(), cells)
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    out.push_str("<h3>Inputs</h3>\n");
+    table(
+        &["benchmark", "side", "path", "format", "sha256", "rows"],
+        &rows,
+        out,
+    );
+}
+
 /// The settings behind every number and the plan's text.
 fn plan(g: &Gate, out: &mut String) {
     out.push_str("<h2 id=\"plan\">Plan and settings</h2>\n");
@@ -616,6 +652,7 @@ fn plan(g: &Gate, out: &mut String) {
         ),
     ];
     key_values(&items, out);
+    inputs(g, out);
     let _ = writeln!(
         out,
         "<details><summary>plan text</summary><pre class=\"plan\" data-sha256=\"{}\">{}</pre></details>",

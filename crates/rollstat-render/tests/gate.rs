@@ -8,8 +8,8 @@ use rollstat::gate::{
     PlanRecord, RuleOutcome, SuiteHeterogeneity, SuiteRow, TestMethod,
 };
 use rollstat::{
-    BenchmarkRow, BenchmarkStatus, Decision, Finding, Gate, GateRule, Interval, SideLabel, Tier,
-    Weighting,
+    BenchmarkRow, BenchmarkStatus, Decision, Finding, Gate, GateRule, InputInfo, Interval,
+    SideLabel, Tier, Weighting,
 };
 use rollstat_render::{gate, html_gate, Words};
 
@@ -66,7 +66,7 @@ fn gsm8k() -> BenchmarkRow {
             used: 0.01,
         },
         n_problems: 1319,
-        only_a: vec![],
+        only_a: vec!["train/999".into()],
         only_b: vec![],
         n_a: 4,
         n_b: 4,
@@ -98,8 +98,17 @@ fn gsm8k() -> BenchmarkRow {
             },
         ],
         n_flipped: 95,
-        inputs_a: vec![],
-        inputs_b: vec![],
+        inputs_a: vec![input("a/gsm8k.jsonl")],
+        inputs_b: vec![input("b/gsm8k<v2>.jsonl")],
+    }
+}
+
+fn input(path: &str) -> InputInfo {
+    InputInfo {
+        path: path.into(),
+        format: "canonical-jsonl".into(),
+        sha256: "5".repeat(64),
+        records: 5276,
     }
 }
 
@@ -130,6 +139,9 @@ fn math() -> BenchmarkRow {
         flips: Some(flips(20.0, 22.0, 0.084, 0.08, 0.004)),
         flipped: vec![],
         n_flipped: 42,
+        only_a: vec![],
+        inputs_a: vec![input("a/math.jsonl")],
+        inputs_b: vec![input("b/math.jsonl")],
         ..gsm8k()
     }
 }
@@ -159,6 +171,9 @@ fn aime() -> BenchmarkRow {
         flips: None,
         flipped: vec![],
         n_flipped: 0,
+        only_a: vec![],
+        inputs_a: vec![input("a/aime.jsonl")],
+        inputs_b: vec![],
         ..gsm8k()
     }
 }
@@ -295,6 +310,8 @@ fn terminal_table_fits_100_columns_and_names_the_plan() {
     // The terminal lists a few flipped problems, answers cut to fit.
     assert!(text.contains("train|17") && text.contains("4/4") && text.contains("1/4"));
     assert!(text.contains("(declared, decides)"));
+    assert!(text.contains("gsm8k: 1 problem only in A and 0 only in B are left out"));
+    assert!(!text.contains("math: 1 problem only in A"));
 }
 
 #[test]
@@ -329,6 +346,7 @@ fn html_escapes_the_data() {
     assert!(!html.contains("<script"), "unescaped <script>");
     assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(html.contains("<div class=\"banner bad\" data-verdict=\"NO-GO\">"));
+    assert!(html.contains("<td>b/gsm8k&lt;v2&gt;.jsonl</td>"));
 }
 
 /// `name="value"` attributes of one SVG element.
@@ -351,7 +369,7 @@ fn elements<'a>(svg: &'a str, prefix: &str) -> Vec<&'a str> {
 /// The forest plot's scale: the range the page says it drew, checked
 /// against the rule (every interval, 0 and −margins, padded 6% of the
 /// span), mapped onto the plot area 170 → 704 px.
-fn forest_scale(html: &str, g: &Gate) -> impl Fn(f64) -> f64 {
+fn forest_scale(html: &str) -> impl Fn(f64) -> f64 {
     let div = html
         .split('\n')
         .find(|l| l.starts_with("<div class=\"forest\""))
@@ -364,7 +382,6 @@ fn forest_scale(html: &str, g: &Gate) -> impl Fn(f64) -> f64 {
         (num(div, "data-px-min"), num(div, "data-px-max")),
         (170.0, 704.0)
     );
-    let _ = g;
     move |x| 170.0 + (x - lo) / (hi - lo) * (704.0 - 170.0)
 }
 
@@ -374,7 +391,7 @@ fn forest_plot_draws_points_margins_and_the_suite_diamond() {
     let html = html_gate::render(&g, &words());
     let start = html.find("<svg").unwrap();
     let svg = &html[start..start + html[start..].find("</svg>").unwrap()];
-    let px = forest_scale(&html, &g);
+    let px = forest_scale(&html);
     let close = |a: f64, b: f64| (a - b).abs() <= 0.051;
     let points = elements(svg, "<circle class=\"pt ");
     let drawn: Vec<&BenchmarkRow> = g
