@@ -205,10 +205,12 @@ struct Text {
 
 impl Text {
     fn head(&mut self, title: &str) {
-        let _ = match self.markdown {
-            true => writeln!(self.out, "### {title}\n"),
-            false => writeln!(self.out, "{title}"),
-        };
+        match self.markdown {
+            true => {
+                let _ = writeln!(self.out, "### {title}\n");
+            }
+            false => wrap(title, "  ", &mut self.out),
+        }
     }
 
     /// A line; in the terminal wrapped at 100 columns, continuations
@@ -274,7 +276,7 @@ impl Text {
 /// let text = rollstat_render::gate::render_text(&g, false, &words);
 /// assert!(text.starts_with("NO-GO (rule: margin) — gsm8k BREACH"));
 /// let md = rollstat_render::gate::render_text(&g, true, &words);
-/// assert!(md.starts_with("## rollstat gate: NO-GO (blocked)"));
+/// assert!(md.starts_with("## rollstat gate: NO-GO (blocked)\n"));
 /// ```
 pub fn render_text(g: &Gate, markdown: bool, words: &Words) -> String {
     let mut t = Text {
@@ -322,20 +324,29 @@ fn status_word(d: rollstat::Decision) -> &'static str {
 
 /// The first line(s): the verdict and why.
 fn verdict(g: &Gate, t: &mut Text) {
+    let (name, rule) = (g.verdict.name(), g.settings.rule.name());
+    let reasons = &declared(g).reasons;
     if t.markdown {
-        let _ = writeln!(
-            t.out,
-            "## rollstat gate: {} ({})\n",
-            g.verdict.name(),
-            status_word(g.verdict)
-        );
-        let line = md_escape(&verdict_line(g));
-        let _ = writeln!(t.out, "**{line}**\n");
-    } else {
-        let line = verdict_line(g);
-        let _ = writeln!(t.out, "{line}");
-        let _ = writeln!(t.out, "{}\n", "═".repeat(line.chars().count().min(100)));
+        let word = status_word(g.verdict);
+        let _ = writeln!(t.out, "## rollstat gate: {name} ({word})\n");
+        let _ = writeln!(t.out, "**{name}** under the {rule} rule.\n");
+        for r in reasons {
+            t.bullet(&md_escape(r));
+        }
+        t.out.push('\n');
+        return;
     }
+    // The first line carries the first reason; the others follow it.
+    let first = match reasons.first() {
+        Some(r) => format!("{name} (rule: {rule}) — {}", plain(r)),
+        None => format!("{name} (rule: {rule})"),
+    };
+    let _ = writeln!(t.out, "{first}");
+    for r in reasons.iter().skip(1) {
+        wrap(&format!("  — {}", plain(r)), "    ", &mut t.out);
+    }
+    let width = first.chars().count().min(WIDTH);
+    let _ = writeln!(t.out, "{}\n", "═".repeat(width));
 }
 
 /// The suite: weights, weighted B − A with its interval, heterogeneity.

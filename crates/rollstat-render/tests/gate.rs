@@ -275,6 +275,22 @@ fn text_first_line_names_the_verdict_and_the_reason() {
 }
 
 #[test]
+fn further_reasons_follow_the_first_line() {
+    let mut g = fixture();
+    g.suite
+        .margin_rule
+        .reasons
+        .push("suite | drop <b>beyond</b>".into());
+    let text = gate::render_text(&g, false, &words());
+    let lines: Vec<&str> = text.lines().take(3).collect();
+    assert!(lines[0].starts_with("NO-GO (rule: margin) — gsm8k BREACH"));
+    assert_eq!(lines[1], "  — suite | drop <b>beyond</b>");
+    assert!(lines[2].starts_with("═══"));
+    let md = gate::render_text(&g, true, &words());
+    assert!(md.contains("**NO-GO** under the margin rule.\n\n- gsm8k BREACH: drop 2.10 pts &gt; margin 1.00 pts\n- suite \\| drop &lt;b&gt;beyond&lt;/b&gt;\n"));
+}
+
+#[test]
 fn every_benchmark_and_status_appears_in_every_format() {
     let g = fixture();
     let outputs = [
