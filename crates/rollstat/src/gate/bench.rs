@@ -84,7 +84,9 @@ pub(crate) fn compute(input: BenchInput, ctx: &Context) -> Result<Computed> {
         b: row.b,
         delta: row.delta,
         stderr: row.stderr,
-        ci: row.ci,
+        // The interval whose ends are the one-sided bounds the status reads
+        // (two-sided at 1 − 2α), so a bar never crosses a margin it passes.
+        ci: row.bounds,
         drop_bounds,
         test: Some(test),
         flips: Some(flips),

@@ -408,11 +408,12 @@ pub struct BenchmarkRow {
     pub delta: f64,
     /// Paired SE of delta.
     pub stderr: Option<f64>,
-    /// Two-sided interval of B − A at 1 − α.
+    /// Interval of B − A whose ends are the one-sided bounds at 1 − α
+    /// (two-sided at 1 − 2α: 90% at α = 0.05), as non-inferiority is read.
     #[serde(with = "crate::document::bounds_pair")]
     pub ci: Option<Interval>,
     /// One-sided bounds of the drop A − B at 1 − α each: the status reads
-    /// them (`[lower, upper]`).
+    /// them (`[lower, upper]`; `ci` negated).
     #[serde(with = "crate::document::bounds_pair")]
     pub drop_bounds: Option<Interval>,
     /// The one-sided test for degradation.
@@ -494,7 +495,7 @@ pub struct SuiteRow {
     pub delta: f64,
     /// Its SE under the weights (benchmarks independent).
     pub stderr: Option<f64>,
-    /// Normal interval of B − A at 1 − α.
+    /// Normal interval of B − A at 1 − 2α (its ends the one-sided bounds).
     #[serde(with = "crate::document::bounds_pair")]
     pub ci: Option<Interval>,
     /// One-sided bounds of the drop at 1 − α each.

@@ -62,14 +62,11 @@ pub(crate) fn suite(
     let alpha = plan.alpha;
     let (ci, drop_bounds) = match stderr {
         Some(se) => {
-            let (z2, z1) = (
-                dist::normal_quantile(1.0 - alpha / 2.0),
-                dist::normal_quantile(1.0 - alpha),
-            );
+            let z1 = dist::normal_quantile(1.0 - alpha);
             (
                 Some(Interval {
-                    lower: delta - z2 * se,
-                    upper: delta + z2 * se,
+                    lower: delta - z1 * se,
+                    upper: delta + z1 * se,
                 }),
                 Some(Interval {
                     lower: -delta - z1 * se,
