@@ -1,0 +1,408 @@
+//! The engine's `gate()` on count rows built here: per-benchmark and suite
+//! tests against published vectors (docs/statistics.md §10, the research
+//! notes' §2c) and against exact rational tails computed in the test; the
+//! margins, weights and rules against the rows the gate returns.
+
+use num_bigint::BigInt;
+use num_rational::BigRational;
+use num_traits::{One, ToPrimitive};
+use rollstat::gate::{gate, plan_record, BenchmarkSources, GateOptions, GatePlan, SuiteSources};
+use rollstat::rows::{CountRow, Row};
+use rollstat::{BenchmarkStatus, Decision, Gate, Source};
+
+/// One side of a benchmark: (c, n) per problem, problems `p0`, `p1`, …
+/// (the rows in reverse order when `reversed`).
+fn side(name: &str, counts: &[(u64, u64)], reversed: bool) -> Source {
+    let mut rows: Vec<Row> = counts
+        .iter()
+        .enumerate()
+        .map(|(i, &(c, n))| {
+            Row::from(CountRow {
+                problem: format!("p{i}"),
+                n,
+                c,
+                ..Default::default()
+            })
+        })
+        .collect();
+    if reversed {
+        rows.reverse();
+    }
+    Source::Rows {
+        name: name.into(),
+        rows,
+    }
+}
+
+/// A one-rollout benchmark with b problems only A solves, c only B
+/// solves, `both` both solve and `neither` neither.
+fn binary(b: u64, c: u64, both: u64, neither: u64) -> (Vec<(u64, u64)>, Vec<(u64, u64)>) {
+    let mut a = Vec::new();
+    let mut bb = Vec::new();
+    for (x, y, k) in [(1, 0, b), (0, 1, c), (1, 1, both), (0, 0, neither)] {
+        for _ in 0..k {
+            a.push((x, 1));
+            bb.push((y, 1));
+        }
+    }
+    (a, bb)
+}
+
+type Bench = (String, Vec<(u64, u64)>, Vec<(u64, u64)>);
+
+/// The gate of `benches` under the plan `head` (TOML before the
+/// benchmarks), each benchmark declared with `extra` lines.
+fn run(head: &str, benches: &[Bench], extra: &dyn Fn(&str) -> String) -> Gate {
+    run_ordered(head, benches, extra, false)
+}
+
+fn run_ordered(
+    head: &str,
+    benches: &[Bench],
+    extra: &dyn Fn(&str) -> String,
+    reversed: bool,
+) -> Gate {
+    let mut text = head.to_string();
+    for (name, _, _) in benches {
+        text += &format!(
+            "\n[[benchmark]]\nname = '{name}'\nbaseline = 'a'\ncandidate = 'b'\n{}",
+            extra(name)
+        );
+    }
+    let plan = GatePlan::from_toml(&text, "plan.toml").unwrap();
+    let sources = benches
+        .iter()
+        .map(|(name, a, b)| BenchmarkSources {
+            name: name.clone(),
+            baseline: vec![side("a", a, reversed)],
+            candidate: vec![side("b", b, reversed)],
+        })
+        .collect();
+    let opts = GateOptions::default();
+    gate(
+        &plan,
+        plan_record("plan.toml", &text),
+        SuiteSources::Declared(sources),
+        &opts,
+    )
+    .unwrap()
+}
+
+fn none(_: &str) -> String {
+    String::new()
+}
+
+fn choose(n: u64, k: u64) -> BigInt {
+    (0..k).fold(BigInt::one(), |acc, i| acc * (n - i) / (i + 1))
+}
+
+/// P(X ≥ b), X ~ Bin(m, ½).
+fn upper_tail(b: u64, m: u64) -> BigRational {
+    let num: BigInt = (b..=m).map(|k| choose(m, k)).sum();
+    BigRational::new(num, BigInt::one() << m)
+}
+
+/// P(X > b) + ½ P(X = b).
+fn mid_p(b: u64, m: u64) -> BigRational {
+    let eq = BigRational::new(choose(m, b), BigInt::one() << m);
+    upper_tail(b, m) - eq / BigInt::from(2)
+}
+
+fn fl(x: &BigRational) -> f64 {
+    x.to_f64().unwrap()
+}
+
+#[track_caller]
+fn rel_close(got: f64, want: f64, tol: f64) {
+    let scale = want.abs().max(1e-300);
+    assert!(
+        ((got - want) / scale).abs() <= tol,
+        "got {got}, want {want}"
+    );
+}
+
+/// The research notes' six benchmarks: (b, c) per benchmark.
+const SIX: [(&str, u64, u64); 6] = [
+    ("bbh", 89, 95),
+    ("gpqa", 12, 14),
+    ("ifeval", 8, 11),
+    ("math", 45, 42),
+    ("mmlu-pro", 102, 108),
+    ("musr", 18, 15),
+];
+
+fn six() -> Vec<Bench> {
+    SIX.iter()
+        .map(|&(name, b, c)| {
+            let (x, y) = binary(b, c, 40, 10);
+            (name.to_string(), x, y)
+        })
+        .collect()
+}
+
+/// Pooled b = 274, c = 285 → 0.69409; Fisher χ² = 6.3048 on 12 df → 0.89994;
+/// z_max = 0.52223 (musr, 18 vs 15), exact max-drop p = 0.90133 (research
+/// notes §2c, scipy.stats.binomtest / combine_pvalues); each also recomputed
+/// here from exact tails.
+#[test]
+fn six_benchmarks_match_the_published_suite_vectors() {
+    let g = run("margin = 0.01\nrule = 'detect'\n", &six(), &none);
+    for (r, &(name, b, c)) in g.benchmarks.iter().zip(&SIX) {
+        assert_eq!(r.name, name);
+        let f = r.flips.as_ref().unwrap();
+        assert_eq!(
+            (f.a_only, f.b_only, f.single_draw),
+            (b as f64, c as f64, true)
+        );
+        rel_close(r.test.unwrap().p, fl(&upper_tail(b, b + c)), 1e-9);
+    }
+    let t = &g.suite.tests;
+    assert_eq!(t[0].name, "pooled");
+    assert_eq!(t[0].statistic, 274.0 - 285.0);
+    rel_close(t[0].p, 0.6940943172044693, 1e-9);
+    rel_close(t[0].p, fl(&upper_tail(274, 559)), 1e-9);
+    let chi2: f64 = SIX
+        .iter()
+        .map(|&(_, b, c)| -2.0 * fl(&upper_tail(b, b + c)).ln())
+        .sum();
+    assert_eq!(t[1].name, "fisher");
+    rel_close(t[1].statistic, 6.304808644746986, 1e-9);
+    rel_close(t[1].statistic, chi2, 1e-9);
+    rel_close(t[1].p, 0.8999438572547623, 1e-9);
+    assert_eq!(t[2].name, "max-drop");
+    rel_close(t[2].statistic, 0.5222329678670935, 1e-12);
+    rel_close(t[2].p, 0.9013311933401498, 1e-9);
+    rel_close(t[2].p, exact_max_drop(&SIX), 1e-9);
+    assert!(t.iter().all(|t| !t.rejects));
+    assert_eq!(g.verdict, Decision::Go);
+    assert_eq!(g.suite.detect_rule.decision, Decision::Go);
+}
+
+/// 1 − Π_t P(Z_t < z_max), Z_t = (2X − m_t)/√m_t, X ~ Bin(m_t, ½), exactly.
+fn exact_max_drop(counts: &[(&str, u64, u64)]) -> f64 {
+    let z = |b: u64, m: u64| (2.0 * b as f64 - m as f64) / (m as f64).sqrt();
+    let z_max = counts
+        .iter()
+        .map(|&(_, b, c)| z(b, b + c))
+        .fold(f64::NEG_INFINITY, f64::max);
+    let prod = counts.iter().fold(BigRational::one(), |acc, &(_, b, c)| {
+        let m = b + c;
+        let x_star = (0..=m).find(|&x| z(x, m) >= z_max - 1e-12).unwrap_or(m + 1);
+        acc * (BigRational::one() - upper_tail(x_star, m))
+    });
+    fl(&(BigRational::one() - prod))
+}
+
+/// b = 412, c = 340: p = 0.004788420996860966, mid-p 0.0043255826340586395
+/// (scipy.stats.binomtest(412, 752, alternative="greater")).
+#[test]
+fn mcnemar_vector_exact_and_mid_p() {
+    let (a, b) = binary(412, 340, 100, 100);
+    let benches = vec![("t".to_string(), a, b)];
+    let exact = run("margin = 0.01\n", &benches, &none);
+    let t = exact.benchmarks[0].test.unwrap();
+    assert_eq!(t.method.name(), "mcnemar-exact");
+    rel_close(t.p, 0.004788420996860966, 1e-9);
+    rel_close(t.p, fl(&upper_tail(412, 752)), 1e-9);
+    rel_close(t.z.unwrap(), 72.0 / 752f64.sqrt(), 1e-12);
+    let mid = run("margin = 0.01\nmid_p = true\n", &benches, &none);
+    let t = mid.benchmarks[0].test.unwrap();
+    assert_eq!(t.method.name(), "mcnemar-mid-p");
+    rel_close(t.p, 0.0043255826340586395, 1e-9);
+    rel_close(t.p, fl(&mid_p(412, 752)), 1e-9);
+    assert!(mid.settings.mid_p);
+}
+
+/// No discordant pair is no evidence: p = 1 with the exact test and the mid-p.
+#[test]
+fn no_discordant_pair_gives_p_1() {
+    let (a, b) = binary(0, 0, 30, 20);
+    let benches = vec![("same".to_string(), a, b)];
+    for head in ["margin = 0.01\n", "margin = 0.01\nmid_p = true\n"] {
+        let g = run(head, &benches, &none);
+        let r = &g.benchmarks[0];
+        assert_eq!(r.test.unwrap().p, 1.0, "{head}");
+        assert_eq!(r.test.unwrap().z, None);
+        assert_eq!(r.status, BenchmarkStatus::Pass);
+        assert!(g.suite.tests.iter().all(|t| t.p == 1.0), "{head}");
+        assert_eq!(g.verdict, Decision::Go);
+    }
+}
+
+/// A = 0.5: a relative margin of 5% is 0.025, used when below the absolute one.
+#[test]
+fn the_margin_used_is_the_smaller_of_absolute_and_relative() {
+    let (a, b) = binary(2, 2, 48, 48);
+    let benches = vec![("t".to_string(), a, b)];
+    for (abs, used) in [(0.03, 0.025), (0.02, 0.02)] {
+        let head = format!("margin = {abs}\nrelative_margin = 0.05\n");
+        let g = run(&head, &benches, &none);
+        let m = g.benchmarks[0].margin;
+        assert_eq!(g.benchmarks[0].a, 0.5);
+        assert_eq!((m.absolute, m.relative), (abs, Some(0.05)));
+        assert!((m.used - used).abs() < 1e-15, "{m:?}");
+    }
+}
+
+#[test]
+#[ignore = "engine bug: relative_margin is not range-checked (5 meant as 5% and -0.5 are accepted; margin = 2 is refused)"]
+fn a_relative_margin_outside_0_1_is_refused() {
+    for r in ["5", "-0.5", "1.5"] {
+        let text =
+            format!("baseline = 'a'\ncandidate = 'b'\nmargin = 0.01\nrelative_margin = {r}\n");
+        assert!(
+            GatePlan::from_toml(&text, "plan.toml").is_err(),
+            "relative_margin = {r}"
+        );
+    }
+}
+
+/// weights = "declared" 3 : 1 → 0.75 and 0.25; the suite's numbers are the
+/// weighted sums of the rows' and its SE √Σ w² se².
+#[test]
+fn declared_weights_are_normalised_and_applied() {
+    let (a1, b1) = binary(10, 2, 50, 38);
+    let (a2, b2) = binary(1, 4, 20, 15);
+    let benches = vec![("one".to_string(), a1, b1), ("two".to_string(), a2, b2)];
+    let weight = |n: &str| format!("weight = {}\n", if n == "one" { 3 } else { 1 });
+    let g = run("margin = 0.05\nweights = 'declared'\n", &benches, &weight);
+    let w: Vec<f64> = g.benchmarks.iter().map(|r| r.weight).collect();
+    assert_eq!(w, [0.75, 0.25]);
+    // Δ_one = (2 − 10)/100, Δ_two = (4 − 1)/40.
+    let deltas = [-8.0 / 100.0, 3.0 / 40.0];
+    for (r, d) in g.benchmarks.iter().zip(deltas) {
+        assert!((r.delta - d).abs() < 1e-15, "{} {}", r.name, r.delta);
+    }
+    let want = 0.75 * deltas[0] + 0.25 * deltas[1];
+    assert!((g.suite.delta - want).abs() < 1e-15, "{}", g.suite.delta);
+    let se = |i: usize| g.benchmarks[i].stderr.unwrap();
+    let want_se = ((0.75 * se(0)).powi(2) + (0.25 * se(1)).powi(2)).sqrt();
+    assert!((g.suite.stderr.unwrap() - want_se).abs() < 1e-15);
+    let a = 0.75 * 60.0 / 100.0 + 0.25 * 21.0 / 40.0;
+    assert!((g.suite.a - a).abs() < 1e-15, "{}", g.suite.a);
+    assert_eq!(g.settings.weights.name(), "declared");
+}
+
+/// An advisory BREACH never blocks the margin rule; the detect rule sees
+/// every benchmark (b = 60, c = 0: p = 2⁻⁶⁰).
+#[test]
+fn an_advisory_breach_does_not_block_the_margin_rule() {
+    let (a1, b1) = binary(60, 0, 40, 0);
+    let (a2, b2) = binary(0, 0, 300, 100);
+    let benches = vec![("adv".to_string(), a1, b1), ("core".to_string(), a2, b2)];
+    let tier = |n: &str| match n {
+        "adv" => "tier = 'advisory'\n".to_string(),
+        _ => String::new(),
+    };
+    let g = run("margin = 0.02\nsuite_margin = 0.5\n", &benches, &tier);
+    let adv = &g.benchmarks[0];
+    assert_eq!(adv.status, BenchmarkStatus::Breach);
+    rel_close(adv.test.unwrap().p, 0.5f64.powi(60), 1e-12);
+    assert_eq!(g.benchmarks[1].status, BenchmarkStatus::Pass);
+    assert_eq!(g.suite.margin_rule.decision, Decision::Go);
+    assert_eq!(g.suite.detect_rule.decision, Decision::NoGo);
+    assert_eq!(g.verdict, Decision::Go);
+    let g = run(
+        "margin = 0.02\nsuite_margin = 0.5\nrule = 'detect'\n",
+        &benches,
+        &tier,
+    );
+    assert_eq!(g.verdict, Decision::NoGo);
+}
+
+/// Rollout counts (n = 4): the floors mean 2c(n−c)/(n(n−1)), the expected
+/// discordant counts, the excess-flip estimate, and the exact sign-flip p
+/// enumerated here over every sign pattern of the nonzero drops.
+#[test]
+fn rollout_counts_flips_and_the_exact_sign_flip_p() {
+    let a = [
+        (0, 4),
+        (1, 4),
+        (2, 4),
+        (3, 4),
+        (4, 4),
+        (3, 4),
+        (4, 4),
+        (2, 4),
+    ];
+    let b = [
+        (1, 4),
+        (1, 4),
+        (0, 4),
+        (2, 4),
+        (4, 4),
+        (1, 4),
+        (3, 4),
+        (2, 4),
+    ];
+    let g = run(
+        "margin = 0.1\n",
+        &[("r".into(), a.to_vec(), b.to_vec())],
+        &none,
+    );
+    let r = &g.benchmarks[0];
+    let q = |x: u64, y: u64| BigRational::new(BigInt::from(x), BigInt::from(y));
+    let n = BigInt::from(a.len());
+    let sum = |f: &dyn Fn(u64, u64) -> BigRational| -> BigRational {
+        a.iter().zip(&b).map(|(&(ca, _), &(cb, _))| f(ca, cb)).sum()
+    };
+    let floor = |c: u64| q(2 * c * (4 - c), 12);
+    let fa = sum(&|ca, _| floor(ca)) / &n;
+    let fb = sum(&|_, cb| floor(cb)) / &n;
+    let excess = sum(&|ca, cb| {
+        let (pa, pb) = (q(ca, 4), q(cb, 4));
+        let d = &pa - &pb;
+        let v = |p: &BigRational| p * (BigRational::one() - p) / BigInt::from(3);
+        &d * &d - v(&pa) - v(&pb)
+    }) / &n;
+    let f = r.flips.as_ref().unwrap();
+    assert!((f.floor_a.unwrap() - fl(&fa)).abs() < 1e-15);
+    assert!((f.floor_b.unwrap() - fl(&fb)).abs() < 1e-15);
+    assert!((f.excess.unwrap() - fl(&excess)).abs() < 1e-15);
+    let a_only = sum(&|ca, cb| q(ca * (4 - cb), 16));
+    assert!((f.a_only - fl(&a_only)).abs() < 1e-13);
+    assert_eq!(r.test.unwrap().method.name(), "sign-flip-exact");
+    let drops: Vec<i64> = a
+        .iter()
+        .zip(&b)
+        .map(|(x, y)| x.0 as i64 - y.0 as i64)
+        .collect();
+    assert!((r.test.unwrap().p - sign_flip_p(&drops)).abs() < 1e-12);
+}
+
+/// P(Σ s_i|d_i| ≥ Σ d_i) over the 2^m sign patterns of the nonzero d.
+fn sign_flip_p(d: &[i64]) -> f64 {
+    let nz: Vec<i64> = d.iter().copied().filter(|&x| x != 0).collect();
+    let observed: i64 = nz.iter().sum();
+    let m = nz.len();
+    let hits = (0..1u64 << m)
+        .filter(|bits| {
+            let t: i64 = (0..m)
+                .map(|i| {
+                    if bits >> i & 1 == 1 {
+                        nz[i].abs()
+                    } else {
+                        -nz[i].abs()
+                    }
+                })
+                .sum();
+            t >= observed
+        })
+        .count();
+    hits as f64 / (1u64 << m) as f64
+}
+
+/// The same rows in another order give the same document, byte for byte.
+#[test]
+fn rows_in_another_order_give_the_same_document() {
+    let mut benches = six();
+    let (a, b) = (
+        vec![(0, 4), (3, 4), (2, 4), (4, 4)],
+        vec![(1, 4), (1, 4), (2, 4), (3, 4)],
+    );
+    benches.push(("rollouts".into(), a, b));
+    let one = run_ordered("margin = 0.01\n", &benches, &none, false).to_json();
+    let two = run_ordered("margin = 0.01\n", &benches, &none, true).to_json();
+    assert!(one.contains("sign-flip"));
+    assert_eq!(one, two);
+}
