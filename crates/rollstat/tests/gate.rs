@@ -34,9 +34,14 @@ fn side(name: &str, counts: &[(u64, u64)], reversed: bool) -> Source {
     }
 }
 
+/// (c, n) per problem.
+type Counts = Vec<(u64, u64)>;
+/// A benchmark: its name, A's counts and B's.
+type Bench = (String, Counts, Counts);
+
 /// A one-rollout benchmark with b problems only A solves, c only B
 /// solves, `both` both solve and `neither` neither.
-fn binary(b: u64, c: u64, both: u64, neither: u64) -> (Vec<(u64, u64)>, Vec<(u64, u64)>) {
+fn binary(b: u64, c: u64, both: u64, neither: u64) -> (Counts, Counts) {
     let mut a = Vec::new();
     let mut bb = Vec::new();
     for (x, y, k) in [(1, 0, b), (0, 1, c), (1, 1, both), (0, 0, neither)] {
@@ -47,8 +52,6 @@ fn binary(b: u64, c: u64, both: u64, neither: u64) -> (Vec<(u64, u64)>, Vec<(u64
     }
     (a, bb)
 }
-
-type Bench = (String, Vec<(u64, u64)>, Vec<(u64, u64)>);
 
 /// The gate of `benches` under the plan `head` (TOML before the
 /// benchmarks), each benchmark declared with `extra` lines.
