@@ -218,7 +218,13 @@ fn a_small_benchmark_straddling_the_margin_is_inconclusive() {
     close(f(&r["test"]["p"]), fl(&q(5, 16)), 1e-12);
     let d = &r["drop_bounds"];
     assert!(f(&d[0]) <= 0.05 && f(&d[1]) > 0.05, "{d}");
-    assert!(r["problems_needed"].as_u64().unwrap() > 20);
+    // d = B − A: three −1, one +1, sixteen 0; sd (ddof 1) = √(3.8/19), SE = √(0.2/20) = 0.1.
+    close(f(&r["stderr"]), 0.1, 1e-12);
+    // Problems for the bound to clear the margin at 80% power, one-sided α = 0.05:
+    // ⌈(z₀.₉₅ + z₀.₈)² σ² / (drop − margin)²⌉ with σ² = SE²·n = 0.2, gap 0.05.
+    let z = 1.6448536269514722 + 0.8416212335729143;
+    let needed = (z * z * 0.2 / (0.05f64 * 0.05)).ceil();
+    assert_eq!(r["problems_needed"], needed as u64);
     assert_eq!(g["suite"]["margin_rule"]["decision"], "INCONCLUSIVE");
     let why = strs(&g["suite"]["margin_rule"]["reasons"]).join("\n");
     assert!(
@@ -375,6 +381,7 @@ fn a_benchmark_missing_on_one_side_is_missing_and_no_go() {
         .collect();
     assert_eq!(missing.len(), 1, "{}", g["findings"]);
     assert_eq!(missing[0]["benchmark"], "mmlu");
+    assert_eq!(missing[0]["side"], "B");
 }
 
 /// partial/gsm8k.jsonl lacks 10 of A's problems and has 2 A lacks: both
@@ -781,6 +788,34 @@ fn statuses_and_both_rules_follow_from_the_rows() {
 }
 
 // ------------------------------------------------------- reproducibility
+
+/// `-o FILE` writes the document there; the exit code still follows the verdict.
+#[test]
+fn the_output_file_holds_the_document_and_the_exit_code_the_verdict() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("gate.json");
+    let o = gate(&["plan.toml", "--format", "json", "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+    let g: Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(g["verdict"], "NO-GO");
+    assert_eq!(g["schema"], "rollstat.gate/1");
+}
+
+/// One thread or four: the same document.
+#[test]
+fn the_thread_count_changes_nothing() {
+    let run = |threads: &str| {
+        let mut c = common::bin();
+        c.current_dir(dir()).env("RAYON_NUM_THREADS", threads);
+        let o = c
+            .args(["gate", "plan.toml", "--format", "json"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(1), "stderr: {}", stderr(&o));
+        o.stdout
+    };
+    assert_eq!(run("1"), run("4"));
+}
 
 /// A simple seeded shuffle (a 64-bit LCG driving Fisher–Yates).
 fn shuffle<T>(v: &mut [T], seed: u64) {

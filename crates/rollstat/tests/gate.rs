@@ -409,3 +409,39 @@ fn rows_in_another_order_give_the_same_document() {
     assert!(one.contains("sign-flip"));
     assert_eq!(one, two);
 }
+
+/// A benchmark with no baseline sources is MISSING; the document (with its
+/// NaN numbers and max-drop statistic) reads back as written.
+#[test]
+#[ignore = "engine bug: a MISSING row's NaN a/b/delta serialize as null and Gate's Deserialize refuses null for f64"]
+fn a_document_with_a_missing_benchmark_reads_back() {
+    let (a, b) = binary(5, 1, 30, 10);
+    let text = "margin = 0.05\n[[benchmark]]\nname = 'x'\nbaseline = 'a'\ncandidate = 'b'\n\
+                [[benchmark]]\nname = 'gone'\nbaseline = 'a'\ncandidate = 'b'\n";
+    let plan = GatePlan::from_toml(text, "plan.toml").unwrap();
+    let sources = vec![
+        BenchmarkSources {
+            name: "x".into(),
+            baseline: vec![side("a", &a, false)],
+            candidate: vec![side("b", &b, false)],
+        },
+        BenchmarkSources {
+            name: "gone".into(),
+            baseline: Vec::new(),
+            candidate: vec![side("b", &b, false)],
+        },
+    ];
+    let record = plan_record("plan.toml", text);
+    let g = gate(
+        &plan,
+        record,
+        SuiteSources::Declared(sources),
+        &GateOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(g.benchmarks[1].status, BenchmarkStatus::Missing);
+    assert_eq!(g.verdict, Decision::NoGo);
+    let json = g.to_json();
+    let back: Gate = serde_json::from_str(&json).expect("reads back");
+    assert_eq!(back.to_json(), json);
+}
