@@ -311,6 +311,17 @@ fn flags_are_refused_with_a_plan_file() {
     assert!(e.contains("--candidate"), "{e}");
 }
 
+/// Grading flags change the analysis as much as --margin does, and neither
+/// the plan nor the document's settings record them.
+#[test]
+#[ignore = "engine bug: gate_cmd.rs given_settings() lets --extract / --match through with a plan file, unrecorded in plan and settings"]
+fn grading_flags_are_refused_with_a_plan_file() {
+    let e = refused(&["plan-ok.toml", "--match", "exact"]);
+    assert!(e.contains("--match"), "{e}");
+    let e = refused(&["plan-ok.toml", "--extract", "number"]);
+    assert!(e.contains("--extract"), "{e}");
+}
+
 #[test]
 fn an_unknown_key_names_the_key_and_its_line() {
     let e = refused(&["plan-unknown-key.toml"]);
