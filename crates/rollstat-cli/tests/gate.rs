@@ -798,6 +798,44 @@ fn statuses_and_both_rules_follow_from_the_rows() {
     assert_eq!(g["verdict"], "GO");
 }
 
+/// Clustered by a field with one value, 20 problems are one cluster: no
+/// interval can be had (the SE is null), so the drop of 10 points (b = 3,
+/// c = 1) must not read as a certain BREACH.
+#[test]
+#[ignore = "engine bug: with one cluster the cluster bootstrap gives a zero-width interval (SE null) and bench::status reads it as BREACH"]
+fn one_cluster_is_no_evidence_of_a_breach() {
+    let tmp = tempfile::tempdir().unwrap();
+    for side in ["a", "b"] {
+        let text = std::fs::read_to_string(dir().join(format!("small/{side}/tiny.jsonl"))).unwrap();
+        let body: String = text
+            .lines()
+            .map(|l| format!("{}, \"subset\": \"s\"}}\n", l.trim_end_matches('}')))
+            .collect();
+        write(tmp.path(), &format!("{side}.jsonl"), body);
+    }
+    let args = [
+        "--baseline",
+        "a.jsonl",
+        "--candidate",
+        "b.jsonl",
+        "--margin",
+        "0.05",
+    ];
+    let (g, _) = gate_json_in(
+        tmp.path(),
+        &[&args[..], &["--cluster-by", "subset"]].concat(),
+    );
+    let r = &g["benchmarks"][0];
+    assert_eq!(r["n_problems"], 20);
+    assert!(r["stderr"].is_null(), "{r}");
+    assert_eq!(
+        r["status"], "INSUFFICIENT",
+        "drop bounds {}",
+        r["drop_bounds"]
+    );
+    assert_eq!(g["verdict"], "INCONCLUSIVE");
+}
+
 // ------------------------------------------------------- reproducibility
 
 /// `-o FILE` writes the document there; the exit code still follows the verdict.

@@ -480,3 +480,20 @@ fn the_excess_interval_uses_the_problems_where_it_is_defined() {
     assert!((ci.lower - (m - half)).abs() < 1e-9, "{ci:?} vs ±{half}");
     assert!((ci.upper - (m + half)).abs() < 1e-9, "{ci:?} vs ±{half}");
 }
+
+/// One matched problem has no standard error: its status cannot be a
+/// certain BREACH (nor PASS).
+#[test]
+fn one_problem_is_insufficient() {
+    let benches = vec![("one".to_string(), vec![(1, 1)], vec![(0, 1)])];
+    let g = run("margin = 0.05\n", &benches, &none);
+    let r = &g.benchmarks[0];
+    assert_eq!(r.n_problems, 1);
+    assert_eq!(r.stderr, None);
+    assert_eq!(
+        r.status,
+        BenchmarkStatus::Insufficient,
+        "{:?}",
+        r.drop_bounds
+    );
+}
