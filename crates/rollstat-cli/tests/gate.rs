@@ -1007,3 +1007,102 @@ fn flipped_problems_carry_their_answers() {
         assert_eq!(strs(&x["b"]["answers"]), [b[p].clone()], "{p}");
     }
 }
+
+/// The listed flipped problems of aime: every problem whose correct
+/// fraction differs, largest |drop| first, ties by name, at most 20.
+#[test]
+fn flipped_problems_are_listed_largest_drop_first() {
+    let (g, _) = gate_json(&["plan.toml"]);
+    let a = outcomes("bf16/aime.jsonl");
+    let b = outcomes("fp8/aime.jsonl");
+    let frac = |v: &[bool]| v.iter().filter(|&&x| x).count() as f64 / v.len() as f64;
+    let mut want: Vec<(String, f64)> = a
+        .iter()
+        .map(|(p, va)| (p.clone(), frac(va) - frac(&b[p])))
+        .filter(|(_, d)| *d != 0.0)
+        .collect();
+    let r = row(&g, "aime");
+    assert_eq!(r["n_flipped"], want.len() as u64);
+    want.sort_by(|x, y| y.1.abs().total_cmp(&x.1.abs()).then(x.0.cmp(&y.0)));
+    want.truncate(20);
+    let got: Vec<(String, f64)> = r["flipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| (x["problem"].as_str().unwrap().to_string(), f(&x["drop"])))
+        .collect();
+    assert_eq!(got, want);
+    for x in r["flipped"].as_array().unwrap() {
+        let p = x["problem"].as_str().unwrap();
+        let c = |v: &[bool]| v.iter().filter(|&&x| x).count() as u64;
+        assert_eq!((&x["a"]["c"], &x["a"]["n"]), (&c(&a[p]).into(), &4.into()));
+        assert_eq!((&x["b"]["c"], &x["b"]["n"]), (&c(&b[p]).into(), &4.into()));
+    }
+}
+
+/// With --mid-p: P(X > b) + ½ P(X = b) per benchmark and pooled.
+#[test]
+fn mid_p_per_benchmark_and_pooled() {
+    let (g, _) = gate_json(&[
+        "--baseline",
+        "bf16/gsm8k.jsonl",
+        "bf16/mmlu.jsonl",
+        "--candidate",
+        "fp8/gsm8k.jsonl",
+        "fp8/mmlu.jsonl",
+        "--margin",
+        "0.02",
+        "--mid-p",
+    ]);
+    let mid = |b: u64, m: u64| -> f64 {
+        let eq = BigRational::new(choose(m, b), BigInt::one() << m);
+        fl(&(upper_tail(b, m) - eq / BigInt::from(2)))
+    };
+    let (mut sb, mut sc) = (0, 0);
+    for name in ["gsm8k", "mmlu"] {
+        let (b, c) = discordant(&paired(
+            &format!("bf16/{name}.jsonl"),
+            &format!("fp8/{name}.jsonl"),
+        ));
+        let r = row(&g, name);
+        assert_eq!(r["test"]["method"], "mcnemar-mid-p");
+        rel_close(f(&r["test"]["p"]), mid(b, b + c), 1e-9);
+        (sb, sc) = (sb + b, sc + c);
+    }
+    rel_close(f(&test_map(&g)["pooled"]["p"]), mid(sb, sb + sc), 1e-9);
+    assert_eq!(g["settings"]["mid_p"], true);
+}
+
+/// One file holding two subsets: each subset is a benchmark.
+#[test]
+fn subsets_split_a_file_into_benchmarks() {
+    let tmp = tempfile::tempdir().unwrap();
+    let rows = |flip: usize| -> String {
+        (0..24)
+            .map(|i| {
+                let s = if i % 2 == 0 { "x" } else { "y" };
+                let c = (i % 3 != 0) != (i == flip);
+                format!("{{\"problem\": \"q{i}\", \"subset\": \"{s}\", \"correct\": {c}}}\n")
+            })
+            .collect()
+    };
+    write(tmp.path(), "a.jsonl", rows(99));
+    write(tmp.path(), "b.jsonl", rows(4));
+    let args = [
+        "--baseline",
+        "a.jsonl",
+        "--candidate",
+        "b.jsonl",
+        "--margin",
+        "0.5",
+    ];
+    let (g, _) = gate_json_in(tmp.path(), &args);
+    assert_eq!(names(&g), ["x", "y"]);
+    assert_eq!(
+        (&row(&g, "x")["n_problems"], &row(&g, "y")["n_problems"]),
+        (&12.into(), &12.into())
+    );
+    // q4 (subset x) is right in A and wrong in B: b = 1, c = 0 → p = ½.
+    close(f(&row(&g, "x")["test"]["p"]), 0.5, 1e-12);
+    close(f(&row(&g, "y")["test"]["p"]), 1.0, 0.0);
+}
