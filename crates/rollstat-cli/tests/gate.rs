@@ -1106,3 +1106,55 @@ fn subsets_split_a_file_into_benchmarks() {
     close(f(&row(&g, "x")["test"]["p"]), 0.5, 1e-12);
     close(f(&row(&g, "y")["test"]["p"]), 1.0, 0.0);
 }
+
+/// The suite's normal interval (z₀.₉₇₅) and one-sided drop bounds (z₀.₉₅),
+/// and Cochran's Q over the rows (w = 1/se², 2 df: p = e^{−Q/2}), I².
+#[test]
+fn suite_interval_and_heterogeneity_from_the_rows() {
+    let (g, _) = gate_json(&["plan.toml"]);
+    let s = &g["suite"];
+    let (d, se) = (f(&s["delta"]), f(&s["stderr"]));
+    let (z2, z1) = (1.959963984540054, 1.6448536269514722);
+    close(f(&s["ci"][0]), d - z2 * se, 1e-12);
+    close(f(&s["ci"][1]), d + z2 * se, 1e-12);
+    close(f(&s["drop_bounds"][0]), -d - z1 * se, 1e-12);
+    close(f(&s["drop_bounds"][1]), -d + z1 * se, 1e-12);
+    let rows = g["benchmarks"].as_array().unwrap();
+    let w: Vec<f64> = rows.iter().map(|r| f(&r["stderr"]).powi(-2)).collect();
+    let th: Vec<f64> = rows.iter().map(|r| f(&r["delta"])).collect();
+    let mean = th.iter().zip(&w).map(|(t, w)| t * w).sum::<f64>() / w.iter().sum::<f64>();
+    let q: f64 = th.iter().zip(&w).map(|(t, w)| w * (t - mean).powi(2)).sum();
+    let h = &s["heterogeneity"];
+    rel_close(f(&h["q"]), q, 1e-9);
+    assert_eq!(h["df"], 2);
+    rel_close(f(&h["p"]), (-q / 2.0).exp(), 1e-9);
+    close(f(&h["i2"]), ((q - 2.0) / q).max(0.0), 1e-9);
+    assert_eq!(strs(&h["up"]), ["aime"]);
+    assert_eq!(strs(&h["down"]), ["gsm8k"]);
+}
+
+/// --relative-margin: each row's margin is min(absolute, relative × A),
+/// A from the fixture rows.
+#[test]
+fn relative_margins_use_each_benchmarks_baseline() {
+    let args = [
+        "--baseline",
+        "bf16",
+        "--candidate",
+        "fp8-ok",
+        "--margin",
+        "0.03",
+    ];
+    let (g, _) = gate_json(&[&args[..], &["--relative-margin", "0.05"]].concat());
+    for name in ["aime", "gsm8k", "mmlu"] {
+        let p = paired(
+            &format!("bf16/{name}.jsonl"),
+            &format!("fp8-ok/{name}.jsonl"),
+        );
+        let a = fl(&pass1(&p, false));
+        let m = &row(&g, name)["margin"];
+        assert_eq!((f(&m["absolute"]), f(&m["relative"])), (0.03, 0.05));
+        close(f(&m["used"]), 0.03f64.min(0.05 * a), 1e-15);
+    }
+    check_rules(&g);
+}
