@@ -1158,3 +1158,60 @@ fn relative_margins_use_each_benchmarks_baseline() {
     }
     check_rules(&g);
 }
+
+/// A plan's relative paths start from the plan's directory, whatever the
+/// working directory; a plan that lets the benchmarks be discovered gives
+/// the short form's rows.
+#[test]
+fn plan_paths_start_from_the_plans_directory() {
+    let from_root = common::run(&[
+        "gate",
+        "crates/rollstat-cli/tests/fixtures/gate/plan.toml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        from_root.status.code(),
+        Some(1),
+        "stderr: {}",
+        stderr(&from_root)
+    );
+    let g: Value = serde_json::from_slice(&from_root.stdout).unwrap();
+    let (here, _) = gate_json(&["plan.toml"]);
+    assert_eq!(g["benchmarks"].as_array().unwrap().len(), 3);
+    for name in ["aime", "gsm8k", "mmlu"] {
+        assert_eq!(row(&g, name)["test"], row(&here, name)["test"]);
+        assert_eq!(
+            row(&g, name)["drop_bounds"],
+            row(&here, name)["drop_bounds"]
+        );
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let d = dir();
+    let text = format!(
+        "baseline = '{}'\ncandidate = '{}'\nmargin = 0.01\n",
+        d.join("bf16").display(),
+        d.join("fp8").display()
+    );
+    let plan = write(tmp.path(), "discover.toml", text);
+    let (by_plan, _) = gate_json_in(tmp.path(), &[&plan]);
+    let (short, _) = gate_json(&[
+        "--baseline",
+        "bf16",
+        "--candidate",
+        "fp8",
+        "--margin",
+        "0.01",
+    ]);
+    assert_eq!(names(&by_plan), names(&short));
+    for name in names(&short) {
+        for key in ["status", "delta", "drop_bounds", "test", "flips"] {
+            assert_eq!(
+                row(&by_plan, &name)[key],
+                row(&short, &name)[key],
+                "{name} {key}"
+            );
+        }
+    }
+    assert_eq!(by_plan["suite"]["tests"], short["suite"]["tests"]);
+}
