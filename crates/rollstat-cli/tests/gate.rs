@@ -1215,3 +1215,103 @@ fn plan_paths_start_from_the_plans_directory() {
     }
     assert_eq!(by_plan["suite"]["tests"], short["suite"]["tests"]);
 }
+
+// ---------------------------------------------- sign flips, enumerated
+
+/// The distribution of Σ s_i m_i over every sign pattern of the nonzero
+/// integer magnitudes m (pattern counts, out of 2^m).
+fn sign_sums(mags: &[i64]) -> BTreeMap<i64, u128> {
+    let mut dist = BTreeMap::from([(0i64, 1u128)]);
+    for &m in mags.iter().filter(|&&m| m != 0) {
+        let mut next = BTreeMap::new();
+        for (&s, &k) in &dist {
+            *next.entry(s + m.abs()).or_insert(0) += k;
+            *next.entry(s - m.abs()).or_insert(0) += k;
+        }
+        dist = next;
+    }
+    dist
+}
+
+/// One-sided exact sign-flip p of integer drops: P(Σ s|d| ≥ Σ d).
+fn exact_sign_flip_p(d: &[i64]) -> f64 {
+    let dist = sign_sums(d);
+    let observed: i64 = d.iter().sum();
+    let total: u128 = dist.values().sum();
+    let hits: u128 = dist.range(observed..).map(|(_, k)| k).sum();
+    hits as f64 / total as f64
+}
+
+/// Per-problem drops A − B of a fixture benchmark in units of 1/n
+/// (n rollouts a side, the same on both).
+fn unit_drops(bench: &str, cand: &str, n: i64) -> Vec<i64> {
+    paired(
+        &format!("bf16/{bench}.jsonl"),
+        &format!("{cand}/{bench}.jsonl"),
+    )
+    .counts
+    .iter()
+    .map(|&(ca, na, cb, nb)| {
+        assert_eq!((na as i64, nb as i64), (n, n));
+        ca as i64 - cb as i64
+    })
+    .collect()
+}
+
+/// aime's sign-flip p: exact under fp8-ok (2 nonzero drops), random under
+/// fp8 (within 4 Monte Carlo SE of the enumerated p).
+#[test]
+fn the_sign_flip_p_of_a_rollout_benchmark_matches_enumeration() {
+    let (g, _) = gate_json(&["plan-ok.toml"]);
+    let t = &row(&g, "aime")["test"];
+    assert_eq!(t["method"], "sign-flip-exact");
+    close(
+        f(&t["p"]),
+        exact_sign_flip_p(&unit_drops("aime", "fp8-ok", 4)),
+        1e-12,
+    );
+    let (g, _) = gate_json(&["plan.toml"]);
+    let t = &row(&g, "aime")["test"];
+    assert_eq!(t["method"], "sign-flip-random");
+    let p = exact_sign_flip_p(&unit_drops("aime", "fp8", 4));
+    let r = f(&g["settings"]["permutations"]);
+    let tol = 4.0 * (p * (1.0 - p) / r).sqrt() + 2.0 / r;
+    assert!((f(&t["p"]) - p).abs() < tol, "{} vs exact {p}", t["p"]);
+}
+
+/// plan-ok's suite (micro weights, so T ∝ Σ d over all problems): the
+/// pooled sign-flip p, and the exact max-drop p = 1 − Π_t P(z_t* < z_max).
+#[test]
+fn pooled_and_max_drop_sign_flips_of_a_mixed_suite_are_exact() {
+    let (g, _) = gate_json(&["plan-ok.toml"]);
+    let aime = unit_drops("aime", "fp8-ok", 4);
+    let one = |b: &str| -> Vec<i64> { unit_drops(b, "fp8-ok", 1).iter().map(|d| 4 * d).collect() };
+    let all: Vec<i64> = [aime.clone(), one("gsm8k"), one("mmlu")].concat();
+    let t = test_map(&g);
+    assert!(t["pooled"]["method"].as_str().unwrap().contains("exact"));
+    close(f(&t["pooled"]["p"]), exact_sign_flip_p(&all), 1e-12);
+    close(
+        f(&t["pooled"]["statistic"]),
+        all.iter().sum::<i64>() as f64 / 4.0 / 290.0,
+        1e-15,
+    );
+    let benches = [aime, one("gsm8k"), one("mmlu")];
+    let z = |d: &[i64], s: i64| s as f64 / (d.iter().map(|x| x * x).sum::<i64>() as f64).sqrt();
+    let z_max = benches
+        .iter()
+        .map(|d| z(d, d.iter().sum()))
+        .fold(f64::NEG_INFINITY, f64::max);
+    close(f(&t["max-drop"]["statistic"]), z_max, 1e-12);
+    let mut below = 1.0;
+    for d in &benches {
+        let dist = sign_sums(d);
+        let total: u128 = dist.values().sum();
+        let under: u128 = dist
+            .iter()
+            .filter(|(&s, _)| z(d, s) < z_max - 1e-12)
+            .map(|(_, k)| k)
+            .sum();
+        below *= under as f64 / total as f64;
+    }
+    close(f(&t["max-drop"]["p"]), 1.0 - below, 1e-12);
+}
