@@ -347,6 +347,30 @@ fn a_plan_files_bad_margin_names_the_plan_not_a_flag() {
 }
 
 #[test]
+fn bad_settings_are_refused() {
+    let short = [
+        "--baseline",
+        "bf16",
+        "--candidate",
+        "fp8",
+        "--margin",
+        "0.01",
+    ];
+    let e = refused(&[&short[..], &["--weights", "declared"]].concat());
+    assert!(e.contains("declared"), "{e}");
+    let e = refused(&[&short[..], &["--alpha", "0.5"]].concat());
+    assert!(e.contains("alpha"), "{e}");
+    let e = refused(&[&short[..], &["--rule", "strict"]].concat());
+    assert!(e.contains("margin or detect"), "{e}");
+    let e = refused(&[&short[..], &["--tier", "blocking"]].concat());
+    assert!(e.contains("critical, supporting or advisory"), "{e}");
+    let e = refused(&["--baseline", "bf16", "--candidate", "fp8"]);
+    assert!(e.contains("margin"), "{e}");
+    let e = refused(&[&short[..], &["--metric", "pass@8"]].concat());
+    assert!(e.contains("pass@8"), "{e}");
+}
+
+#[test]
 fn duplicate_benchmark_names_are_refused() {
     let e = refused(&["plan-duplicate.toml"]);
     assert!(e.contains("'gsm8k'") && e.contains("declared twice"), "{e}");
@@ -690,6 +714,12 @@ fn expected_status(r: &Value) -> &'static str {
         return "MISSING";
     }
     let (lo, hi, m) = (f(&d[0]), f(&d[1]), f(&r["margin"]["used"]));
+    // One-sided bounds at 1 − α each sit inside the two-sided 1 − α interval of B − A.
+    let ci = &r["ci"];
+    assert!(
+        lo >= -f(&ci[1]) - 1e-12 && hi <= -f(&ci[0]) + 1e-12,
+        "{d} vs {ci}"
+    );
     assert!(
         lo <= -f(&r["delta"]) + 1e-12 && -f(&r["delta"]) <= hi + 1e-12,
         "{d}"
