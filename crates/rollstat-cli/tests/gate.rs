@@ -695,6 +695,10 @@ fn rollout_benchmarks_flips_floor_and_excess() {
         let (g, _) = gate_json(&[plan]);
         let p = paired("bf16/aime.jsonl", &format!("{cand}/aime.jsonl"));
         check_flips(row(&g, "aime"), &p);
+        // z = Σd/√Σd² over per-problem drops d = (c_A − c_B)/4.
+        let d = unit_drops("aime", cand, 4);
+        let z = d.iter().sum::<i64>() as f64 / (d.iter().map(|x| x * x).sum::<i64>() as f64).sqrt();
+        close(f(&row(&g, "aime")["test"]["z"]), z, 1e-12);
         close(
             f(&row(&g, "aime")["delta"]),
             fl(&(pass1(&p, true) - pass1(&p, false))),
@@ -740,6 +744,9 @@ fn check_rules(g: &Value) {
     let rows = g["benchmarks"].as_array().unwrap();
     for r in rows {
         assert_eq!(r["status"], expected_status(r), "{}", r["name"]);
+        if r["status"] != "INSUFFICIENT" {
+            assert!(r["problems_needed"].is_null(), "{}", r["name"]);
+        }
     }
     let blocking: Vec<&Value> = rows.iter().filter(|r| r["tier"] != "advisory").collect();
     let any = |s: &str| blocking.iter().any(|r| r["status"] == s);
@@ -1344,4 +1351,53 @@ fn pooled_and_max_drop_sign_flips_of_a_mixed_suite_are_exact() {
         below *= under as f64 / total as f64;
     }
     close(f(&t["max-drop"]["p"]), 1.0 - below, 1e-12);
+}
+
+/// Whether a JSON value holds a negative zero anywhere.
+fn has_negative_zero(v: &Value) -> bool {
+    match v {
+        Value::Number(n) => n.as_f64().is_some_and(|x| x == 0.0 && x.is_sign_negative()),
+        Value::Array(a) => a.iter().any(has_negative_zero),
+        Value::Object(o) => o.values().any(has_negative_zero),
+        _ => false,
+    }
+}
+
+/// Identical sides: every drop is 0, printed as 0, not −0.
+#[test]
+#[ignore = "engine bug (cosmetic): bench.rs negates the interval into drop_bounds, printing -0 (and '-0.00 pts' in reasons)"]
+fn identical_sides_print_no_negative_zero() {
+    let args = [
+        "--baseline",
+        "bf16",
+        "--candidate",
+        "bf16",
+        "--margin",
+        "0.01",
+    ];
+    let o = common::run_in(
+        &dir(),
+        &[&["gate"], &args[..], &["--format", "json"]].concat(),
+    );
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let g: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rows = g["benchmarks"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["status"] == "PASS"));
+    assert!(!has_negative_zero(&g), "{}", rows[0]["drop_bounds"]);
+}
+
+/// No problem in common: the message names each side once.
+#[test]
+#[ignore = "engine bug (cosmetic): the no-common-problem error reads 'A (A (baseline)) and B (B (candidate))'"]
+fn no_problem_in_common_names_each_side_once() {
+    let e = refused(&[
+        "--baseline",
+        "bf16/gsm8k.jsonl",
+        "--candidate",
+        "fp8/mmlu.jsonl",
+        "--margin",
+        "0.05",
+    ]);
+    assert!(e.contains("no problem appears in both"), "{e}");
+    assert!(!e.contains("A (A ("), "{e}");
 }
