@@ -558,3 +558,28 @@ fn the_excess_flip_p_matches_its_enumerated_null() {
     let got = f.excess_p.unwrap();
     assert!((got - exact).abs() < tol, "{got} vs exact {exact}");
 }
+
+/// The research notes' micro/macro SE vector (§2c; docs/statistics.md
+/// §10.2): subsets of n = 200 at 0.80 and n = 50 at 0.40 against an A that
+/// solves everything, so each Δ = acc − 1 has SE √(p(1 − p)/(n − 1)):
+/// micro (0.8, 0.2) → SE 0.026655041393112613, macro → 0.037755725672326775.
+#[test]
+fn micro_and_macro_se_match_the_published_vector() {
+    let bench = |name: &str, n: u64, right: u64| -> Bench {
+        let (a, b) = binary(n - right, 0, right, 0);
+        (name.to_string(), a, b)
+    };
+    let benches = vec![bench("big", 200, 160), bench("small", 50, 20)];
+    for (weights, delta, se) in [
+        ("micro", 0.72 - 1.0, 0.026655041393112613),
+        ("macro", 0.6 - 1.0, 0.037755725672326775),
+    ] {
+        let head = format!("margin = 0.01\nweights = '{weights}'\n");
+        let g = run(&head, &benches, &none);
+        let s = &g.suite;
+        assert!((s.delta - delta).abs() < 1e-14, "{weights}: {}", s.delta);
+        rel_close(s.stderr.unwrap(), se, 1e-12);
+        assert!((s.b - (1.0 + delta)).abs() < 1e-14);
+        assert_eq!(g.verdict, Decision::NoGo);
+    }
+}
