@@ -583,3 +583,28 @@ fn micro_and_macro_se_match_the_published_vector() {
         assert_eq!(g.verdict, Decision::NoGo);
     }
 }
+
+/// The pooled sign-flip vector (research notes §2c, docs/statistics.md
+/// §10.2): drops d₁ = [¼, ½, 0, −¼, ¾], d₂ = [½, 0, ¼] (4 rollouts a side):
+/// micro T = 0.25, p = 16/256; macro T = 0.25, p = 12/256.
+#[test]
+fn the_pooled_sign_flip_vector_micro_and_macro() {
+    let q = |v: &[u64]| -> Counts { v.iter().map(|&c| (c, 4)).collect() };
+    let benches = vec![
+        ("one".to_string(), q(&[1, 2, 2, 0, 3]), q(&[0, 0, 2, 1, 0])),
+        ("two".to_string(), q(&[2, 1, 1]), q(&[0, 1, 0])),
+    ];
+    for (weights, p) in [("micro", 16.0 / 256.0), ("macro", 12.0 / 256.0)] {
+        let head = format!("margin = 0.01\nweights = '{weights}'\nrule = 'detect'\n");
+        let g = run(&head, &benches, &none);
+        let pooled = &g.suite.tests[0];
+        assert_eq!(pooled.name, "pooled");
+        assert!(pooled.method.contains("exact"), "{}", pooled.method);
+        assert!((pooled.statistic - 0.25).abs() < 1e-15, "{weights}");
+        assert!(
+            (pooled.p - p).abs() < 1e-15,
+            "{weights}: {} vs {p}",
+            pooled.p
+        );
+    }
+}
