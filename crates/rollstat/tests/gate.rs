@@ -608,3 +608,32 @@ fn the_pooled_sign_flip_vector_micro_and_macro() {
         );
     }
 }
+
+/// τ-bench gpt-4o airline, 50 tasks × 4 trials (research notes §4c): the
+/// within-model flip floor is 44/150 = 0.293333…, pass@1 0.42.
+#[test]
+fn the_tau_bench_floor_vector() {
+    let rows = "0000 0100 0010 0000 0000 0100 1000 0010 0000 0000 0000 1000 1111 0110 0000 0011 0001 \
+                0001 1111 0000 1111 0111 0000 0000 1111 0000 1010 0110 0000 1000 0101 1001 0000 0000 \
+                1101 1111 1111 0111 1111 1000 1101 0101 1111 1000 1010 1001 0110 0100 1111 1111";
+    let counts: Counts = rows
+        .split_whitespace()
+        .map(|t| (t.chars().filter(|&c| c == '1').count() as u64, 4))
+        .collect();
+    assert_eq!(counts.len(), 50);
+    let g = run(
+        "margin = 0.05\n",
+        &[("tau".into(), counts.clone(), counts)],
+        &none,
+    );
+    let r = &g.benchmarks[0];
+    assert!((r.a - 0.42).abs() < 1e-15);
+    let f = r.flips.as_ref().unwrap();
+    assert!((f.floor_a.unwrap() - 44.0 / 150.0).abs() < 1e-15);
+    assert!((f.floor.unwrap() - 44.0 / 150.0).abs() < 1e-15);
+    // The same counts on both sides: the cross flip of a problem is
+    // 2c(n − c)/n², so the rate is (12/16) × 44/150 = 0.22.
+    assert!((f.rate - 0.22).abs() < 1e-15, "{}", f.rate);
+    assert_eq!(r.n_flipped, 0);
+    assert_eq!(r.test.unwrap().p, 1.0);
+}
