@@ -260,6 +260,9 @@ pub struct GateSettings {
     pub rng: String,
     /// Flipped problems listed per benchmark, at most.
     pub flips_listed: u64,
+    /// How rows without a verdict were graded (`equivalence, extract=math`).
+    #[serde(default)]
+    pub grading: String,
 }
 
 /// A benchmark's margin.
@@ -400,11 +403,14 @@ pub struct BenchmarkRow {
     pub n_a: u64,
     /// Largest rollouts per problem on B.
     pub n_b: u64,
-    /// A's primary metric.
+    /// A's primary metric (null when MISSING).
+    #[serde(with = "nan_null")]
     pub a: f64,
     /// B's primary metric.
+    #[serde(with = "nan_null")]
     pub b: f64,
     /// B − A.
+    #[serde(with = "nan_null")]
     pub delta: f64,
     /// Paired SE of delta.
     pub stderr: Option<f64>,
@@ -444,6 +450,7 @@ pub struct CombinedTest {
     pub method: String,
     /// The statistic (pooled: the weighted drop or b − c; Fisher: χ²;
     /// max-drop: z_max).
+    #[serde(with = "nan_null")]
     pub statistic: f64,
     /// One-sided p.
     pub p: f64,
@@ -488,10 +495,13 @@ pub struct SuiteRow {
     /// Matched problems over those benchmarks.
     pub n_problems: u64,
     /// Weighted A.
+    #[serde(with = "nan_null")]
     pub a: f64,
     /// Weighted B.
+    #[serde(with = "nan_null")]
     pub b: f64,
     /// Weighted B − A.
+    #[serde(with = "nan_null")]
     pub delta: f64,
     /// Its SE under the weights (benchmarks independent).
     pub stderr: Option<f64>,
@@ -552,5 +562,18 @@ mod findings_list {
             .into_iter()
             .map(|e| e.0)
             .collect())
+    }
+}
+
+/// A number that may be NaN (no value): `null` on the wire, NaN read back.
+mod nan_null {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        x.is_finite().then_some(*x).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
     }
 }
