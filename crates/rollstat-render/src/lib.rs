@@ -256,12 +256,16 @@ pub(crate) fn hidden_line(
     if budgets > 0 {
         parts.push(format!("{budgets} budget@k and cost_of_…@k rows"));
     }
-    parts.extend(
-        hidden
-            .iter()
-            .filter(|(name, same)| !same && !is_gap(name) && !is_budget(name) && !is_g_pass(name))
-            .map(|(name, _)| name.to_string()),
-    );
+    // Each name once (a comparison repeats names per group and for its
+    // budget-matched rows).
+    for (name, _) in hidden
+        .iter()
+        .filter(|(name, same)| !same && !is_gap(name) && !is_budget(name) && !is_g_pass(name))
+    {
+        if !parts.iter().any(|p| p == name) {
+            parts.push(name.to_string());
+        }
+    }
     Some(format!(
         "{} adds {} more: {}; {complete}.",
         words.map_or("the full table", |w| w.all),

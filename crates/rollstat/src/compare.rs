@@ -1253,7 +1253,9 @@ fn default_family(rows: &[Row]) -> Vec<usize> {
 /// The family's tally: its rows, the significant ones at 1 − level, the
 /// verdicts.
 fn summarize(rows: &[Row], family: &[usize], o: &CompareOptions) -> CompareSummary {
-    let alpha = 1.0 - o.intervals.level;
+    // 1 − 0.95 is 0.050000000000000044 in binary: rounded to 12 decimals,
+    // the level's complement as written.
+    let alpha = (1e12 * (1.0 - o.intervals.level)).round() / 1e12;
     let fam: Vec<&Row> = family.iter().map(|&i| &rows[i]).collect();
     let count = |f: &dyn Fn(&Row) -> bool| fam.iter().filter(|r| f(r)).count() as u64;
     let verdict = |v: NonInferiorityVerdict| count(&|r: &Row| r.verdict == Some(v));
@@ -1276,17 +1278,15 @@ fn summarize(rows: &[Row], family: &[usize], o: &CompareOptions) -> CompareSumma
 /// `config.p_adjust`: over which rows, in words.
 fn p_adjust_words(s: &CompareSummary) -> String {
     let how = if s.default_family {
-        "the default family (pass@k at the smallest k, pass^k and maj@k at the largest; overall rows that are no other row by definition)"
+        "the default family (one overall row per metric family at its headline k)"
     } else {
         "the family named"
     };
     if s.family.is_empty() {
-        return format!("holm and bh over {how}: no such row, so no row has p_holm or p_bh");
+        return format!("holm and bh over {how}: no such row; null on every row");
     }
     format!(
-        "holm and bh over {how}: {} overall row{} ({}); p_holm and p_bh are null on every other row",
-        s.family.len(),
-        if s.family.len() == 1 { "" } else { "s" },
+        "holm and bh over {how}: {}; null on every other row",
         s.family.join(", ")
     )
 }
