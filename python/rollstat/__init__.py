@@ -781,7 +781,9 @@ def metric_catalogue() -> List[Dict[str, Any]]:
     ``needs`` (what the rows must carry: ``rollout_order``, ``answers``,
     ``scores``, ``budget``), ``headline`` (whether the printed table shows it:
     ``always``, ``when_tau_asked``, ``never``), ``compared`` (``verdict``,
-    ``row``, or ``none`` with ``not_compared_because``) and ``description``.
+    ``row``, or ``none`` with ``not_compared_because``), ``primary`` (which
+    row of the family is in :func:`compare`'s default family of primary
+    metrics: ``smallest_k``, ``largest_k`` or ``none``) and ``description``.
 
     >>> [f["family"] for f in metric_catalogue()][:3]
     ['pass@{k}', 'pass^{k}', 'g-pass@{k}_{tau}']

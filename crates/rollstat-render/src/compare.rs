@@ -106,12 +106,53 @@ impl Text {
 /// Whether `view` shows row `r`: as a report's table shows a metric
 /// ([`View::shows_key`]: the headline set, never a row that is another row
 /// by definition; every row with `all`).
+///
+/// ```
+/// use rollstat::rows::{CountRow, Row};
+/// use rollstat::{compare, CompareOptions, Source};
+/// let side = |name: &str, cs: &[u64]| Source::Rows {
+///     name: name.into(),
+///     rows: cs.iter().enumerate()
+///         .map(|(i, &c)| Row::from(CountRow { problem: format!("p{i}"), n: 4, c, ..Default::default() }))
+///         .collect(),
+/// };
+/// let mut o = CompareOptions::default();
+/// o.metrics.k = Some(vec![1, 4]);
+/// o.intervals.resamples = 200;
+/// let c = compare(&[side("A", &[1, 2, 3, 0]), side("B", &[2, 2, 4, 1])], &o).unwrap();
+/// use rollstat_render::{compare::shows, View};
+/// let g = c.rows.iter().find(|r| r.metric == "g-pass@4_1.0").unwrap();
+/// assert_eq!(g.same_as.as_deref(), Some("pass^4"));
+/// assert!(!shows(View::default(), g));
+/// assert!(shows(View { all: true, tau_asked: false }, g));
+/// ```
 pub fn shows(view: View, r: &Row) -> bool {
     view.shows_key(&r.metric, r.same_as.is_some())
 }
 
 /// What the tables leave out that `all` shows, in one line (`None` when
 /// nothing is); with `words` the option is named.
+///
+/// ```
+/// use rollstat::rows::{CountRow, Row};
+/// use rollstat::{compare, CompareOptions, Source};
+/// let side = |name: &str, cs: &[u64]| Source::Rows {
+///     name: name.into(),
+///     rows: cs.iter().enumerate()
+///         .map(|(i, &c)| Row::from(CountRow { problem: format!("p{i}"), n: 4, c, ..Default::default() }))
+///         .collect(),
+/// };
+/// let mut o = CompareOptions::default();
+/// o.metrics.k = Some(vec![1, 4]);
+/// o.intervals.resamples = 200;
+/// let c = compare(&[side("A", &[1, 2, 3, 0]), side("B", &[2, 2, 4, 1])], &o).unwrap();
+/// use rollstat_render::View;
+/// let line = rollstat_render::compare::hidden_line(&c, View::default(), None).unwrap();
+/// assert!(line.starts_with("the full table adds"), "{line}");
+/// assert!(line.contains("equal to another row by definition"), "{line}");
+/// let all = View { all: true, tau_asked: false };
+/// assert_eq!(rollstat_render::compare::hidden_line(&c, all, None), None);
+/// ```
 pub fn hidden_line(c: &Comparison, view: View, words: Option<&Words>) -> Option<String> {
     let hidden: Vec<(&str, bool)> = c
         .rows
@@ -123,9 +164,28 @@ pub fn hidden_line(c: &Comparison, view: View, words: Option<&Words>) -> Option<
 }
 
 /// The one-line summary above the verdicts, e.g. `B vs A on 500 problems:
-/// pass@1 −1.20 pts [−2.30, −0.10]; family of 3 (holm and bh at α = 0.05):
-/// 1 significant by Holm, 1 by BH; margin 5 pts: 2 non-inferior, 1
-/// inconclusive`; `None` for a document without a summary.
+/// pass@1 -1.20 pts [-2.30, -0.10]; family of 3 (pass@1, pass^8, maj@8) at
+/// α = 0.05: 1 significant by Holm, 1 by BH; margin 2 pts: 2 non-inferior,
+/// 1 inconclusive`; `None` for a document without a summary (written
+/// before it existed).
+///
+/// ```
+/// use rollstat::rows::{CountRow, Row};
+/// use rollstat::{compare, CompareOptions, Source};
+/// let side = |name: &str, cs: &[u64]| Source::Rows {
+///     name: name.into(),
+///     rows: cs.iter().enumerate()
+///         .map(|(i, &c)| Row::from(CountRow { problem: format!("p{i}"), n: 4, c, ..Default::default() }))
+///         .collect(),
+/// };
+/// let mut o = CompareOptions::default();
+/// o.metrics.k = Some(vec![1, 4]);
+/// o.intervals.resamples = 200;
+/// let c = compare(&[side("A", &[1, 2, 3, 0]), side("B", &[2, 2, 4, 1])], &o).unwrap();
+/// let line = rollstat_render::compare::summary_line(&c).unwrap();
+/// assert!(line.starts_with("B vs A on 4 problems: pass@1 +18.75 pts ["), "{line}");
+/// assert!(line.contains("; family of 2 (pass@1, pass^4) at α = 0.05: "), "{line}");
+/// ```
 pub fn summary_line(c: &Comparison) -> Option<String> {
     let s = c.summary.as_ref()?;
     let mut line = format!("B vs A on {} problems", c.pairs.matched);

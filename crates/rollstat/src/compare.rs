@@ -268,6 +268,30 @@ pub struct FailCheck {
 
 /// The family of primary metrics in numbers (the front ends word it as one
 /// line above the verdicts).
+///
+/// ```
+/// use rollstat::rows::{CountRow, Row};
+/// use rollstat::{compare, CompareOptions, Source};
+/// let side = |name: &str, cs: &[u64]| Source::Rows {
+///     name: name.into(),
+///     rows: cs.iter().enumerate()
+///         .map(|(i, &c)| Row::from(CountRow { problem: format!("p{i}"), n: 4, c, ..Default::default() }))
+///         .collect(),
+/// };
+/// let mut o = CompareOptions::default();
+/// o.metrics.k = Some(vec![1, 4]);
+/// o.intervals.resamples = 200;
+/// o.margin = Some(0.05);
+/// let c = compare(&[side("A", &[1, 2, 3, 0]), side("B", &[2, 2, 4, 1])], &o).unwrap();
+/// let s = c.summary.unwrap();
+/// // No answers, so no maj@k: pass@1 and pass^4 (pass^n) by default.
+/// assert_eq!(s.family, ["pass@1", "pass^4"]);
+/// assert_eq!(s.primary.as_deref(), Some("pass@1"));
+/// assert_eq!(s.alpha, 0.05);
+/// let in_family: Vec<&str> = c.rows.iter().filter(|r| r.in_family).map(|r| r.metric.as_str()).collect();
+/// assert_eq!(in_family, s.family);
+/// assert!(c.rows.iter().all(|r| r.p_holm.is_some() == r.in_family));
+/// ```
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct CompareSummary {
