@@ -106,12 +106,12 @@ fn read_side(sources: &[Source], label: &str, o: &CompareOptions) -> Result<Side
 /// of first appearance, A's then B's (discovered).
 pub(crate) fn read_benchmarks(
     plan: &GatePlan,
-    sources: SuiteSources,
+    sources: &SuiteSources,
     o: &CompareOptions,
 ) -> Result<Vec<BenchInput>> {
     match sources {
         SuiteSources::Declared(list) => list
-            .into_iter()
+            .iter()
             .map(|b| {
                 let decl = plan.benchmarks.iter().find(|d| d.name == b.name);
                 let side = |srcs: &[Source], label: &str| -> Result<Option<SideData>> {
@@ -125,7 +125,7 @@ pub(crate) fn read_benchmarks(
                     margin: plan.margin_of(decl),
                     a: side(&b.baseline, "A")?,
                     b: side(&b.candidate, "B")?,
-                    name: b.name,
+                    name: b.name.clone(),
                 })
             })
             .collect(),
@@ -133,8 +133,8 @@ pub(crate) fn read_benchmarks(
             baseline,
             candidate,
         } => {
-            let a = split(read_side(&baseline, "A (baseline)", o)?);
-            let mut b = split(read_side(&candidate, "B (candidate)", o)?);
+            let a = split(read_side(baseline, "A (baseline)", o)?);
+            let mut b = split(read_side(candidate, "B (candidate)", o)?);
             if let ([(name_a, _)], [(name_b, _)]) = (a.as_slice(), b.as_mut_slice()) {
                 // One benchmark a side (two files, say): the same benchmark,
                 // named as A's.

@@ -1,0 +1,399 @@
+//! The responses of a gate's flipped problems: a second, bounded pass over
+//! a side's sources.
+//!
+//! The first pass (compare's reading) keeps each rollout's verdict and
+//! answer but drops its `response` text once graded: inputs can hold a
+//! hundred million rollouts. Only a handful of problems are listed as
+//! flipped, so their responses are read again afterwards: the same sources
+//! through the same gathering (walk → decompression → detection → adapter,
+//! [`crate::read::gather_with`]) and the same row parser
+//! ([`RowFields::parse`], which keeps `response` where the fold's fast path
+//! does not), keeping nothing for any other problem. Each response is cut
+//! to a number of characters, so memory grows with the problems wanted,
+//! not with the input.
+
+use super::document::{BenchmarkRow, FlippedProblem, FlippedSide};
+use super::sources::SuiteSources;
+use crate::compare;
+use crate::error::Result;
+use crate::options::CompareOptions;
+use crate::read::{canonical_rows, gather_with, Loaded, RowFields, Source};
+use rayon::prelude::*;
+use rollstat_formats::pipeline::{plain_name, Loaded as LoadedFile};
+use rollstat_io::record::{parse_row_object, Record, RecordBody};
+use rollstat_io::{Dedupe, Input, InputFormat};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+
+/// The most characters of a response listed with a flipped problem; a
+/// longer one is cut on a character boundary and ends with `…`.
+pub(crate) const MAX_RESPONSE_CHARS: usize = 2_000;
+
+/// A problem as the reader keys it within one system: (subset, id).
+pub(crate) type ProblemKey = (Option<String>, String);
+
+/// A wanted problem's rollouts in the reader's order (by rollout index,
+/// a repeated index resolved as the reader resolves it): (index, response).
+pub(crate) type Rollouts = Vec<(u64, Option<String>)>;
+
+/// Bytes of a canonical JSON Lines file read at a time.
+const BLOCK: usize = 8 << 20;
+
+/// Every rollout of the `wanted` problems in `sources`, with its response
+/// cut to `max_chars` characters (`None` where the row has none); nothing
+/// is kept for any other problem. A rollout's index is its row's `rollout`
+/// field, else its arrival order within the problem (position on a problem
+/// row), as the reader numbers them; the list is in index order, one entry
+/// per index (the first of a repeated one, the last under `--dedupe last`),
+/// so it is aligned with the problem's rollout table. Rows that do not
+/// parse are passed over (the first pass counted them).
+pub(crate) fn responses(
+    sources: &[Source],
+    wanted: &HashSet<ProblemKey>,
+    o: &CompareOptions,
+    max_chars: usize,
+) -> Result<HashMap<ProblemKey, Rollouts>> {
+    let mut fold = Fold::default();
+    if wanted.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let ro = compare::read_options(o, None);
+    let pass = Pass {
+        fields: RowFields::of(&ro),
+        wanted,
+        ids: wanted.iter().map(|(_, id)| id.as_str()).collect(),
+        max_chars,
+    };
+    // Standard input was read by the first pass and summaries hold no rows.
+    let readable: Vec<Source> = sources
+        .iter()
+        .filter(|s| !matches!(s, Source::Stdin | Source::Summary { .. }))
+        .cloned()
+        .collect();
+    let g = gather_with(&readable, o.source_format, &ro, o.metrics.decompress_limit)?;
+    for loaded in &g.loaded {
+        pass.loaded(loaded, &mut fold)?;
+    }
+    Ok(fold.finish(ro.dedupe == Some(Dedupe::Last)))
+}
+
+/// One wanted row: its problem and its rollouts as (index as given,
+/// response cut).
+type Hit = (ProblemKey, Vec<(Option<u64>, Option<String>)>);
+
+/// What one pass looks for.
+struct Pass<'a> {
+    fields: RowFields<'a>,
+    wanted: &'a HashSet<ProblemKey>,
+    /// The wanted problem ids, for a first look at a row.
+    ids: HashSet<&'a str>,
+    max_chars: usize,
+}
+
+impl Pass<'_> {
+    /// Folds the wanted rows of one loaded input.
+    fn loaded(&self, loaded: &Loaded<'_>, fold: &mut Fold) -> Result<()> {
+        match loaded {
+            Loaded::File(LoadedFile::CanonicalFile { path }) => {
+                let input = Input::open(path)?;
+                match input.format() {
+                    InputFormat::Jsonl => self.stream(input.into_reader(), path, fold),
+                    InputFormat::Csv => Ok(self.csv(&input, fold)),
+                }
+            }
+            Loaded::File(LoadedFile::Canonical { path, content, .. }) => {
+                let name = plain_name(path);
+                match sniff(&name, content) {
+                    InputFormat::Csv => self.csv(&Input::from_bytes(&name, content.clone()), fold),
+                    InputFormat::Jsonl => fold.extend(self.lines(strip_bom(content))),
+                }
+                Ok(())
+            }
+            other => {
+                // Native files, rows and tables: canonical field maps.
+                let hits: Vec<Hit> = canonical_rows(other)
+                    .par_iter()
+                    .filter_map(|(_, m)| self.map(m.as_ref().ok()?))
+                    .collect();
+                fold.extend(hits);
+                Ok(())
+            }
+        }
+    }
+
+    /// A canonical JSON Lines file, a block at a time.
+    fn stream(&self, mut reader: Box<dyn Read + Send>, path: &str, fold: &mut Fold) -> Result<()> {
+        let io = |e: std::io::Error| crate::error::Error::input(format!("{path}: {e}"));
+        let (mut buf, mut first) = (Vec::with_capacity(BLOCK), true);
+        loop {
+            let start = buf.len();
+            buf.resize(start + BLOCK, 0);
+            let got = read_full(&mut reader, &mut buf[start..]).map_err(io)?;
+            buf.truncate(start + got);
+            let end = if got == 0 {
+                buf.len()
+            } else {
+                match buf.iter().rposition(|&b| b == b'\n') {
+                    Some(i) => i + 1,
+                    None => continue,
+                }
+            };
+            let block = if first {
+                strip_bom(&buf[..end])
+            } else {
+                &buf[..end]
+            };
+            first = false;
+            fold.extend(self.lines(block));
+            buf.drain(..end);
+            if got == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// The wanted rows of JSON Lines, in order.
+    fn lines(&self, bytes: &[u8]) -> Vec<Hit> {
+        let lines: Vec<&[u8]> = bytes
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.trim_ascii().is_empty())
+            .collect();
+        lines
+            .par_iter()
+            .with_min_len(256)
+            .filter(|l| self.may_want(l))
+            .filter_map(|l| self.map(&parse_row_object(l).ok()?))
+            .collect()
+    }
+
+    /// Canonical CSV, parsed whole by the reader's own CSV parser.
+    fn csv(&self, input: &Input, fold: &mut Fold) {
+        let (f, mut hits) = (self.fields, Vec::new());
+        for (_, r) in input.parse_rows_budget(f.by, f.cluster_by, f.budget) {
+            if let Some(h) = r.ok().and_then(|r| self.record(r, None)) {
+                hits.push(h);
+            }
+        }
+        fold.extend(hits);
+    }
+
+    /// Whether a JSON line may be a wanted problem's row: its `problem` is
+    /// a wanted id, or the line takes the full parse to tell.
+    fn may_want(&self, line: &[u8]) -> bool {
+        #[derive(serde::Deserialize)]
+        struct ProblemOnly {
+            problem: Option<Value>,
+        }
+        match serde_json::from_slice::<ProblemOnly>(line) {
+            Ok(p) => p.problem.as_ref().is_none_or(|v| self.id_wanted(v)),
+            Err(_) => true,
+        }
+    }
+
+    /// Whether a `problem` value may be a wanted id (anything but a string
+    /// or a number is left to the parser, which refuses it).
+    fn id_wanted(&self, v: &Value) -> bool {
+        match v {
+            Value::String(s) => self.ids.contains(s.as_str()),
+            Value::Number(n) => self.ids.contains(n.to_string().as_str()),
+            _ => true,
+        }
+    }
+
+    /// A field map's record, when it is a wanted problem's.
+    fn map(&self, m: &Map<String, Value>) -> Option<Hit> {
+        if !m.get("problem").is_none_or(|v| self.id_wanted(v)) {
+            return None;
+        }
+        self.record(self.fields.parse(m).ok()?, Some(m))
+    }
+
+    /// A record's rollouts, when it is a wanted problem's (`m`, its field
+    /// map, holds a problem row's `responses`).
+    fn record(&self, r: Record, m: Option<&Map<String, Value>>) -> Option<Hit> {
+        let key = (r.subset, r.problem);
+        if !self.wanted.contains(&key) {
+            return None;
+        }
+        let cut = |s: Option<&str>| s.map(|s| truncate(s, self.max_chars));
+        let rollouts = match r.body {
+            RecordBody::Rollout {
+                index, response, ..
+            } => vec![(index, cut(response.as_deref()))],
+            RecordBody::Problem { rollouts, .. } => {
+                let given = m.and_then(|m| match m.get("responses") {
+                    Some(Value::Array(a)) if a.len() == rollouts.len() => Some(a),
+                    _ => None,
+                });
+                (0..rollouts.len())
+                    .map(|i| (Some(i as u64), cut(given.and_then(|a| a[i].as_str()))))
+                    .collect()
+            }
+            RecordBody::ProblemToGrade { rollouts, .. } => rollouts
+                .iter()
+                .enumerate()
+                .map(|(i, (_, resp, _))| (Some(i as u64), cut(resp.as_deref())))
+                .collect(),
+            RecordBody::Counts { .. } => return None,
+        };
+        Some((key, rollouts))
+    }
+}
+
+/// Reads until `buf` is full or the input ends; how many bytes were read.
+fn read_full(reader: &mut dyn Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match reader.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
+}
+
+/// The format the reader gives `content` named `name`: by its extension,
+/// else its first byte that is not white space (only that much is copied).
+fn sniff(name: &str, content: &[u8]) -> InputFormat {
+    let bytes = strip_bom(content);
+    let head = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map_or(0, |i| i + 1);
+    let skipped = content.len() - bytes.len();
+    Input::from_bytes(name, content[..skipped + head].to_vec()).format()
+}
+
+/// The bytes without a leading UTF-8 byte-order mark.
+fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+}
+
+/// `s` cut to `max` characters on a character boundary, with `…`
+/// appended when cut.
+pub(crate) fn truncate(s: &str, max: usize) -> String {
+    match s.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &s[..at]),
+        None => s.to_string(),
+    }
+}
+
+/// The wanted problems' rollouts as rows arrive.
+#[derive(Default)]
+struct Fold {
+    /// Per problem: rollouts arrived, and (index, response) in arrival order.
+    problems: HashMap<ProblemKey, (u64, Vec<(u64, Option<String>)>)>,
+}
+
+impl Fold {
+    /// Adds rows in input order; a rollout without an index is numbered by
+    /// arrival within its problem.
+    fn extend(&mut self, hits: Vec<Hit>) {
+        for (key, rollouts) in hits {
+            let (arrived, list) = self.problems.entry(key).or_default();
+            for (index, response) in rollouts {
+                list.push((index.unwrap_or(*arrived), response));
+                *arrived += 1;
+            }
+        }
+    }
+
+    /// Each problem's rollouts by index, one per index: the first of a
+    /// repeated one, or the last when `keep_last`.
+    fn finish(self, keep_last: bool) -> HashMap<ProblemKey, Rollouts> {
+        self.problems
+            .into_iter()
+            .map(|(key, (_, mut list))| {
+                list.sort_by_key(|(i, _)| *i);
+                list.dedup_by(|later, earlier| {
+                    let same = later.0 == earlier.0;
+                    if same && keep_last {
+                        std::mem::swap(later, earlier);
+                    }
+                    same
+                });
+                (key, list)
+            })
+            .collect()
+    }
+}
+
+/// Fills both sides' responses of every benchmark's flipped problems,
+/// reading each side's sources again for those problems only. A side
+/// whose sources cannot be read again lists none (a message says why);
+/// a problem none of whose rollouts has a response lists none.
+pub(crate) fn fill(rows: &mut [BenchmarkRow], sources: &SuiteSources, o: &CompareOptions) {
+    let a: fn(&mut FlippedProblem) -> &mut FlippedSide = |f| &mut f.a;
+    let b: fn(&mut FlippedProblem) -> &mut FlippedSide = |f| &mut f.b;
+    match sources {
+        SuiteSources::Declared(list) => {
+            for row in rows.iter_mut() {
+                let Some(decl) = list.iter().find(|d| d.name == row.name) else {
+                    continue;
+                };
+                let one = std::slice::from_mut(row);
+                fill_side(one, &decl.baseline, (a, "A"), o);
+                fill_side(one, &decl.candidate, (b, "B"), o);
+            }
+        }
+        SuiteSources::Discovered {
+            baseline,
+            candidate,
+        } => {
+            fill_side(rows, baseline, (a, "A"), o);
+            fill_side(rows, candidate, (b, "B"), o);
+        }
+    }
+}
+
+/// Which side of a flipped problem to fill, and its label.
+type Side = (fn(&mut FlippedProblem) -> &mut FlippedSide, &'static str);
+
+/// Fills one side's responses of the flipped problems of `rows`, all read
+/// from `sources` (one pass for them all).
+fn fill_side(
+    rows: &mut [BenchmarkRow],
+    sources: &[Source],
+    (side, label): Side,
+    o: &CompareOptions,
+) {
+    let flipped = || rows.iter().flat_map(|r| &r.flipped);
+    let wanted: HashSet<ProblemKey> = flipped().flat_map(|f| keys_of(&f.problem)).collect();
+    if wanted.is_empty() || sources.is_empty() {
+        return;
+    }
+    let got = match responses(sources, &wanted, o, MAX_RESPONSE_CHARS) {
+        Ok(got) => got,
+        Err(e) => {
+            if let Some(sink) = &o.messages {
+                sink.send(&format!(
+                    "warning: the responses of {label}'s flipped problems were not read: {e}"
+                ));
+            }
+            return;
+        }
+    };
+    for f in rows.iter_mut().flat_map(|r| r.flipped.iter_mut()) {
+        let Some(list) = keys_of(&f.problem).into_iter().find_map(|k| got.get(&k)) else {
+            continue;
+        };
+        if list.iter().any(|(_, r)| r.is_some()) {
+            side(f).responses = list.iter().map(|(_, r)| r.clone()).collect();
+        }
+    }
+}
+
+/// The keys a flipped problem's name (`subset/id`, or the id) may stand
+/// for: the id alone, or a subset ending at any `/` (both may hold one).
+fn keys_of(shown: &str) -> Vec<ProblemKey> {
+    let mut keys = vec![(None, shown.to_string())];
+    keys.extend(
+        shown
+            .match_indices('/')
+            .map(|(i, _)| (Some(shown[..i].to_string()), shown[i + 1..].to_string())),
+    );
+    keys
+}
