@@ -397,3 +397,157 @@ fn keys_of(shown: &str) -> Vec<ProblemKey> {
     );
     keys
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rows::{RolloutRow, Row};
+
+    fn key(subset: Option<&str>, id: &str) -> ProblemKey {
+        (subset.map(str::to_string), id.to_string())
+    }
+
+    fn read(source: Source, wanted: &[ProblemKey], max: usize) -> HashMap<ProblemKey, Rollouts> {
+        let wanted: HashSet<ProblemKey> = wanted.iter().cloned().collect();
+        responses(&[source], &wanted, &CompareOptions::default(), max).unwrap()
+    }
+
+    fn jsonl(name: &str, lines: &[&str]) -> Source {
+        Source::Bytes {
+            name: name.into(),
+            bytes: lines.join("\n").into_bytes(),
+        }
+    }
+
+    /// Only the wanted problems come back (a subset tells problems of the
+    /// same id apart), numbered by arrival without a `rollout` field.
+    #[test]
+    fn canonical_bytes_give_the_wanted_problems_only() {
+        let src = jsonl(
+            "a.jsonl",
+            &[
+                r#"{"problem": "p1", "correct": true, "response": "one"}"#,
+                r#"{"problem": "p2", "correct": true, "response": "other"}"#,
+                r#"{"problem": "p1", "correct": false, "response": "two", "subset": "s"}"#,
+                r#"{"problem": "p1", "correct": false, "response": "three"}"#,
+                r#"{"problem": "p\u0031", "correct": false, "response": "escaped id"}"#,
+                r#"{"problem": 7, "correct": false, "response": "a number"}"#,
+                r#"not json"#,
+            ],
+        );
+        let got = read(src, &[key(None, "p1"), key(None, "7")], 100);
+        assert_eq!(got.len(), 2);
+        let p1 = &got[&key(None, "p1")];
+        let texts: Vec<_> = p1.iter().map(|(i, r)| (*i, r.as_deref())).collect();
+        assert_eq!(
+            texts,
+            [
+                (0, Some("one")),
+                (1, Some("three")),
+                (2, Some("escaped id"))
+            ]
+        );
+        assert_eq!(got[&key(None, "7")], [(0, Some("a number".to_string()))]);
+    }
+
+    /// Cut on a character boundary, `…` appended only when cut.
+    #[test]
+    fn responses_are_cut_at_a_multibyte_character() {
+        assert_eq!(truncate("ééééé", 3), "ééé…");
+        assert_eq!(truncate("日本語", 3), "日本語");
+        assert_eq!(truncate("a😀b", 2), "a😀…");
+        let src = jsonl(
+            "a.jsonl",
+            &[r#"{"problem": "p", "correct": true, "response": "ñññññ"}"#],
+        );
+        assert_eq!(
+            read(src, &[key(None, "p")], 2)[&key(None, "p")][0]
+                .1
+                .as_deref(),
+            Some("ññ…")
+        );
+    }
+
+    /// Rows without a response list `None`; rollouts come in index order,
+    /// the first of a repeated index kept; a problem row's `responses`
+    /// are read by position.
+    #[test]
+    fn rows_without_a_response_are_none() {
+        let src = jsonl(
+            "a.jsonl",
+            &[
+                r#"{"problem": "p", "rollout": 2, "correct": true, "response": "two"}"#,
+                r#"{"problem": "p", "rollout": 0, "correct": true}"#,
+                r#"{"problem": "p", "rollout": 1, "correct": false, "response": null}"#,
+                r#"{"problem": "p", "rollout": 2, "correct": false, "response": "again"}"#,
+                r#"{"problem": "q", "correct": [true, false], "responses": ["x", null]}"#,
+                r#"{"problem": "r", "n": 4, "c": 2}"#,
+            ],
+        );
+        let got = read(src, &[key(None, "p"), key(None, "q"), key(None, "r")], 100);
+        let p: Vec<_> = got[&key(None, "p")]
+            .iter()
+            .map(|(i, r)| (*i, r.clone()))
+            .collect();
+        assert_eq!(p, [(0, None), (1, None), (2, Some("two".into()))]);
+        assert_eq!(got[&key(None, "q")], [(0, Some("x".into())), (1, None)]);
+        assert!(!got.contains_key(&key(None, "r")));
+    }
+
+    /// Rows in memory are read as rows from a file are.
+    #[test]
+    fn a_rows_source() {
+        let row = |p: &str, response: Option<&str>| {
+            Row::from(RolloutRow {
+                response: response.map(str::to_string),
+                fields: vec![("subset".into(), "s".into())],
+                ..RolloutRow::new(p, true)
+            })
+        };
+        let src = Source::Rows {
+            name: "rows".into(),
+            rows: vec![row("a", Some("ra")), row("b", Some("rb")), row("a", None)],
+        };
+        let got = read(src, &[key(Some("s"), "a")], 100);
+        assert_eq!(got.len(), 1);
+        assert_eq!(
+            got[&key(Some("s"), "a")],
+            [(0, Some("ra".into())), (1, None)]
+        );
+    }
+
+    /// A canonical file is streamed a block at a time: every line is read,
+    /// a byte-order mark at its start skipped.
+    #[test]
+    fn a_canonical_file() {
+        let dir = std::env::temp_dir().join(format!("rollstat-responses-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("a.jsonl");
+        let mut text = String::from("\u{feff}");
+        for i in 0..3 {
+            text.push_str(&format!(
+                "{{\"problem\": \"p\", \"correct\": true, \"response\": \"r{i}\"}}\n"
+            ));
+        }
+        std::fs::write(&path, text).unwrap();
+        let got = read(Source::Path(path), &[key(None, "p")], 100);
+        std::fs::remove_dir_all(&dir).unwrap();
+        let texts: Vec<_> = got[&key(None, "p")]
+            .iter()
+            .map(|(_, r)| r.clone().unwrap())
+            .collect();
+        assert_eq!(texts, ["r0", "r1", "r2"]);
+    }
+
+    #[test]
+    fn a_shown_name_stands_for_the_id_or_a_subset_and_the_rest() {
+        assert_eq!(
+            keys_of("a/b/c"),
+            [
+                key(None, "a/b/c"),
+                key(Some("a"), "b/c"),
+                key(Some("a/b"), "c")
+            ]
+        );
+    }
+}
