@@ -181,6 +181,9 @@ impl Pass<'_> {
     /// Whether a JSON line may be a wanted problem's row: its `problem` is
     /// a wanted id, or the line takes the full parse to tell.
     fn may_want(&self, line: &[u8]) -> bool {
+        if let Some(id) = leading_id(line) {
+            return std::str::from_utf8(id).map_or(true, |id| self.ids.contains(id));
+        }
         #[derive(serde::Deserialize)]
         struct ProblemOnly {
             problem: Option<Value>,
@@ -239,6 +242,23 @@ impl Pass<'_> {
         };
         Some((key, rollouts))
     }
+}
+
+/// The id of a line that starts `{"problem": "` and whose id holds no
+/// escape, as written (the id itself; a row whose `problem` is not first,
+/// or escaped, or not a string gives `None`). A row of another id is not a
+/// wanted problem's whatever the rest of the line holds: it is passed over
+/// without parsing the rest (responses are most of a line).
+fn leading_id(line: &[u8]) -> Option<&[u8]> {
+    let rest = line
+        .trim_ascii_start()
+        .strip_prefix(b"{")?
+        .trim_ascii_start();
+    let rest = rest.strip_prefix(b"\"problem\"")?.trim_ascii_start();
+    let rest = rest.strip_prefix(b":")?.trim_ascii_start();
+    let rest = rest.strip_prefix(b"\"")?;
+    let end = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+    (rest[end] == b'"').then(|| &rest[..end])
 }
 
 /// Reads until `buf` is full or the input ends; how many bytes were read.
@@ -537,6 +557,18 @@ mod tests {
             .map(|(_, r)| r.clone().unwrap())
             .collect();
         assert_eq!(texts, ["r0", "r1", "r2"]);
+    }
+
+    #[test]
+    fn a_leading_id_is_read_only_when_plain() {
+        assert_eq!(
+            leading_id(br#" { "problem" : "p1", "x": 1}"#),
+            Some(&b"p1"[..])
+        );
+        assert_eq!(leading_id(br#"{"problem":"","x": 1}"#), Some(&b""[..]));
+        assert_eq!(leading_id(br#"{"problem": "p\u0031"}"#), None);
+        assert_eq!(leading_id(br#"{"problem": 7}"#), None);
+        assert_eq!(leading_id(br#"{"correct": true, "problem": "p"}"#), None);
     }
 
     #[test]
