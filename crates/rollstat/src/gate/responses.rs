@@ -97,10 +97,11 @@ impl Pass<'_> {
         match loaded {
             Loaded::File(LoadedFile::CanonicalFile { path }) => {
                 let input = Input::open(path)?;
-                match input.format() {
-                    InputFormat::Jsonl => self.stream(input.into_reader(), path, fold),
-                    InputFormat::Csv => Ok(self.csv(&input, fold)),
+                if input.format() == InputFormat::Csv {
+                    self.csv(&input, fold);
+                    return Ok(());
                 }
+                self.stream(input.into_reader(), path, fold)
             }
             Loaded::File(LoadedFile::Canonical { path, content, .. }) => {
                 let name = plain_name(path);
@@ -305,7 +306,7 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
 #[derive(Default)]
 struct Fold {
     /// Per problem: rollouts arrived, and (index, response) in arrival order.
-    problems: HashMap<ProblemKey, (u64, Vec<(u64, Option<String>)>)>,
+    problems: HashMap<ProblemKey, (u64, Rollouts)>,
 }
 
 impl Fold {
