@@ -54,7 +54,6 @@ pub(crate) fn responses(
     o: &CompareOptions,
     max_chars: usize,
 ) -> Result<HashMap<ProblemKey, Rollouts>> {
-    let mut fold = Fold::default();
     if wanted.is_empty() {
         return Ok(HashMap::new());
     }
@@ -65,15 +64,19 @@ pub(crate) fn responses(
         ids: wanted.iter().map(|(_, id)| id.as_str()).collect(),
         max_chars,
     };
-    // Standard input was read by the first pass and summaries hold no rows.
-    let readable: Vec<Source> = sources
-        .iter()
-        .filter(|s| !matches!(s, Source::Stdin | Source::Summary { .. }))
-        .cloned()
-        .collect();
-    let g = gather_with(&readable, o.source_format, &ro, o.metrics.decompress_limit)?;
-    for loaded in &g.loaded {
-        pass.loaded(loaded, &mut fold)?;
+    let mut fold = Fold::default();
+    // Standard input was read by the first pass, and summaries hold no
+    // rows. One source at a time, in order: a source's inputs are loaded
+    // (a compressed file decompressed) only while it is read.
+    for source in sources {
+        if matches!(source, Source::Stdin | Source::Summary { .. }) {
+            continue;
+        }
+        let one = std::slice::from_ref(source);
+        let g = gather_with(one, o.source_format, &ro, o.metrics.decompress_limit)?;
+        for loaded in g.loaded {
+            pass.loaded(&loaded, &mut fold)?;
+        }
     }
     Ok(fold.finish(ro.dedupe == Some(Dedupe::Last)))
 }
@@ -111,13 +114,23 @@ impl Pass<'_> {
                 }
                 Ok(())
             }
-            other => {
-                // Native files, rows and tables: canonical field maps.
-                let hits: Vec<Hit> = canonical_rows(other)
+            Loaded::File(LoadedFile::Native(f)) => {
+                fold.extend(f.rows.par_iter().filter_map(|m| self.map(m)).collect());
+                Ok(())
+            }
+            Loaded::Rows { rows, .. } => {
+                let hits = rows.par_iter().filter_map(|r| self.map(&r.as_map()));
+                fold.extend(hits.collect());
+                Ok(())
+            }
+            table @ Loaded::Table { .. } => {
+                // A table's field maps are made all at once (its records,
+                // like the fold's fast path, drop the responses).
+                let maps = canonical_rows(table);
+                let hits = maps
                     .par_iter()
-                    .filter_map(|(_, m)| self.map(m.as_ref().ok()?))
-                    .collect();
-                fold.extend(hits);
+                    .filter_map(|(_, m)| self.map(m.as_ref().ok()?));
+                fold.extend(hits.collect());
                 Ok(())
             }
         }
