@@ -528,6 +528,24 @@ mod tests {
         assert!(!got.contains_key(&key(None, "r")));
     }
 
+    /// Under `--dedupe last` the last of a repeated rollout index is kept,
+    /// as the reader keeps it.
+    #[test]
+    fn dedupe_last_keeps_the_last_response() {
+        let src = jsonl(
+            "a.jsonl",
+            &[
+                r#"{"problem": "p", "rollout": 0, "correct": true, "response": "first"}"#,
+                r#"{"problem": "p", "rollout": 0, "correct": true, "response": "second"}"#,
+            ],
+        );
+        let mut o = CompareOptions::default();
+        o.metrics.dedupe = Some(Dedupe::Last);
+        let wanted = HashSet::from([key(None, "p")]);
+        let got = responses(&[src], &wanted, &o, 100).unwrap();
+        assert_eq!(got[&key(None, "p")], [(0, Some("second".to_string()))]);
+    }
+
     /// Rows in memory are read as rows from a file are.
     #[test]
     fn a_rows_source() {
