@@ -1152,7 +1152,7 @@ def section_spark(ctx):
 # ============================================================ 12. gate
 
 
-GATE_SLOW = True  # two default reports of 16M rollouts (≈ 10 min each) plus the gate: well over 10 minutes
+GATE_SLOW = False  # ≈ 7 min at a load of 4–5 (two default reports of 16M rollouts, the gate once, the check)
 GATE_BENCHMARKS = 20
 GATE_EXIT = (0, 1, 3)  # GO, NO-GO, INCONCLUSIVE: the gate's verdicts, not failures
 GATE_WORSE = {3: 0.02, 8: 0.01, 14: 0.03}  # benchmark index → the candidate's drop in p (elsewhere B = A in p)
@@ -1207,12 +1207,15 @@ def section_gate(ctx):
     d = gen_gate(Path(ctx.a.gate_data) / f"gate_{bn}x{pp}x{n}", bn, pp, n, seed=12)
     a_dir, b_dir, a_all, b_all = d / "A", d / "B", d / "A_all.jsonl", d / "B_all.jsonl"
     gb = sum(f.stat().st_size for f in (*a_dir.iterdir(), *b_dir.iterdir())) / 1e9
+    gb_all = (a_all.stat().st_size + b_all.stat().st_size) / 1e9
     gate_out = d / "gate.json"
     gate_cmd = [ctx.rollstat, "gate", "--baseline", a_dir, "--candidate", b_dir, "--margin", "0.01",
                 "--format", "json", "-o", "/dev/null"]
     rep_a = [ctx.rollstat, "report", a_all, "--format", "json", "-o", "/dev/null"]
     rep_b = [ctx.rollstat, "report", b_all, "--format", "json", "-o", "/dev/null"]
     reps = ctx.a.gate_repeats
+    # Reproduce lines name the data as under bench/data even when --gate-data put it elsewhere (e.g. a tmpfs).
+    shown = lambda c: cmdline(c).replace(str(Path(ctx.a.gate_data).resolve()), "bench/data")  # noqa: E731
     log("gate: report A_all, report B_all (the reference)")
     ra_runs = [timed(rep_a) for _ in range(reps)]
     rb_runs = [timed(rep_b) for _ in range(reps)]
@@ -1250,7 +1253,7 @@ def section_gate(ctx):
     worse = ", ".join(f"b{t:02d} −{x * 100:g} pt" for t, x in sorted(GATE_WORSE.items()))
     blocks = [
         f"A suite of {bn} benchmarks × {pp:,} problems × {n} rollouts per side ({bn * pp * n:,} rollouts per side, "
-        f"{gb:.1f} GB of JSON Lines in all): two result directories A/ and B/ of one canonical JSONL file per "
+        f"{gb:.1f} GB of JSON Lines for both sides; {gb_all:.1f} GB more for the reference's copy): two result directories A/ and B/ of one canonical JSONL file per "
         "benchmark (`b00.jsonl` … `b19.jsonl`, rows `{problem, rollout, correct, answer}`, problem ids `p0…` "
         "repeating across files, so the gate reads each file as its own benchmark). Per problem p ~ Beta(0.7, 0.7), "
         f"shared by both sides; the candidate is worse in p on three benchmarks ({worse}) and equal elsewhere; "
@@ -1273,7 +1276,7 @@ def section_gate(ctx):
         f"{checked} (benchmark, side) pairs (largest difference {worst:.1g}): "
         f"{yes(agree)}. The gate's verdict on this suite: {verdict} ("
         + ", ".join(f"{v} {k}" for k, v in sorted(statuses.items())) + ").",
-        reproduce([cmdline(rep_a), cmdline(rep_b), cmdline(gate_cmd)]),
+        reproduce([shown(c) for c in (rep_a, rep_b, gate_cmd)]),
     ]
     summary = [row(f"`gate` vs `report` of both sides on the same rows ({bn} benchmarks × {pp:,} × {n})",
                    fmt_s(ref_s), fmt_s(gate_s), fmt_x(ratio), "≤ 3×", met)]
