@@ -361,11 +361,18 @@ fn verdict(g: &Gate, t: &mut Text) {
 /// The suite: weights, weighted B − A with its interval, heterogeneity.
 fn suite(g: &Gate, t: &mut Text) {
     let s = &g.suite;
-    let weights: Vec<String> = g
-        .benchmarks
-        .iter()
-        .map(|r| format!("{} {:.2}", t.data(&r.name), r.weight))
-        .collect();
+    let counted: Vec<&BenchmarkRow> = g.benchmarks.iter().filter(|r| r.weight > 0.0).collect();
+    let equal = counted
+        .windows(2)
+        .all(|w| (w[0].weight - w[1].weight).abs() < 5e-3);
+    let weights: Vec<String> = if equal && counted.len() > 3 {
+        vec![format!("{:.2} each", counted[0].weight)]
+    } else {
+        g.benchmarks
+            .iter()
+            .map(|r| format!("{} {:.2}", t.data(&r.name), r.weight))
+            .collect()
+    };
     t.head(&format!(
         "suite ({} benchmarks, {} problems; {} weights: {})",
         s.n_benchmarks,
@@ -497,11 +504,24 @@ pub(crate) fn rollouts(g: &Gate) -> String {
 
 /// The flipped problems of every benchmark that lists some.
 fn flipped(g: &Gate, t: &mut Text) {
-    let listed: Vec<&BenchmarkRow> = g
+    // The terminal lists the benchmarks that did not pass (a suite of 20
+    // passing benchmarks would bury the table); the other formats list all.
+    let all: Vec<&BenchmarkRow> = g
         .benchmarks
         .iter()
         .filter(|r| !r.flipped.is_empty())
         .collect();
+    let listed: Vec<&BenchmarkRow> = all
+        .iter()
+        .copied()
+        .filter(|r| t.markdown || r.status != rollstat::BenchmarkStatus::Pass)
+        .collect();
+    if listed.len() < all.len() {
+        t.para(&format!(
+            "flipped problems of the {} passing benchmarks: in the JSON, Markdown and HTML outputs",
+            all.len() - listed.len()
+        ));
+    }
     if listed.is_empty() {
         return;
     }

@@ -523,3 +523,24 @@ fn insufficient_is_amber_and_says_what_is_needed() {
     let md = gate::render_text(&g, true, &words());
     assert!(md.starts_with("## rollstat gate: INCONCLUSIVE (undecided)"));
 }
+
+/// The terminal lists the flipped problems of the benchmarks that did not
+/// pass and says where the others are; Markdown lists every benchmark's.
+#[test]
+fn the_terminal_lists_flips_of_failing_benchmarks_only() {
+    let mut g = fixture();
+    let listed = g.benchmarks[0].flipped.clone();
+    g.benchmarks[1].flipped = vec![FlippedProblem {
+        problem: "math-only-flip".into(),
+        ..listed[0].clone()
+    }];
+    let text = rollstat_render::gate::render_text(&g, false, &words());
+    assert!(!text.contains("math-only-flip"), "{text}");
+    assert!(
+        text.contains("flipped problems of the 1 passing benchmarks"),
+        "{text}"
+    );
+    assert!(text.contains(&listed[0].problem.replace('|', "")[..5]));
+    let md = rollstat_render::gate::render_text(&g, true, &words());
+    assert!(md.contains("math-only-flip"));
+}
