@@ -103,7 +103,8 @@ pub(crate) fn compute(input: BenchInput, ctx: &Context) -> Result<Computed> {
         inputs_b: b.inputs.clone(),
     };
     row_out.problems_needed = needed(&row_out, ctx.alpha);
-    let found = findings(&input.name, &a, &b, &m, &row_out);
+    let mut found = findings(&input.name, &a, &b, &m, &row_out);
+    found.extend(interval_advice(&input.name, &row_out, clusters.as_deref()));
     Ok((row_out, Some(stats), found))
 }
 
@@ -442,6 +443,30 @@ fn needed(row: &BenchmarkRow, alpha: f64) -> Option<u64> {
     problems_needed(variance, gap, 2.0 * alpha, 0.8)
         .ok()
         .map(|n| n.ceil() as u64)
+}
+
+/// Few problems (or clusters) for a bootstrap interval: the percentile
+/// bootstrap under-covers below about 300 problems (docs/statistics.md
+/// §2), so a PASS there is weaker than its level says.
+fn interval_advice(name: &str, row: &BenchmarkRow, clusters: Option<&[u64]>) -> Vec<Finding> {
+    let (units, what) = match clusters {
+        Some(c) => (crate::intervals::distinct_count(c), "clusters"),
+        None => (row.n_problems as usize, "problems"),
+    };
+    let few = if clusters.is_some() { 30 } else { 300 };
+    if units >= few || row.status == BenchmarkStatus::Missing {
+        return Vec::new();
+    }
+    let message = format!(
+        "B − A's bootstrap interval rests on {units} {what} (< {few}) and under-covers: its status is weaker than the stated level"
+    );
+    vec![Finding::Benchmark {
+        benchmark: name.to_string(),
+        finding: Box::new(Finding::IntervalMethod {
+            message,
+            suggestion: None,
+        }),
+    }]
 }
 
 /// Unpaired problems and unequal rollouts, named by benchmark.
