@@ -74,6 +74,26 @@ impl TypedComparison {
     }
 }
 
+/// A finished gate, typed (what `gate.json` is the text of).
+#[pyclass(frozen, module = "rollstat._rollstat")]
+pub struct TypedGate(pub rollstat::Gate);
+
+#[pymethods]
+impl TypedGate {
+    /// A gate read back from gate.json's text.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        serde_json::from_str(text)
+            .map(TypedGate)
+            .map_err(|e| engine_error(rollstat::Error::Input(format!("gate.json: {e}"))))
+    }
+
+    /// The exit code of its verdict: 0 GO, 1 NO-GO, 3 INCONCLUSIVE.
+    fn exit_code(&self) -> i32 {
+        self.0.exit_code()
+    }
+}
+
 /// `power_text(power_json) -> str`: the text table `rollstat power` prints
 /// for a power.json's text.
 #[pyfunction]

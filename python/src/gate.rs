@@ -1,0 +1,149 @@
+//! gate: a plan (a TOML file's text, or a dict as JSON) and in-memory data
+//! → the engine's `gate()` → the `rollstat.gate/1` document as JSON text
+//! (findings worded with the keyword arguments). The engine runs with the
+//! GIL released.
+//!
+//! The Python layer replaces each DataFrame / Arrow table / list of rows
+//! in a dict plan by a placeholder name (`<DataFrame: 120 rows>`) and
+//! passes the data under that name; every other source string is a path
+//! or glob, expanded against the plan's directory as the CLI expands it.
+
+use crate::engine::{sources as named_sources, MessageLog};
+use crate::options::Keywords;
+use crate::pages::TypedGate;
+use crate::wording::{engine_error, finding_text};
+use crate::InputError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use rollstat::gate::{
+    expand, gate as run_gate, plan_record, BenchmarkSources, GateOptions, GatePlan, Paths,
+    PlanRecord, SuiteSources,
+};
+use rollstat::{Error, Finding, Format, GradingPolicy, Match, Source};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The plan and its record: `kind` `"toml"` (a plan file's text, `name`
+/// its path) or `"json"` (a dict or the keyword arguments: recorded as the
+/// plan's canonical TOML).
+fn read_plan(kind: &str, text: &str, name: &str) -> PyResult<(GatePlan, PlanRecord)> {
+    if kind == "toml" {
+        let plan = GatePlan::from_toml(text, name).map_err(engine_error)?;
+        return Ok((plan, plan_record(name, text)));
+    }
+    let plan = GatePlan::from_json(text).map_err(|e| match e {
+        // serde_json's position is in a JSON text the caller never saw.
+        Error::Input(m) => InputError::new_err(strip_position(&m)),
+        other => engine_error(other),
+    })?;
+    let record = plan_record(name, &plan.to_toml());
+    Ok((plan, record))
+}
+
+/// `… at line 1 column 42` → `…`.
+fn strip_position(m: &str) -> String {
+    match m.rfind(" at line ") {
+        Some(i) => m[..i].to_string(),
+        None => m.to_string(),
+    }
+}
+
+/// One side's sources: in-memory data by its placeholder name, else a
+/// path or glob against `base` (as `rollstat::gate::sources_from_paths`).
+fn side(
+    paths: &Paths,
+    base: &Path,
+    data: &mut HashMap<String, Vec<Source>>,
+) -> rollstat::Result<Vec<Source>> {
+    let mut out = Vec::new();
+    for entry in &paths.0 {
+        if let Some(srcs) = data.remove(entry) {
+            out.extend(srcs);
+            continue;
+        }
+        for path in expand(base, entry)? {
+            if !path.exists() {
+                return Err(Error::input(format!(
+                    "{}: no such file or directory",
+                    path.display()
+                )));
+            }
+            out.push(Source::Path(path));
+        }
+    }
+    Ok(out)
+}
+
+/// The suite's sources: the plan's paths and the in-memory data.
+fn suite_sources(
+    plan: &GatePlan,
+    base: &Path,
+    mut data: HashMap<String, Vec<Source>>,
+) -> rollstat::Result<SuiteSources> {
+    if let (Some(a), Some(b)) = (&plan.baseline, &plan.candidate) {
+        return Ok(SuiteSources::Discovered {
+            baseline: side(a, base, &mut data)?,
+            candidate: side(b, base, &mut data)?,
+        });
+    }
+    let mut out = Vec::new();
+    for b in &plan.benchmarks {
+        let named = |e: Error| Error::input(format!("benchmark '{}': {e}", b.name));
+        out.push(BenchmarkSources {
+            name: b.name.clone(),
+            baseline: side(&b.baseline, base, &mut data).map_err(named)?,
+            candidate: side(&b.candidate, base, &mut data).map_err(named)?,
+        });
+    }
+    Ok(SuiteSources::Declared(out))
+}
+
+/// `extract` and `match` (a plan declares the analysis; grading is how
+/// its inputs are read, as the CLI's grading flags).
+fn grading(kw: &Keywords<'_>) -> PyResult<GradingPolicy> {
+    let d = GradingPolicy::default();
+    let extract: Option<String> = kw.get("extract")?;
+    let matching: Match = kw.parse("match")?.unwrap_or(d.matching);
+    GradingPolicy::new(extract.as_deref().unwrap_or(d.extract_name()), matching)
+        .map_err(|e| InputError::new_err(format!("extract: {e}")))
+}
+
+/// `gate(plan, data, options) -> (gate_json, messages, typed)`: `plan` is
+/// `(kind, text, name, base)` (see [`read_plan`]; `base`: the directory
+/// relative paths start from); `data`: placeholder name → in-memory
+/// sources; `options`: `extract`, `match`.
+#[pyfunction]
+pub fn gate(
+    py: Python<'_>,
+    plan: (String, String, String, String),
+    data: &Bound<'_, PyDict>,
+    options: &Bound<'_, PyDict>,
+) -> PyResult<(String, Vec<String>, TypedGate)> {
+    let (kind, text, name, base) = plan;
+    let kw = Keywords::new(options)?;
+    let grading = grading(&kw)?;
+    kw.finish()?;
+    let (plan, record) = read_plan(&kind, &text, &name)?;
+    let read: Vec<String> = plan.cluster_by.iter().cloned().collect();
+    let mut memory = HashMap::new();
+    for (k, v) in data.iter() {
+        memory.insert(k.extract::<String>()?, named_sources(&v, &read)?);
+    }
+    let native = |f: &String| f.parse::<Format>().is_ok_and(|f| !f.is_canonical());
+    if !memory.is_empty() && plan.format.as_ref().is_some_and(native) {
+        return Err(InputError::new_err(
+            "format: in-memory rows are canonical rows; format names the format of files only",
+        ));
+    }
+    let sources = suite_sources(&plan, Path::new(&base), memory).map_err(engine_error)?;
+    let log = MessageLog::default();
+    let opts = GateOptions {
+        grading,
+        messages: Some(log.sink()),
+    };
+    let g = py
+        .detach(|| run_gate(&plan, record, sources, &opts))
+        .map_err(engine_error)?;
+    let json = Finding::serialize_worded(finding_text, || g.to_json());
+    Ok((json + "\n", log.take(), TypedGate(g)))
+}
