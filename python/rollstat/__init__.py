@@ -25,9 +25,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _rollstat
+from . import _gate, _rollstat
 from ._data import sources as _sources
-from . import _gate
 from ._documents import BadRow, Comparison, Gate, Metrics, PowerReport, Report
 from ._errors import (
     RollstatWarning,
