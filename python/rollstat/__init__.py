@@ -623,7 +623,7 @@ def gate(
     for m in rows:
         where, _, why = rename_rows(m, sides.names).partition(": ")
         located.append((where, why))
-    warn_bad_rows(located, unnamed=unnamed)
+    warn_bad_rows(located, unnamed=unnamed, note="counted in each benchmark's findings")
     g = Gate(out, typed=typed)
     warn_messages(g.warnings, {})
     return g
