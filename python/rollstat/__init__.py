@@ -596,7 +596,7 @@ def gate(
     >>> g = rollstat.gate({{"margin": "2pt", "benchmark": [{{"name": "toy", "baseline": a, "candidate": b}}]}})
     >>> g.verdict, g.exit_code, g.benchmarks[0]["status"]
     ('NO-GO', 1, 'BREACH')
-    >>> print(g.plan["text"].splitlines()[-2])
+    >>> print(g.plan["text"].splitlines()[-1])
     candidate = "<list: 40 rows #2>"
     """
     settings = dict(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import random
-import warnings
 from typing import Any, Dict, List, Tuple
 
 import numpy as np

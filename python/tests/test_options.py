@@ -17,7 +17,7 @@ from rollstat import _rollstat
 
 STUB = Path(rollstat.__file__).with_name("__init__.pyi")
 DEFAULTS: Dict[str, Dict[str, Any]] = _rollstat.defaults()
-FUNCTIONS = ("report", "compare", "summarize", "power")
+FUNCTIONS = ("report", "compare", "summarize", "power", "gate")
 
 # A keyword whose documented default is None where the engine's default is
 # something else, and why that is the same thing.
@@ -27,6 +27,16 @@ NONE_IS_DEFAULT = {
     # None: no budget-matched rows. compare matches budgets only for a named
     # field, so the engine's "auto" reads nothing there either.
     ("compare", "budget"),
+    # gate's settings: None is the plan's value, else the engine's default.
+    # A plan declares them and refuses them as keywords (as the command
+    # refuses its flags), so "not given" must differ from any value;
+    # test_gate_settings_default_to_the_engines checks what None gives.
+    *(
+        ("gate", k)
+        for k in (
+            "metric", "weights", "rule", "tier", "alpha", "mid_p", "seed", "resamples", "permutations", "flips",
+        )
+    ),
 }
 
 
@@ -141,3 +151,15 @@ def test_extension_stub_names_what_the_extension_has():
     for name in ("report", "compare", "summarize"):
         assert [a.arg for a in functions[name].args.args] == ["sources", "options"], name
     assert {"text", "html"} <= classes["TypedReport"] and {"text", "html"} <= classes["TypedComparison"]
+
+
+def test_gate_settings_default_to_the_engines():
+    """A gate given no settings runs with the engine's (``GatePlan::default()``)."""
+    rows = [{"problem": f"p{i}", "correct": i % 3 > 0} for i in range(12)]
+    g = rollstat.gate(baseline=rows, candidate=rows, margin=0.05)
+    d, s = DEFAULTS["gate"], g.settings
+    assert g.plan["source"] == "keyword arguments"
+    for key in ("metric", "weights", "rule", "alpha", "mid_p", "seed", "resamples", "permutations", "cluster_by"):
+        assert same(s[key], d[key]), key
+    assert s["flips_listed"] == d["flips"] and g.benchmarks[0]["tier"] == d["tier"]
+    assert (d["margin"], d["relative_margin"], d["suite_margin"], d["format"]) == (None, None, None, None)
