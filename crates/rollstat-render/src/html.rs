@@ -61,8 +61,13 @@ svg text{font-size:17px}svg text.tick,svg text.value{font-size:15px}}
 
 /// The page around `body`: doctype, charset, viewport, title and style.
 pub(crate) fn page(title: &str, body: &str) -> String {
+    page_styled(title, body, "")
+}
+
+/// [`page`] with `extra` CSS after the common stylesheet.
+pub(crate) fn page_styled(title: &str, body: &str, extra: &str) -> String {
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"color-scheme\" content=\"light dark\">\n<title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<meta name=\"color-scheme\" content=\"light dark\">\n<title>{}</title>\n<style>{CSS}{extra}</style>\n</head>\n<body>\n{body}</body>\n</html>\n",
         esc(title)
     )
 }

@@ -7,8 +7,11 @@
 pub mod compare;
 pub mod csv;
 mod frontier;
+pub mod gate;
+mod gate_example;
 pub mod html;
 mod html_compare;
+pub mod html_gate;
 pub mod markup;
 pub mod power;
 mod scatter;
@@ -20,6 +23,7 @@ use rollstat::{MetricBlock, MetricEntry};
 use rollstat_core::catalogue::{spec, Family, Headline, MetricKey};
 
 pub use html_compare::render as compare_html;
+pub use html_gate::render as gate_html;
 
 /// How a front end words what it controls: findings, and the options the
 /// terminal table and Markdown point to. The HTML page names no option (the

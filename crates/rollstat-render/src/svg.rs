@@ -240,6 +240,35 @@ impl Chart {
         ));
     }
 
+    /// A vertical segment at data `x` from data `y0` to `y1` (a marker
+    /// within one row); `data` as in [`Chart::point`].
+    pub fn vseg(&mut self, x: f64, (y0, y1): (f64, f64), class: &str, data: &str) {
+        let (px, a, b) = (self.px(x), self.py(y0), self.py(y1));
+        self.raw(format!(
+            r#"<line class="{class}" x1="{px:.1}" y1="{a:.1}" x2="{px:.1}" y2="{b:.1}"{data}/>"#
+        ));
+    }
+
+    /// A diamond at row `y`: its side points at `lo` and `hi`, its top and
+    /// bottom at `x` (a pooled estimate with its interval), with a tooltip
+    /// and `data` attributes.
+    pub fn diamond(
+        &mut self,
+        (lo, x, hi): (f64, f64, f64),
+        y: f64,
+        class: &str,
+        tip: &str,
+        data: &str,
+    ) {
+        let (a, c, b, py) = (self.px(lo), self.px(x), self.px(hi), self.py(y));
+        self.raw(format!(
+            r#"<path class="{class}" d="M{a:.1} {py:.1}L{c:.1} {:.1}L{b:.1} {py:.1}L{c:.1} {:.1}Z"{data}><title>{}</title></path>"#,
+            py - 7.0,
+            py + 7.0,
+            esc(tip)
+        ));
+    }
+
     /// A rectangle between data corners, with a tooltip.
     pub fn rect(&mut self, (xa, ya): (f64, f64), (xb, yb): (f64, f64), class: &str, tip: &str) {
         let (x0, x1) = (self.px(xa).min(self.px(xb)), self.px(xa).max(self.px(xb)));

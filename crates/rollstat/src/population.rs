@@ -5,7 +5,7 @@
 use crate::error::Result;
 use crate::grading::{mark_junk_unextracted, Grading};
 use crate::options::MessageSink;
-use crate::read::{read_inputs, Inputs, Source};
+use crate::read::{read_inputs, read_inputs_by_unit, Inputs, Source};
 use rayon::prelude::*;
 use rollstat_core::summary::{summarize_ref, DenominatorPolicy, ProblemData, ProblemSummary};
 use rollstat_core::vote::TiePolicy;
@@ -48,6 +48,50 @@ pub(crate) fn read_population(
     })
 }
 
+/// Reads `sources` as [`read_population`] does, keeping every problem's
+/// rollouts; `by_unit`: each loaded input (file, buffer, rows) is its own
+/// population, named by its path (else one population, named "").
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn read_populations_keeping(
+    sources: &[Source],
+    read: &ReadOptions,
+    from: Option<Format>,
+    grading: &GradingPolicy,
+    policy_tie: (DenominatorPolicy, TiePolicy),
+    limit: rollstat_formats::DecompressLimit,
+    sink: Option<&MessageSink>,
+    by_unit: bool,
+) -> Result<Vec<(String, Summarized)>> {
+    let g = Grading::new(grading);
+    let units = if by_unit {
+        read_inputs_by_unit(sources, read, from, limit, &g, sink)?
+    } else {
+        vec![(
+            String::new(),
+            read_inputs(sources, read, from, limit, &g, sink)?,
+        )]
+    };
+    let mut out: Vec<(String, Summarized)> = units
+        .into_iter()
+        .map(|(name, mut inputs)| {
+            let summaries = summarize(&mut inputs.collected.problems, &g, policy_tie, false);
+            (
+                name,
+                Summarized {
+                    inputs,
+                    summaries,
+                    n_undecided: 0,
+                },
+            )
+        })
+        .collect();
+    // The grader counts over every unit: the count goes with the first.
+    if let Some((_, first)) = out.first_mut() {
+        first.n_undecided = g.n_undecided();
+    }
+    Ok(out)
+}
+
 /// Puts problems in their canonical order — by system, subset and problem
 /// id, compared as text — so that everything downstream (the resampled
 /// problems of every interval, sums over problems, groups and per-problem
@@ -67,6 +111,18 @@ pub(crate) fn summarize_problems(
     policy: DenominatorPolicy,
     tie: TiePolicy,
 ) -> Vec<ProblemSummary> {
+    summarize(problems, clusterer, (policy, tie), true)
+}
+
+/// [`summarize_problems`]; `free` says whether each problem's rollouts are
+/// freed once summarized (a gate keeps them to list the flipped problems'
+/// answers).
+fn summarize(
+    problems: &mut [CollectedProblem],
+    clusterer: &Grading<'_>,
+    (policy, tie): (DenominatorPolicy, TiePolicy),
+    free: bool,
+) -> Vec<ProblemSummary> {
     mark_junk_unextracted(problems);
     problems
         .par_iter_mut()
@@ -75,7 +131,7 @@ pub(crate) fn summarize_problems(
             if tie != TiePolicy::First {
                 summary.vote_profile = summary.vote_profile.map(|v| Box::new(v.without_order()));
             }
-            if let ProblemData::Rollouts(t) = &mut p.data {
+            if let (true, ProblemData::Rollouts(t)) = (free, &mut p.data) {
                 **t = Default::default();
             }
             summary

@@ -674,6 +674,87 @@ pub(crate) fn read_inputs_with(
     })
 }
 
+/// The name of a loaded input: its path, or the rows' name.
+fn loaded_name(l: &Loaded<'_>) -> String {
+    match l {
+        Loaded::File(LoadedFile::Native(f)) => f.path.display().to_string(),
+        Loaded::File(LoadedFile::Canonical { path, .. } | LoadedFile::CanonicalFile { path }) => {
+            path.clone()
+        }
+        Loaded::Rows { name, .. } | Loaded::Table { name, .. } => name.clone(),
+    }
+}
+
+/// [`read_inputs`], each loaded input (a file, a directory's file, a
+/// buffer, rows) collected on its own: problems of different files never
+/// merge, even with equal ids. Inputs without problems are left out; the
+/// walk's findings go with the first input kept.
+pub(crate) fn read_inputs_by_unit(
+    sources: &[Source],
+    opts: &ReadOptions,
+    from: Option<Format>,
+    limit: DecompressLimit,
+    grader: &dyn rollstat_io::Grader,
+    sink: Option<&MessageSink>,
+) -> Result<Vec<(String, Inputs)>> {
+    let Gathered {
+        loaded,
+        failed,
+        skipped,
+        ambiguous,
+    } = gather_with(sources, from, opts, limit)?;
+    let mut pending: Vec<Finding> = ambiguous.into_iter().map(Finding::adapter_note).collect();
+    walk_findings(&failed, &skipped, opts.strict, &mut pending)?;
+    let mut messages: Vec<String> = failed
+        .iter()
+        .map(|(_, why)| format!("error: {why}"))
+        .collect();
+    if let Some(s) = sink {
+        messages.drain(..).for_each(|m| s.send(&m));
+    }
+    let mut out = Vec::new();
+    for l in loaded {
+        let name = loaded_name(&l);
+        let mut r = Reader {
+            opts,
+            collector: Collector::with_grader(opts.clone(), grader),
+            aggregates: Vec::new(),
+            tracked: Vec::new(),
+            first_origin: HashMap::new(),
+            findings: Vec::new(),
+            messages: Vec::new(),
+            sink,
+        };
+        r.add(l)?;
+        let collected = r.collector.finish_sorted()?;
+        if let Some(s) = sink {
+            send_bad_rows(s, &collected.bad_lines);
+        }
+        if collected.problems.is_empty() {
+            continue;
+        }
+        let scopes = record_scopes(&collected, &r.first_origin, &r.tracked, &r.aggregates);
+        let mut findings = std::mem::take(&mut pending);
+        findings.extend(r.findings);
+        let mut said = std::mem::take(&mut messages);
+        said.extend(r.messages);
+        out.push((
+            name,
+            Inputs {
+                collected,
+                aggregates: r.aggregates.into_iter().map(|(a, _)| a).collect(),
+                findings,
+                scopes,
+                messages: said,
+            },
+        ));
+    }
+    if out.is_empty() {
+        return Err(Error::NoProblems(nothing_usable(&failed, &skipped)));
+    }
+    Ok(out)
+}
+
 /// Why no problem remains: the files passed over and unreadable are named
 /// before the rows (a walk that skipped everything read no rows at all).
 fn nothing_usable(failed: &[(String, String)], skipped: &[(PathBuf, String)]) -> String {

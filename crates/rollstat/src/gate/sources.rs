@@ -7,6 +7,7 @@ use super::plan::{expand, GatePlan, Paths};
 use crate::compare::{self, SideData};
 use crate::error::{Error, Result};
 use crate::options::CompareOptions;
+use crate::population::read_populations_keeping;
 use crate::read::Source;
 use rollstat_io::CollectedProblem;
 use std::path::Path;
@@ -76,30 +77,60 @@ pub fn sources_from_paths(plan: &GatePlan, base: &Path) -> Result<SuiteSources> 
         .map(SuiteSources::Declared)
 }
 
-/// Reads one side: every source into one population of one system.
-fn read_side(sources: &[Source], label: &str, o: &CompareOptions) -> Result<SideData> {
+/// Reads one side, keeping rollouts (the flipped problems list their
+/// answers): every source into one population, or (`by_unit`) each loaded
+/// input into its own, named by its path. One system a side.
+fn read_side(
+    sources: &[Source],
+    label: &str,
+    o: &CompareOptions,
+    by_unit: bool,
+) -> Result<Vec<(String, SideData)>> {
     let ro = compare::read_options(o, None);
-    let s = compare::read(sources, &ro, o).map_err(|e| match e {
+    let units = read_populations_keeping(
+        sources,
+        &ro,
+        o.source_format,
+        &o.grading,
+        (o.metrics.denominator, o.metrics.tie_policy),
+        o.metrics.decompress_limit,
+        o.messages.as_ref(),
+        by_unit,
+    )
+    .map_err(|e| match e {
         Error::InvalidOption { .. } => e,
         other => Error::input(format!("reading {label}: {other}")),
     })?;
-    let c = s.inputs.collected;
-    if c.systems.len() > 1 {
+    let mut systems: Vec<String> = Vec::new();
+    let mut out = Vec::new();
+    for (name, s) in units {
+        let c = s.inputs.collected;
+        for sys in c.systems {
+            if !systems.contains(&sys) {
+                systems.push(sys);
+            }
+        }
+        out.push((
+            name,
+            SideData {
+                name: label.to_string(),
+                inputs: c.inputs,
+                problems: c.problems,
+                origin_texts: std::sync::Arc::new(c.origin_texts),
+                summaries: s.summaries,
+                n_bad_lines: c.bad_lines.len(),
+                n_undecided: s.n_undecided,
+            },
+        ));
+    }
+    if systems.len() > 1 {
         return Err(Error::input(format!(
             "{label} holds {} systems ({}); give each side one system",
-            c.systems.len(),
-            c.systems.join(", ")
+            systems.len(),
+            systems.join(", ")
         )));
     }
-    Ok(SideData {
-        name: label.to_string(),
-        inputs: c.inputs,
-        problems: c.problems,
-        origin_texts: std::sync::Arc::new(c.origin_texts),
-        summaries: s.summaries,
-        n_bad_lines: c.bad_lines.len(),
-        n_undecided: s.n_undecided,
-    })
+    Ok(out)
 }
 
 /// The benchmarks to compute, in the plan's order (declared) or in order
@@ -118,7 +149,9 @@ pub(crate) fn read_benchmarks(
                     if srcs.is_empty() {
                         return Ok(None);
                     }
-                    read_side(srcs, &format!("{label} of benchmark '{}'", b.name), o).map(Some)
+                    let label = format!("{label} of benchmark '{}'", b.name);
+                    let mut units = read_side(srcs, &label, o, false)?;
+                    Ok(units.pop().map(|(_, side)| side))
                 };
                 Ok(BenchInput {
                     tier: decl.and_then(|d| d.tier).unwrap_or(plan.tier),
@@ -133,8 +166,8 @@ pub(crate) fn read_benchmarks(
             baseline,
             candidate,
         } => {
-            let a = split(read_side(&baseline, "A (baseline)", o)?);
-            let mut b = split(read_side(&candidate, "B (candidate)", o)?);
+            let a = split(read_side(&baseline, "A (baseline)", o, true)?);
+            let mut b = split(read_side(&candidate, "B (candidate)", o, true)?);
             if let ([(name_a, _)], [(name_b, _)]) = (a.as_slice(), b.as_mut_slice()) {
                 // One benchmark a side (two files, say): the same benchmark,
                 // named as A's.
@@ -179,25 +212,13 @@ fn pair_up(
     out
 }
 
-/// The benchmark a problem belongs to: its subset, else its file's name
-/// without directories and extensions.
-fn benchmark_of(side: &SideData, p: &CollectedProblem) -> String {
-    if let Some(s) = p.subset() {
-        return s.to_string();
+/// The benchmark of a problem of input `unit`: its subset, else the
+/// input's file name without directories and extensions.
+fn benchmark_of(unit: &str, p: &CollectedProblem) -> String {
+    match p.subset() {
+        Some(s) => s.to_string(),
+        None => file_stem(unit),
     }
-    let path = match p.origin.input_index() {
-        Some(i) => side.inputs.get(i).map(|x| x.path.clone()),
-        None if side.inputs.len() == 1 => Some(side.inputs[0].path.clone()),
-        None => {
-            let text = side.origin(p);
-            side.inputs
-                .iter()
-                .filter(|x| text.starts_with(&x.path))
-                .max_by_key(|x| x.path.len())
-                .map(|x| x.path.clone())
-        }
-    };
-    path.map_or_else(|| "(unnamed)".to_string(), |p| file_stem(&p))
 }
 
 /// `runs/a/aime.jsonl.gz` → `aime`.
@@ -206,50 +227,67 @@ fn file_stem(path: &str) -> String {
         .file_name()
         .map_or(path.to_string(), |n| n.to_string_lossy().to_string());
     let mut stem = name.as_str();
-    for ext in [".gz", ".zst", ".jsonl", ".json", ".csv", ".parquet", ".tsv"] {
+    for ext in [
+        ".gz", ".zst", ".jsonl", ".json", ".csv", ".parquet", ".tsv", ".eval",
+    ] {
         stem = stem.strip_suffix(ext).unwrap_or(stem);
     }
     stem.to_string()
 }
 
-/// One side split into benchmarks, in order of first appearance.
-fn split(side: SideData) -> Vec<(String, SideData)> {
-    let keys: Vec<String> = side
-        .problems
-        .iter()
-        .map(|p| benchmark_of(&side, p))
-        .collect();
-    let mut order: Vec<String> = Vec::new();
-    let mut index = std::collections::HashMap::new();
-    for k in &keys {
-        if !index.contains_key(k) {
-            index.insert(k.clone(), order.len());
-            order.push(k.clone());
+/// One side's inputs split into benchmarks, in order of first appearance;
+/// the parts of one benchmark from several inputs are joined (a problem in
+/// two of them is then reported as appearing twice).
+fn split(units: Vec<(String, SideData)>) -> Vec<(String, SideData)> {
+    let mut out: Vec<(String, SideData)> = Vec::new();
+    let mut bad_lines = 0;
+    let mut undecided = 0;
+    for (unit, side) in units {
+        bad_lines += side.n_bad_lines;
+        undecided += side.n_undecided;
+        let keys: Vec<String> = side
+            .problems
+            .iter()
+            .map(|p| benchmark_of(&unit, p))
+            .collect();
+        for ((p, s), k) in side.problems.into_iter().zip(side.summaries).zip(keys) {
+            let i = match out.iter().position(|(name, _)| *name == k) {
+                Some(i) => i,
+                None => {
+                    out.push((k, empty_like(&side.name, &side.inputs, &side.origin_texts)));
+                    out.len() - 1
+                }
+            };
+            let part = &mut out[i].1;
+            if !part.inputs.iter().any(|x| side.inputs.contains(x)) {
+                part.inputs.extend(side.inputs.iter().cloned());
+            }
+            part.problems.push(p);
+            part.summaries.push(s);
         }
     }
-    let mut parts: Vec<SideData> = order
-        .iter()
-        .map(|_| SideData {
-            name: side.name.clone(),
-            inputs: side.inputs.clone(),
-            problems: Vec::new(),
-            origin_texts: side.origin_texts.clone(),
-            summaries: Vec::new(),
-            n_bad_lines: 0,
-            n_undecided: 0,
-        })
-        .collect();
-    if let Some(first) = parts.first_mut() {
-        // Bad rows and undecided gradings belong to no benchmark: counted on the first.
-        first.n_bad_lines = side.n_bad_lines;
-        first.n_undecided = side.n_undecided;
+    // Bad rows and undecided gradings belong to no benchmark: counted on the first.
+    if let Some((_, first)) = out.first_mut() {
+        first.n_bad_lines = bad_lines;
+        first.n_undecided = undecided;
     }
-    for ((p, s), k) in side.problems.into_iter().zip(side.summaries).zip(&keys) {
-        let part = &mut parts[index[k]];
-        part.problems.push(p);
-        part.summaries.push(s);
+    out
+}
+
+fn empty_like(
+    name: &str,
+    inputs: &[rollstat_core::input::InputInfo],
+    texts: &std::sync::Arc<Vec<String>>,
+) -> SideData {
+    SideData {
+        name: name.to_string(),
+        inputs: inputs.to_vec(),
+        problems: Vec::new(),
+        origin_texts: texts.clone(),
+        summaries: Vec::new(),
+        n_bad_lines: 0,
+        n_undecided: 0,
     }
-    order.into_iter().zip(parts).collect()
 }
 
 #[cfg(test)]
