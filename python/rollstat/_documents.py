@@ -577,53 +577,25 @@ class Gate(_Document):
         return self._typed
 
     def __str__(self) -> str:
-        """The text ``rollstat gate`` prints for the same runs."""
-        return _gate_text(self._doc).rstrip("\n")
+        """The text ``rollstat gate`` prints for the same runs (the same
+        renderer): the verdict and why, the benchmarks, the suite."""
+        return self._typed_gate().text().rstrip("\n")
 
     def __repr__(self) -> str:
         return f"<rollstat.Gate {self.verdict}: {len(self.benchmarks)} benchmarks>"
 
+    def to_markdown(self) -> str:
+        """The pull-request comment ``rollstat gate --format markdown``
+        writes."""
+        return self._typed_gate().text(markdown=True)
+
     def to_html(self, path: Optional[str] = None) -> str:
-        """The HTML page ``rollstat gate --format html`` writes. Writes the
-        page to ``path`` when given; returns it either way."""
-        return _write_page(_gate_html(self._doc), path)
+        """The HTML page ``rollstat gate --format html`` writes (the same
+        renderer): verdict banner, forest plot, flips against their floor,
+        the benchmarks, the combination tests and the flipped problems; one
+        self-contained file. Writes the page to ``path`` when given; returns
+        it either way."""
+        return _write_page(self._typed_gate().html(), path)
 
     def _repr_html_(self) -> str:
         return _notebook_frame(self.to_html(), "rollstat gate")
-
-
-def _fmt(x: Any) -> str:
-    if x is None:
-        return "–"
-    if isinstance(x, float):
-        return f"{x:.4g}"
-    return str(x)
-
-
-def _gate_text(doc: Dict[str, Any]) -> str:
-    """A minimal text table (until the engine's gate renderer is in)."""
-    lines = [f"rollstat gate: {doc['verdict']}"]
-    cols = ("name", "tier", "status", "n_problems", "a", "b", "delta", "margin", "p")
-    rows = [_gate_row(r) for r in doc["benchmarks"]]
-    lines.append("  ".join(cols))
-    lines += ["  ".join(_fmt(r[c]) for c in cols) for r in rows]
-    s = doc["suite"]
-    lines.append(f"suite: a {_fmt(s['a'])}  b {_fmt(s['b'])}  delta {_fmt(s['delta'])}")
-    rule = doc["settings"]["rule"]
-    lines += [f"- {why}" for why in s[f"{rule}_rule"]["reasons"]]
-    lines += [f"warning: {f['text']}" for f in doc["findings"]]
-    return "\n".join(lines) + "\n"
-
-
-def _gate_html(doc: Dict[str, Any]) -> str:
-    """A minimal HTML page (until the engine's gate renderer is in)."""
-    cols = ("name", "tier", "status", "n_problems", "a", "b", "delta", "margin", "p")
-    head = "".join(f"<th>{c}</th>" for c in cols)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(_fmt(r[c]))}</td>" for c in cols) + "</tr>"
-        for r in (_gate_row(r) for r in doc["benchmarks"])
-    )
-    return (
-        "<!doctype html><meta charset=utf-8><title>rollstat gate</title>"
-        f"<h1>{html.escape(doc['verdict'])}</h1><table><tr>{head}</tr>{body}</table>"
-    )

@@ -139,7 +139,7 @@ def declared(plan: Any, settings: Dict[str, Any]) -> Tuple[PlanText, Sides]:
         path = os.fspath(plan)
         with open(path, encoding="utf-8") as f:
             text = f.read()
-        return ("toml", text, path, os.path.dirname(path) or "."), sides
+        return ("toml", text, path, os.path.dirname(path)), sides
     if isinstance(plan, Mapping):
         return ("json", _json(_dict_plan(plan, sides)), "<dict>", "."), sides
     raise TypeError(f"plan: expected a path to a TOML plan or a dict, found {type(plan).__name__}")

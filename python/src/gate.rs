@@ -32,20 +32,43 @@ fn read_plan(kind: &str, text: &str, name: &str) -> PyResult<(GatePlan, PlanReco
         return Ok((plan, plan_record(name, text)));
     }
     let plan = GatePlan::from_json(text).map_err(|e| match e {
-        // serde_json's position is in a JSON text the caller never saw.
-        Error::Input(m) => InputError::new_err(strip_position(&m)),
+        Error::Input(m) => InputError::new_err(worded(&m, text)),
         other => engine_error(other),
     })?;
     let record = plan_record(name, &plan.to_toml());
     Ok((plan, record))
 }
 
-/// `… at line 1 column 42` → `…`.
-fn strip_position(m: &str) -> String {
-    match m.rfind(" at line ") {
-        Some(i) => m[..i].to_string(),
+/// A JSON plan's reading error in the dict's terms: serde_json's position
+/// (in a text the caller never saw) dropped, and a bad value (`unknown
+/// variant `loose``, `invalid type: string "x"`) named by its key.
+fn worded(m: &str, text: &str) -> String {
+    let m = m.rfind(" at line ").map_or(m, |i| &m[..i]);
+    let value = ["unknown variant `", "invalid type: string \""]
+        .iter()
+        .find_map(|p| m.split_once(p))
+        .and_then(|(_, rest)| rest.split(['`', '"']).next());
+    let plan: Option<serde_json::Value> = serde_json::from_str(text).ok();
+    match value.zip(plan).and_then(|(v, p)| key_of(&p, v)) {
+        Some(key) => format!("{key}: {}", m.trim_start_matches("gate plan: ")),
         None => m.to_string(),
     }
+}
+
+/// Where `value` is a string in the plan: `rule`, `benchmark[1].tier`.
+fn key_of(plan: &serde_json::Value, value: &str) -> Option<String> {
+    let top = plan.as_object()?;
+    let at = |o: &serde_json::Map<String, serde_json::Value>| {
+        o.iter()
+            .find(|(_, v)| v.as_str() == Some(value))
+            .map(|(k, _)| k.clone())
+    };
+    at(top).or_else(|| {
+        let list = top.get("benchmark")?.as_array()?;
+        list.iter()
+            .enumerate()
+            .find_map(|(i, b)| at(b.as_object()?).map(|k| format!("benchmark[{i}].{k}")))
+    })
 }
 
 /// One side's sources: in-memory data by its placeholder name, else a

@@ -290,6 +290,10 @@ def test_bad_plans_are_value_errors(runs, tmp_path):
         rollstat.gate({"margin": 0.01, "benchmark": [{"name": "x", **src}, {"name": "x", **src}]})
     with pytest.raises(rollstat.InputError, match="the plan declares the analysis; set alpha, flips_listed"):
         rollstat.gate({**src, "margin": 0.01}, alpha=0.1, flips=3)
+    with pytest.raises(ValueError, match="^rule: unknown variant `loose`"):
+        rollstat.gate(**src, margin=0.01, rule="loose")
+    with pytest.raises(ValueError, match=r"^benchmark\[0\]\.tier: unknown variant `vital`"):
+        rollstat.gate({"margin": 0.01, "benchmark": [{"name": "x", **src, "tier": "vital"}]})
     with pytest.raises(ValueError, match="needs a margin"):
         rollstat.gate(**src)
     with pytest.raises(ValueError, match="not both"):
