@@ -12,7 +12,8 @@ identical numbers on the same rows.
 
 Estimators take scalars or numpy arrays (broadcast) and release the GIL;
 ``report`` / ``compare`` read paths, directories, pandas / polars
-DataFrames, Arrow tables and lists of row dicts.
+DataFrames, Arrow tables and lists of row dicts; ``gate`` decides a release
+over a suite of benchmarks (GO / NO-GO / INCONCLUSIVE) from a plan.
 """
 
 from __future__ import annotations

@@ -146,11 +146,13 @@ def test_extension_stub_names_what_the_extension_has():
     tree = ast.parse(Path(_rollstat.__file__).with_name("_rollstat.pyi").read_text(encoding="utf-8"))
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     classes = {n.name: {m.name for m in n.body if isinstance(m, ast.FunctionDef)} for n in tree.body if isinstance(n, ast.ClassDef)}
-    for name in ("defaults", "report", "compare", "summarize", "power", "power_text"):
+    for name in ("defaults", "report", "compare", "summarize", "power", "power_text", "gate"):
         assert name in functions and callable(getattr(_rollstat, name)), name
     for name in ("report", "compare", "summarize"):
         assert [a.arg for a in functions[name].args.args] == ["sources", "options"], name
     assert {"text", "html"} <= classes["TypedReport"] and {"text", "html"} <= classes["TypedComparison"]
+    assert {"text", "html", "from_json", "exit_code"} <= classes["TypedGate"]
+    assert [a.arg for a in functions["gate"].args.args] == ["plan", "data", "options"]
 
 
 def test_gate_settings_default_to_the_engines():
