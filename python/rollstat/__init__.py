@@ -427,6 +427,8 @@ def compare(
     margin: Optional[float] = _COMPARE["margin"],
     fail_on: Optional[str] = _COMPARE["fail_on"],
     metric: Union[str, Sequence[str], None] = _COMPARE["metric"],
+    family: Union[str, Sequence[str], None] = _COMPARE["family"],
+    all: bool = _COMPARE["all"],
     permutations: int = _COMPARE["permutations"],
     k: Union[int, Sequence[int], None] = _COMPARE["k"],
     tau: Union[float, Sequence[float]] = DEFAULT_TAU,
@@ -456,8 +458,18 @@ def compare(
     ``a_name`` / ``b_name`` pick its values (default: the first two seen).
 
     Every row has a, b, delta = b − a, a paired stderr and interval, the
-    sign-flip p value (Holm and BH adjusted over all rows), McNemar's p where
-    each problem has one 0/1 outcome per side. With ``margin`` (a fraction:
+    sign-flip p value, McNemar's p where each problem has one 0/1 outcome
+    per side. ``p_holm`` and ``p_bh`` are Holm and BH adjusted over the
+    family of primary metrics only (``in_family`` on its rows, null
+    elsewhere): ``family`` names its overall rows (e.g. ``["pass@1",
+    "maj@8"]``; an unknown name raises and lists the rows), by default one
+    row per metric family at its headline k — pass@1, pass^n, maj@n — and
+    never a row that is another row by definition (``same_as``).
+    ``Comparison.summary`` tallies the family (significant rows, verdicts);
+    printed, the comparison shows it as one line above the verdicts.
+    Printed (and ``to_html``), the tables show the headline rows as
+    :func:`report` does; ``all=True`` shows every row (``rows`` and the
+    JSON always hold every row). With ``margin`` (a fraction:
     0.02 = 2 points) rows get a non-inferiority verdict; ``fail_on``
     (``inferior`` or ``inconclusive``) checks the verdicts of ``metric``
     (default: every overall row with one) — see ``Comparison.failed``.
@@ -498,6 +510,7 @@ def compare(
         margin=_opt_float(margin, "margin"),
         fail_on=_opt_str(fail_on, "fail_on"),
         metric=_strs(metric, "metric"),
+        family=_strs(family, "family"),
         permutations=_int(permutations, "permutations"),
         budget=_budget(budget),
     )
@@ -512,7 +525,7 @@ def compare(
         where, _, why = rename_rows(m, names).partition(": ")
         located.append((where, why))
     warn_bad_rows(located, unnamed=unnamed)
-    return Comparison(text, typed=typed)
+    return Comparison(text, typed=typed, all=bool(all), tau_asked=tau is not DEFAULT_TAU)
 
 
 # -------------------------------------------------------------------- gate
@@ -890,7 +903,9 @@ def metric_catalogue() -> List[Dict[str, Any]]:
     ``needs`` (what the rows must carry: ``rollout_order``, ``answers``,
     ``scores``, ``budget``), ``headline`` (whether the printed table shows it:
     ``always``, ``when_tau_asked``, ``never``), ``compared`` (``verdict``,
-    ``row``, or ``none`` with ``not_compared_because``) and ``description``.
+    ``row``, or ``none`` with ``not_compared_because``), ``primary`` (which
+    row of the family is in :func:`compare`'s default family of primary
+    metrics: ``smallest_k``, ``largest_k`` or ``none``) and ``description``.
 
     >>> [f["family"] for f in metric_catalogue()][:3]
     ['pass@{k}', 'pass^{k}', 'g-pass@{k}_{tau}']

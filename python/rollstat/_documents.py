@@ -45,6 +45,7 @@ COMPARE_COLUMNS = (
     "mcnemar_p",
     "verdict",
     "n_problems",
+    "in_family",
 )
 
 
@@ -274,9 +275,11 @@ class Comparison(_Document):
     """A paired comparison of system A (baseline) and B (candidate) on the
     problems both have (compare.json, schema ``rollstat.compare/1``)."""
 
-    def __init__(self, json_text: str, *, typed: Any = None):
+    def __init__(self, json_text: str, *, typed: Any = None, all: bool = False, tau_asked: bool = False):
         super().__init__(json_text)
         self._typed = typed
+        self._all = all
+        self._tau_asked = tau_asked
 
     @property
     def rows(self) -> List[Dict[str, Any]]:
@@ -331,6 +334,19 @@ class Comparison(_Document):
         """System B: name, inputs, n_problems, n_grading_undecided."""
         return self._doc["b"]
 
+    @property
+    def summary(self) -> Optional[Dict[str, Any]]:
+        """The family of primary metrics in numbers: ``family`` (its rows),
+        ``default_family``, ``primary`` (the headline row), ``alpha``,
+        ``significant_holm``, ``significant_bh``, ``verdicts`` (counts, or
+        None without a margin); None in a document written before it."""
+        return self._doc.get("summary")
+
+    @property
+    def family(self) -> List[str]:
+        """The overall rows ``p_holm`` and ``p_bh`` adjust over."""
+        return [r["metric"] for r in self.rows if r.get("in_family")]
+
     def table(self) -> List[Dict[str, Any]]:
         """The rows flattened (``ci`` → ci_low, ci_high) to COMPARE_COLUMNS."""
         out = []
@@ -361,14 +377,16 @@ class Comparison(_Document):
     def __repr__(self) -> str:
         """The text table ``rollstat compare`` prints for the same rows (the
         same renderer)."""
-        return self._typed_comparison().text().rstrip("\n")
+        return self._typed_comparison().text(all=self._all, tau_asked=self._tau_asked).rstrip("\n")
 
-    def to_html(self, path: Optional[str] = None) -> str:
+    def to_html(self, path: Optional[str] = None, *, all: Optional[bool] = None) -> str:
         """The HTML page ``rollstat compare --format html`` writes for the
         same rows (the same renderer; findings in the keyword arguments'
-        words). Writes the page to ``path`` when given; returns it either
-        way."""
-        return _write_page(self._typed_comparison().html(), path)
+        words). ``all=True`` puts every row in the tables (default: as
+        :func:`compare` was called). Writes the page to ``path`` when given;
+        returns it either way."""
+        every = self._all if all is None else bool(all)
+        return _write_page(self._typed_comparison().html(all=every, tau_asked=self._tau_asked), path)
 
     def _repr_html_(self) -> str:
         return _notebook_frame(self.to_html(), "rollstat compare")

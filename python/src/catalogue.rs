@@ -6,12 +6,13 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rollstat_core::catalogue::{Compared, FamilySpec, Headline, MetricKey, CATALOGUE};
+use rollstat_core::catalogue::{Compared, FamilySpec, Headline, MetricKey, Primary, CATALOGUE};
 
 /// One family as a dict: `family` (its key grammar, `pass@{k}`), `unit`,
 /// `needs` (what the rows must carry), `headline` (`always`,
 /// `when_tau_asked`, `never`), `compared` (`verdict`, `row`, or `none`
-/// with `not_compared_because`), `description`.
+/// with `not_compared_because`), `primary` (the row of compare's default
+/// family: `smallest_k`, `largest_k`, or `none`), `description`.
 fn family_dict<'py>(py: Python<'py>, s: &FamilySpec) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("family", s.grammar)?;
@@ -41,6 +42,14 @@ fn family_dict<'py>(py: Python<'py>, s: &FamilySpec) -> PyResult<Bound<'py, PyDi
     };
     d.set_item("compared", compared)?;
     d.set_item("not_compared_because", why)?;
+    d.set_item(
+        "primary",
+        match s.primary {
+            Primary::SmallestK => "smallest_k",
+            Primary::LargestK => "largest_k",
+            Primary::No => "none",
+        },
+    )?;
     d.set_item("description", s.description)?;
     Ok(d)
 }

@@ -153,6 +153,7 @@ pub fn compare_options(kw: &Keywords<'_>) -> PyResult<CompareOptions> {
         margin: kw.get("margin")?.or(d.margin),
         fail_on: kw.parse("fail_on")?.or(d.fail_on),
         metric: kw.get("metric")?.or(d.metric),
+        family: kw.get("family")?.or(d.family),
         permutations: kw.get("permutations")?.unwrap_or(d.permutations),
         source_format: source_format(kw)?.or(d.source_format),
         messages: d.messages,
@@ -289,7 +290,10 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     compare.set_item("margin", c.margin)?;
     compare.set_item("fail_on", c.fail_on.map(|f| f.to_string()))?;
     compare.set_item("metric", c.metric)?;
+    compare.set_item("family", c.family)?;
     compare.set_item("permutations", c.permutations)?;
+    // The printed table's view (rollstat_render::View), not an engine option.
+    compare.set_item("all", rollstat_render::View::default().all)?;
     compare.set_item("source_format", c.source_format.map(|f| f.to_string()))?;
     out.set_item("compare", compare)?;
 

@@ -63,14 +63,20 @@ impl TypedComparison {
             .map_err(|e| engine_error(rollstat::Error::Input(format!("compare.json: {e}"))))
     }
 
-    /// The HTML page the command writes with `compare --format html`.
-    fn html(&self, py: Python<'_>) -> String {
-        py.detach(|| rollstat_render::compare_html(&self.0, &WORDS))
+    /// The HTML page the command writes with `compare --format html`
+    /// (`all`: every row in the tables; `tau_asked`: G-Pass rows shown).
+    #[pyo3(signature = (*, all, tau_asked))]
+    fn html(&self, py: Python<'_>, all: bool, tau_asked: bool) -> String {
+        let view = View { all, tau_asked };
+        py.detach(|| rollstat_render::compare_html(&self.0, &WORDS, view))
     }
 
-    /// The text table `rollstat compare` prints.
-    fn text(&self) -> String {
-        rollstat_render::compare::render_text(&self.0, false, &WORDS)
+    /// The text table `rollstat compare` prints (the headline rows unless
+    /// `all`).
+    #[pyo3(signature = (*, all, tau_asked))]
+    fn text(&self, all: bool, tau_asked: bool) -> String {
+        let view = View { all, tau_asked };
+        rollstat_render::compare::render_text(&self.0, false, &WORDS, view)
     }
 }
 

@@ -21,6 +21,9 @@ def test_the_catalogue_lists_each_family_once_with_a_known_unit():
         assert f["headline"] in {"always", "when_tau_asked", "never"}
         assert (f["compared"] == "none") == (f["not_compared_because"] is not None)
         assert f["description"]
+    # compare's default family: pass@1, pass^n, maj@n.
+    primary = {f["family"]: f["primary"] for f in families if f["primary"] != "none"}
+    assert primary == {"pass@{k}": "smallest_k", "pass^{k}": "largest_k", "maj@{k}": "largest_k"}
 
 
 def test_every_report_key_has_its_family_and_unit():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -170,3 +171,47 @@ def test_undecided_gradings_are_counted_per_side():
     c = rollstat.compare(raw, decided, resamples=200)
     assert (c.a["n_grading_undecided"], c.b["n_grading_undecided"]) == (1, 0)
     assert rollstat.report(raw).health["n_grading_undecided"] == 1
+
+
+def test_family_and_all(demo):
+    """Holm and BH run over the family only (``family=`` names it; by default
+    pass@1, pass^n and maj@n), each row says whether it is in it, and the
+    printed table shows the headline rows unless ``all=True``."""
+    b = demo.with_name("demo-b.jsonl")
+    c = rollstat.compare(demo, b, margin=0.05, resamples=200)
+    assert c.family == ["pass@1", "pass^8", "maj@8"]
+    assert c.summary["family"] == c.family and c.summary["primary"] == "pass@1"
+    assert c.summary["alpha"] == 0.05
+    for r in c.rows:
+        assert (r["p_holm"] is not None) == r["in_family"], r["metric"]
+    # Holm by hand over the family's raw p-values: sorted p × (m − i + 1),
+    # the running maximum, capped at 1.
+    raw = {r["metric"]: r["p_value"] for r in c.rows if r["in_family"]}
+    running, want = 0.0, {}
+    for i, (m, p) in enumerate(sorted(raw.items(), key=lambda kv: kv[1])):
+        running = max(running, min(1.0, (len(raw) - i) * p))
+        want[m] = running
+    assert {r["metric"]: r["p_holm"] for r in c.rows if r["in_family"]} == pytest.approx(want, abs=1e-12)
+
+    named = rollstat.compare(demo, b, family=["maj@2", "pass@1"], resamples=200)
+    assert named.family == ["pass@1", "maj@2"]  # in row order
+    assert named.summary["family"] == ["maj@2", "pass@1"]  # as named
+    assert named.summary["default_family"] is False
+    with pytest.raises(rollstat.InputError, match=r"family: no row named 'pass@3' \(rows: pass@1"):
+        rollstat.compare(demo, b, family="pass@3")
+
+    same = {r["metric"] for r in c.rows if r.get("same_as")}
+    assert same, "the demo has rows equal to others by definition"
+
+    def first_cells(text):
+        lines = text.splitlines()
+        start = next(i for i, line in enumerate(lines) if line.strip().startswith("─"))
+        table = itertools.takewhile(str.strip, lines[start + 1 :])
+        return [line.split()[0] for line in table]
+
+    shown = first_cells(repr(c))
+    assert not same & set(shown)
+    assert "all=True adds" in repr(c)
+    every = rollstat.compare(demo, b, all=True, resamples=200)
+    assert set(same) <= set(first_cells(repr(every)))
+    assert "Every row (" in c.to_html() and "Every row (" not in c.to_html(all=True)

@@ -237,6 +237,17 @@ pub struct CompareArgs {
     /// Metrics that --fail-on checks (default: every overall row with a verdict).
     #[arg(long, value_delimiter = ',', value_name = "METRIC,…")]
     pub metric: Option<Vec<String>>,
+    /// The primary metrics: the overall rows Holm and BH adjust over and the
+    /// summary line counts, the first one its headline (default: one row per
+    /// family at its headline k — pass@1, pass^n, maj@n; a row that is
+    /// another row by definition never enters; p_holm/p_bh are – elsewhere).
+    #[arg(long, value_delimiter = ',', value_name = "METRIC,…")]
+    pub family: Option<Vec<String>>,
+    /// Tables print every row (default: the headline set, as `report`
+    /// shows it, never a row that is another row by definition; JSON always
+    /// holds every row).
+    #[arg(long)]
+    pub all: bool,
     /// Random sign-flip permutations (the test is exact, enumerating all
     /// 2^m sign patterns, when 2^m ≤ this number).
     #[arg(long)]

@@ -2,7 +2,7 @@
 //! decision → exit code 0 GO, 1 NO-GO, 3 INCONCLUSIVE (2: bad input).
 
 use crate::args::GradingArgs;
-use crate::options::{cli_error, grading_policy, stderr_sink, InputError};
+use crate::options::{cli_error, stderr_sink, InputError};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use rollstat::gate::{
@@ -124,7 +124,7 @@ fn margin(flag: &str, v: &Option<String>) -> Result<Option<MarginValue>> {
 
 /// The suite-wide flags given (a plan file declares these itself).
 fn given_settings(a: &GateArgs) -> Vec<&'static str> {
-    let flags: [(&str, bool); 15] = [
+    let flags: [(&str, bool); 17] = [
         ("--margin", a.margin.is_some()),
         ("--relative-margin", a.relative_margin.is_some()),
         ("--suite-margin", a.suite_margin.is_some()),
@@ -140,6 +140,8 @@ fn given_settings(a: &GateArgs) -> Vec<&'static str> {
         ("--permutations", a.permutations.is_some()),
         ("--flips", a.flips.is_some()),
         ("--from", a.from.is_some()),
+        ("--extract", a.grading.extract.is_some()),
+        ("--match", a.grading.matching.is_some()),
     ];
     flags.iter().filter(|(_, g)| *g).map(|(f, _)| *f).collect()
 }
@@ -169,6 +171,8 @@ fn short_plan(a: &GateArgs) -> Result<GatePlan> {
         permutations: a.permutations.unwrap_or(d.permutations),
         flips_listed: a.flips.unwrap_or(d.flips_listed),
         format: a.from.clone(),
+        extract: a.grading.extract.clone(),
+        matching: a.grading.matching.map(|m| m.to_string()),
         baseline: Some(Paths(a.baseline.clone())),
         candidate: Some(Paths(a.candidate.clone())),
         benchmarks: Vec::new(),
@@ -217,8 +221,9 @@ fn plan(a: &GateArgs) -> Result<(GatePlan, rollstat::gate::PlanRecord, PathBuf)>
 pub fn run(a: &GateArgs) -> Result<(Gate, i32)> {
     let (p, record, base) = plan(a)?;
     let sources = sources_from_paths(&p, &base).map_err(cli_error)?;
+    // Grading is in the plan (flags are merged into the short form's).
     let opts = GateOptions {
-        grading: grading_policy(&a.grading)?,
+        grading: rollstat::GradingPolicy::default(),
         messages: Some(stderr_sink()),
     };
     let g = gate(&p, record, sources, &opts).map_err(cli_error)?;

@@ -40,11 +40,16 @@ fn run(cli: Cli) -> Result<()> {
             let opts = options::compare_options(&a)?;
             let sources: Vec<Source> = a.inputs.iter().map(Source::from).collect();
             let cmp = rollstat::compare(&sources, &opts).map_err(options::cli_error)?;
+            let view = rollstat_render::View {
+                all: a.all,
+                tau_asked: a.metrics.tau.is_some(),
+            };
+            let w = &render::WORDS;
             let text = match a.format {
-                CompareFormat::Json => render::compare::json(&cmp, &render::WORDS),
-                CompareFormat::Table => render::compare::render_text(&cmp, false, &render::WORDS),
-                CompareFormat::Markdown => render::compare::render_text(&cmp, true, &render::WORDS),
-                CompareFormat::Html => render::compare_html(&cmp, &render::WORDS),
+                CompareFormat::Json => render::compare::json(&cmp, w),
+                CompareFormat::Table => render::compare::render_text(&cmp, false, w, view),
+                CompareFormat::Markdown => render::compare::render_text(&cmp, true, w, view),
+                CompareFormat::Html => render::compare_html(&cmp, w, view),
             };
             write_output(a.output.as_deref(), &text)?;
             if cmp.fail.as_ref().is_some_and(|f| f.failed) {

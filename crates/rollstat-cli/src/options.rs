@@ -248,6 +248,7 @@ pub fn compare_options(a: &CompareArgs) -> Result<CompareOptions> {
         margin: a.margin.or(d.margin),
         fail_on: a.fail_on.or(d.fail_on),
         metric: a.metric.clone().or(d.metric),
+        family: a.family.clone().or(d.family),
         permutations: a.permutations.unwrap_or(d.permutations),
         source_format: None,
         messages: Some(stderr_sink()),

@@ -34,8 +34,11 @@ fn json(report: &Report) -> String {
 
 /// Renders a gate in `format`.
 pub fn gate(g: &rollstat::Gate, format: crate::gate_cmd::GateFormat) -> String {
-    let _ = format;
-    let mut s = rollstat::Finding::serialize_worded(finding_text, || g.to_json());
-    s.push('\n');
-    s
+    use crate::gate_cmd::GateFormat;
+    match format {
+        GateFormat::Json => rollstat_render::gate::json(g, &WORDS),
+        GateFormat::Table => rollstat_render::gate::render_text(g, false, &WORDS),
+        GateFormat::Markdown => rollstat_render::gate::render_text(g, true, &WORDS),
+        GateFormat::Html => rollstat_render::gate_html(g, &WORDS),
+    }
 }

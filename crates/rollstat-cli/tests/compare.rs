@@ -65,10 +65,13 @@ fn no_extra(_: usize) -> String {
 // 6 discordant, all for B → McNemar exact 2·(½)⁶ = 1/32 = sign-flip p.
 // pass@2 = prefix@2 = g-pass@2_{0.25,0.5}: A 6/10, B 9/10, 3 discordant → p = 2/8.
 // pass^2 = g-pass@2_{0.75,1.0} = mg-pass@2: A 2/10, B 5/10, 3 discordant → 2/8.
-// Ten p-values: 1/32, 1/16, and eight of 1/4.
-// Holm: 10·1/32 = 0.3125; max(0.3125, 9·1/16) = 0.5625; then 8·¼ ≥ 1 → 1.
-// BH: the eight ¼ → min over j ≥ i of 10·¼/j = 10·¼/10 = ¼; 1/16: min(10/16/2, ¼) = ¼;
-// 1/32: min(10/32, ¼) = ¼.
+// The default family (no answers, so no maj@k): pass@1 (p 1/16) and pass^2
+// (p ¼; g-pass@2_{0.75,1.0} and mg-pass@2 are pass^2 by definition, never in
+// a family). Holm: 2·1/16 = 1/8, max(1/8, ¼) = ¼. BH: ¼·2/2 = ¼, then
+// min(¼, 1/16·2/1) = 1/8. Every other row: no adjusted p.
+// Named family prefix@1, pass@1, pass@2 (p 1/32, 1/16, ¼): Holm 3/32,
+// max(3/32, 2/16) = 1/8, max(1/8, ¼) = ¼; BH ¼·3/3 = ¼, min(¼, 1/16·3/2) =
+// 3/32, min(3/32, 1/32·3) = 3/32.
 #[test]
 fn hand_computed_fixture() {
     let r = json(&run(&[
@@ -115,16 +118,43 @@ fn hand_computed_fixture() {
     }
     let rows = r["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 10);
-    for x in rows {
-        let m = x["metric"].as_str().unwrap();
-        let (holm, bh) = match m {
-            "prefix@1" => (0.3125, 0.25),
-            "pass@1" => (0.5625, 0.25),
-            _ => (1.0, 0.25),
-        };
-        close(f(&x["p_holm"]), holm, 1e-12);
-        close(f(&x["p_bh"]), bh, 1e-12);
-    }
+    let adjusted = |r: &Value, family: &[(&str, f64, f64)]| {
+        for x in r["rows"].as_array().unwrap() {
+            let m = x["metric"].as_str().unwrap();
+            match family.iter().find(|(name, _, _)| *name == m) {
+                Some(&(_, holm, bh)) => {
+                    assert_eq!(x["in_family"], true, "{m}");
+                    close(f(&x["p_holm"]), holm, 1e-12);
+                    close(f(&x["p_bh"]), bh, 1e-12);
+                }
+                None => {
+                    assert_eq!(x["in_family"], false, "{m}");
+                    assert!(x["p_holm"].is_null() && x["p_bh"].is_null(), "{m}");
+                }
+            }
+        }
+    };
+    adjusted(&r, &[("pass@1", 0.125, 0.125), ("pass^2", 0.25, 0.25)]);
+    assert_eq!(
+        r["summary"]["family"],
+        serde_json::json!(["pass@1", "pass^2"])
+    );
+    let named = json(&run(&[
+        &fixture("a.jsonl"),
+        &fixture("b.jsonl"),
+        "--family",
+        "prefix@1,pass@1,pass@2",
+        "--format",
+        "json",
+    ]));
+    adjusted(
+        &named,
+        &[
+            ("prefix@1", 0.09375, 0.09375),
+            ("pass@1", 0.125, 0.09375),
+            ("pass@2", 0.25, 0.25),
+        ],
+    );
     // no answers → the vote metrics are left out, and the config says why
     assert_eq!(r["config"]["answer_metrics_left_out"], "no_answers");
     let nc = r["not_computable"].to_string();
@@ -496,7 +526,8 @@ fn markdown_table() {
     assert!(text.contains("## verdicts"), "{text}");
 }
 
-/// Budget-matched maj@k and bon@k rows reach the table, Markdown and JSON.
+/// Budget-matched maj@k and bon@k rows reach the table, Markdown and JSON
+/// (bon@k, outside the headline set as in `report`, with `--all`).
 /// A (100 tokens a rollout) and B (400) on two problems of four rollouts:
 /// B's one draw buys A all four. By hand: A's maj@4 votes 4 4 7 7 (tie, the
 /// first-seen 4 is right) and 3 2 3 3 (3, wrong) → 1/2; A's bon@4 picks the
@@ -516,8 +547,17 @@ fn budget_matched_selection_rows_are_rendered() {
         "--k",
         "1,2",
     ];
-    let md = stdout(&run(&[&base[..], &["--format", "markdown"]].concat()));
-    let table = stdout(&run(&base));
+    let md = stdout(&run(
+        &[&base[..], &["--format", "markdown", "--all"]].concat()
+    ));
+    let table = stdout(&run(&[&base[..], &["--all"]].concat()));
+    let headline = stdout(&run(&base));
+    assert!(
+        headline.contains("maj@1 at B's budget 400 (A draws 4)"),
+        "{headline}"
+    );
+    assert!(!headline.contains("bon@1 at B's budget"), "{headline}");
+    assert!(headline.contains("--all adds"), "{headline}");
     for (family, a_pct) in [("maj", "50.00%"), ("bon", "100.00%")] {
         let name = format!("{family}@1 at B's budget 400 (A draws 4)");
         for out in [&md, &table] {
@@ -540,4 +580,105 @@ fn budget_matched_selection_rows_are_rendered() {
     assert_eq!(maj["budget_matched"]["k_a"], 4.0);
     assert_eq!((f(&maj["a"]), f(&maj["b"])), (0.5, 0.75));
     assert_eq!(f(&matched("bon@1")["a"]), 1.0);
+}
+
+/// The metric names in the first column of the terminal table(s).
+fn table_metrics(table: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in table.lines() {
+        if line.trim_start().starts_with('─') {
+            inside = true;
+            continue;
+        }
+        if line.trim().is_empty() {
+            inside = false;
+        }
+        if inside {
+            out.push(line.split_whitespace().next().unwrap().to_string());
+        }
+    }
+    out
+}
+
+/// The default table of demo vs demo-b shows the headline set, never a row
+/// that is another row by definition, says what `--all` adds, and puts the
+/// summary above the verdicts; `--all` prints every row of the JSON.
+#[test]
+fn default_table_is_the_headline_set_and_all_is_every_row() {
+    let args = [
+        "examples/demo.jsonl",
+        "examples/demo-b.jsonl",
+        "--margin",
+        "0.05",
+    ];
+    let doc = json(&run(&[&args[..], &["--format", "json"]].concat()));
+    let rows = doc["rows"].as_array().unwrap();
+    let same: Vec<&str> = rows
+        .iter()
+        .filter(|r| !r["same_as"].is_null())
+        .map(|r| r["metric"].as_str().unwrap())
+        .collect();
+    assert!(
+        !same.is_empty(),
+        "the demo has rows equal to others by definition"
+    );
+    let table = stdout(&run(&args));
+    let shown = table_metrics(&table);
+    for m in &same {
+        assert!(
+            !shown.iter().any(|s| s == m),
+            "{m} is another row by definition"
+        );
+    }
+    assert!(shown
+        .iter()
+        .all(|m| !m.starts_with("g-pass") && !m.starts_with("mg-pass")));
+    assert!(shown.contains(&"pass@1".to_string()) && shown.contains(&"maj@8".to_string()));
+    assert!(table.contains("--all adds"), "{table}");
+    let summary = table
+        .lines()
+        .position(|l| l.starts_with("B vs A on 6 problems: pass@1 +10.42 pts"))
+        .unwrap_or_else(|| panic!("no summary line:\n{table}"));
+    let verdicts = table
+        .lines()
+        .position(|l| l.starts_with("verdicts"))
+        .unwrap();
+    assert!(summary < verdicts);
+    let line = table.lines().nth(summary).unwrap();
+    assert!(
+        line.contains("family of 3 (pass@1, pass^8, maj@8)") && line.contains("3 non-inferior"),
+        "{line}"
+    );
+    let verdict_lines = table
+        .lines()
+        .filter(|l| l.contains("→ non-inferior"))
+        .count();
+    assert_eq!(
+        verdict_lines,
+        shown.iter().filter(|m| *m != "self_consistency").count()
+    );
+
+    let every = table_metrics(&stdout(&run(&[&args[..], &["--all"]].concat())));
+    let all: Vec<String> = rows
+        .iter()
+        .map(|r| r["metric"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(every, all);
+}
+
+#[test]
+fn unknown_family_names_are_a_usage_error_naming_the_rows() {
+    let o = run(&[
+        "examples/demo.jsonl",
+        "examples/demo-b.jsonl",
+        "--family",
+        "pass@1,pass@3",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        e.contains("--family") && e.contains("no row named 'pass@3'") && e.contains("rows: pass@1"),
+        "{e}"
+    );
 }

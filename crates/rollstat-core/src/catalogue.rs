@@ -25,6 +25,7 @@
 //! assert_eq!(key.k(), Some(4));
 //! assert_eq!(key.spec().unit, Unit::Fraction);
 //! assert_eq!(key.spec().headline, Headline::Always);
+//! assert_eq!(key.spec().primary, rollstat_core::catalogue::Primary::LargestK);
 //! assert_eq!(key.to_string(), "pass^4");
 //! assert!("pass@4-maj@4".parse::<MetricKey>().unwrap().spec().headline == Headline::Never);
 //! ```
@@ -161,6 +162,23 @@ pub enum Compared {
     NotCompared(&'static str),
 }
 
+/// Which row of a family `compare` puts in its default family of primary
+/// metrics (the rows Holm and BH adjust over when none are named): one
+/// overall row per family at its headline k.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Primary {
+    /// The row at the smallest k compared: pass@1, the accuracy a model
+    /// card quotes.
+    SmallestK,
+    /// The row at the largest k compared: pass^n (every rollout right) and
+    /// maj@n (the vote over every rollout), as these families are quoted.
+    LargestK,
+    /// Not in the default family (named explicitly it can be): prefix@k
+    /// estimates what pass@k estimates, G-Pass lies between pass@k and
+    /// pass^k, self-consistency is agreement, the rest is not headline.
+    No,
+}
+
 /// One catalogue entry: everything a front end knows about a family.
 #[derive(Clone, Copy, Debug)]
 pub struct FamilySpec {
@@ -174,6 +192,8 @@ pub struct FamilySpec {
     pub plot: Option<Plot>,
     /// What `compare` makes of it.
     pub compared: Compared,
+    /// Whether (at which k) it is in `compare`'s default family.
+    pub primary: Primary,
     /// One line for the docs' metric table.
     pub description: &'static str,
 }
@@ -216,6 +236,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
             series: 1,
         }),
         compared: Compared::WithVerdict,
+        primary: Primary::SmallestK,
         description: "at least one of k draws (without replacement) from the n rollouts is correct; unbiased",
     },
     FamilySpec {
@@ -229,6 +250,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
             series: 2,
         }),
         compared: Compared::WithVerdict,
+        primary: Primary::LargestK,
         description: "all k draws correct (reliability); C(c,k)/C(n,k)",
     },
     FamilySpec {
@@ -239,6 +261,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
         headline: Headline::WhenTauAsked,
         plot: None,
         compared: Compared::WithVerdict,
+        primary: Primary::No,
         description: "at least ⌈τk⌉ of k draws correct (hypergeometric tail)",
     },
     FamilySpec {
@@ -249,6 +272,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
         headline: Headline::WhenTauAsked,
         plot: None,
         compared: Compared::WithVerdict,
+        primary: Primary::No,
         description: "G-Pass@k averaged over the thresholds τ in (0.5, 1]",
     },
     FamilySpec {
@@ -262,6 +286,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
             series: 5,
         }),
         compared: Compared::WithVerdict,
+        primary: Primary::No,
         description: "one of the first k rollouts in file order is correct (what a run with n = k reports)",
     },
     FamilySpec {
@@ -275,6 +300,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
             series: 3,
         }),
         compared: Compared::WithVerdict,
+        primary: Primary::LargestK,
         description: "the most frequent extracted answer of k draws is correct (exact over all k-subsets; maj@n at k = n)",
     },
     FamilySpec {
@@ -288,6 +314,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
             series: 4,
         }),
         compared: Compared::WithVerdict,
+        primary: Primary::No,
         description: "the highest-scored of k draws is correct (best-of-k by the selector score)",
     },
     FamilySpec {
@@ -302,6 +329,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
         headline: Headline::Never,
         plot: None,
         compared: Compared::WithVerdict,
+        primary: Primary::No,
         description: "majority over all n rollouts weighted by summed selector score",
     },
     FamilySpec {
@@ -312,6 +340,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
         headline: Headline::Never,
         plot: None,
         compared: Compared::NotCompared("a difference of two metrics that are compared row by row"),
+        primary: Primary::No,
         description: "pass@k minus maj@k or bon@k per problem: what the selector leaves on the table",
     },
     FamilySpec {
@@ -322,6 +351,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
         headline: Headline::Always,
         plot: None,
         compared: Compared::WithoutVerdict,
+        primary: Primary::No,
         description: "share of other rollouts agreeing with the majority answer (agreement, not correctness)",
     },
     FamilySpec {
@@ -332,6 +362,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
         headline: Headline::Never,
         plot: None,
         compared: Compared::NotCompared("a count of answer clusters, not a score of either system"),
+        primary: Primary::No,
         description: "distinct answer clusters per problem",
     },
     FamilySpec {
@@ -342,6 +373,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
         headline: Headline::Never,
         plot: None,
         compared: Compared::NotCompared("compare matches budgets instead: budget-matched pass@k, maj@k and bon@k rows"),
+        primary: Primary::No,
         description: "expected budget of k draws: k × the problem's mean budget per rollout",
     },
     FamilySpec {
@@ -352,6 +384,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
         headline: Headline::Never,
         plot: None,
         compared: Compared::NotCompared("compare matches budgets instead: budget-matched pass@k, maj@k and bon@k rows"),
+        primary: Primary::No,
         description: "expected budget per solved problem: mean budget@k / mean success@k over the same problems",
     },
     FamilySpec {
@@ -362,6 +395,7 @@ pub static CATALOGUE: &[FamilySpec] = &[
         headline: Headline::Never,
         plot: None,
         compared: Compared::NotCompared("model-based; compare fits no extrapolation"),
+        primary: Primary::No,
         description: "pass@K beyond n from a beta-binomial fit of the problems' success rates (model-based)",
     },
 ];

@@ -1,7 +1,7 @@
 //! `rollstat compare` output: table, Markdown and JSON (`rollstat.compare/1`)
 //! over the engine's [`Comparison`].
 
-use crate::Words;
+use crate::{View, Words};
 use rollstat::{trim_float, CompareRow as Row, Comparison};
 use std::fmt::Write as _;
 
@@ -103,15 +103,154 @@ impl Text {
     }
 }
 
-/// The comparison as a terminal table or Markdown.
-pub fn render_text(c: &Comparison, markdown: bool, words: &Words) -> String {
+/// Whether `view` shows row `r`: as a report's table shows a metric
+/// ([`View::shows_key`]: the headline set, never a row that is another row
+/// by definition; every row with `all`).
+///
+/// ```
+/// use rollstat::rows::{CountRow, Row};
+/// use rollstat::{compare, CompareOptions, Source};
+/// let side = |name: &str, cs: &[u64]| Source::Rows {
+///     name: name.into(),
+///     rows: cs.iter().enumerate()
+///         .map(|(i, &c)| Row::from(CountRow { problem: format!("p{i}"), n: 4, c, ..Default::default() }))
+///         .collect(),
+/// };
+/// let mut o = CompareOptions::default();
+/// o.metrics.k = Some(vec![1, 4]);
+/// o.intervals.resamples = 200;
+/// let c = compare(&[side("A", &[1, 2, 3, 0]), side("B", &[2, 2, 4, 1])], &o).unwrap();
+/// use rollstat_render::{compare::shows, View};
+/// let g = c.rows.iter().find(|r| r.metric == "g-pass@4_1.0").unwrap();
+/// assert_eq!(g.same_as.as_deref(), Some("pass^4"));
+/// assert!(!shows(View::default(), g));
+/// assert!(shows(View { all: true, tau_asked: false }, g));
+/// ```
+pub fn shows(view: View, r: &Row) -> bool {
+    view.shows_key(&r.metric, r.same_as.is_some())
+}
+
+/// What the tables leave out that `all` shows, in one line (`None` when
+/// nothing is); with `words` the option is named.
+///
+/// ```
+/// use rollstat::rows::{CountRow, Row};
+/// use rollstat::{compare, CompareOptions, Source};
+/// let side = |name: &str, cs: &[u64]| Source::Rows {
+///     name: name.into(),
+///     rows: cs.iter().enumerate()
+///         .map(|(i, &c)| Row::from(CountRow { problem: format!("p{i}"), n: 4, c, ..Default::default() }))
+///         .collect(),
+/// };
+/// let mut o = CompareOptions::default();
+/// o.metrics.k = Some(vec![1, 4]);
+/// o.intervals.resamples = 200;
+/// let c = compare(&[side("A", &[1, 2, 3, 0]), side("B", &[2, 2, 4, 1])], &o).unwrap();
+/// use rollstat_render::View;
+/// let line = rollstat_render::compare::hidden_line(&c, View::default(), None).unwrap();
+/// assert!(line.starts_with("the full table adds"), "{line}");
+/// assert!(line.contains("equal to another row by definition"), "{line}");
+/// let all = View { all: true, tau_asked: false };
+/// assert_eq!(rollstat_render::compare::hidden_line(&c, all, None), None);
+/// ```
+pub fn hidden_line(c: &Comparison, view: View, words: Option<&Words>) -> Option<String> {
+    let hidden: Vec<(&str, bool)> = c
+        .rows
+        .iter()
+        .filter(|r| !shows(view, r))
+        .map(|r| (r.metric.as_str(), r.same_as.is_some()))
+        .collect();
+    crate::hidden_line(&hidden, words, "compare.json has every row")
+}
+
+/// The one-line summary above the verdicts, e.g. `B vs A on 500 problems:
+/// pass@1 -1.20 pts [-2.30, -0.10]; family of 3 (pass@1, pass^8, maj@8) at
+/// α = 0.05: 1 significant by Holm, 1 by BH; margin 2 pts: 2 non-inferior,
+/// 1 inconclusive`; `None` for a document without a summary (written
+/// before it existed).
+///
+/// ```
+/// use rollstat::rows::{CountRow, Row};
+/// use rollstat::{compare, CompareOptions, Source};
+/// let side = |name: &str, cs: &[u64]| Source::Rows {
+///     name: name.into(),
+///     rows: cs.iter().enumerate()
+///         .map(|(i, &c)| Row::from(CountRow { problem: format!("p{i}"), n: 4, c, ..Default::default() }))
+///         .collect(),
+/// };
+/// let mut o = CompareOptions::default();
+/// o.metrics.k = Some(vec![1, 4]);
+/// o.intervals.resamples = 200;
+/// let c = compare(&[side("A", &[1, 2, 3, 0]), side("B", &[2, 2, 4, 1])], &o).unwrap();
+/// let line = rollstat_render::compare::summary_line(&c).unwrap();
+/// assert!(line.starts_with("B vs A on 4 problems: pass@1 +18.75 pts ["), "{line}");
+/// assert!(line.contains("; family of 2 (pass@1, pass^4) at α = 0.05: "), "{line}");
+/// ```
+pub fn summary_line(c: &Comparison) -> Option<String> {
+    let s = c.summary.as_ref()?;
+    let mut line = format!("B vs A on {} problems", c.pairs.matched);
+    let primary = s.primary.as_ref().and_then(|p| {
+        c.rows
+            .iter()
+            .find(|r| r.in_family && r.group.is_none() && &r.metric == p)
+    });
+    if let Some(r) = primary {
+        let _ = write!(line, ": {} {:+.2} pts", r.metric, 100.0 * r.delta);
+        if let Some(i) = r.ci {
+            let _ = write!(line, " [{:+.2}, {:+.2}]", 100.0 * i.lower, 100.0 * i.upper);
+        }
+    }
+    let alpha = trim_float(s.alpha);
+    let _ = match s.family.len() {
+        0 => write!(line, "; no family of primary metrics, no adjusted p"),
+        m => write!(
+            line,
+            "; family of {m} ({}) at α = {alpha}: {} significant by Holm, {} by BH",
+            s.family.join(", "),
+            s.significant_holm,
+            s.significant_bh
+        ),
+    };
+    if let (Some(v), Some(m)) = (s.verdicts, c.margin) {
+        let counts: Vec<String> = [
+            (v.non_inferior, "non-inferior"),
+            (v.inferior, "inferior"),
+            (v.inconclusive, "inconclusive"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, w)| format!("{n} {w}"))
+        .collect();
+        if !counts.is_empty() {
+            let _ = write!(
+                line,
+                "; margin {} pts: {}",
+                trim_float(100.0 * m),
+                counts.join(", ")
+            );
+        }
+    }
+    Some(line)
+}
+
+/// The comparison as a terminal table or Markdown: the rows `view` shows
+/// (the headline set unless `view.all`).
+pub fn render_text(c: &Comparison, markdown: bool, words: &Words, view: View) -> String {
     let mut t = Text {
         out: String::new(),
         markdown,
     };
     preamble(c, &mut t);
-    row_tables(c, &mut t);
-    verdicts(c, &mut t);
+    if let Some(line) = hidden_line(c, view, Some(words)) {
+        t.para(format!("Headline rows; {line}"));
+        t.out.push('\n');
+    }
+    row_tables(c, &mut t, view);
+    if let Some(line) = summary_line(c) {
+        t.para(line);
+        t.out.push('\n');
+    }
+    verdicts(c, &mut t, view);
     if let Some(f) = &c.fail {
         let scope = match &f.metrics {
             Some(ms) => ms.join(", "),
@@ -152,7 +291,7 @@ fn preamble(c: &Comparison, t: &mut Text) {
         c.pairs.matched, c.pairs.only_a, c.pairs.only_b
     ));
     t.para(format!(
-        "B − A in points; {}% CI: {}{}; p: sign-flip permutation ({}), Holm and BH over {} rows; McNemar exact where each problem has one 0/1 outcome per side",
+        "B − A in points; {}% CI: {}{}; p: sign-flip permutation ({}); p_holm, p_bh: {}; McNemar exact where each problem has one 0/1 outcome per side",
         trim_float(100.0 * c.level),
         c.config.method,
         c.config
@@ -163,13 +302,13 @@ fn preamble(c: &Comparison, t: &mut Text) {
         } else {
             format!("{} random flips or exact when fewer patterns", c.config.permutations)
         },
-        c.rows.iter().filter(|r| r.p_value.is_some()).count()
+        c.config.p_adjust
     ));
     t.out.push('\n');
 }
 
-/// One table of rows overall, then one per group.
-fn row_tables(c: &Comparison, t: &mut Text) {
+/// One table of rows overall, then one per group: the rows `view` shows.
+fn row_tables(c: &Comparison, t: &mut Text, view: View) {
     let with_verdict = c.margin.is_some();
     let mut header: Vec<String> = [
         "metric", "A", "B", "B − A", "±SE", "CI", "corr", "p", "p_holm", "p_bh", "McNemar",
@@ -196,7 +335,7 @@ fn row_tables(c: &Comparison, t: &mut Text) {
         rows.extend(
             c.rows
                 .iter()
-                .filter(|r| &r.group == g)
+                .filter(|r| &r.group == g && shows(view, r))
                 .map(|r| row_cells(r, with_verdict)),
         );
         table(&rows, t.markdown, &mut t.out);
@@ -204,8 +343,8 @@ fn row_tables(c: &Comparison, t: &mut Text) {
     }
 }
 
-/// Each overall row's verdict in words, with a margin.
-fn verdicts(c: &Comparison, t: &mut Text) {
+/// Each shown overall row's verdict in words, with a margin.
+fn verdicts(c: &Comparison, t: &mut Text, view: View) {
     let Some(m) = c.margin else {
         return;
     };
@@ -216,7 +355,11 @@ fn verdicts(c: &Comparison, t: &mut Text) {
         trim_float(100.0 * (2.0 * c.level - 1.0)),
         c.config.method
     ));
-    for r in c.rows.iter().filter(|r| r.group.is_none()) {
+    for r in c
+        .rows
+        .iter()
+        .filter(|r| r.group.is_none() && shows(view, r))
+    {
         match &r.decision {
             Some(d) => t.para(format!("  {}: {d}", row_name(r))),
             None => t.para(format!(

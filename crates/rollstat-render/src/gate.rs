@@ -114,7 +114,12 @@ pub(crate) fn flip_cells(f: Option<&Flips>) -> [String; 4] {
         None => "–".into(),
     };
     [
-        format!("{}/{}", trim_float(f.a_only), trim_float(f.b_only)),
+        // Expected counts over rollout pairs: one decimal is plenty.
+        format!(
+            "{}/{}",
+            trim_float((10.0 * f.a_only).round() / 10.0),
+            trim_float((10.0 * f.b_only).round() / 10.0)
+        ),
         pct(f.rate),
         f.floor.map_or("–".into(), pct),
         excess,
@@ -142,6 +147,10 @@ pub(crate) fn needed_cell(r: &BenchmarkRow) -> String {
 
 /// The benchmark table: who, how it stands, A, B and B − A.
 fn benchmark_rows(g: &Gate, cell: fn(&str) -> String) -> Vec<Vec<String>> {
+    let ci = format!(
+        "{}% CI (pts)",
+        trim_float(100.0 * (1.0 - 2.0 * g.settings.alpha))
+    );
     let mut rows = vec![[
         "benchmark",
         "tier",
@@ -150,7 +159,7 @@ fn benchmark_rows(g: &Gate, cell: fn(&str) -> String) -> Vec<Vec<String>> {
         "A",
         "B",
         "B − A",
-        "CI (pts)",
+        ci.as_str(),
         "margin",
     ]
     .map(String::from)

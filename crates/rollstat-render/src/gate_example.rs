@@ -122,6 +122,7 @@ fn settings() -> GateSettings {
         seed: 7,
         rng: "xoshiro256++".into(),
         flips_listed: 5,
+        grading: "equivalence, extract=math".into(),
     }
 }
 

@@ -3,10 +3,10 @@
 //! with p-values; the per-problem A-vs-B scatter; the discordant pairs of
 //! 0/1 metrics.
 
-use super::compare::{delta_cells, p_fmt};
+use super::compare::{delta_cells, hidden_line, p_fmt, shows, summary_line};
 use super::html::{exact, key_values, legend, nav, page, table};
 use super::svg::{esc, nice_ticks, Chart, Scale};
-use crate::Words;
+use crate::{View, Words};
 use rollstat::NonInferiorityVerdict as Verdict;
 use rollstat::{trim_float, CompareRow as Row, Comparison};
 use std::fmt::Write as _;
@@ -28,8 +28,10 @@ fn row_label(r: &Row) -> String {
     }
 }
 
-/// The page.
-pub fn render(c: &Comparison, words: &Words) -> String {
+/// The page: the rows `view` shows (the headline set unless `view.all`)
+/// in the forest plot, the table and the discordant pairs; every row in a
+/// folded table under it.
+pub fn render(c: &Comparison, words: &Words, view: View) -> String {
     let mut b = String::new();
     header(c, &mut b);
     let mut items = vec![
@@ -42,10 +44,10 @@ pub fn render(c: &Comparison, words: &Words) -> String {
         items.push(("findings", "findings"));
     }
     nav(&items, &mut b);
-    forest(c, &mut b);
-    rows_table(c, &mut b);
+    forest(c, &mut b, view);
+    rows_table(c, &mut b, view);
     super::scatter::section(c, &mut b);
-    discordant(c, &mut b);
+    discordant(c, &mut b, view);
     if !c.warnings.is_empty() {
         b.push_str("<h2 id=\"findings\">Findings</h2>\n<ul class=\"findings\">\n");
         for w in &c.warnings {
@@ -91,6 +93,7 @@ fn header(c: &Comparison, out: &mut String) {
             "p-values",
             format!("paired sign-flip permutation; {}", cfg.p_adjust),
         ),
+        ("summary", summary_line(c).unwrap_or_else(|| "–".into())),
         (
             "tie policy / denominator",
             format!("{} / {}", cfg.tie_policy, cfg.denominator_policy),
@@ -147,10 +150,14 @@ fn forest_range(c: &Comparison) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
-fn forest(c: &Comparison, out: &mut String) {
+fn forest(c: &Comparison, out: &mut String, view: View) {
     out.push_str("<h2 id=\"forest\">B − A per metric, with its confidence interval</h2>\n");
     // A row that is another row by definition would be drawn twice.
-    let rows: Vec<&Row> = c.rows.iter().filter(|r| r.same_as.is_none()).collect();
+    let rows: Vec<&Row> = c
+        .rows
+        .iter()
+        .filter(|r| r.same_as.is_none() && shows(view, r))
+        .collect();
     if rows.is_empty() {
         out.push_str("<p class=\"note\">No metric could be compared.</p>\n");
         return;
@@ -161,7 +168,11 @@ fn forest(c: &Comparison, out: &mut String) {
     }
     out.push_str(&chart.finish("plot-forest", "forest plot of B minus A per metric"));
     out.push_str(&legend(&forest_legend(c)));
-    let same = c.rows.len() - rows.len();
+    let same = c
+        .rows
+        .iter()
+        .filter(|r| r.same_as.is_some() && shows(view, r))
+        .count();
     let _ = writeln!(out, "<p class=\"note\">Dots: B − A; bars: the two-sided {}% interval. Right of 0: B is better.{}</p>", trim_float(100.0 * c.level), if same > 0 { format!(" {same} rows that equal another row by definition (marked = in the table) are not drawn again.") } else { String::new() });
 }
 
@@ -241,29 +252,46 @@ fn forest_legend(c: &Comparison) -> Vec<(&'static str, String)> {
     items
 }
 
-fn rows_table(c: &Comparison, out: &mut String) {
+const TABLE_HEADER: [&str; 12] = [
+    "metric",
+    "A",
+    "B",
+    "B − A (pts)",
+    "±SE",
+    "CI (pts)",
+    "p",
+    "p Holm",
+    "p BH",
+    "McNemar p",
+    "problems",
+    "verdict",
+];
+
+/// The table of the rows `view` shows (`id="headline"`), the line on what
+/// it leaves out, and every row folded (`id="every-row"`) unless all are
+/// shown.
+fn rows_table(c: &Comparison, out: &mut String, view: View) {
     out.push_str("<h2 id=\"table\">Table</h2>\n");
-    let rows: Vec<(String, Vec<String>)> = c.rows.iter().map(table_row).collect();
-    out.push_str("<div class=\"wide\">\n");
-    table(
-        &[
-            "metric",
-            "A",
-            "B",
-            "B − A (pts)",
-            "±SE",
-            "CI (pts)",
-            "p",
-            "p Holm",
-            "p BH",
-            "McNemar p",
-            "problems",
-            "verdict",
-        ],
-        &rows,
-        out,
-    );
+    let rows: Vec<(String, Vec<String>)> = c
+        .rows
+        .iter()
+        .filter(|r| shows(view, r))
+        .map(table_row)
+        .collect();
+    out.push_str("<div class=\"wide\" id=\"headline\">\n");
+    table(&TABLE_HEADER, &rows, out);
     out.push_str("</div>\n");
+    if let Some(line) = hidden_line(c, view, None) {
+        let _ = writeln!(out, "<p class=\"note\">Headline rows; {}</p>", esc(&line));
+        let every: Vec<(String, Vec<String>)> = c.rows.iter().map(table_row).collect();
+        let _ = writeln!(
+            out,
+            "<details><summary>Every row ({}), as in compare.json</summary>\n<div class=\"wide\" id=\"every-row\">",
+            c.rows.len()
+        );
+        table(&TABLE_HEADER, &every, out);
+        out.push_str("</div>\n</details>\n");
+    }
     for n in &c.not_computable {
         let _ = writeln!(
             out,
@@ -313,8 +341,12 @@ fn table_row(r: &Row) -> (String, Vec<String>) {
     (attrs, cells)
 }
 
-fn discordant(c: &Comparison, out: &mut String) {
-    let rows: Vec<&Row> = c.rows.iter().filter(|r| r.mcnemar.is_some()).collect();
+fn discordant(c: &Comparison, out: &mut String, view: View) {
+    let rows: Vec<&Row> = c
+        .rows
+        .iter()
+        .filter(|r| r.mcnemar.is_some() && shows(view, r))
+        .collect();
     out.push_str("<h2 id=\"discordant-h\">Problems where A and B disagree (0/1 metrics)</h2>\n");
     if rows.is_empty() {
         out.push_str("<p class=\"note\">No metric has one 0/1 outcome per problem on both sides, so there are no discordant pairs to count.</p>\n");

@@ -186,7 +186,8 @@ fn forest(g: &Gate, out: &mut String) {
     ]));
     let _ = writeln!(
         out,
-        "<p class=\"note\">Dots: B − A in points; bars: the two-sided {}% interval; the diamond spans the suite's {} weighted interval. Right of 0: B is better; left of a row's dashed line: a drop beyond its margin.</p>",
+        "<p class=\"note\">Dots: B − A in points; bars: the {}% interval, whose ends are the one-sided {}% bounds each status reads; the diamond spans the suite's {} weighted interval. Right of 0: B is better; left of a row's dashed line: a drop beyond its margin.</p>",
+        trim_float(100.0 * (1.0 - 2.0 * g.settings.alpha)),
         trim_float(100.0 * (1.0 - g.settings.alpha)),
         esc(g.settings.weights.name())
     );

@@ -69,10 +69,26 @@ impl View {
     /// row that is another row by definition; everything with `all`. A key
     /// outside the catalogue is shown: hiding it would hide it silently.
     pub fn shows(&self, name: &str, e: &MetricEntry) -> bool {
+        self.shows_key(name, e.same_as.is_some())
+    }
+
+    /// [`View::shows`] for any row named `name` (a report's metric, a
+    /// comparison's row): `same_as` says whether it is another row by
+    /// definition.
+    ///
+    /// ```
+    /// use rollstat_render::View;
+    /// let view = View::default();
+    /// assert!(view.shows_key("pass@1", false));
+    /// assert!(!view.shows_key("g-pass@4_0.25", true));
+    /// assert!(!view.shows_key("mg-pass@4", false)); // no thresholds asked
+    /// assert!(View { all: true, ..view }.shows_key("g-pass@4_0.25", true));
+    /// ```
+    pub fn shows_key(&self, name: &str, same_as: bool) -> bool {
         if self.all {
             return true;
         }
-        if e.same_as.is_some() {
+        if same_as {
             return false;
         }
         match family_of(name).map(|f| spec(f).headline) {
@@ -196,18 +212,29 @@ pub fn hidden_summary(
     view: View,
     words: Option<&Words>,
 ) -> Option<String> {
-    let hidden: Vec<(&String, &MetricEntry)> = block
+    let hidden: Vec<(&str, bool)> = block
         .metrics
         .iter()
         .filter(|(name, e)| !shown_in(view, n, name, e))
+        .map(|(name, e)| (name.as_str(), e.same_as.is_some()))
         .collect();
+    hidden_line(&hidden, words, "the JSON report has every metric")
+}
+
+/// The "adds N more" line over the rows left out, each a name and whether
+/// it is another row by definition; `complete` names where every row is.
+pub(crate) fn hidden_line(
+    hidden: &[(&str, bool)],
+    words: Option<&Words>,
+    complete: &str,
+) -> Option<String> {
     if hidden.is_empty() {
         return None;
     }
-    let same = hidden.iter().filter(|(_, e)| e.same_as.is_some()).count();
+    let same = hidden.iter().filter(|(_, same)| *same).count();
     let gpass = hidden
         .iter()
-        .filter(|(name, e)| e.same_as.is_none() && is_g_pass(name))
+        .filter(|(name, same)| !same && is_g_pass(name))
         .count();
     let mut parts = Vec::new();
     if same > 0 {
@@ -233,16 +260,18 @@ pub fn hidden_summary(
     if budgets > 0 {
         parts.push(format!("{budgets} budget@k and cost_of_…@k rows"));
     }
-    parts.extend(
-        hidden
-            .iter()
-            .filter(|(name, e)| {
-                e.same_as.is_none() && !is_gap(name) && !is_budget(name) && !is_g_pass(name)
-            })
-            .map(|(name, _)| name.to_string()),
-    );
+    // Each name once (a comparison repeats names per group and for its
+    // budget-matched rows).
+    for (name, _) in hidden
+        .iter()
+        .filter(|(name, same)| !same && !is_gap(name) && !is_budget(name) && !is_g_pass(name))
+    {
+        if !parts.iter().any(|p| p == name) {
+            parts.push(name.to_string());
+        }
+    }
     Some(format!(
-        "{} adds {} more: {}; the JSON report has every metric.",
+        "{} adds {} more: {}; {complete}.",
         words.map_or("the full table", |w| w.all),
         hidden.len(),
         parts.join(", ")

@@ -198,11 +198,35 @@ fn compare_has_a_row_for_every_compared_key() {
             (Compared::WithoutVerdict, Some(row)) => assert!(row.verdict.is_none(), "{name}"),
         }
     }
-    let table = rollstat_render::compare::render_text(&c, false, &words());
+    // The full table (`all`) prints every row; the default one the rows
+    // the report's table would show, and a line on the rest.
+    let all = View {
+        all: true,
+        tau_asked: false,
+    };
+    let table = rollstat_render::compare::render_text(&c, false, &words(), all);
     for row in &overall {
         assert!(
             table.contains(row.metric.as_str()),
-            "{} not in compare's table",
+            "{} not in compare's full table",
+            row.metric
+        );
+    }
+    let headline = View {
+        all: false,
+        tau_asked: false,
+    };
+    let table = rollstat_render::compare::render_text(&c, false, &words(), headline);
+    let cells: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for row in &overall {
+        let shown = headline.shows_key(&row.metric, row.same_as.is_some());
+        assert_eq!(
+            cells.contains(&row.metric.as_str()),
+            shown,
+            "{}",
             row.metric
         );
     }

@@ -248,6 +248,7 @@ fn fixture() -> Gate {
             seed: 20260,
             rng: "xoshiro256++".into(),
             flips_listed: 5,
+            grading: "equivalence, extract=math".into(),
         },
         benchmarks: vec![gsm8k(), math(), aime()],
         suite: suite(),

@@ -7,8 +7,9 @@
 //! one bootstrap over all difference columns (the same resampled problems,
 //! or clusters, for every metric and both sides) → paired SE, correlation,
 //! sign-flip p, McNemar where each problem has one 0/1 outcome per side →
-//! Holm and BH over every row of the call → non-inferiority verdicts from
-//! one-sided bounds. The conventions are written up in `docs/compare.md`.
+//! Holm and BH over the family of primary metrics (named, or one overall
+//! row per family at its headline k) → non-inferiority verdicts from
+//! one-sided bounds → the family's tally ([`CompareSummary`]). The conventions are written up in `docs/compare.md`.
 
 use crate::budget_match::{matched_columns, BudgetMatch};
 use crate::document::InputInfo;
@@ -21,7 +22,7 @@ use crate::read::Source;
 use crate::report::check_short;
 use rayon::prelude::*;
 use rollstat_core::aggregate::{default_ks, ColumnBuilder, Metric, MetricColumn, PointSummary};
-use rollstat_core::catalogue::{Compared, MetricKey};
+use rollstat_core::catalogue::{Compared, Family, MetricKey, Primary};
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_core::vote::TiePolicy;
 use rollstat_io::{CollectedProblem, ReadOptions};
@@ -45,7 +46,8 @@ pub const COMPARE_SCHEMA: &str = "rollstat.compare/1";
 /// `budget_matched` {`k_a`, `k_b`, `budget`}, then per group; see [`Row`]),
 /// `a` / `b` {`name`, `inputs`, `n_problems`}, `config` (see
 /// [`CompareConfig`]), `not_computable` [{`metric`, `group`, `reason`}],
-/// `fail` (the verdict check, or null), `warnings` (findings in words),
+/// `fail` (the verdict check, or null), `summary` (the family's tally, see
+/// [`CompareSummary`]), `warnings` (findings in words),
 /// `findings` (the same findings typed: `kind`, the finding's fields and
 /// `text`; see [`crate::findings`]).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -77,6 +79,10 @@ pub struct Comparison {
     pub not_computable: Vec<NotComputable>,
     /// The verdict check when the `fail_on` option is set; null otherwise.
     pub fail: Option<FailCheck>,
+    /// The family of primary metrics in numbers: what the one-line summary
+    /// above the verdicts says. `None` only in a document written before
+    /// it existed.
+    pub summary: Option<CompareSummary>,
     /// Findings: on the wire `warnings` (their texts) and `findings`
     /// (typed, see [`crate::findings`]).
     pub warnings: Vec<Finding>,
@@ -98,6 +104,8 @@ struct ComparisonWire {
     config: CompareConfig,
     not_computable: Vec<NotComputable>,
     fail: Option<FailCheck>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    summary: Option<CompareSummary>,
     warnings: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<crate::findings::Entry>>,
@@ -118,6 +126,7 @@ impl From<Comparison> for ComparisonWire {
             config: c.config,
             not_computable: c.not_computable,
             fail: c.fail,
+            summary: c.summary,
             warnings,
             findings,
         }
@@ -138,6 +147,7 @@ impl From<ComparisonWire> for Comparison {
             config: w.config,
             not_computable: w.not_computable,
             fail: w.fail,
+            summary: w.summary,
             warnings: crate::findings::from_wire(w.warnings, w.findings),
         }
     }
@@ -256,6 +266,65 @@ pub struct FailCheck {
     pub rows: Vec<String>,
 }
 
+/// The family of primary metrics in numbers (the front ends word it as one
+/// line above the verdicts).
+///
+/// ```
+/// use rollstat::rows::{CountRow, Row};
+/// use rollstat::{compare, CompareOptions, Source};
+/// let side = |name: &str, cs: &[u64]| Source::Rows {
+///     name: name.into(),
+///     rows: cs.iter().enumerate()
+///         .map(|(i, &c)| Row::from(CountRow { problem: format!("p{i}"), n: 4, c, ..Default::default() }))
+///         .collect(),
+/// };
+/// let mut o = CompareOptions::default();
+/// o.metrics.k = Some(vec![1, 4]);
+/// o.intervals.resamples = 200;
+/// o.margin = Some(0.05);
+/// let c = compare(&[side("A", &[1, 2, 3, 0]), side("B", &[2, 2, 4, 1])], &o).unwrap();
+/// let s = c.summary.unwrap();
+/// // No answers, so no maj@k: pass@1 and pass^4 (pass^n) by default.
+/// assert_eq!(s.family, ["pass@1", "pass^4"]);
+/// assert_eq!(s.primary.as_deref(), Some("pass@1"));
+/// assert_eq!(s.alpha, 0.05);
+/// let in_family: Vec<&str> = c.rows.iter().filter(|r| r.in_family).map(|r| r.metric.as_str()).collect();
+/// assert_eq!(in_family, s.family);
+/// assert!(c.rows.iter().all(|r| r.p_holm.is_some() == r.in_family));
+/// ```
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CompareSummary {
+    /// The family's rows (overall metrics), in order: the named ones, or
+    /// the default family in row order. Every such row has `in_family`.
+    pub family: Vec<String>,
+    /// Whether `family` is the default one (not named by the caller).
+    pub default_family: bool,
+    /// The headline: the family's first row (pass@1 by default); null
+    /// when the family is empty.
+    pub primary: Option<String>,
+    /// Significance level of the counts: 1 − `level`.
+    pub alpha: f64,
+    /// Family rows with `p_holm` ≤ `alpha`.
+    pub significant_holm: u64,
+    /// Family rows with `p_bh` ≤ `alpha`.
+    pub significant_bh: u64,
+    /// The family rows' verdicts, counted; null without a margin.
+    pub verdicts: Option<VerdictCounts>,
+}
+
+/// Verdicts counted.
+#[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct VerdictCounts {
+    /// Rows shown no worse than A by more than the margin.
+    pub non_inferior: u64,
+    /// Rows shown worse than A by more than the margin.
+    pub inferior: u64,
+    /// Rows the data cannot decide.
+    pub inconclusive: u64,
+}
+
 /// Discordant pairs of a 0/1 metric.
 #[derive(Serialize, Deserialize, Debug, Clone, Copy, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -294,11 +363,11 @@ pub struct Row {
     /// Two-sided sign-flip permutation p (whole clusters flip when
     /// clustered); null below 2 problems.
     pub p_value: Option<f64>,
-    /// `p_value` Holm-adjusted over every row of the call with a p-value,
-    /// groups included.
+    /// `p_value` Holm-adjusted over the family's rows with a p-value (see
+    /// `in_family`); null on every other row.
     pub p_holm: Option<f64>,
     /// `p_value` Benjamini–Hochberg-adjusted over the same rows as
-    /// `p_holm`.
+    /// `p_holm`; null on every other row.
     pub p_bh: Option<f64>,
     /// McNemar's exact p; null unless every per-problem value on both sides
     /// is 0 or 1.
@@ -319,6 +388,11 @@ pub struct Row {
     pub bounds: Option<Interval>,
     /// The verdict in words.
     pub decision: Option<String>,
+    /// Whether the row is in the family of primary metrics that `p_holm`
+    /// and `p_bh` adjust over (`config.p_adjust` says which); false in a
+    /// document written before it existed.
+    #[serde(default)]
+    pub in_family: bool,
     /// The metric of another row (same group) this row is by definition
     /// (`g-pass@4_0.25` is `pass@4`); absent when none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -758,6 +832,7 @@ fn row(
         }),
         bounds: plan.margin.and(bounds),
         decision: None,
+        in_family: false,
         same_as: None,
         budget_matched: None,
         per_problem,
@@ -1072,15 +1147,26 @@ fn setup(sums: (&[ProblemSummary], &[ProblemSummary]), o: &CompareOptions) -> Re
     })
 }
 
-/// Rows overall and per group, p-values adjusted and verdicts decided;
-/// the findings about differing fields.
+/// What [`all_rows`] makes.
+struct AllRows {
+    rows: Vec<Row>,
+    not_computable: Vec<NotComputable>,
+    /// Findings about differing fields.
+    found: Vec<Finding>,
+    summary: CompareSummary,
+    /// `config.p_adjust`.
+    p_adjust: String,
+}
+
+/// Rows overall and per group, p-values adjusted over the family and
+/// verdicts decided; the findings about differing fields.
 fn all_rows(
     (a, b, m): (&SideData, &SideData, &Matched),
     sums: (&[ProblemSummary], &[ProblemSummary]),
     clusters: Option<&[u64]>,
     st: &Setup,
     o: &CompareOptions,
-) -> (Vec<Row>, Vec<NotComputable>, Vec<Finding>) {
+) -> Result<AllRows> {
     let tie = o.metrics.tie_policy;
     let overall = Population {
         group: None,
@@ -1102,13 +1188,131 @@ fn all_rows(
             });
         }
     }
-    adjust(&mut rows);
+    let family = family_rows(&rows, o.family.as_ref())?;
+    adjust(&mut rows, &family);
     if let Some(margin) = o.margin {
         for r in &mut rows {
             decide(r, margin, o.intervals.level);
         }
     }
-    (rows, not_computable, found)
+    let summary = summarize(&rows, &family, o);
+    let p_adjust = p_adjust_words(&summary);
+    Ok(AllRows {
+        rows,
+        not_computable,
+        found,
+        summary,
+        p_adjust,
+    })
+}
+
+/// An overall row at the same k on both sides (not per group, not
+/// budget-matched): the rows a family is made of.
+fn overall_same_k(r: &Row) -> bool {
+    r.group.is_none() && r.budget_matched.is_none()
+}
+
+/// The indices of the rows Holm and BH adjust over: the named family (in
+/// the order named; a name without a row, for no problem had a value, is
+/// left out), else the default one. Naming a row that is another row by
+/// definition is an error: it would count one number twice.
+fn family_rows(rows: &[Row], names: Option<&Vec<String>>) -> Result<Vec<usize>> {
+    let Some(names) = names else {
+        return Ok(default_family(rows));
+    };
+    let mut out = Vec::new();
+    for n in names {
+        let Some(i) = rows
+            .iter()
+            .position(|r| overall_same_k(r) && &r.metric == n)
+        else {
+            continue;
+        };
+        if let Some(t) = &rows[i].same_as {
+            return Err(Error::invalid(
+                "family",
+                format!(
+                    "'{n}' is '{t}' by definition; name '{t}' (a family counts each number once)"
+                ),
+            ));
+        }
+        if !out.contains(&i) {
+            out.push(i);
+        }
+    }
+    Ok(out)
+}
+
+/// One overall row per catalogue family whose [`Primary`] puts one in,
+/// at its headline k (pass@1, pass^n, maj@n), in row order; a row that is
+/// another row by definition is left out (its twin speaks for it).
+fn default_family(rows: &[Row]) -> Vec<usize> {
+    let mut picks: Vec<(Family, usize, u64)> = Vec::new();
+    for (i, r) in rows.iter().enumerate().filter(|(_, r)| overall_same_k(r)) {
+        let Ok(key) = r.metric.parse::<MetricKey>() else {
+            continue;
+        };
+        let (Some(k), family, primary) = (key.k(), key.family(), key.spec().primary) else {
+            continue;
+        };
+        let better = |old: u64| match primary {
+            Primary::SmallestK => k < old,
+            Primary::LargestK => k > old,
+            Primary::No => false,
+        };
+        match picks.iter_mut().find(|p| p.0 == family) {
+            Some(p) if better(p.2) => (p.1, p.2) = (i, k),
+            Some(_) => {}
+            None if primary != Primary::No => picks.push((family, i, k)),
+            None => {}
+        }
+    }
+    picks
+        .into_iter()
+        .map(|p| p.1)
+        .filter(|&i| rows[i].same_as.is_none())
+        .collect()
+}
+
+/// The family's tally: its rows, the significant ones at 1 − level, the
+/// verdicts.
+fn summarize(rows: &[Row], family: &[usize], o: &CompareOptions) -> CompareSummary {
+    // 1 − 0.95 is 0.050000000000000044 in binary: rounded to 12 decimals,
+    // the level's complement as written.
+    let alpha = (1e12 * (1.0 - o.intervals.level)).round() / 1e12;
+    let fam: Vec<&Row> = family.iter().map(|&i| &rows[i]).collect();
+    let count = |f: &dyn Fn(&Row) -> bool| fam.iter().filter(|r| f(r)).count() as u64;
+    let verdict = |v: NonInferiorityVerdict| count(&|r: &Row| r.verdict == Some(v));
+    let verdicts = o.margin.map(|_| VerdictCounts {
+        non_inferior: verdict(NonInferiorityVerdict::NonInferior),
+        inferior: verdict(NonInferiorityVerdict::Inferior),
+        inconclusive: verdict(NonInferiorityVerdict::Inconclusive),
+    });
+    CompareSummary {
+        family: fam.iter().map(|r| r.metric.clone()).collect(),
+        default_family: o.family.is_none(),
+        primary: fam.first().map(|r| r.metric.clone()),
+        alpha,
+        significant_holm: count(&|r| r.p_holm.is_some_and(|p| p <= alpha)),
+        significant_bh: count(&|r| r.p_bh.is_some_and(|p| p <= alpha)),
+        verdicts,
+    }
+}
+
+/// `config.p_adjust`: over which rows, in words.
+fn p_adjust_words(s: &CompareSummary) -> String {
+    let how = if s.default_family {
+        "the default family (one overall row per metric family at its headline k)"
+    } else {
+        "the family named"
+    };
+    if s.family.is_empty() {
+        return format!("holm and bh over {how}: no such row; null on every row");
+    }
+    format!(
+        "holm and bh over {how}: {}; null on every other row",
+        s.family.join(", ")
+    )
 }
 
 fn side(s: &SideData) -> Side {
@@ -1137,8 +1341,13 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         }
         ids
     });
-    let (rows, not_computable, found) =
-        all_rows((&a, &b, &m), (&sum_a, &sum_b), clusters.as_deref(), &st, o);
+    let AllRows {
+        rows,
+        not_computable,
+        found,
+        summary,
+        p_adjust,
+    } = all_rows((&a, &b, &m), (&sum_a, &sum_b), clusters.as_deref(), &st, o)?;
     warnings.extend(found);
     let fail = o.fail_on.map(|on| fail_check(on, &rows, o.metric.as_ref()));
     warnings.extend(unchecked_metrics(o, &rows));
@@ -1172,10 +1381,12 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         b: side(&b),
         config: CompareConfig {
             answer_metrics_left_out: st.left_out,
+            p_adjust,
             ..config(o, st.plan.method, st.n_req, st.n_source, st.ks)
         },
         not_computable,
         fail,
+        summary: Some(summary),
         warnings: all,
     })
 }
@@ -1193,13 +1404,14 @@ fn unchecked_metrics(o: &CompareOptions, rows: &[Row]) -> Vec<Finding> {
         .collect()
 }
 
+/// The `metric` and `family` names are rows of this comparison.
 fn check_metric_names(o: &CompareOptions, metrics: &[Metric]) -> Result<()> {
-    if let Some(names) = &o.metric {
-        let known: Vec<String> = metrics.iter().map(|m| m.to_string()).collect();
-        for n in names {
+    let known: Vec<String> = metrics.iter().map(|m| m.to_string()).collect();
+    for (option, names) in [("metric", &o.metric), ("family", &o.family)] {
+        for n in names.iter().flatten() {
             if !known.contains(n) {
                 return Err(Error::invalid(
-                    "metric",
+                    option,
                     format!("no row named '{n}' (rows: {})", known.join(", ")),
                 ));
             }
@@ -1246,9 +1458,15 @@ fn group_rows(
     (rows, missing, differ)
 }
 
-/// Holm and BH over every row of this call that has a p-value.
-fn adjust(rows: &mut [Row]) {
-    let with_p: Vec<usize> = (0..rows.len())
+/// Holm and BH over the family's rows that have a p-value; every family
+/// row is marked `in_family`.
+fn adjust(rows: &mut [Row], family: &[usize]) {
+    for &i in family {
+        rows[i].in_family = true;
+    }
+    let with_p: Vec<usize> = family
+        .iter()
+        .copied()
         .filter(|&i| rows[i].p_value.is_some())
         .collect();
     let ps: Vec<f64> = with_p
@@ -1408,7 +1626,7 @@ fn config(
         by: o.by.clone(),
         group_by: o.group_by.clone(),
         verdict_level: o.margin.map(|_| u.level),
-        p_adjust: "holm and bh over every row with a p-value".into(),
+        p_adjust: String::new(),
         answer_metrics_left_out: None,
     }
 }

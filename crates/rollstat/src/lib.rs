@@ -71,8 +71,8 @@ mod summary_parquet;
 pub use arrow_rows::ArrowTable;
 pub use budget_match::BudgetMatch;
 pub use compare::{
-    compare, trim_float, CompareConfig, Comparison, Discordant, FailCheck, NotComputable, Pairs,
-    Row as CompareRow, Side, COMPARE_SCHEMA,
+    compare, trim_float, CompareConfig, CompareSummary, Comparison, Discordant, FailCheck,
+    NotComputable, Pairs, Row as CompareRow, Side, VerdictCounts, COMPARE_SCHEMA,
 };
 pub use document::{
     AnswerMetricsLeftOut, BudgetHealth, CiConfig, Config, Diagnostics, Difficulty, FrontierPoint,

@@ -488,6 +488,13 @@ pub struct CompareOptions {
     pub fail_on: Option<FailOn>,
     /// Metrics the check covers (default: every overall row with a verdict).
     pub metric: Option<Vec<String>>,
+    /// The primary metrics: the overall rows Holm and BH adjust over (and
+    /// the summary counts), the first one the headline. `None`: the
+    /// default family, one overall row per catalogue family at its
+    /// headline k ([`rollstat_core::catalogue::Primary`]: pass@1, pass^n,
+    /// maj@n). A row that is another row by definition (`same_as`) never
+    /// enters; budget-matched and group rows enter no family.
+    pub family: Option<Vec<String>>,
     /// Random sign-flip permutations (exact enumeration when 2^m ≤ this);
     /// default 10,000.
     pub permutations: usize,
@@ -511,6 +518,7 @@ impl Default for CompareOptions {
             margin: None,
             fail_on: None,
             metric: None,
+            family: None,
             permutations: 10_000,
             source_format: None,
             messages: None,
@@ -552,6 +560,12 @@ impl CompareOptions {
         }
         if self.fail_on.is_some() && self.margin.is_none() {
             return Err(Error::invalid("fail_on", "needs a margin"));
+        }
+        if self.family.as_ref().is_some_and(Vec::is_empty) {
+            return Err(Error::invalid(
+                "family",
+                "names no metric (leave it unset for the default family)",
+            ));
         }
         if self.permutations == 0 {
             return Err(Error::invalid("permutations", "need at least 1"));

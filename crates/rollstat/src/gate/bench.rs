@@ -41,6 +41,9 @@ pub(crate) struct BenchInput {
 pub(crate) struct BenchStats {
     /// Per-unit drops A − B (per problem, or per cluster when clustered).
     pub drops: Vec<f64>,
+    /// Problems behind `drops` (more than its length when clustered): the
+    /// benchmark's mean drop is Σ drops / problems.
+    pub n_problems: usize,
     /// (a_only, b_only) when every unit is one 0/1 outcome per side.
     pub discordant: Option<(u64, u64)>,
 }
@@ -63,9 +66,9 @@ pub(crate) fn compute(input: BenchInput, ctx: &Context) -> Result<Computed> {
     let margin = margin_used(input.margin, row.a);
     let (stats, test) = degradation(ctx, &values, clusters.as_deref())?;
     let flips = flips(ctx, &sa, &sb)?;
-    let drop_bounds = row.bounds.map(|i| Interval {
-        lower: -i.upper,
-        upper: -i.lower,
+    let drop_bounds = usable_bounds(&row, clusters.as_deref()).map(|i| Interval {
+        lower: 0.0 - i.upper,
+        upper: 0.0 - i.lower,
     });
     let status = status(drop_bounds, margin.used);
     let (flipped, n_flipped) = flipped(&a, &b, &m, (&sa, &sb), ctx.flips_listed);
@@ -84,7 +87,12 @@ pub(crate) fn compute(input: BenchInput, ctx: &Context) -> Result<Computed> {
         b: row.b,
         delta: row.delta,
         stderr: row.stderr,
-        ci: row.ci,
+        // The interval whose ends are the one-sided bounds the status reads
+        // (two-sided at 1 − 2α), so a bar never crosses a margin it passes.
+        ci: drop_bounds.map(|d| Interval {
+            lower: 0.0 - d.upper,
+            upper: 0.0 - d.lower,
+        }),
         drop_bounds,
         test: Some(test),
         flips: Some(flips),
@@ -164,6 +172,21 @@ fn margin_used((absolute, relative): (f64, Option<f64>), a: f64) -> Margin {
         relative,
         used,
     }
+}
+
+/// The row's one-sided bounds when they can be read: an SE, and two or
+/// more clusters when clustered (one cluster resamples to a point).
+fn usable_bounds(row: &crate::compare::Row, clusters: Option<&[u64]>) -> Option<Interval> {
+    let distinct = |c: &[u64]| {
+        let mut v = c.to_vec();
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
+    let enough = clusters.is_none_or(|c| distinct(c) >= 2);
+    (row.stderr.is_some_and(|se| se > 0.0 || row.n_problems >= 2) && enough)
+        .then_some(row.bounds)
+        .flatten()
 }
 
 /// PASS when the drop's upper bound is within the margin, BREACH when its
@@ -257,6 +280,7 @@ fn degradation(
         let p = degradation_p(a_only, b_only, ctx.mid_p);
         let stats = BenchStats {
             drops,
+            n_problems: kept.len(),
             discordant: Some((a_only, b_only)),
         };
         return Ok((stats, DegradationTest { method, p, z }));
@@ -272,6 +296,7 @@ fn degradation(
     Ok((
         BenchStats {
             drops,
+            n_problems: kept.len(),
             discordant: None,
         },
         test,
@@ -307,9 +332,11 @@ fn flips(ctx: &Context, sa: &[ProblemSummary], sb: &[ProblemSummary]) -> Result<
         .map(|(a, b)| (a.c, a.n, b.c, b.n))
         .collect();
     let f = flip_summary(&counts).map_err(|e| Error::input(format!("flips: {e}")))?;
+    // The excess is defined on problems with two or more rollouts a side.
+    let defined = counts.iter().filter(|c| c.1 >= 2 && c.3 >= 2).count();
     let excess_ci = match (f.excess, f.excess_se) {
-        (Some(e), Some(se)) if counts.len() >= 2 => {
-            let t = dist::t_quantile(1.0 - ctx.alpha / 2.0, (counts.len() - 1) as f64);
+        (Some(e), Some(se)) if defined >= 2 => {
+            let t = dist::t_quantile(1.0 - ctx.alpha / 2.0, (defined - 1) as f64);
             Some(Interval {
                 lower: e - t * se,
                 upper: e + t * se,

@@ -260,6 +260,9 @@ pub struct GateSettings {
     pub rng: String,
     /// Flipped problems listed per benchmark, at most.
     pub flips_listed: u64,
+    /// How rows without a verdict were graded (`equivalence, extract=math`).
+    #[serde(default)]
+    pub grading: String,
 }
 
 /// A benchmark's margin.
@@ -400,19 +403,23 @@ pub struct BenchmarkRow {
     pub n_a: u64,
     /// Largest rollouts per problem on B.
     pub n_b: u64,
-    /// A's primary metric.
+    /// A's primary metric (null when MISSING).
+    #[serde(with = "nan_null")]
     pub a: f64,
     /// B's primary metric.
+    #[serde(with = "nan_null")]
     pub b: f64,
     /// B − A.
+    #[serde(with = "nan_null")]
     pub delta: f64,
     /// Paired SE of delta.
     pub stderr: Option<f64>,
-    /// Two-sided interval of B − A at 1 − α.
+    /// Interval of B − A whose ends are the one-sided bounds at 1 − α
+    /// (two-sided at 1 − 2α: 90% at α = 0.05), as non-inferiority is read.
     #[serde(with = "crate::document::bounds_pair")]
     pub ci: Option<Interval>,
     /// One-sided bounds of the drop A − B at 1 − α each: the status reads
-    /// them (`[lower, upper]`).
+    /// them (`[lower, upper]`; `ci` negated).
     #[serde(with = "crate::document::bounds_pair")]
     pub drop_bounds: Option<Interval>,
     /// The one-sided test for degradation.
@@ -443,6 +450,7 @@ pub struct CombinedTest {
     pub method: String,
     /// The statistic (pooled: the weighted drop or b − c; Fisher: χ²;
     /// max-drop: z_max).
+    #[serde(with = "nan_null")]
     pub statistic: f64,
     /// One-sided p.
     pub p: f64,
@@ -487,14 +495,17 @@ pub struct SuiteRow {
     /// Matched problems over those benchmarks.
     pub n_problems: u64,
     /// Weighted A.
+    #[serde(with = "nan_null")]
     pub a: f64,
     /// Weighted B.
+    #[serde(with = "nan_null")]
     pub b: f64,
     /// Weighted B − A.
+    #[serde(with = "nan_null")]
     pub delta: f64,
     /// Its SE under the weights (benchmarks independent).
     pub stderr: Option<f64>,
-    /// Normal interval of B − A at 1 − α.
+    /// Normal interval of B − A at 1 − 2α (its ends the one-sided bounds).
     #[serde(with = "crate::document::bounds_pair")]
     pub ci: Option<Interval>,
     /// One-sided bounds of the drop at 1 − α each.
@@ -551,5 +562,18 @@ mod findings_list {
             .into_iter()
             .map(|e| e.0)
             .collect())
+    }
+}
+
+/// A number that may be NaN (no value): `null` on the wire, NaN read back.
+mod nan_null {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        x.is_finite().then_some(*x).serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
     }
 }

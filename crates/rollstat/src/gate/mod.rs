@@ -57,7 +57,7 @@ pub fn plan_record(source: &str, text: &str) -> PlanRecord {
 /// The compare options a gate reads and computes rows with.
 fn compare_options(plan: &GatePlan, opts: &GateOptions) -> Result<CompareOptions> {
     let mut o = CompareOptions {
-        grading: opts.grading.clone(),
+        grading: grading(plan, opts)?,
         messages: opts.messages.clone(),
         permutations: plan.permutations,
         margin: Some(0.0),
@@ -73,6 +73,22 @@ fn compare_options(plan: &GatePlan, opts: &GateOptions) -> Result<CompareOptions
         })?);
     }
     Ok(o)
+}
+
+/// The plan's grading when it declares one, else the options'.
+fn grading(plan: &GatePlan, opts: &GateOptions) -> Result<GradingPolicy> {
+    if plan.extract.is_none() && plan.matching.is_none() {
+        return Ok(opts.grading.clone());
+    }
+    let d = GradingPolicy::default();
+    let matching = match &plan.matching {
+        Some(m) => m
+            .parse()
+            .map_err(|e: String| Error::invalid("matching", e))?,
+        None => d.matching,
+    };
+    let extract = plan.extract.as_deref().unwrap_or(d.extract_name());
+    GradingPolicy::new(extract, matching).map_err(|e| Error::invalid("extract", e.to_string()))
 }
 
 fn stats_plan(o: &CompareOptions) -> Plan {
@@ -175,6 +191,7 @@ pub fn gate(
 }
 
 fn settings(plan: &GatePlan, co: &CompareOptions) -> GateSettings {
+    let grading = co.grading.describe();
     let base = "bootstrap";
     GateSettings {
         metric: plan.metric.clone(),
@@ -193,6 +210,7 @@ fn settings(plan: &GatePlan, co: &CompareOptions) -> GateSettings {
         seed: plan.seed,
         rng: rng::RNG_SCHEME.into(),
         flips_listed: plan.flips_listed as u64,
+        grading,
     }
 }
 

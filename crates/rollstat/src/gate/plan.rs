@@ -191,6 +191,13 @@ pub struct GatePlan {
     /// The input format of every source, overriding detection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// How answers are extracted from responses when rows need grading
+    /// (`math`, `mcq`, `number`, `regex:PATTERN`; default as for a report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extract: Option<String>,
+    /// How answers are compared with gold (`equivalent` or `exact`).
+    #[serde(default, rename = "match", skip_serializing_if = "Option::is_none")]
+    pub matching: Option<String>,
     /// A's sources, split into benchmarks by subset (or file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<Paths>,
@@ -240,10 +247,32 @@ impl Default for GatePlan {
             permutations: default_permutations(),
             flips_listed: DEFAULT_FLIPS_LISTED,
             format: None,
+            extract: None,
+            matching: None,
             baseline: None,
             candidate: None,
             benchmarks: Vec::new(),
         }
+    }
+}
+
+/// A settings error of a plan file, named by the file and the line of its
+/// key (not by an option of a front end).
+fn in_plan(e: Error, text: &str, name: &str) -> Error {
+    match e {
+        Error::InvalidOption { option, message } => {
+            let key = option.0;
+            let line = text
+                .lines()
+                .position(|l| {
+                    let t = l.trim_start();
+                    t.strip_prefix(key)
+                        .is_some_and(|r| r.trim_start().starts_with('='))
+                })
+                .map_or(String::new(), |i| format!(":{}", i + 1));
+            Error::input(format!("{name}{line}: {key}: {message}"))
+        }
+        other => Error::input(format!("{name}: {other}")),
     }
 }
 
@@ -260,7 +289,7 @@ impl GatePlan {
             let line = e.span().map_or(1, |s| line_of(text, s.start));
             Error::input(format!("{name}:{line}: {}", e.message()))
         })?;
-        plan.validate()?;
+        plan.validate().map_err(|e| in_plan(e, text, name))?;
         Ok(plan)
     }
 
@@ -293,6 +322,7 @@ impl GatePlan {
                 check_margin(what, None, m.0)?;
             }
         }
+        check_relative(None, self.relative_margin)?;
         if self.resamples < 100 {
             return Err(Error::invalid("resamples", "needs at least 100"));
         }
@@ -342,6 +372,7 @@ impl GatePlan {
             if let Some(m) = b.margin {
                 check_margin("margin", Some(&b.name), m.0)?;
             }
+            check_relative(Some(&b.name), b.relative_margin)?;
             if b.margin.is_none() && self.margin.is_none() && self.rule == GateRule::Margin {
                 return Err(Error::input(format!(
                     "benchmark '{}' has no margin: give `margin` to the plan or the benchmark (0.01 = 1 point)",
@@ -411,6 +442,20 @@ fn check_margin(what: &'static str, bench: Option<&str>, m: f64) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// A relative margin is a fraction of A in (0, 1]: 0.05 is 5% of A.
+fn check_relative(bench: Option<&str>, r: Option<f64>) -> Result<()> {
+    match r {
+        Some(r) if !(r > 0.0 && r <= 1.0) => {
+            let whose = bench.map_or(String::new(), |b| format!("benchmark '{b}': "));
+            Err(Error::invalid(
+                "relative_margin",
+                format!("{whose}{r} is not a fraction of A in (0, 1]: 0.05 is 5% of A"),
+            ))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Expands a plan path against the plan's directory: a glob (`*`, `?`,

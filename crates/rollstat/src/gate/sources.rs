@@ -101,6 +101,11 @@ fn read_side(
         Error::InvalidOption { .. } => e,
         other => Error::input(format!("reading {label}: {other}")),
     })?;
+    // compare's messages say "A (name)": the side's name is its role.
+    let role = label
+        .split(" (")
+        .nth(1)
+        .map_or(label, |r| r.trim_end_matches(')'));
     let mut systems: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for (name, s) in units {
@@ -113,7 +118,7 @@ fn read_side(
         out.push((
             name,
             SideData {
-                name: label.to_string(),
+                name: role.to_string(),
                 inputs: c.inputs,
                 problems: c.problems,
                 origin_texts: std::sync::Arc::new(c.origin_texts),
@@ -149,15 +154,15 @@ pub(crate) fn read_benchmarks(
                     if srcs.is_empty() {
                         return Ok(None);
                     }
-                    let label = format!("{label} of benchmark '{}'", b.name);
-                    let mut units = read_side(srcs, &label, o, false)?;
+                    let mut units = read_side(srcs, label, o, false)
+                        .map_err(|e| Error::input(format!("benchmark '{}': {e}", b.name)))?;
                     Ok(units.pop().map(|(_, side)| side))
                 };
                 Ok(BenchInput {
                     tier: decl.and_then(|d| d.tier).unwrap_or(plan.tier),
                     margin: plan.margin_of(decl),
-                    a: side(&b.baseline, "A")?,
-                    b: side(&b.candidate, "B")?,
+                    a: side(&b.baseline, "A (baseline)")?,
+                    b: side(&b.candidate, "B (candidate)")?,
                     name: b.name,
                 })
             })

@@ -20,7 +20,9 @@ pub(crate) fn set_weights(rows: &mut [BenchmarkRow], plan: &GatePlan) {
     let raw: Vec<f64> = rows
         .iter()
         .map(|r| match (r.status, plan.weights) {
+            // Advisory benchmarks are shown, never counted.
             (BenchmarkStatus::Missing, _) => 0.0,
+            _ if !r.tier.blocks() => 0.0,
             (_, Weighting::Micro) => r.n_problems as f64,
             (_, Weighting::Macro) => 1.0,
             (_, Weighting::Declared) => declared_weight(plan, &r.name),
@@ -46,7 +48,10 @@ pub(crate) fn suite(
     stats: &[Option<BenchStats>],
     plan: &GatePlan,
 ) -> Result<(SuiteRow, Vec<Finding>)> {
-    let present: Vec<usize> = (0..rows.len()).filter(|&i| stats[i].is_some()).collect();
+    // The suite is over the blocking benchmarks with numbers.
+    let present: Vec<usize> = (0..rows.len())
+        .filter(|&i| stats[i].is_some() && rows[i].tier.blocks())
+        .collect();
     let w: Vec<f64> = present.iter().map(|&i| rows[i].weight).collect();
     let pick = |f: &dyn Fn(&BenchmarkRow) -> f64| -> Vec<f64> {
         present.iter().map(|&i| f(&rows[i])).collect()
@@ -62,18 +67,16 @@ pub(crate) fn suite(
     let alpha = plan.alpha;
     let (ci, drop_bounds) = match stderr {
         Some(se) => {
-            let (z2, z1) = (
-                dist::normal_quantile(1.0 - alpha / 2.0),
-                dist::normal_quantile(1.0 - alpha),
-            );
+            let z1 = dist::normal_quantile(1.0 - alpha);
             (
                 Some(Interval {
-                    lower: delta - z2 * se,
-                    upper: delta + z2 * se,
+                    lower: delta - z1 * se,
+                    upper: delta + z1 * se,
                 }),
+                // `0.0 −` keeps an exact zero from printing as −0.
                 Some(Interval {
-                    lower: -delta - z1 * se,
-                    upper: -delta + z1 * se,
+                    lower: 0.0 - delta - z1 * se,
+                    upper: 0.0 - delta + z1 * se,
                 }),
             )
         }
@@ -167,12 +170,21 @@ fn combination_tests(
         .collect();
     let counts: Option<Vec<(u64, u64)>> = st.iter().map(|s| s.discordant).collect();
     let stat_err = |e: rollstat_stats::StatsError| Error::input(e.to_string());
-    let drops: Vec<&[f64]> = st.iter().map(|s| s.drops.as_slice()).collect();
+    // Units scaled so that each benchmark's mean over them is its mean drop
+    // per problem (cluster sums over clusters ≠ per problem otherwise).
+    let scaled: Vec<Vec<f64>> = st
+        .iter()
+        .map(|s| {
+            let k = s.drops.len() as f64 / s.n_problems.max(1) as f64;
+            s.drops.iter().map(|d| d * k).collect()
+        })
+        .collect();
+    let drops: Vec<&[f64]> = scaled.iter().map(Vec::as_slice).collect();
     let w: Vec<f64> = present.iter().map(|&i| rows[i].weight).collect();
     let test = |name: &str, method: String, statistic: f64, p: f64| CombinedTest {
         name: name.into(),
         method,
-        statistic,
+        statistic: statistic + 0.0,
         p,
         rejects: p <= each,
     };
