@@ -551,8 +551,8 @@ def gate(
     permutations: Optional[int] = None,
     flips: Optional[int] = None,
     format: Optional[str] = None,
-    extract: str = _GATE["extract"],
-    match: str = _GATE["match"],
+    extract: Optional[str] = None,
+    match: Optional[str] = None,
 ) -> Gate:
     """One release decision over a suite of benchmarks, baseline A against
     candidate B: ``GO``, ``NO-GO`` or ``INCONCLUSIVE`` — the numbers and
@@ -593,8 +593,8 @@ def gate(
     ``seed`` ({seed}), ``resamples`` ({resamples}), ``permutations``
     ({permutations}), ``flips`` ({flips}: flipped problems listed per
     benchmark), ``format`` (the input format of every file, overriding
-    detection). ``extract`` and ``match`` grade rows with ``gold`` as in
-    :func:`report`.
+    detection), ``extract`` ({extract}) and ``match`` ({match}): how rows
+    with ``gold`` are graded, as in :func:`report`.
 
     Returns a :class:`Gate`: ``verdict``, ``exit_code`` (0 GO, 1 NO-GO, 3
     INCONCLUSIVE), ``benchmarks``, ``suite``, ``findings``, ``plan``,
@@ -618,6 +618,7 @@ def gate(
         weights=weights, rule=rule, tier=tier, alpha=alpha, mid_p=mid_p, cluster_by=cluster_by,
         seed=_opt_int(seed, "seed"), resamples=_opt_int(resamples, "resamples"),
         permutations=_opt_int(permutations, "permutations"), flips=_opt_int(flips, "flips"), format=format,
+        extract=extract, match=match,
     )
     if plan is None:
         text, sides = _gate.short_form(baseline, candidate, settings)
@@ -626,9 +627,7 @@ def gate(
     else:
         text, sides = _gate.declared(plan, settings)
     try:
-        out, messages, typed = _rollstat.gate(
-            text, sides.data, dict(extract=_name(extract, "extract"), match=_name(match, "match"))
-        )
+        out, messages, typed = _rollstat.gate(text, sides.data)
     except InputError as e:
         raise reraise(e, sides.names) from None
     rows, unnamed, rest = split_bad_row_messages(messages)

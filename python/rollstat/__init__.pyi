@@ -257,8 +257,8 @@ def gate(
     permutations: Optional[int] = ...,
     flips: Optional[int] = ...,
     format: Optional[str] = ...,
-    extract: str = ...,
-    match: str = ...,
+    extract: Optional[str] = ...,
+    match: Optional[str] = ...,
 ) -> Gate: ...
 def grade(
     responses: Sequence[Optional[str]],

@@ -9,7 +9,6 @@
 //! or glob, expanded against the plan's directory as the CLI expands it.
 
 use crate::engine::{sources as named_sources, MessageLog};
-use crate::options::Keywords;
 use crate::pages::TypedGate;
 use crate::wording::{engine_error, finding_text};
 use crate::InputError;
@@ -19,7 +18,7 @@ use rollstat::gate::{
     expand, gate as run_gate, plan_record, BenchmarkSources, GateOptions, GatePlan, Paths,
     PlanRecord, SuiteSources,
 };
-use rollstat::{Error, Finding, Format, GradingPolicy, Match, Source};
+use rollstat::{Error, Finding, Format, GradingPolicy, Source};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -121,31 +120,17 @@ fn suite_sources(
     Ok(SuiteSources::Declared(out))
 }
 
-/// `extract` and `match` (a plan declares the analysis; grading is how
-/// its inputs are read, as the CLI's grading flags).
-fn grading(kw: &Keywords<'_>) -> PyResult<GradingPolicy> {
-    let d = GradingPolicy::default();
-    let extract: Option<String> = kw.get("extract")?;
-    let matching: Match = kw.parse("match")?.unwrap_or(d.matching);
-    GradingPolicy::new(extract.as_deref().unwrap_or(d.extract_name()), matching)
-        .map_err(|e| InputError::new_err(format!("extract: {e}")))
-}
-
-/// `gate(plan, data, options) -> (gate_json, messages, typed)`: `plan` is
+/// `gate(plan, data) -> (gate_json, messages, typed)`: `plan` is
 /// `(kind, text, name, base)` (see [`read_plan`]; `base`: the directory
 /// relative paths start from); `data`: placeholder name → in-memory
-/// sources; `options`: `extract`, `match`.
+/// sources. Grading (`extract`, `match`) is in the plan.
 #[pyfunction]
 pub fn gate(
     py: Python<'_>,
     plan: (String, String, String, String),
     data: &Bound<'_, PyDict>,
-    options: &Bound<'_, PyDict>,
 ) -> PyResult<(String, Vec<String>, TypedGate)> {
     let (kind, text, name, base) = plan;
-    let kw = Keywords::new(options)?;
-    let grading = grading(&kw)?;
-    kw.finish()?;
     let (plan, record) = read_plan(&kind, &text, &name)?;
     let read: Vec<String> = plan.cluster_by.iter().cloned().collect();
     let mut memory = HashMap::new();
@@ -161,7 +146,7 @@ pub fn gate(
     let sources = suite_sources(&plan, Path::new(&base), memory).map_err(engine_error)?;
     let log = MessageLog::default();
     let opts = GateOptions {
-        grading,
+        grading: GradingPolicy::default(),
         messages: Some(log.sink()),
     };
     let g = py

@@ -256,6 +256,7 @@ fn gate_defaults<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("permutations", p.permutations)?;
     d.set_item("flips", p.flips_listed)?;
     d.set_item("format", p.format)?;
+    // No grading declared: a report's (`GradingPolicy::default()`).
     set_grading_defaults(&d, &GradingPolicy::default())?;
     Ok(d)
 }

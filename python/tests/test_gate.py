@@ -294,8 +294,8 @@ def test_bad_plans_are_value_errors(runs, tmp_path):
         rollstat.gate(**src, margin=2)
     with pytest.raises(ValueError, match="declared twice"):
         rollstat.gate({"margin": 0.01, "benchmark": [{"name": "x", **src}, {"name": "x", **src}]})
-    with pytest.raises(rollstat.InputError, match="the plan declares the analysis; set alpha, flips_listed"):
-        rollstat.gate({**src, "margin": 0.01}, alpha=0.1, flips=3)
+    with pytest.raises(rollstat.InputError, match="the plan declares the analysis; set alpha, flips_listed, match"):
+        rollstat.gate({**src, "margin": 0.01}, alpha=0.1, flips=3, match="exact")
     with pytest.raises(ValueError, match="^rule: unknown variant `loose`"):
         rollstat.gate(**src, margin=0.01, rule="loose")
     with pytest.raises(ValueError, match=r"^benchmark\[0\]\.tier: unknown variant `vital`"):
@@ -324,3 +324,16 @@ def test_bad_rows_of_a_frame_are_named_by_the_plan():
     assert any(t.startswith("1 malformed rows were skipped: plan['benchmark'][0]['candidate'][3]: `correct`") for t in text)
     assert "mcq: 1 malformed rows were skipped" in text
     assert g.benchmarks[0]["n_problems"] == 59
+
+
+def test_grading_is_part_of_the_plan():
+    """Rows with ``gold`` are graded as the plan says (``extract``,
+    ``match``), recorded in the plan and in the settings."""
+    a = [{"problem": f"p{i}", "gold": "B", "response": "The answer is (B)."} for i in range(10)]
+    b = [{"problem": f"p{i}", "gold": "B", "response": "I pick (C)." if i < 5 else "(B)"} for i in range(10)]
+    g = rollstat.gate(baseline=a, candidate=b, margin=0.01, extract="mcq", match="exact", **FAST)
+    assert 'extract = "mcq"' in g.plan["text"] and 'match = "exact"' in g.plan["text"]
+    assert g.settings["grading"] == "exact-string, extract=mcq"
+    assert (g.benchmarks[0]["a"], g.benchmarks[0]["b"]) == (1.0, 0.5)
+    same = rollstat.gate({"margin": 0.01, "extract": "mcq", "match": "exact", **FAST, "baseline": a, "candidate": b})
+    assert numbers(same.to_dict()) == numbers(g.to_dict())

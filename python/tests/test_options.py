@@ -35,6 +35,7 @@ NONE_IS_DEFAULT = {
         ("gate", k)
         for k in (
             "metric", "weights", "rule", "tier", "alpha", "mid_p", "seed", "resamples", "permutations", "flips",
+            "extract", "match",
         )
     ),
 }
@@ -152,7 +153,7 @@ def test_extension_stub_names_what_the_extension_has():
         assert [a.arg for a in functions[name].args.args] == ["sources", "options"], name
     assert {"text", "html"} <= classes["TypedReport"] and {"text", "html"} <= classes["TypedComparison"]
     assert {"text", "html", "from_json", "exit_code"} <= classes["TypedGate"]
-    assert [a.arg for a in functions["gate"].args.args] == ["plan", "data", "options"]
+    assert [a.arg for a in functions["gate"].args.args] == ["plan", "data"]
 
 
 def test_gate_settings_default_to_the_engines():
@@ -164,4 +165,6 @@ def test_gate_settings_default_to_the_engines():
     for key in ("metric", "weights", "rule", "alpha", "mid_p", "seed", "resamples", "permutations", "cluster_by"):
         assert same(s[key], d[key]), key
     assert s["flips_listed"] == d["flips"] and g.benchmarks[0]["tier"] == d["tier"]
+    assert s["grading"] == rollstat.gate(baseline=rows, candidate=rows, margin=0.05, extract=d["extract"],
+                                         match=d["match"]).settings["grading"]
     assert (d["margin"], d["relative_margin"], d["suite_margin"], d["format"]) == (None, None, None, None)
