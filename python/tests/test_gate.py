@@ -144,6 +144,9 @@ def test_the_cli_gives_the_same_gate(cli, runs, tmp_path):
     expect = json.loads(p.stdout)
     assert without_warnings(got.to_dict()) == without_warnings(expect)
     assert got.plan["text"] == toml.read_text(encoding="utf-8")
+    # The same renderers: print(g) is the table, to_markdown() and to_html() the other formats.
+    for fmt, mine in (("table", str(got)), ("markdown", got.to_markdown()), ("html", got.to_html())):
+        assert cli.run("gate", str(toml), "--format", fmt, ok=False).stdout.rstrip("\n") == mine.rstrip("\n"), fmt
 
     short = rollstat.gate(baseline=str(runs / "a"), candidate=str(runs / "b"), margin="5pt", rule="detect", **FAST)
     p = cli.run(
