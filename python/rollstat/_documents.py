@@ -510,7 +510,7 @@ class Gate(_Document):
     def exit_code(self) -> int:
         """The command's exit code for the verdict: 0 GO, 1 NO-GO, 3
         INCONCLUSIVE (``sys.exit(g.exit_code)`` gates a CI step)."""
-        return {"GO": 0, "NO-GO": 1, "INCONCLUSIVE": 3}[self.verdict]
+        return self._typed_gate().exit_code()
 
     @property
     def benchmarks(self) -> List[Dict[str, Any]]:
