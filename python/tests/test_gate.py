@@ -340,3 +340,15 @@ def test_grading_is_part_of_the_plan():
     assert (g.benchmarks[0]["a"], g.benchmarks[0]["b"]) == (1.0, 0.5)
     same = rollstat.gate({"margin": 0.01, "extract": "mcq", "match": "exact", **FAST, "baseline": a, "candidate": b})
     assert numbers(same.to_dict()) == numbers(g.to_dict())
+
+
+def test_relative_paths_of_a_dict_start_at_the_working_directory(runs, monkeypatch):
+    monkeypatch.chdir(runs)
+    rel = rollstat.gate({"margin": 0.05, **FAST, "baseline": "a/*.jsonl", "candidate": ["b/mcq.jsonl", "b/math.jsonl"]})
+    absolute = rollstat.gate(
+        {"margin": 0.05, **FAST, "baseline": str(runs / "a"), "candidate": [str(runs / "b" / f"{n}.jsonl") for n in SUITE]}
+    )
+    assert sorted(r["name"] for r in rel.benchmarks) == sorted(SUITE)
+    by_name = {r["name"]: r for r in absolute.table()}
+    assert all(r == by_name[r["name"]] for r in rel.table())
+    assert rel.benchmarks[0]["inputs_a"][0]["path"] == "./a/math.jsonl"  # as the command's short form names it
