@@ -77,8 +77,9 @@ class Run:
         self.out, self.wall, self.rss_mb, self.cmd, self.cpu, self.cpu_s = out, wall, rss_mb, cmd, cpu, cpu_s
 
 
-def timed(cmd, env=None, stdout_to=None):
-    """Runs cmd under /usr/bin/time -v; returns its stdout, wall seconds, peak RSS (MB) and CPU."""
+def timed(cmd, env=None, stdout_to=None, ok=(0,)):
+    """Runs cmd under /usr/bin/time -v; returns its stdout, wall seconds, peak RSS (MB) and CPU. An exit code
+    outside `ok` stops the run."""
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
@@ -93,7 +94,7 @@ def timed(cmd, env=None, stdout_to=None):
     )
     wall = time.perf_counter() - t
     tv = tfile.read_text()
-    if p.returncode != 0:
+    if p.returncode not in ok:
         sys.exit(f"command failed ({p.returncode}): {shlex.join(map(str, cmd))}\n"
                  f"{p.stderr.decode(errors='replace')[-3000:]}")
     rss_kb = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", tv).group(1))
@@ -1148,6 +1149,145 @@ def section_spark(ctx):
     return {"title": "The Spark local path", "blocks": blocks, "summary": []}
 
 
+# ============================================================ 12. gate
+
+
+GATE_SLOW = False  # ≈ 7 min at a load of 4–5 (two default reports of 16M rollouts, the gate once, the check)
+GATE_BENCHMARKS = 20
+GATE_EXIT = (0, 1, 3)  # GO, NO-GO, INCONCLUSIVE: the gate's verdicts, not failures
+GATE_WORSE = {3: 0.02, 8: 0.01, 14: 0.03}  # benchmark index → the candidate's drop in p (elsewhere B = A in p)
+
+
+def gen_gate(out, benchmarks, problems, n, seed):
+    """Two result directories, A/ and B/, one canonical JSONL file per benchmark (`bNN.jsonl`: problem ids p0…
+    repeat across files, rows {problem, rollout, correct, answer}), and the same rows as A_all.jsonl and
+    B_all.jsonl with a `subset` field (the benchmark). Per problem, p ~ Beta(0.7, 0.7) shared by both sides; the
+    candidate's p is lower by GATE_WORSE on a few benchmarks; rollouts are independent draws on each side."""
+    import numpy as np
+
+    meta = {"kind": "gate", "benchmarks": benchmarks, "problems": problems, "n": n, "seed": seed,
+            "worse": sorted(GATE_WORSE.items())}
+    stamp = out / "gate"
+    if done(stamp, meta):
+        return out
+    log(f"generating {rel(out)} ({benchmarks} benchmarks × {problems:,} problems × {n} rollouts per side)")
+    for side in "AB":
+        (out / side).mkdir(parents=True, exist_ok=True)
+    alls = {s: open(out / f"{s}_all.jsonl", "w") for s in "AB"}
+    chunk = max(1, 400_000 // n)
+    for t in range(benchmarks):
+        name = f"b{t:02d}"
+        rng = np.random.default_rng([seed, t])
+        files = {s: open(out / s / f"{name}.jsonl", "w") for s in "AB"}
+        for start in range(0, problems, chunk):
+            pc = min(chunk, problems - start)
+            p = rng.beta(0.7, 0.7, pc)
+            gold = rng.integers(0, 100, pc)
+            prob = np.repeat(np.arange(start, start + pc), n).tolist()
+            roll = np.tile(np.arange(n), pc).tolist()
+            for s, ps in (("A", p), ("B", np.clip(p - GATE_WORSE.get(t, 0.0), 0, 1))):
+                correct = rng.random((pc, n)) < ps[:, None]
+                answer = gold[:, None] + np.where(correct, 0, rng.integers(1, 4, (pc, n)))
+                rows = [(f'"problem":"p{a}","rollout":{b},"correct":{"true" if c else "false"},"answer":"{d}"}}\n')
+                        for a, b, c, d in zip(prob, roll, correct.ravel().tolist(), answer.ravel().tolist())]
+                files[s].write("".join("{" + r for r in rows))
+                alls[s].write("".join(f'{{"subset":"{name}",' + r for r in rows))
+        for f in files.values():
+            f.close()
+    for f in alls.values():
+        f.close()
+    stamp.write_text("")
+    mark(stamp, meta)
+    return out
+
+
+def section_gate(ctx):
+    """§12: `rollstat gate` over a suite (20 benchmarks) against `report` of both sides on the same rows."""
+    bn, pp, n = GATE_BENCHMARKS, ctx.a.gate_problems, ctx.n
+    d = gen_gate(Path(ctx.a.gate_data) / f"gate_{bn}x{pp}x{n}", bn, pp, n, seed=12)
+    a_dir, b_dir, a_all, b_all = d / "A", d / "B", d / "A_all.jsonl", d / "B_all.jsonl"
+    gb = sum(f.stat().st_size for f in (*a_dir.iterdir(), *b_dir.iterdir())) / 1e9
+    gb_all = (a_all.stat().st_size + b_all.stat().st_size) / 1e9
+    gate_out = d / "gate.json"
+    gate_cmd = [ctx.rollstat, "gate", "--baseline", a_dir, "--candidate", b_dir, "--margin", "0.01",
+                "--format", "json", "-o", "/dev/null"]
+    rep_a = [ctx.rollstat, "report", a_all, "--format", "json", "-o", "/dev/null"]
+    rep_b = [ctx.rollstat, "report", b_all, "--format", "json", "-o", "/dev/null"]
+    reps = ctx.a.gate_repeats
+    # Reproduce lines name the data as under bench/data even when --gate-data put it elsewhere (e.g. a tmpfs).
+    shown = lambda c: cmdline(c).replace(str(Path(ctx.a.gate_data).resolve()), "bench/data")  # noqa: E731
+    log("gate: report A_all, report B_all (the reference)")
+    ra_runs = [timed(rep_a) for _ in range(reps)]
+    rb_runs = [timed(rep_b) for _ in range(reps)]
+    log("gate: gate A/ B/")
+    g_runs = [timed(gate_cmd, ok=GATE_EXIT) for _ in range(reps)]
+    ref = [a.wall + b.wall for a, b in zip(ra_runs, rb_runs)]
+    ref_s, gate_s = statistics.median(ref), statistics.median(r.wall for r in g_runs)
+    ratio = gate_s / ref_s
+    met = ratio <= 3
+
+    # Agreement (untimed): the gate's per-benchmark A and B against report's per-subset pass@1 of A_all and B_all.
+    log("gate: agreement check (gate JSON, report --by subset --ci none)")
+    check_cmd = [*gate_cmd[:-2], "-o", gate_out]
+    timed(check_cmd, ok=GATE_EXIT)
+    g = json.loads(gate_out.read_text())
+    worst, checked = 0.0, 0
+    for side, path in (("a", a_all), ("b", b_all)):
+        out = d / f"report_{side}_by_subset.json"
+        timed([ctx.rollstat, "report", path, "--by", "subset", "--ci", "none", "--format", "json", "-o", out])
+        by = report_pass1_by_subset(json.loads(out.read_text()))
+        for bm in g["benchmarks"]:
+            worst = max(worst, abs(bm[side] - by[bm["name"]]))
+            checked += 1
+    agree = checked == 2 * bn and worst <= 1e-12
+    notes = [] if agree else [f"§12: the gate's per-benchmark A/B differ from report's per-subset pass@1 by up to "
+                              f"{worst:.3g} ({checked} checked)."]
+    verdict = g["verdict"]
+    statuses = {}
+    for bm in g["benchmarks"]:
+        statuses[bm["status"]] = statuses.get(bm["status"], 0) + 1
+
+    rss_ref = max(r.rss_mb for r in ra_runs + rb_runs)
+    rss_gate = max(r.rss_mb for r in g_runs)
+    runs_note = f"median of {reps}" if reps > 1 else "one run"
+    worse = ", ".join(f"b{t:02d} −{x * 100:g} pt" for t, x in sorted(GATE_WORSE.items()))
+    blocks = [
+        f"A suite of {bn} benchmarks × {pp:,} problems × {n} rollouts per side ({bn * pp * n:,} rollouts per side, "
+        f"{gb:.1f} GB of JSON Lines for both sides; {gb_all:.1f} GB more for the reference's copy): two result directories A/ and B/ of one canonical JSONL file per "
+        "benchmark (`b00.jsonl` … `b19.jsonl`, rows `{problem, rollout, correct, answer}`, problem ids `p0…` "
+        "repeating across files, so the gate reads each file as its own benchmark). Per problem p ~ Beta(0.7, 0.7), "
+        f"shared by both sides; the candidate is worse in p on three benchmarks ({worse}) and equal elsewhere; "
+        "rollouts are drawn independently per side (`gen_gate`, seed 12).",
+        "rollstat: `gate --baseline A --candidate B --margin 0.01` (defaults otherwise: pass@1, micro weights, "
+        "margin rule, paired bootstrap B = 10,000, sign-flip tests and the excess-flip permutation test with 10,000 "
+        "permutations per benchmark, the three suite combination tests). **Reference:** the same rows as two files, "
+        "A_all.jsonl and B_all.jsonl, each row carrying its benchmark as `subset`, and `rollstat report` with default "
+        "settings (percentile bootstrap, B = 10,000, every metric) on each; the reference time is the sum of the "
+        "two reports, since the gate reads both sides. Wall time including ingest, "
+        f"{runs_note}; the goal (the gate's issue) is gate ≤ 3× that sum.",
+        table(["measurement", "reference: `report A_all` + `report B_all`", "rollstat `gate --baseline A "
+               "--candidate B`", "ratio", "goal", "met?", "peak RSS (report; gate)"],
+              [["gate / (report A + report B)",
+                f"{spread(ref, fmt_s)} ({fmt_s(statistics.median(r.wall for r in ra_runs))} + "
+                f"{fmt_s(statistics.median(r.wall for r in rb_runs))})",
+                spread([r.wall for r in g_runs], fmt_s), fmt_x(ratio), "≤ 3×", yes(met),
+                f"{fmt_mb(rss_ref)}; {fmt_mb(rss_gate)}"]]),
+        f"Agreement: the gate's per-benchmark A and B equal `report --by subset`'s pass@1 of A_all and B_all on all "
+        f"{checked} (benchmark, side) pairs (largest difference {worst:.1g}): "
+        f"{yes(agree)}. The gate's verdict on this suite: {verdict} ("
+        + ", ".join(f"{v} {k}" for k, v in sorted(statuses.items())) + ").",
+        reproduce([shown(c) for c in (rep_a, rep_b, gate_cmd)]),
+    ]
+    summary = [row(f"`gate` vs `report` of both sides on the same rows ({bn} benchmarks × {pp:,} × {n})",
+                   fmt_s(ref_s), fmt_s(gate_s), fmt_x(ratio), "≤ 3×", met)]
+    return {"title": "gate within 3× of report", "blocks": blocks, "summary": summary, "notes": notes}
+
+
+def report_pass1_by_subset(rep):
+    """{subset: pass@1} from a `report --by subset --format json`."""
+    return {name: grp["metrics"]["pass@1"]["value"] for name, grp in rep["groups"].items()}
+
+
 # =============================================================== driver
 
 
@@ -1171,6 +1311,7 @@ SECTIONS = [
     ("summaries", section_summaries, False, "11.2"),
     ("shards", section_shards, True, "11.3"),
     ("spark", section_spark, True, "11.4"),
+    ("gate", section_gate, GATE_SLOW, "12"),
 ]
 GROUPS = {"11": "Scale (issue #15)"}
 
@@ -1201,7 +1342,8 @@ def run_section(ctx, key, fn):
 def sizes_of(a):
     return {k: v for k, v in vars(a).items() if k in ("problems", "rollouts", "ci_problems", "resamples",
                                                      "lmeval_items", "lmeval_iters", "jsonl_rollouts",
-                                                     "compare_problems", "majk_problems", "repeats")}
+                                                     "compare_problems", "majk_problems", "repeats", "gate_problems",
+                                                     "gate_repeats")}
 
 
 def wrap(block, width=120):
@@ -1292,6 +1434,10 @@ def parse_args():
     ap.add_argument("--jsonl-rollouts", type=int, help="rollouts in the §4/§5 file (default 10M; quick 1M)")
     ap.add_argument("--compare-problems", type=int, help="problems per side in §7 (default 100,000; quick 20,000)")
     ap.add_argument("--majk-problems", type=int, help="problems for §9 (default 100,000; quick 20,000)")
+    ap.add_argument("--gate-problems", type=int, help="problems per benchmark in §12 (default 50,000; quick 5,000)")
+    ap.add_argument("--gate-repeats", type=int, default=1, help="runs of the gate and of each report in §12 (default 1)")
+    ap.add_argument("--gate-data", default=str(DATA),
+                    help="where §12 writes its data (default bench/data; ≈ 4 GB at full size)")
     ap.add_argument("--repeats", type=int, default=3, help="runs of each rollstat command (median taken)")
     ap.add_argument("--scale-repeats", type=int, default=3, help="runs of each scale report (default 3)")
     ap.add_argument("--python", help="interpreter with the rollstat package for §8 (default python/.venv)")
@@ -1308,6 +1454,7 @@ def parse_args():
     a.jsonl_rollouts = a.jsonl_rollouts or (1_000_000 if q else 10_000_000)
     a.compare_problems = a.compare_problems or (20_000 if q else 100_000)
     a.majk_problems = a.majk_problems or (20_000 if q else 100_000)
+    a.gate_problems = a.gate_problems or (5_000 if q else 50_000)
     return a
 
 

@@ -11,6 +11,7 @@
 mod bench;
 mod document;
 mod plan;
+mod responses;
 mod sources;
 mod suite;
 
@@ -147,7 +148,7 @@ pub fn gate(
                 Error::invalid("metric", e.to_string())
             })?;
     let co = compare_options(plan, opts)?;
-    let inputs = sources::read_benchmarks(plan, sources, &co)?;
+    let inputs = sources::read_benchmarks(plan, &sources, &co)?;
     let ctx = bench::Context {
         metric: &metric,
         plan: stats_plan(&co),
@@ -166,6 +167,7 @@ pub fn gate(
         stats.push(st);
         findings.extend(found);
     }
+    responses::fill(&mut rows, &sources, &co);
     if stats.iter().all(Option::is_none) {
         return Err(Error::input(
             "no benchmark has problems on both sides; nothing to decide",

@@ -142,12 +142,12 @@ fn read_side(
 /// of first appearance, A's then B's (discovered).
 pub(crate) fn read_benchmarks(
     plan: &GatePlan,
-    sources: SuiteSources,
+    sources: &SuiteSources,
     o: &CompareOptions,
 ) -> Result<Vec<BenchInput>> {
     match sources {
         SuiteSources::Declared(list) => list
-            .into_iter()
+            .iter()
             .map(|b| {
                 let decl = plan.benchmarks.iter().find(|d| d.name == b.name);
                 let side = |srcs: &[Source], label: &str| -> Result<Option<SideData>> {
@@ -163,7 +163,7 @@ pub(crate) fn read_benchmarks(
                     margin: plan.margin_of(decl),
                     a: side(&b.baseline, "A (baseline)")?,
                     b: side(&b.candidate, "B (candidate)")?,
-                    name: b.name,
+                    name: b.name.clone(),
                 })
             })
             .collect(),
@@ -171,8 +171,8 @@ pub(crate) fn read_benchmarks(
             baseline,
             candidate,
         } => {
-            let a = split(read_side(&baseline, "A (baseline)", o, true)?);
-            let mut b = split(read_side(&candidate, "B (candidate)", o, true)?);
+            let a = split(read_side(baseline, "A (baseline)", o, true)?);
+            let mut b = split(read_side(candidate, "B (candidate)", o, true)?);
             if let ([(name_a, _)], [(name_b, _)]) = (a.as_slice(), b.as_mut_slice()) {
                 // One benchmark a side (two files, say): the same benchmark,
                 // named as A's.
