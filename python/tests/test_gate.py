@@ -50,7 +50,8 @@ def rows(outcomes: Outcomes, side: int, subset: str = "") -> List[Dict[str, Any]
     out = []
     for problem, sides in outcomes.items():
         for r, ok in enumerate(sides[side]):
-            row = {"problem": problem, "rollout": r, "correct": ok, "answer": "7" if ok else str(r)}
+            answer = "7" if ok else str(r)
+            row = {"problem": problem, "rollout": r, "correct": ok, "answer": answer, "response": f"so it is {answer}"}
             if subset:
                 row["subset"] = subset
             out.append(row)
@@ -107,6 +108,9 @@ def test_frames_give_the_numbers_of_files(runs):
     assert [r["name"] for r in files.benchmarks] == ["mcq", "math"]
     assert files.benchmarks[0]["test"]["method"] == "mcnemar-exact"
     assert files.benchmarks[1]["flips"]["excess"] is not None
+    # The flipped problems list their rollouts' responses, from frames as from files.
+    shown = files.benchmarks[0]["flipped"][0]
+    assert shown["a"]["responses"] == [f"so it is {x}" for x in shown["a"]["answers"]]
     # The dict's record: its canonical TOML, frames named, with its digest.
     text = frames.plan["text"]
     assert frames.plan["source"] == "<dict>" and 'baseline = "<DataFrame: 60 rows>"' in text
