@@ -554,7 +554,8 @@ class Gate(_Document):
 
     def flipped(self) -> List[Dict[str, Any]]:
         """One flat dict per listed flipped problem, with the keys of
-        FLIPPED_COLUMNS (largest drop first within each benchmark)."""
+        FLIPPED_COLUMNS, in the engine's order (largest |drop| first within
+        each benchmark)."""
         return [
             {
                 "benchmark": r["name"],
