@@ -12,7 +12,8 @@ identical numbers on the same rows.
 
 Estimators take scalars or numpy arrays (broadcast) and release the GIL;
 ``report`` / ``compare`` read paths, directories, pandas / polars
-DataFrames, Arrow tables and lists of row dicts.
+DataFrames, Arrow tables and lists of row dicts; ``gate`` decides a release
+over a suite of benchmarks (GO / NO-GO / INCONCLUSIVE) from a plan.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _rollstat
+from . import _gate, _rollstat
 from ._data import sources as _sources
-from ._documents import BadRow, Comparison, Metrics, PowerReport, Report
+from ._documents import BadRow, Comparison, Gate, Metrics, PowerReport, Report
 from ._errors import (
     RollstatWarning,
     rename_rows,
@@ -46,6 +47,7 @@ __version__ = _rollstat.__version__
 __all__ = [
     "BadRow",
     "Comparison",
+    "Gate",
     "InputError",
     "Metrics",
     "PowerReport",
@@ -53,6 +55,7 @@ __all__ = [
     "RollstatWarning",
     "compare",
     "extract_answer",
+    "gate",
     "g_pass_at_k",
     "grade",
     "is_equivalent",
@@ -71,11 +74,12 @@ __all__ = [
 # function and keyword: the signatures below read them, so they are written
 # nowhere else. ``tests/test_options.py`` checks the signatures and stubs.
 _DEFAULTS: Dict[str, Dict[str, Any]] = _rollstat.defaults()
-_REPORT, _COMPARE, _POWER, _SUMMARIZE = (
+_REPORT, _COMPARE, _POWER, _SUMMARIZE, _GATE = (
     _DEFAULTS["report"],
     _DEFAULTS["compare"],
     _DEFAULTS["power"],
     _DEFAULTS["summarize"],
+    _DEFAULTS["gate"],
 )
 DEFAULT_TAU = tuple(_REPORT["tau"])
 DEFAULT_SEED = _REPORT["seed"]
@@ -522,6 +526,123 @@ def compare(
         located.append((where, why))
     warn_bad_rows(located, unnamed=unnamed)
     return Comparison(text, typed=typed, all=bool(all), tau_asked=tau is not DEFAULT_TAU)
+
+
+# -------------------------------------------------------------------- gate
+
+
+def gate(
+    plan: Union[str, os.PathLike, Dict[str, Any], None] = None,
+    *,
+    baseline: Optional[Data] = None,
+    candidate: Optional[Data] = None,
+    margin: Union[float, str, None] = None,
+    relative_margin: Optional[float] = None,
+    suite_margin: Union[float, str, None] = None,
+    metric: Optional[str] = None,
+    weights: Optional[str] = None,
+    rule: Optional[str] = None,
+    tier: Optional[str] = None,
+    alpha: Optional[float] = None,
+    mid_p: Optional[bool] = None,
+    cluster_by: Optional[str] = None,
+    seed: Optional[int] = None,
+    resamples: Optional[int] = None,
+    permutations: Optional[int] = None,
+    flips: Optional[int] = None,
+    format: Optional[str] = None,
+    extract: Optional[str] = None,
+    match: Optional[str] = None,
+) -> Gate:
+    """One release decision over a suite of benchmarks, baseline A against
+    candidate B: ``GO``, ``NO-GO`` or ``INCONCLUSIVE`` — the numbers and
+    verdict of ``rollstat gate`` (docs/gate.md).
+
+    ``plan`` declares the analysis: a path to a TOML plan (relative paths
+    in it are read against its directory), or a dict with the same keys
+    (``{{"margin": 0.01, "benchmark": [{{"name": "aime", "baseline": df_a,
+    "candidate": df_b, "tier": "critical"}}]}}``; relative paths against the
+    working directory). Any ``baseline`` / ``candidate`` value in a dict
+    plan is a path, directory or glob, a list of them, or data: a pandas or
+    polars DataFrame, a pyarrow Table or a list of row dicts of canonical
+    rows (``problem``, ``rollout``, ``correct``, ``answer``, …), read as
+    :func:`report` reads them. The plan's record (``Gate.plan``) is the
+    file's text, or the dict's canonical TOML with each frame named
+    ``<DataFrame: N rows>``, with its SHA-256.
+
+    Without a plan, the short form: ``baseline`` and ``candidate`` (each a
+    path, directory, glob, list of paths, or data) with the settings as
+    keyword arguments; each ``subset`` value (or file) is a benchmark, and
+    a frame without subsets is one. With a plan, the plan declares every
+    setting and these keywords are refused, as the command refuses its
+    flags.
+
+    Settings (None: the plan's, else the engine's default, shown): ``margin``
+    (the largest acceptable drop of every benchmark: a fraction, 0.01 = 1
+    point, or points as text, ``"1pt"``; needed by the margin rule),
+    ``relative_margin`` (largest drop relative to A's value, 0.05 = 5% of
+    A; the smaller margin is used), ``suite_margin`` (on the suite's
+    weighted drop; default ``margin``), ``metric`` ({metric}; any
+    catalogued metric: ``pass^4``, ``maj@8``), ``weights`` ({weights}:
+    ``micro`` per problem or ``macro`` per benchmark), ``rule`` ({rule}:
+    ``margin`` — statuses against margins — or ``detect`` — any
+    significant degradation), ``tier`` ({tier}: ``critical``,
+    ``supporting`` or ``advisory``), ``alpha`` ({alpha}: one-sided bounds
+    at 1 − α, each combination test at α/3), ``mid_p`` ({mid_p}: McNemar's
+    mid-p), ``cluster_by`` (a field whose values cluster problems),
+    ``seed`` ({seed}), ``resamples`` ({resamples}), ``permutations``
+    ({permutations}), ``flips`` ({flips}: flipped problems listed per
+    benchmark), ``format`` (the input format of every file, overriding
+    detection), ``extract`` ({extract}) and ``match`` ({match}): how rows
+    with ``gold`` are graded, as in :func:`report`.
+
+    Returns a :class:`Gate`: ``verdict``, ``exit_code`` (0 GO, 1 NO-GO, 3
+    INCONCLUSIVE), ``benchmarks``, ``suite``, ``findings``, ``plan``,
+    ``to_pandas()`` (one row per benchmark), ``flipped_to_pandas()``.
+    Findings are also announced as :class:`RollstatWarning`. Raises
+    :class:`InputError` (a ValueError) for a bad plan — an unknown key
+    named, a margin written as points (``margin=2``) explained, a
+    benchmark declared twice — or bad input.
+
+    >>> import rollstat
+    >>> rows = lambda cs: [{{"problem": f"p{{i}}", "correct": c}} for i, c in enumerate(cs)]
+    >>> a, b = rows([True] * 40), rows([True] * 20 + [False] * 20)
+    >>> g = rollstat.gate({{"margin": "2pt", "benchmark": [{{"name": "toy", "baseline": a, "candidate": b}}]}})
+    >>> g.verdict, g.exit_code, g.benchmarks[0]["status"]
+    ('NO-GO', 1, 'BREACH')
+    >>> print(g.plan["text"].splitlines()[-1])
+    candidate = "<list: 40 rows #2>"
+    """
+    settings = dict(
+        margin=margin, relative_margin=relative_margin, suite_margin=suite_margin, metric=metric,
+        weights=weights, rule=rule, tier=tier, alpha=alpha, mid_p=mid_p, cluster_by=cluster_by,
+        seed=_opt_int(seed, "seed"), resamples=_opt_int(resamples, "resamples"),
+        permutations=_opt_int(permutations, "permutations"), flips=_opt_int(flips, "flips"), format=format,
+        extract=extract, match=match,
+    )
+    if plan is None:
+        text, sides = _gate.short_form(baseline, candidate, settings)
+    elif baseline is not None or candidate is not None:
+        raise InputError("gate: give a plan or baseline= and candidate=, not both")
+    else:
+        text, sides = _gate.declared(plan, settings)
+    try:
+        out, messages, typed = _rollstat.gate(text, sides.data)
+    except InputError as e:
+        raise reraise(e, sides.names) from None
+    rows, unnamed, rest = split_bad_row_messages(messages)
+    warn_messages(rest, sides.names)
+    located = []
+    for m in rows:
+        where, _, why = rename_rows(m, sides.names).partition(": ")
+        located.append((where, why))
+    warn_bad_rows(located, unnamed=unnamed, note="counted in each benchmark's findings")
+    g = Gate(out, typed=typed)
+    warn_messages(g.warnings, {})
+    return g
+
+
+gate.__doc__ = (gate.__doc__ or "").format(**{k: repr(v) for k, v in _GATE.items()})
 
 
 # ---------------------------------------------------------------- summaries

@@ -415,3 +415,206 @@ class PowerReport(_Document):
     def __repr__(self) -> str:
         """The text table ``rollstat power`` prints for the same numbers."""
         return _rollstat.power_text(self._json).rstrip("\n")
+
+
+GATE_COLUMNS = (
+    "name",
+    "tier",
+    "status",
+    "n_problems",
+    "a",
+    "b",
+    "delta",
+    "ci_low",
+    "ci_high",
+    "drop_lower",
+    "drop_upper",
+    "margin",
+    "p",
+    "test",
+    "flips_b",
+    "flips_c",
+    "flip_rate",
+    "floor",
+    "excess",
+    "excess_p",
+    "problems_needed",
+    "weight",
+)
+
+FLIPPED_COLUMNS = (
+    "benchmark",
+    "problem",
+    "drop",
+    "a_c",
+    "a_n",
+    "b_c",
+    "b_n",
+    "a_answers",
+    "b_answers",
+)
+
+
+def _pair(x: Optional[Sequence[float]]) -> Any:
+    return (x[0], x[1]) if x else (None, None)
+
+
+def _gate_row(r: Dict[str, Any]) -> Dict[str, Any]:
+    test = r.get("test") or {}
+    flips = r.get("flips") or {}
+    ci_low, ci_high = _pair(r.get("ci"))
+    drop_lower, drop_upper = _pair(r.get("drop_bounds"))
+    return {
+        "name": r["name"],
+        "tier": r["tier"],
+        "status": r["status"],
+        "n_problems": r["n_problems"],
+        "a": r["a"],
+        "b": r["b"],
+        "delta": r["delta"],
+        "ci_low": ci_low,
+        "ci_high": ci_high,
+        "drop_lower": drop_lower,
+        "drop_upper": drop_upper,
+        "margin": r["margin"]["used"],
+        "p": test.get("p"),
+        "test": test.get("method"),
+        "flips_b": flips.get("a_only"),
+        "flips_c": flips.get("b_only"),
+        "flip_rate": flips.get("rate"),
+        "floor": flips.get("floor"),
+        "excess": flips.get("excess"),
+        "excess_p": flips.get("excess_p"),
+        "problems_needed": r.get("problems_needed"),
+        "weight": r["weight"],
+    }
+
+
+class Gate(_Document):
+    """One release decision over a suite of benchmarks, baseline A against
+    candidate B (gate.json, schema ``rollstat.gate/1``): the verdict
+    (``GO``, ``NO-GO`` or ``INCONCLUSIVE``), one row per benchmark, the
+    suite row with its combination tests and both rules, the plan as run
+    and the findings. Printed, the text ``rollstat gate`` prints."""
+
+    def __init__(self, json_text: str, *, typed: Any = None):
+        super().__init__(json_text)
+        self._typed = typed
+
+    @property
+    def verdict(self) -> str:
+        """``GO``, ``NO-GO`` or ``INCONCLUSIVE``, under the plan's rule."""
+        return self._doc["verdict"]
+
+    @property
+    def exit_code(self) -> int:
+        """The command's exit code for the verdict: 0 GO, 1 NO-GO, 3
+        INCONCLUSIVE (``sys.exit(g.exit_code)`` gates a CI step)."""
+        return self._typed_gate().exit_code()
+
+    @property
+    def benchmarks(self) -> List[Dict[str, Any]]:
+        """One dict per benchmark, in the plan's (or discovery) order: name,
+        tier, weight, status, margin, n_problems, a, b, delta, ci,
+        drop_bounds, test, flips, problems_needed, flipped, …"""
+        return self._doc["benchmarks"]
+
+    @property
+    def suite(self) -> Dict[str, Any]:
+        """The suite row: weighted a, b, delta with its interval,
+        heterogeneity, the pooled / Fisher / max-drop tests and both rules'
+        decisions with their reasons."""
+        return self._doc["suite"]
+
+    @property
+    def findings(self) -> List[Dict[str, Any]]:
+        """Findings, typed (``kind``, its fields, ``text``)."""
+        return self._doc["findings"]
+
+    @property
+    def warnings(self) -> List[str]:
+        """The findings, in words."""
+        return [f["text"] for f in self.findings]
+
+    @property
+    def plan(self) -> Dict[str, str]:
+        """The plan as run: ``source`` (its path, ``<dict>`` or ``keyword
+        arguments``), ``text`` (TOML) and ``sha256``."""
+        return self._doc["plan"]
+
+    @property
+    def settings(self) -> Dict[str, Any]:
+        """The settings behind the numbers (metric, weights, rule, alpha,
+        seed, resamples, …)."""
+        return self._doc["settings"]
+
+    def table(self) -> List[Dict[str, Any]]:
+        """One flat dict per benchmark, with the keys of GATE_COLUMNS."""
+        return [_gate_row(r) for r in self.benchmarks]
+
+    def flipped(self) -> List[Dict[str, Any]]:
+        """One flat dict per listed flipped problem, with the keys of
+        FLIPPED_COLUMNS, in the engine's order (largest |drop| first within
+        each benchmark)."""
+        return [
+            {
+                "benchmark": r["name"],
+                "problem": f["problem"],
+                "drop": f["drop"],
+                "a_c": f["a"]["c"],
+                "a_n": f["a"]["n"],
+                "b_c": f["b"]["c"],
+                "b_n": f["b"]["n"],
+                "a_answers": f["a"]["answers"],
+                "b_answers": f["b"]["answers"],
+            }
+            for r in self.benchmarks
+            for f in r["flipped"]
+        ]
+
+    def to_pandas(self) -> Any:
+        """One row per benchmark as a pandas DataFrame: name, tier, status,
+        n_problems, a, b, delta, ci_low, ci_high, drop_lower, drop_upper,
+        margin (the margin used), p (the one-sided test), test (its method),
+        flips_b (A right, B wrong: McNemar's b), flips_c (A wrong, B right),
+        flip_rate, floor, excess, excess_p, problems_needed, weight."""
+        return _frame(self.table(), GATE_COLUMNS, "pandas")
+
+    def to_polars(self) -> Any:
+        """The benchmark rows as a polars DataFrame (needs polars)."""
+        return _frame(self.table(), GATE_COLUMNS, "polars")
+
+    def flipped_to_pandas(self) -> Any:
+        """One row per listed flipped problem as a pandas DataFrame:
+        benchmark, problem, drop (A − B of the correct fraction), a_c, a_n,
+        b_c, b_n, a_answers, b_answers."""
+        return _frame(self.flipped(), FLIPPED_COLUMNS, "pandas")
+
+    def _typed_gate(self) -> Any:
+        if self._typed is None:
+            self._typed = _rollstat.TypedGate.from_json(self._json)
+        return self._typed
+
+    def __str__(self) -> str:
+        """The text ``rollstat gate`` prints for the same runs (the same
+        renderer): the verdict and why, the benchmarks, the suite."""
+        return self._typed_gate().text().rstrip("\n")
+
+    def __repr__(self) -> str:
+        return f"<rollstat.Gate {self.verdict}: {len(self.benchmarks)} benchmarks>"
+
+    def to_markdown(self) -> str:
+        """The pull-request comment ``rollstat gate --format markdown``
+        writes."""
+        return self._typed_gate().text(markdown=True)
+
+    def to_html(self, path: Optional[str] = None) -> str:
+        """The HTML page ``rollstat gate --format html`` writes (the same
+        renderer): verdict banner, forest plot, flips against their floor,
+        the benchmarks, the combination tests and the flipped problems; one
+        self-contained file. Writes the page to ``path`` when given; returns
+        it either way."""
+        return _write_page(self._typed_gate().html(), path)
+
+    def _repr_html_(self) -> str:
+        return _notebook_frame(self.to_html(), "rollstat gate")

@@ -52,9 +52,15 @@ def warn_messages(messages: Iterable[str], names: Names, stacklevel: int = 3) ->
         warnings.warn(rename_rows(_strip_level(m), names), RollstatWarning, stacklevel=stacklevel + 1)
 
 
-def warn_bad_rows(locations: Sequence[Tuple[str, str]], stacklevel: int = 3, unnamed: int = 0) -> None:
+REPORT_BAD_ROWS = "counted in health['n_bad_lines'], listed in Report.bad_rows; strict=True makes them an error"
+
+
+def warn_bad_rows(
+    locations: Sequence[Tuple[str, str]], stacklevel: int = 3, unnamed: int = 0, note: str = REPORT_BAD_ROWS
+) -> None:
     """One RollstatWarning naming the first malformed rows skipped (and
-    counting ``unnamed`` more that the engine did not name)."""
+    counting ``unnamed`` more that the engine did not name); ``note`` says
+    where they are counted."""
     if not locations:
         return
     total = len(locations) + unnamed
@@ -62,7 +68,7 @@ def warn_bad_rows(locations: Sequence[Tuple[str, str]], stacklevel: int = 3, unn
     more = f"; … and {total - len(shown)} more" if total > len(shown) else ""
     warnings.warn(
         f"{total} malformed rows were skipped: " + "; ".join(shown) + more
-        + " (counted in health['n_bad_lines'], listed in Report.bad_rows; strict=True makes them an error)",
+        + f" ({note})",
         RollstatWarning,
         stacklevel=stacklevel + 1,
     )

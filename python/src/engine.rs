@@ -25,7 +25,7 @@ fn bad(keyword: &str, e: impl std::fmt::Display) -> PyErr {
 /// an iterable of dicts (`default` converts values JSON has no type for).
 /// `label` names rows in conversion errors (`data` → `data[3]`); `read`
 /// names the fields the options read besides the canonical ones.
-fn sources(items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
+pub(crate) fn sources(items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
     let mut out = Vec::new();
     for item in items.try_iter()? {
         let item = item?;
@@ -59,6 +59,23 @@ fn sources(items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec<Source>> {
         out.push(Source::Rows { name, rows });
     }
     Ok(out)
+}
+
+/// The engine's messages about the reading, kept as they happen.
+#[derive(Default)]
+pub(crate) struct MessageLog(Arc<Mutex<Vec<String>>>);
+
+impl MessageLog {
+    /// A sink that appends to the log.
+    pub(crate) fn sink(&self) -> MessageSink {
+        let said = Arc::clone(&self.0);
+        MessageSink::new(move |m| said.lock().expect("messages").push(m.to_string()))
+    }
+
+    /// The messages so far.
+    pub(crate) fn take(&self) -> Vec<String> {
+        std::mem::take(&mut *self.0.lock().expect("messages"))
+    }
 }
 
 /// The fields named by options (`by`, `cluster_by`, …), for
@@ -151,13 +168,8 @@ pub fn compare(
     ]);
     let srcs = self::sources(sources, &read)?;
     opts.source_format = self::source_format(opts.source_format, &srcs)?;
-    let said = Arc::new(Mutex::new(Vec::<String>::new()));
-    opts.messages = {
-        let said = Arc::clone(&said);
-        Some(MessageSink::new(move |m| {
-            said.lock().expect("messages").push(m.to_string())
-        }))
-    };
+    let log = MessageLog::default();
+    opts.messages = Some(log.sink());
     opts.validate().map_err(engine_error)?;
     let c = py
         .detach(|| rollstat::compare(&srcs, &opts))
@@ -165,8 +177,7 @@ pub fn compare(
     let json = Finding::serialize_worded(finding_text, || {
         serde_json::to_string_pretty(&c).expect("a comparison serializes")
     });
-    let messages = said.lock().expect("messages").clone();
-    Ok((json + "\n", messages, TypedComparison(c)))
+    Ok((json + "\n", log.take(), TypedComparison(c)))
 }
 
 /// `power(report_json, source, options) -> power_json`: from parameters

@@ -12,6 +12,8 @@
 //! - [`engine`]: report, compare and power, with errors and findings worded
 //!   with the Python keyword arguments; [`options`]: the keyword arguments
 //!   (one dict) → the engine's options, and the engine's defaults.
+//! - [`gate`]: one release decision over a suite (a plan file or dict,
+//!   paths and in-memory data) → the `rollstat.gate/1` document.
 //! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → record batches,
 //!   which the engine reads as rows (`rollstat::ArrowTable`).
 //! - [`convert`]: Python rows (dicts) → in-memory rows.
@@ -28,6 +30,7 @@ mod catalogue;
 mod convert;
 mod engine;
 mod estimators;
+mod gate;
 mod grading;
 mod options;
 mod pages;
@@ -50,12 +53,14 @@ fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(engine::report, m)?)?;
     m.add_function(wrap_pyfunction!(engine::compare, m)?)?;
     m.add_function(wrap_pyfunction!(engine::power, m)?)?;
+    m.add_function(wrap_pyfunction!(gate::gate, m)?)?;
     m.add_function(wrap_pyfunction!(options::defaults, m)?)?;
     m.add_function(wrap_pyfunction!(catalogue::metric_catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(catalogue::metric_family, m)?)?;
     m.add_function(wrap_pyfunction!(pages::power_text, m)?)?;
     m.add_class::<pages::TypedReport>()?;
     m.add_class::<pages::TypedComparison>()?;
+    m.add_class::<pages::TypedGate>()?;
     m.add_function(wrap_pyfunction!(engine::summarize, m)?)?;
     m.add_function(wrap_pyfunction!(engine::merge, m)?)?;
     m.add_class::<summary::SummaryTable>()?;

@@ -234,8 +234,35 @@ fn set_grading_defaults(d: &Bound<'_, PyDict>, g: &GradingPolicy) -> PyResult<()
     d.set_item("match", g.matching.to_string())
 }
 
+/// The keywords of `gate` with the engine's defaults
+/// (`GatePlan::default()`; no margin, sources or format by default).
+fn gate_defaults<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let p = rollstat::gate::GatePlan::default();
+    let d = PyDict::new(py);
+    d.set_item("baseline", None::<String>)?;
+    d.set_item("candidate", None::<String>)?;
+    d.set_item("margin", p.margin.map(|m| m.0))?;
+    d.set_item("relative_margin", p.relative_margin)?;
+    d.set_item("suite_margin", p.suite_margin.map(|m| m.0))?;
+    d.set_item("metric", p.metric)?;
+    d.set_item("weights", p.weights.name())?;
+    d.set_item("rule", p.rule.name())?;
+    d.set_item("tier", p.tier.name())?;
+    d.set_item("alpha", p.alpha)?;
+    d.set_item("mid_p", p.mid_p)?;
+    d.set_item("cluster_by", p.cluster_by)?;
+    d.set_item("seed", p.seed)?;
+    d.set_item("resamples", p.resamples)?;
+    d.set_item("permutations", p.permutations)?;
+    d.set_item("flips", p.flips_listed)?;
+    d.set_item("format", p.format)?;
+    // No grading declared: a report's (`GradingPolicy::default()`).
+    set_grading_defaults(&d, &GradingPolicy::default())?;
+    Ok(d)
+}
+
 /// `defaults() -> {"report": {...}, "compare": {...}, "power": {...},
-/// "summarize": {...}}`: each function's keyword arguments with the
+/// "summarize": {...}, "gate": {...}}`: each function's keyword arguments with the
 /// engine's default values (`ReportOptions::default()` and its siblings).
 #[pyfunction]
 pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -295,5 +322,6 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     power.set_item("factors", p.factors)?;
     power.set_item("metric", p.metric)?;
     out.set_item("power", power)?;
+    out.set_item("gate", gate_defaults(py)?)?;
     Ok(out)
 }

@@ -1,5 +1,5 @@
 //! The pages and tables of `rollstat-render` for the Python package: the
-//! typed report or comparison is kept beside its JSON; `Report.to_html()` /
+//! typed report, comparison or gate is kept beside its JSON; `Report.to_html()` /
 //! `_repr_html_()` render its HTML page and `print(report)` its text table
 //! with the renderers the command uses, findings and options worded with
 //! the keyword arguments.
@@ -77,6 +77,39 @@ impl TypedComparison {
     fn text(&self, all: bool, tau_asked: bool) -> String {
         let view = View { all, tau_asked };
         rollstat_render::compare::render_text(&self.0, false, &WORDS, view)
+    }
+}
+
+/// A finished gate, typed (what `gate.json` is the text of).
+#[pyclass(frozen, module = "rollstat._rollstat")]
+pub struct TypedGate(pub rollstat::Gate);
+
+#[pymethods]
+impl TypedGate {
+    /// A gate read back from gate.json's text.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        serde_json::from_str(text)
+            .map(TypedGate)
+            .map_err(|e| engine_error(rollstat::Error::Input(format!("gate.json: {e}"))))
+    }
+
+    /// The exit code of its verdict: 0 GO, 1 NO-GO, 3 INCONCLUSIVE.
+    fn exit_code(&self) -> i32 {
+        self.0.exit_code()
+    }
+
+    /// The HTML page `rollstat gate --format html` writes (forest plot,
+    /// flips, flipped problems).
+    fn html(&self, py: Python<'_>) -> String {
+        py.detach(|| rollstat_render::html_gate::render(&self.0, &WORDS))
+    }
+
+    /// The text `rollstat gate` prints (`markdown`: the pull-request
+    /// comment of `--format markdown`).
+    #[pyo3(signature = (*, markdown=false))]
+    fn text(&self, markdown: bool) -> String {
+        rollstat_render::gate::render_text(&self.0, markdown, &WORDS)
     }
 }
 

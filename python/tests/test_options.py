@@ -17,7 +17,7 @@ from rollstat import _rollstat
 
 STUB = Path(rollstat.__file__).with_name("__init__.pyi")
 DEFAULTS: Dict[str, Dict[str, Any]] = _rollstat.defaults()
-FUNCTIONS = ("report", "compare", "summarize", "power")
+FUNCTIONS = ("report", "compare", "summarize", "power", "gate")
 
 # A keyword whose documented default is None where the engine's default is
 # something else, and why that is the same thing.
@@ -27,6 +27,17 @@ NONE_IS_DEFAULT = {
     # None: no budget-matched rows. compare matches budgets only for a named
     # field, so the engine's "auto" reads nothing there either.
     ("compare", "budget"),
+    # gate's settings: None is the plan's value, else the engine's default.
+    # A plan declares them and refuses them as keywords (as the command
+    # refuses its flags), so "not given" must differ from any value;
+    # test_gate_settings_default_to_the_engines checks what None gives.
+    *(
+        ("gate", k)
+        for k in (
+            "metric", "weights", "rule", "tier", "alpha", "mid_p", "seed", "resamples", "permutations", "flips",
+            "extract", "match",
+        )
+    ),
 }
 
 
@@ -136,8 +147,24 @@ def test_extension_stub_names_what_the_extension_has():
     tree = ast.parse(Path(_rollstat.__file__).with_name("_rollstat.pyi").read_text(encoding="utf-8"))
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     classes = {n.name: {m.name for m in n.body if isinstance(m, ast.FunctionDef)} for n in tree.body if isinstance(n, ast.ClassDef)}
-    for name in ("defaults", "report", "compare", "summarize", "power", "power_text"):
+    for name in ("defaults", "report", "compare", "summarize", "power", "power_text", "gate"):
         assert name in functions and callable(getattr(_rollstat, name)), name
     for name in ("report", "compare", "summarize"):
         assert [a.arg for a in functions[name].args.args] == ["sources", "options"], name
     assert {"text", "html"} <= classes["TypedReport"] and {"text", "html"} <= classes["TypedComparison"]
+    assert {"text", "html", "from_json", "exit_code"} <= classes["TypedGate"]
+    assert [a.arg for a in functions["gate"].args.args] == ["plan", "data"]
+
+
+def test_gate_settings_default_to_the_engines():
+    """A gate given no settings runs with the engine's (``GatePlan::default()``)."""
+    rows = [{"problem": f"p{i}", "correct": i % 3 > 0} for i in range(12)]
+    g = rollstat.gate(baseline=rows, candidate=rows, margin=0.05)
+    d, s = DEFAULTS["gate"], g.settings
+    assert g.plan["source"] == "keyword arguments"
+    for key in ("metric", "weights", "rule", "alpha", "mid_p", "seed", "resamples", "permutations", "cluster_by"):
+        assert same(s[key], d[key]), key
+    assert s["flips_listed"] == d["flips"] and g.benchmarks[0]["tier"] == d["tier"]
+    assert s["grading"] == rollstat.gate(baseline=rows, candidate=rows, margin=0.05, extract=d["extract"],
+                                         match=d["match"]).settings["grading"]
+    assert (d["margin"], d["relative_margin"], d["suite_margin"], d["format"]) == (None, None, None, None)
