@@ -1044,7 +1044,8 @@ fn flipped_problems_carry_their_answers() {
 }
 
 /// The listed flipped problems of aime: every problem whose correct
-/// fraction differs, largest |drop| first, ties by name, at most 20.
+/// fraction differs, largest drop first (B's losses, then its gains), ties
+/// by name, at most 20.
 #[test]
 fn flipped_problems_are_listed_largest_drop_first() {
     let (g, _) = gate_json(&["plan.toml"]);
@@ -1058,7 +1059,7 @@ fn flipped_problems_are_listed_largest_drop_first() {
         .collect();
     let r = row(&g, "aime");
     assert_eq!(r["n_flipped"], want.len() as u64);
-    want.sort_by(|x, y| y.1.abs().total_cmp(&x.1.abs()).then(x.0.cmp(&y.0)));
+    want.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
     want.truncate(20);
     let got: Vec<(String, f64)> = r["flipped"]
         .as_array()

@@ -367,8 +367,9 @@ fn flips(ctx: &Context, sa: &[ProblemSummary], sb: &[ProblemSummary]) -> Result<
     })
 }
 
-/// The problems whose correct fraction differs, largest drop first (ties
-/// by name), at most `limit`; and how many there are.
+/// The problems whose correct fraction differs, largest drop first (B's
+/// losses, then its gains; ties by name), at most `limit`; and how many
+/// there are.
 fn flipped(
     a: &SideData,
     b: &SideData,
@@ -389,11 +390,8 @@ fn flipped(
         .collect();
     let total = diff.len() as u64;
     let name = |k: usize| compare::shown(&a.problems[m.pairs[k].0]);
-    diff.sort_by(|x, y| {
-        y.1.abs()
-            .total_cmp(&x.1.abs())
-            .then_with(|| name(x.0).cmp(&name(y.0)))
-    });
+    // Largest drop first: the problems B lost, then those it gained.
+    diff.sort_by(|x, y| y.1.total_cmp(&x.1).then_with(|| name(x.0).cmp(&name(y.0))));
     let listed = diff
         .into_iter()
         .take(limit)
