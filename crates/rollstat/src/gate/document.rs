@@ -548,7 +548,7 @@ pub struct Gate {
     pub findings: Vec<Finding>,
 }
 
-mod findings_list {
+pub(crate) mod findings_list {
     use crate::findings::{Entry, Finding};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

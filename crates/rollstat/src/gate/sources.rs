@@ -227,7 +227,7 @@ fn benchmark_of(unit: &str, p: &CollectedProblem) -> String {
 }
 
 /// `runs/a/aime.jsonl.gz` → `aime`.
-fn file_stem(path: &str) -> String {
+pub(crate) fn file_stem(path: &str) -> String {
     let name = Path::new(path)
         .file_name()
         .map_or(path.to_string(), |n| n.to_string_lossy().to_string());
