@@ -19,6 +19,10 @@
 //!   and [`suite`] ([`max_drop_exact`], [`pooled_sign_flip`], [`cochran_q`], …) —
 //!   the statistics of a suite release gate (baseline A vs candidate B over
 //!   several benchmarks).
+//! * [`rank`] — many systems at once: [`rank_intervals`] (bootstrap rank
+//!   intervals, P(best)), [`simultaneous_rank_sets`], [`pairwise_tests`] with
+//!   Holm/BH, [`anchor_walk`], [`compact_letters`] / [`top_tier`],
+//!   [`friedman`] / [`nemenyi_cd`], [`winners_curse`] / [`split_sample_best`].
 //! * [`minimum_detectable_effect`], [`problems_needed`], [`rollouts_vs_problems`] — power.
 //! * [`extrapolate_pass_at_k`], [`fit_beta_binomial`] — pass@K beyond the
 //!   sampled n from a beta-binomial fit, with a refitting bootstrap.
@@ -105,6 +109,7 @@ mod multinomial;
 mod paired;
 mod paired_row;
 mod power;
+pub mod rank;
 pub mod rng;
 pub mod suite;
 mod variance;
@@ -136,6 +141,15 @@ pub use paired_row::{paired_row, PairedRow};
 pub use power::{
     minimum_detectable_effect, paired_difference_variance, problems_needed, rollouts_vs_problems,
     z_alpha_beta, PowerVariance, RolloutTradeoff,
+};
+pub use rank::friedman::{friedman, friedman_from_mean_ranks, nemenyi_cd, nemenyi_q, Friedman};
+pub use rank::letters::{compact_letters, top_tier};
+pub use rank::pairwise::{
+    anchor_walk, pairwise_tests, AnchorWalk, PairMethod, PairPreference, PairTest,
+};
+pub use rank::{
+    rank_intervals, rank_of, simultaneous_rank_sets, split_sample_best, winners_curse,
+    RankIntervals, SplitSample, WinnerCurse,
 };
 pub use suite::{
     cochran_q, fisher_combination, max_drop_exact, max_drop_sign_flip, pooled_degradation_p,

@@ -1,0 +1,236 @@
+//! All-pairs paired tests with multiplicity, and the anchor walk.
+
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::{check_scores, rank_of};
+use crate::error::{Result, StatsError};
+use crate::paired::{adjust_p_values, mcnemar, sign_flip, PAdjust};
+use crate::rng;
+
+/// Which McNemar p-value [`pairwise_tests`] uses on 0/1 scores.
+///
+/// ```
+/// assert_ne!(rollstat_stats::PairPreference::Exact, rollstat_stats::PairPreference::ContinuityCorrected);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum PairPreference {
+    /// Exact two-sided binomial test on the discordant problems.
+    Exact,
+    /// Edwards' continuity-corrected χ²(1) (as published leaderboard audits).
+    ContinuityCorrected,
+}
+
+/// The test behind one [`PairTest`].
+///
+/// ```
+/// assert_ne!(rollstat_stats::PairMethod::McNemarExact, rollstat_stats::PairMethod::SignFlipExact);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum PairMethod {
+    /// Exact two-sided McNemar (binomial on discordant problems).
+    McNemarExact,
+    /// McNemar χ²(1) with Edwards' continuity correction.
+    McNemarChi2Corrected,
+    /// Sign-flip test, every sign pattern enumerated.
+    SignFlipExact,
+    /// Sign-flip test with random patterns, p = (r+1)/(R+1).
+    SignFlipRandom,
+}
+
+/// One pair of [`pairwise_tests`].
+///
+/// ```
+/// let s = vec![vec![1.0, 1.0, 1.0, 1.0], vec![0.0, 0.0, 0.0, 0.0]];
+/// let t = &rollstat_stats::pairwise_tests(&s, rollstat_stats::PairPreference::Exact,
+///     rollstat_stats::PAdjust::Holm, 1000, 1).unwrap()[0];
+/// assert_eq!((t.i, t.j, t.diff), (0, 1, 1.0));
+/// assert!((t.p - 0.125).abs() < 1e-14); // exact McNemar, 4 discordant: 2/2⁴
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PairTest {
+    /// First system (i < j).
+    pub i: usize,
+    /// Second system.
+    pub j: usize,
+    /// `mean_i − mean_j`.
+    pub diff: f64,
+    /// Unadjusted two-sided p-value.
+    pub p: f64,
+    /// p adjusted over all M(M−1)/2 pairs.
+    pub p_adjusted: f64,
+    /// The test used.
+    pub method: PairMethod,
+}
+
+/// Two-sided paired test of systems `a` and `b`: McNemar when every score is
+/// 0/1, otherwise the sign-flip test with `permutations` patterns.
+fn pair_p(
+    a: &[f64],
+    b: &[f64],
+    binary: bool,
+    pref: PairPreference,
+    permutations: usize,
+    seed: u64,
+) -> Result<(f64, PairMethod)> {
+    if binary {
+        let a_only = a.iter().zip(b).filter(|(x, y)| **x > **y).count() as u64;
+        let b_only = a.iter().zip(b).filter(|(x, y)| **x < **y).count() as u64;
+        let t = mcnemar(a_only, b_only);
+        return Ok(match pref {
+            PairPreference::Exact => (t.p_exact, PairMethod::McNemarExact),
+            PairPreference::ContinuityCorrected => {
+                (t.p_chi2_corrected, PairMethod::McNemarChi2Corrected)
+            }
+        });
+    }
+    let d: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
+    let s = sign_flip(&d, permutations, seed)?;
+    let method = if s.exact {
+        PairMethod::SignFlipExact
+    } else {
+        PairMethod::SignFlipRandom
+    };
+    Ok((s.p, method))
+}
+
+fn is_binary(scores: &[Vec<f64>]) -> bool {
+    scores.iter().flatten().all(|&x| x == 0.0 || x == 1.0)
+}
+
+fn mean(x: &[f64]) -> f64 {
+    x.iter().sum::<f64>() / x.len() as f64
+}
+
+/// All M(M−1)/2 paired tests (`i < j`, in the order (0,1), (0,2), …,
+/// (1,2), …), with `diff = mean_i − mean_j`. When every score is 0 or 1 the
+/// test is McNemar's on the discordant problems (exact two-sided, or Edwards'
+/// continuity-corrected χ² with [`PairPreference::ContinuityCorrected`]);
+/// otherwise the two-sided sign-flip test ([`sign_flip`], exact when the
+/// `permutations` budget covers every pattern). Pair `k` of the order above
+/// uses the seed `rng::stream(seed, k).next_u64()`. p-values are adjusted over
+/// all pairs with `adjust` (Holm controls the FWER, BH the FDR).
+///
+/// ```
+/// use rollstat_stats::{pairwise_tests, PAdjust, PairMethod, PairPreference};
+/// let s = vec![vec![1.0, 1.0, 0.0], vec![1.0, 0.0, 0.0], vec![0.0, 0.0, 0.0]];
+/// let t = pairwise_tests(&s, PairPreference::Exact, PAdjust::Holm, 1000, 1).unwrap();
+/// assert_eq!(t.len(), 3);
+/// assert_eq!((t[1].i, t[1].j), (0, 2));
+/// assert!((t[1].p - 0.5).abs() < 1e-14); // 2 discordant, both for system 0
+/// assert_eq!(t[1].method, PairMethod::McNemarExact);
+/// ```
+pub fn pairwise_tests(
+    scores: &[Vec<f64>],
+    method_pref: PairPreference,
+    adjust: PAdjust,
+    permutations: usize,
+    seed: u64,
+) -> Result<Vec<PairTest>> {
+    check_scores(scores)?;
+    let binary = is_binary(scores);
+    let m = scores.len();
+    let pairs: Vec<(usize, usize)> = (0..m)
+        .flat_map(|i| (i + 1..m).map(move |j| (i, j)))
+        .collect();
+    let tested: Vec<(f64, PairMethod)> = pairs
+        .par_iter()
+        .enumerate()
+        .map(|(k, &(i, j))| {
+            let s = rng::stream(seed, k as u64).next_u64();
+            pair_p(&scores[i], &scores[j], binary, method_pref, permutations, s)
+        })
+        .collect::<Result<_>>()?;
+    let raw: Vec<f64> = tested.iter().map(|t| t.0).collect();
+    let adjusted = adjust_p_values(&raw, adjust)?;
+    Ok(pairs
+        .iter()
+        .zip(tested)
+        .zip(adjusted)
+        .map(|((&(i, j), (p, method)), p_adjusted)| PairTest {
+            i,
+            j,
+            diff: mean(&scores[i]) - mean(&scores[j]),
+            p,
+            p_adjusted,
+            method,
+        })
+        .collect())
+}
+
+/// Result of [`anchor_walk`].
+///
+/// ```
+/// let w = rollstat_stats::AnchorWalk { anchor: 0, steps: vec![(1, 0.01)], first_separated_rank: Some(2) };
+/// assert_eq!(w.steps[0].0, 1);
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AnchorWalk {
+    /// The top-ranked system (lowest index among tied best means).
+    pub anchor: usize,
+    /// `(system, unadjusted two-sided p vs the anchor)` for every other
+    /// system, in rank order (ties by index).
+    pub steps: Vec<(usize, f64)>,
+    /// Competition rank of the first system in `steps` with `p < alpha`.
+    pub first_separated_rank: Option<u32>,
+}
+
+/// The anchor walk of leaderboard audits (SWE-bench PR#60 style): every system
+/// against the top-ranked one, in rank order, with the test of
+/// [`pairwise_tests`] (exact two-sided McNemar on 0/1 scores, else the
+/// sign-flip test) and **no multiplicity adjustment** — the tie group it
+/// implies is a lower bound and is not transitive. System `j` uses the seed
+/// `rng::stream(seed, j).next_u64()`.
+///
+/// ```
+/// use rollstat_stats::{anchor_walk, PairPreference};
+/// let s = vec![vec![0.0; 8], vec![1.0; 8], vec![1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0]];
+/// let w = anchor_walk(&s, PairPreference::Exact, 0.05, 1000, 1).unwrap();
+/// assert_eq!(w.anchor, 1);
+/// assert_eq!((w.steps[0].0, w.steps[1].0), (2, 0));
+/// assert!((w.steps[0].1 - 1.0).abs() < 1e-14); // one discordant problem
+/// assert!((w.steps[1].1 - 2.0 / 256.0).abs() < 1e-14);
+/// assert_eq!(w.first_separated_rank, Some(3));
+/// ```
+pub fn anchor_walk(
+    scores: &[Vec<f64>],
+    method_pref: PairPreference,
+    alpha: f64,
+    permutations: usize,
+    seed: u64,
+) -> Result<AnchorWalk> {
+    check_scores(scores)?;
+    if !(alpha > 0.0 && alpha < 1.0) {
+        return Err(StatsError::InvalidArgument(format!(
+            "alpha must be in (0, 1), got {alpha}"
+        )));
+    }
+    let binary = is_binary(scores);
+    let means: Vec<f64> = scores.iter().map(|r| mean(r)).collect();
+    let ranks = rank_of(&means);
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by_key(|&i| (ranks[i], i));
+    let anchor = order[0];
+    let mut steps = Vec::with_capacity(order.len() - 1);
+    let mut first_separated_rank = None;
+    for &j in &order[1..] {
+        let s = rng::stream(seed, j as u64).next_u64();
+        let (p, _) = pair_p(
+            &scores[anchor],
+            &scores[j],
+            binary,
+            method_pref,
+            permutations,
+            s,
+        )?;
+        if p < alpha && first_separated_rank.is_none() {
+            first_separated_rank = Some(ranks[j]);
+        }
+        steps.push((j, p));
+    }
+    Ok(AnchorWalk {
+        anchor,
+        steps,
+        first_separated_rank,
+    })
+}
