@@ -44,6 +44,8 @@ pub enum Command {
     Merge(Box<crate::summary_cmd::MergeArgs>),
     /// Ship it or not: one release decision (GO / NO-GO / INCONCLUSIVE) over a suite of benchmarks.
     Gate(Box<crate::gate_cmd::GateArgs>),
+    /// Who is really ahead: many systems ranked with intervals, letters and the best's selection-adjusted score.
+    Rank(Box<crate::rank_cmd::RankArgs>),
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]

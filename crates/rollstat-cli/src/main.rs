@@ -8,6 +8,7 @@ mod options;
 mod output;
 mod passk;
 mod progress;
+mod rank_cmd;
 mod render;
 mod summary_cmd;
 
@@ -76,6 +77,19 @@ fn run(cli: Cli) -> Result<()> {
         Command::Convert(a) => convert::run(&a),
         Command::Summarize(a) => summary_cmd::summarize(&a),
         Command::Merge(a) => summary_cmd::merge(&a),
+        Command::Rank(a) => {
+            let r = rank_cmd::run(&a)?;
+            let text = match a.format {
+                rank_cmd::RankFormat::Json => rollstat_render::rank::json(&r, &render::WORDS),
+                rank_cmd::RankFormat::Table => {
+                    rollstat_render::rank::render_text(&r, false, &render::WORDS)
+                }
+                rank_cmd::RankFormat::Markdown => {
+                    rollstat_render::rank::render_text(&r, true, &render::WORDS)
+                }
+            };
+            write_output(a.output.as_deref(), &text)
+        }
         Command::Gate(a) => {
             let (g, code) = gate_cmd::run(&a)?;
             let text = render::gate(&g, a.format);

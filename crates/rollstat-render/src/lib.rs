@@ -14,6 +14,7 @@ mod html_compare;
 pub mod html_gate;
 pub mod markup;
 pub mod power;
+pub mod rank;
 mod scatter;
 mod svg;
 

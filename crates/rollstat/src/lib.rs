@@ -56,6 +56,7 @@ mod intervals;
 mod options;
 mod population;
 mod power;
+pub mod rank;
 mod read;
 mod report;
 pub mod rows;

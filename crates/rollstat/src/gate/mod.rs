@@ -15,12 +15,12 @@ mod responses;
 mod sources;
 mod suite;
 
+pub(crate) use document::findings_list;
 pub use document::*;
 pub use plan::{
     expand, parse_margin, BenchmarkPlan, GatePlan, MarginValue, Paths, DEFAULT_ALPHA,
     DEFAULT_FLIPS_LISTED, DEFAULT_METRIC,
 };
-pub(crate) use document::findings_list;
 pub(crate) use sources::file_stem;
 pub use sources::{sources_from_paths, BenchmarkSources, SuiteSources};
 

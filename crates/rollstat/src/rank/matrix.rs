@@ -19,6 +19,8 @@ pub(crate) type ProblemKey = (Option<String>, String);
 /// value (NaN where it has none), its rollouts and its cluster value.
 pub(crate) struct SystemValues {
     pub name: String,
+    /// The input it was read from (its path), or "" when read by a field.
+    pub unit: String,
     pub values: HashMap<ProblemKey, f64>,
     pub rollouts: u64,
     pub clusters: HashMap<ProblemKey, String>,
@@ -101,18 +103,27 @@ pub(crate) fn read_systems(
             let problems: Vec<&CollectedProblem> = idx.iter().map(|&i| &c.problems[i]).collect();
             let sums: Vec<ProblemSummary> = idx.iter().map(|&i| s.summaries[i].clone()).collect();
             let (values, clusters) = values_of(&problems, &sums, metric, o);
-            if out.iter().any(|x| x.name == name) {
-                return Err(Error::input(format!(
-                    "two inputs are named '{name}'; each system is one input (or tell them apart by a field)"
-                )));
+            if field.is_some() && out.iter().any(|x| x.name == name) {
+                return Err(Error::input(format!("system '{name}' appears twice")));
             }
             out.push(SystemValues {
+                unit: unit.clone(),
                 name,
                 rollouts: sums.iter().map(|p| p.n_arrived).max().unwrap_or(0),
                 values,
                 clusters,
                 inputs: c.inputs.clone(),
             });
+        }
+    }
+    // Inputs with one file name in different directories: named by their
+    // paths.
+    for i in 0..out.len() {
+        if field.is_none() && out.iter().filter(|x| x.name == out[i].name).count() > 1 {
+            let same = out[i].name.clone();
+            for x in out.iter_mut().filter(|x| x.name == same) {
+                x.name = x.unit.clone();
+            }
         }
     }
     Ok(out)
@@ -138,7 +149,9 @@ pub(crate) fn matrix(systems: Vec<SystemValues>, clustered: bool, strict: bool) 
     problems.sort();
     let dropped: Vec<u64> = systems
         .iter()
-        .map(|s| s.values.iter().filter(|(_, v)| !v.is_nan()).count() as u64 - problems.len() as u64)
+        .map(|s| {
+            s.values.iter().filter(|(_, v)| !v.is_nan()).count() as u64 - problems.len() as u64
+        })
         .collect();
     if problems.is_empty() {
         return Err(Error::input(
