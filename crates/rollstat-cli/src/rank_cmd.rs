@@ -64,6 +64,15 @@ pub struct RankArgs {
     /// Refuse systems scored on problems the others lack.
     #[arg(long)]
     pub strict: bool,
+    /// Rank across benchmarks too (Friedman, Iman–Davenport, Nemenyi's
+    /// critical difference): the field whose values are the benchmarks.
+    #[arg(long, value_name = "subset")]
+    pub suite: Option<String>,
+    /// `step`: the systems are checkpoints of one run, ordered by the last
+    /// number in their names (the curve, the best step, the steps not
+    /// separable from it).
+    #[arg(long, value_name = "step")]
+    pub order: Option<String>,
     /// The input format, overriding detection.
     #[arg(long = "from", value_name = "FORMAT")]
     pub from: Option<String>,
@@ -110,6 +119,12 @@ fn options(a: &RankArgs) -> Result<RankOptions> {
         seed: a.seed.unwrap_or(d.seed),
         cluster_by: a.cluster_by.clone(),
         strict: a.strict,
+        suite: a.suite.clone(),
+        order_step: match a.order.as_deref() {
+            None => false,
+            Some("step") => true,
+            Some(x) => return Err(bad(format!("--order: unknown '{x}' (step)"))),
+        },
         grading: grading_policy(&a.grading)?,
         source_format,
         messages: Some(stderr_sink()),

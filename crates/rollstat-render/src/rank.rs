@@ -117,6 +117,8 @@ pub fn render_text(r: &Ranking, markdown: bool, words: &Words) -> String {
     );
     pairs(r, style, &mut out);
     anchor(r, &mut out);
+    suite(r, style, &mut out);
+    curve(r, style, &mut out);
     for f in &r.findings {
         let _ = writeln!(out, "- {}", (words.finding)(f));
     }
@@ -177,5 +179,72 @@ fn anchor(r: &Ranking, out: &mut String) {
         out,
         "against #1, unadjusted (anchor walk): the first separated at α = {} is {first}\n",
         trim_float(r.settings.alpha)
+    );
+}
+
+/// Across benchmarks: mean ranks, Friedman, Iman–Davenport, the critical
+/// difference and its groups.
+fn suite(r: &Ranking, style: Style, out: &mut String) {
+    let Some(s) = &r.suite else {
+        return;
+    };
+    let _ = writeln!(
+        out,
+        "across {} benchmarks ({}): Friedman χ² = {:.3} on {} df (p {}); Iman–Davenport F = {:.3} on ({}, {}) df (p {})",
+        s.benchmarks.len(),
+        s.field,
+        s.chi2,
+        s.df,
+        p_fmt(Some(s.p)),
+        s.f,
+        s.f_df[0],
+        s.f_df[1],
+        p_fmt(Some(s.f_p))
+    );
+    let mut rows = vec![vec!["system".to_string(), "mean rank".into()]];
+    for (sys, mr) in r.systems.iter().zip(&s.mean_ranks) {
+        rows.push(vec![sys.name.clone(), format!("{mr:.3}")]);
+    }
+    table(&rows, style, out);
+    let groups: Vec<String> = s
+        .cd_groups
+        .iter()
+        .map(|g| format!("{{{}}}", g.join(", ")))
+        .collect();
+    let _ = writeln!(
+        out,
+        "Nemenyi critical difference {:.3} (q_α = {:.3}, studentized range at df = ∞ over √2); not separable: {}\n",
+        s.critical_difference,
+        s.q_alpha,
+        if groups.is_empty() { "none".into() } else { groups.join(" ") }
+    );
+}
+
+/// The checkpoint curve in step order.
+fn curve(r: &Ranking, style: Style, out: &mut String) {
+    let Some(c) = &r.curve else {
+        return;
+    };
+    let mut rows = vec![vec![
+        "step".to_string(),
+        "checkpoint".into(),
+        r.settings.metric.clone(),
+        "CI".into(),
+    ]];
+    for p in &c.points {
+        rows.push(vec![
+            trim_float(p.step),
+            p.system.clone(),
+            pct(p.value),
+            ci(p.ci),
+        ]);
+    }
+    let _ = writeln!(out, "checkpoints in step order");
+    table(&rows, style, out);
+    let _ = writeln!(
+        out,
+        "best checkpoint {}; not separable from it: {}\n",
+        c.best,
+        c.not_separable.join(", ")
     );
 }

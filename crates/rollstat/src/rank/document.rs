@@ -117,6 +117,71 @@ pub struct BestRow {
     pub method: String,
 }
 
+/// Ranks across benchmarks: per-benchmark ranks, Friedman with the
+/// Iman–Davenport F, and the Nemenyi critical difference.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SuiteRanks {
+    /// The field whose values are the benchmarks (`subset`).
+    pub field: String,
+    /// The benchmarks (datasets), in order.
+    pub benchmarks: Vec<String>,
+    /// benchmarks × systems (systems in the document's order): each
+    /// system's mean on the benchmark's shared problems.
+    pub scores: Vec<Vec<f64>>,
+    /// benchmarks × systems: ranks within the benchmark (1 = best, ties
+    /// averaged).
+    pub ranks: Vec<Vec<f64>>,
+    /// Each system's mean rank over the benchmarks.
+    pub mean_ranks: Vec<f64>,
+    /// Friedman's χ².
+    pub chi2: f64,
+    /// Its df (systems − 1).
+    pub df: u64,
+    /// Its p.
+    pub p: f64,
+    /// The Iman–Davenport F.
+    pub f: f64,
+    /// Its df (k − 1, (k − 1)(N − 1)).
+    pub f_df: [u64; 2],
+    /// Its p.
+    pub f_p: f64,
+    /// Nemenyi's critical difference of mean ranks at α.
+    pub critical_difference: f64,
+    /// q_α: the studentized range quantile at df = ∞ over √2 (Demšar 2006).
+    pub q_alpha: f64,
+    /// Groups of systems whose mean ranks differ by less than the critical
+    /// difference (maximal, best first): the bars of a CD diagram.
+    pub cd_groups: Vec<Vec<String>>,
+}
+
+/// One checkpoint of a run.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CurvePoint {
+    /// The system (checkpoint).
+    pub system: String,
+    /// Its step (the last number in its name).
+    pub step: f64,
+    /// Its value.
+    pub value: f64,
+    /// Its interval.
+    #[serde(with = "crate::document::bounds_pair")]
+    pub ci: Option<Interval>,
+}
+
+/// Systems as checkpoints of one run, in step order.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Curve {
+    /// The checkpoints in step order.
+    pub points: Vec<CurvePoint>,
+    /// The best checkpoint (rank 1).
+    pub best: String,
+    /// Checkpoints not separable from the best (sharing a letter with it).
+    pub not_separable: Vec<String>,
+}
+
 /// The `rollstat.rank/1` document.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -144,6 +209,12 @@ pub struct Ranking {
     pub first_separated_rank: Option<u32>,
     /// The best system's score, naive and selection-adjusted.
     pub best: BestRow,
+    /// Across benchmarks (with a suite field); null otherwise.
+    #[serde(default)]
+    pub suite: Option<SuiteRanks>,
+    /// The systems as checkpoints of one run (step order); null otherwise.
+    #[serde(default)]
+    pub curve: Option<Curve>,
     /// Findings, typed (`kind`, fields, `text`).
     #[serde(with = "crate::gate::findings_list")]
     pub findings: Vec<Finding>,

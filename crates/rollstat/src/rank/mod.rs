@@ -6,6 +6,7 @@
 
 mod document;
 mod matrix;
+mod suite;
 
 pub use document::*;
 
@@ -47,6 +48,12 @@ pub struct RankOptions {
     pub cluster_by: Option<String>,
     /// Refuse systems scored on problems the others lack.
     pub strict: bool,
+    /// Rank across benchmarks too: the field whose values are the
+    /// benchmarks (`subset`).
+    pub suite: Option<String>,
+    /// The systems are checkpoints of one run: a curve in step order (the
+    /// last number of each name).
+    pub order_step: bool,
     /// How rows without a verdict are graded.
     pub grading: GradingPolicy,
     /// The input format, overriding detection.
@@ -70,6 +77,8 @@ impl Default for RankOptions {
             seed: i.seed,
             cluster_by: None,
             strict: false,
+            suite: None,
+            order_step: false,
             grading: GradingPolicy::default(),
             source_format: None,
             messages: None,
@@ -121,6 +130,12 @@ pub fn rank(sources: &[Source], o: &RankOptions) -> Result<Ranking> {
     if !in_unit(o.alpha) || !in_unit(o.level) {
         return Err(Error::invalid("alpha", "alpha and level are in (0, 1)"));
     }
+    if let Some(f) = o.suite.as_deref().filter(|f| *f != "subset") {
+        return Err(Error::invalid(
+            "suite",
+            format!("'{f}': the benchmarks of a suite are the problems' `subset` values"),
+        ));
+    }
     let co = compare_options(o);
     let systems = matrix::read_systems(sources, o.by.as_deref(), &metric, &co)?;
     let m = matrix::matrix(systems, o.cluster_by.is_some(), o.strict)?;
@@ -150,7 +165,7 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
     let tier = top_tier(&means, &separated);
     let cis = value_intervals(&m, o)?;
     let order = best_first(&ri.rank, &m.systems);
-    let systems = order
+    let systems: Vec<SystemRow> = order
         .iter()
         .map(|&i| SystemRow {
             name: m.systems[i].clone(),
@@ -182,7 +197,7 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
         settings: settings(o, pairs.first().map(|p| p.method)),
         n_problems: m.problems.len() as u64,
         top_tier_line: tier_line(&tier_names, m.systems.len(), pairs.len(), o),
-        top_tier: tier_names,
+        top_tier: tier_names.clone(),
         anchor_walk: walk
             .steps
             .iter()
@@ -200,6 +215,11 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
             method: wc.method.to_string(),
         },
         findings: findings(&m),
+        suite: match &o.suite {
+            Some(field) => Some(suite::ranks(&m, &order, field, o.alpha)?),
+            None => None,
+        },
+        curve: o.order_step.then(|| suite::curve(&systems, &tier_names)),
         pairs: pair_rows,
         systems,
     })
