@@ -26,9 +26,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _gate, _rollstat
+from . import _gate, _rank, _rollstat
 from ._data import sources as _sources
-from ._documents import BadRow, Comparison, Gate, Metrics, PowerReport, Report
+from ._documents import BadRow, Comparison, Gate, Metrics, PowerReport, Ranking, Report
 from ._errors import (
     RollstatWarning,
     rename_rows,
@@ -51,6 +51,7 @@ __all__ = [
     "InputError",
     "Metrics",
     "PowerReport",
+    "Ranking",
     "Report",
     "RollstatWarning",
     "compare",
@@ -63,6 +64,7 @@ __all__ = [
     "pass_at_k",
     "pass_pow_k",
     "power",
+    "rank",
     "report",
     "summarize",
     "merge",
@@ -74,12 +76,13 @@ __all__ = [
 # function and keyword: the signatures below read them, so they are written
 # nowhere else. ``tests/test_options.py`` checks the signatures and stubs.
 _DEFAULTS: Dict[str, Dict[str, Any]] = _rollstat.defaults()
-_REPORT, _COMPARE, _POWER, _SUMMARIZE, _GATE = (
+_REPORT, _COMPARE, _POWER, _SUMMARIZE, _GATE, _RANK = (
     _DEFAULTS["report"],
     _DEFAULTS["compare"],
     _DEFAULTS["power"],
     _DEFAULTS["summarize"],
     _DEFAULTS["gate"],
+    _DEFAULTS["rank"],
 )
 DEFAULT_TAU = tuple(_REPORT["tau"])
 DEFAULT_SEED = _REPORT["seed"]
@@ -643,6 +646,113 @@ def gate(
 
 
 gate.__doc__ = (gate.__doc__ or "").format(**{k: repr(v) for k, v in _GATE.items()})
+
+
+# -------------------------------------------------------------------- rank
+
+
+def rank(
+    data: Union[Data, Dict[str, Data], None] = None,
+    *paths_or_frames: Data,
+    by: Optional[str] = _RANK["by"],
+    metric: str = _RANK["metric"],
+    level: float = _RANK["level"],
+    alpha: float = _RANK["alpha"],
+    adjust: str = _RANK["adjust"],
+    pair_test: str = _RANK["pair_test"],
+    resamples: int = _RANK["resamples"],
+    permutations: int = _RANK["permutations"],
+    seed: int = _RANK["seed"],
+    cluster_by: Optional[str] = _RANK["cluster_by"],
+    strict: bool = _RANK["strict"],
+    suite: Optional[str] = _RANK["suite"],
+    order: Optional[str] = _RANK["order"],
+    format: Optional[str] = _RANK["format"],
+    extract: str = _RANK["extract"],
+    match: str = _RANK["match"],
+) -> Ranking:
+    """Many systems ranked on the problems they all share: the numbers of
+    ``rollstat rank`` (docs/rank.md, schema ``rollstat.rank/1``).
+
+    Inputs, one of: paths (``rank("a.jsonl", "b.jsonl", "c.jsonl")`` or a
+    list), one system per file, named by the file name without extensions;
+    data holding every system (a pandas / polars DataFrame, an Arrow table
+    or a list of row dicts) with ``by`` naming the field that tells them
+    apart (``by="model"``); or a dict {system name: data or path to a JSON
+    Lines / CSV file}, one system each. Paths and data with ``by`` take
+    every system from the field's values.
+
+    Each system's value is its mean of the per-problem ``metric``
+    ({metric}; any catalogued metric: ``pass^4``, ``maj@8``) over the
+    problems every system has; a system with more problems loses them (a
+    :class:`RollstatWarning` counts them; ``strict=True`` makes this an
+    error). Intervals are bootstrap percentiles at ``level`` ({level}; the
+    rank intervals and simultaneous rank sets too) over ``resamples``
+    ({resamples}) with ``seed`` ({seed}), clustered by ``cluster_by``. Every
+    pair is tested — ``pair_test`` ({pair_test}: exact McNemar, or
+    ``chi2-corrected``, on 0/1 values; a sign-flip test with
+    ``permutations`` ({permutations}) otherwise — and adjusted over every
+    pair by ``adjust`` ({adjust}: ``holm`` or ``bh``); systems sharing a
+    compact letter are not separable at ``alpha`` ({alpha}). ``suite``
+    (``"subset"``) also ranks across benchmarks (Friedman, Iman–Davenport,
+    Nemenyi's critical difference); ``order="step"`` reads the systems as
+    checkpoints of one run (the curve). ``format`` names the input format of
+    files, overriding detection; ``extract`` ({extract}) and ``match``
+    ({match}) grade rows with ``gold`` as :func:`report` does.
+
+    Returns a :class:`Ranking`: ``systems``, ``pairs``, ``top_tier``,
+    ``best``, ``suite``, ``curve``, ``findings``, ``to_pandas()`` (one row
+    per system), ``pairs_to_pandas()``; printed, the command's table.
+    Findings are also announced as :class:`RollstatWarning`. Raises
+    :class:`InputError` (a ValueError) for bad options or input — fewer
+    than two systems, no shared problem, a dropped problem under
+    ``strict=True``.
+
+    >>> import rollstat
+    >>> rows = lambda cs: [{{"problem": f"p{{i}}", "correct": c}} for i, c in enumerate(cs)]
+    >>> r = rollstat.rank({{"a": rows([True] * 40), "b": rows([False] * 40), "c": rows([True, False] * 20)}})
+    >>> [(s["name"], s["rank"], s["letters"]) for s in r.systems]
+    [('a', 1, 'a'), ('c', 2, 'b'), ('b', 3, 'c')]
+    >>> r.top_tier
+    ['a']
+    """
+    items = [x for x in (data, *paths_or_frames) if x is not None]
+    srcs, names = _rank.inputs(items)
+    opts = dict(
+        by=_opt_str(by, "by"),
+        metric=_opt_str(metric, "metric"),
+        level=_float(level, "level"),
+        alpha=_float(alpha, "alpha"),
+        adjust=_opt_str(adjust, "adjust"),
+        pair_test=_opt_str(pair_test, "pair_test"),
+        resamples=_int(resamples, "resamples", 1),
+        permutations=_int(permutations, "permutations", 1),
+        seed=_int(seed, "seed"),
+        cluster_by=_opt_str(cluster_by, "cluster_by"),
+        strict=bool(strict),
+        suite=_opt_str(suite, "suite"),
+        order=_opt_str(order, "order"),
+        format=_opt_str(format, "format"),
+        extract=_name(extract, "extract"),
+        match=_name(match, "match"),
+    )
+    try:
+        text, messages, typed = _rollstat.rank(srcs, opts)
+    except InputError as e:
+        raise reraise(e, names) from None
+    rows, unnamed, rest = split_bad_row_messages(messages)
+    warn_messages(rest, names)
+    located = []
+    for m in rows:
+        where, _, why = rename_rows(m, names).partition(": ")
+        located.append((where, why))
+    warn_bad_rows(located, unnamed=unnamed, note="left out of the ranking; strict=True makes them an error")
+    r = Ranking(text, typed=typed)
+    warn_messages(r.warnings, {})
+    return r
+
+
+rank.__doc__ = (rank.__doc__ or "").format(**{k: repr(v) for k, v in _RANK.items()})
 
 
 # ---------------------------------------------------------------- summaries

@@ -618,3 +618,173 @@ class Gate(_Document):
 
     def _repr_html_(self) -> str:
         return _notebook_frame(self.to_html(), "rollstat gate")
+
+
+RANK_COLUMNS = (
+    "name",
+    "rank",
+    "value",
+    "ci_low",
+    "ci_high",
+    "rank_low",
+    "rank_high",
+    "set_low",
+    "set_high",
+    "p_best",
+    "letters",
+    "dropped",
+)
+
+PAIR_COLUMNS = ("a", "b", "diff", "p", "p_adjusted", "method", "separated")
+
+
+def _system_row(s: Dict[str, Any]) -> Dict[str, Any]:
+    ci = s["ci"] or (None, None)
+    return {
+        "name": s["name"],
+        "rank": s["rank"],
+        "value": s["value"],
+        "ci_low": ci[0],
+        "ci_high": ci[1],
+        "rank_low": s["rank_interval"][0],
+        "rank_high": s["rank_interval"][1],
+        "set_low": s["rank_set"][0],
+        "set_high": s["rank_set"][1],
+        "p_best": s["p_best"],
+        "letters": s["letters"],
+        "dropped": s["dropped"],
+    }
+
+
+class Ranking(_Document):
+    """Many systems ranked on the problems they share (rank.json, schema
+    ``rollstat.rank/1``): each system's value with its interval, its rank
+    with a marginal rank interval and a simultaneous rank set, P(best) and
+    compact letters; every pair tested and adjusted; the top tier (the
+    systems not separable from #1); the best system's selection-adjusted
+    score; with ``suite=`` ranks across benchmarks, with ``order='step'``
+    the checkpoint curve. Printed, the text ``rollstat rank`` prints."""
+
+    def __init__(self, json_text: str, *, typed: Any = None):
+        super().__init__(json_text)
+        self._typed = typed
+
+    @property
+    def systems(self) -> List[Dict[str, Any]]:
+        """One dict per system, best first: name, value, ci ([low, high] or
+        None), rank, rank_interval, rank_set, p_best, letters, dropped,
+        rollouts, inputs."""
+        return self._doc["systems"]
+
+    @property
+    def pairs(self) -> List[Dict[str, Any]]:
+        """Every pair (``a`` ranked above ``b``): diff (a − b), p,
+        p_adjusted (over every pair), method, separated."""
+        return self._doc["pairs"]
+
+    @property
+    def top_tier(self) -> List[str]:
+        """The systems not separable from #1 (sharing a letter with it),
+        best first."""
+        return self._doc["top_tier"]
+
+    @property
+    def top_tier_line(self) -> str:
+        """The top tier in words."""
+        return self._doc["top_tier_line"]
+
+    @property
+    def best(self) -> Dict[str, Any]:
+        """The best system: ``system``, ``naive`` (its mean on the data it
+        was picked on), ``adjusted`` (for the selection) and ``method``."""
+        return self._doc["best"]
+
+    @property
+    def suite(self) -> Optional[Dict[str, Any]]:
+        """Ranks across benchmarks (with ``suite=``): benchmarks, scores,
+        ranks, mean_ranks, Friedman's chi2 / df / p, the Iman–Davenport f /
+        f_df / f_p, Nemenyi's critical_difference, q_alpha and cd_groups;
+        None otherwise."""
+        return self._doc.get("suite")
+
+    @property
+    def curve(self) -> Optional[Dict[str, Any]]:
+        """The checkpoint curve (with ``order='step'``): points (system,
+        step, value, ci) in step order, best, not_separable; None
+        otherwise."""
+        return self._doc.get("curve")
+
+    @property
+    def anchor_walk(self) -> List[Dict[str, Any]]:
+        """Each system against #1 in rank order, unadjusted: system, diff,
+        p."""
+        return self._doc["anchor_walk"]
+
+    @property
+    def first_separated_rank(self) -> Optional[int]:
+        """The first rank whose system differs from #1 at α in the
+        (unadjusted) anchor walk; None when none does."""
+        return self._doc["first_separated_rank"]
+
+    @property
+    def n_problems(self) -> int:
+        """The problems every system has: every number is over these."""
+        return self._doc["n_problems"]
+
+    @property
+    def findings(self) -> List[Dict[str, Any]]:
+        """Findings, typed (``kind``, its fields, ``text``)."""
+        return self._doc["findings"]
+
+    @property
+    def warnings(self) -> List[str]:
+        """The findings, in words."""
+        return [f["text"] for f in self.findings]
+
+    @property
+    def settings(self) -> Dict[str, Any]:
+        """The settings behind the numbers (metric, level, alpha, adjust,
+        pair_test, resamples, permutations, seed, rng, cluster_by, by)."""
+        return self._doc["settings"]
+
+    def table(self) -> List[Dict[str, Any]]:
+        """One flat dict per system, best first, with the keys of
+        RANK_COLUMNS."""
+        return [_system_row(s) for s in self.systems]
+
+    def to_pandas(self) -> Any:
+        """One row per system, best first, as a pandas DataFrame: name, rank,
+        value, ci_low, ci_high, rank_low, rank_high (the marginal rank
+        interval), set_low, set_high (the simultaneous rank set), p_best,
+        letters, dropped."""
+        return _frame(self.table(), RANK_COLUMNS, "pandas")
+
+    def to_polars(self) -> Any:
+        """The system rows as a polars DataFrame (needs polars)."""
+        return _frame(self.table(), RANK_COLUMNS, "polars")
+
+    def pairs_to_pandas(self) -> Any:
+        """One row per pair as a pandas DataFrame: a, b, diff, p,
+        p_adjusted, method, separated."""
+        return _frame([{c: p[c] for c in PAIR_COLUMNS} for p in self.pairs], PAIR_COLUMNS, "pandas")
+
+    def _typed_ranking(self) -> Any:
+        if self._typed is None:
+            self._typed = _rollstat.TypedRanking.from_json(self._json)
+        return self._typed
+
+    def __str__(self) -> str:
+        """The text ``rollstat rank`` prints for the same inputs (the same
+        renderer)."""
+        return self._typed_ranking().text().rstrip("\n")
+
+    def __repr__(self) -> str:
+        best = self.systems[0]["name"] if self.systems else "-"
+        return f"<rollstat.Ranking {len(self.systems)} systems on {self.n_problems} problems, #1 {best}>"
+
+    def to_markdown(self) -> str:
+        """The Markdown ``rollstat rank --format markdown`` writes."""
+        return self._typed_ranking().text(markdown=True)
+
+    def _repr_html_(self) -> str:
+        return f"<pre>{html.escape(str(self))}</pre>"

@@ -33,6 +33,12 @@ class TypedGate:
     def html(self) -> str: ...
     def text(self, *, markdown: bool = ...) -> str: ...
 
+class TypedRanking:
+    """The engine's typed ranking (what rank.json is the text of)."""
+    @staticmethod
+    def from_json(text: str) -> TypedRanking: ...
+    def text(self, *, markdown: bool = ...) -> str: ...
+
 def estimate(
     kind: str,
     n: npt.NDArray[np.uint64],
@@ -50,7 +56,8 @@ def estimate_counts(
     k: int,
 ) -> Tuple[npt.NDArray[np.float64], int, int]: ...
 
-# A path, or in-memory rows: (name, "arrow" | "dicts", data, label, default).
+# A path, or in-memory rows: (name, "arrow" | "summary" | "bytes" | "dicts",
+# data, label, default).
 Source = Union[str, Tuple[str, str, Any, str, Any]]
 
 # The keyword arguments of one call, keyed by the public keyword names (``ci``,
@@ -59,7 +66,7 @@ Options = Dict[str, Any]
 
 def defaults() -> Dict[str, Dict[str, Any]]:
     """The engine's defaults of ``report``, ``compare``, ``summarize``,
-    ``power`` and ``gate``, by keyword."""
+    ``power``, ``gate`` and ``rank``, by keyword."""
     ...
 
 def report(
@@ -71,6 +78,7 @@ def merge(parts: List[Any]) -> Any: ...
 # (kind "toml" | "json", text, name, base directory); data: placeholder name
 # → in-memory sources.
 def gate(plan: Tuple[str, str, str, str], data: Dict[str, Sequence[Source]]) -> Tuple[str, List[str], TypedGate]: ...
+def rank(sources: Sequence[Source], options: Options) -> Tuple[str, List[str], TypedRanking]: ...
 def power(report_json: Optional[str], source: str, options: Options) -> str: ...
 def power_text(json: str) -> str: ...
 

@@ -21,7 +21,8 @@ fn bad(keyword: &str, e: impl std::fmt::Display) -> PyErr {
 /// Sources from the Python layer: a path (`str`), or in-memory rows as a
 /// tuple `(name, kind, data, label, default)`: `kind` `"arrow"` for an
 /// object with `__arrow_c_stream__` (read column by column), `"summary"`
-/// for a summary table (an Arrow stream with the summary header), `"dicts"` for
+/// for a summary table (an Arrow stream with the summary header), `"bytes"`
+/// for a file's content read under `name`, `"dicts"` for
 /// an iterable of dicts (`default` converts values JSON has no type for).
 /// `label` names rows in conversion errors (`data` → `data[3]`); `read`
 /// names the fields the options read besides the canonical ones.
@@ -42,6 +43,12 @@ pub(crate) fn sources(items: &Bound<'_, PyAny>, read: &[String]) -> PyResult<Vec
             // A summary table (docs/summary.md), through the Arrow stream.
             let summary = Box::new(crate::summary::summary_of(&data, &name)?);
             out.push(Source::Summary { name, summary });
+            continue;
+        }
+        if kind == "bytes" {
+            // A file's content under a name of the caller's (rank's dict).
+            let bytes: Vec<u8> = data.extract()?;
+            out.push(Source::Bytes { name, bytes });
             continue;
         }
         if kind == "arrow" {

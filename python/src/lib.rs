@@ -14,6 +14,8 @@
 //!   (one dict) → the engine's options, and the engine's defaults.
 //! - [`gate`]: one release decision over a suite (a plan file or dict,
 //!   paths and in-memory data) → the `rollstat.gate/1` document.
+//! - [`rank`]: many systems ranked on the problems they share → the
+//!   `rollstat.rank/1` document.
 //! - [`arrow`]: Arrow C streams (DataFrames, Arrow tables) → record batches,
 //!   which the engine reads as rows (`rollstat::ArrowTable`).
 //! - [`convert`]: Python rows (dicts) → in-memory rows.
@@ -34,6 +36,7 @@ mod gate;
 mod grading;
 mod options;
 mod pages;
+mod rank;
 mod summary;
 mod wording;
 
@@ -61,6 +64,8 @@ fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pages::TypedReport>()?;
     m.add_class::<pages::TypedComparison>()?;
     m.add_class::<pages::TypedGate>()?;
+    m.add_function(wrap_pyfunction!(rank::rank, m)?)?;
+    m.add_class::<pages::TypedRanking>()?;
     m.add_function(wrap_pyfunction!(engine::summarize, m)?)?;
     m.add_function(wrap_pyfunction!(engine::merge, m)?)?;
     m.add_class::<summary::SummaryTable>()?;

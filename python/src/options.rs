@@ -15,6 +15,8 @@ use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use rollstat_stats::{PAdjust, PairPreference};
+use rollstat::rank::RankOptions;
 use rollstat::{
     Budget, CompareOptions, Format, GradingPolicy, IntervalOptions, Match, MetricOptions,
     PowerOptions, ReportOptions,
@@ -179,6 +181,84 @@ pub fn summarize_options(kw: &Keywords<'_>) -> PyResult<ReportOptions> {
     Ok(o)
 }
 
+/// `adjust`: `holm` or `bh`.
+fn adjust(kw: &Keywords<'_>, d: PAdjust) -> PyResult<PAdjust> {
+    match kw.get::<String>("adjust")?.as_deref() {
+        None => Ok(d),
+        Some("holm") => Ok(PAdjust::Holm),
+        Some("bh") => Ok(PAdjust::BenjaminiHochberg),
+        Some(x) => Err(bad("adjust", format!("unknown '{x}' (holm or bh)"))),
+    }
+}
+
+/// `pair_test`: `exact` or `chi2-corrected`.
+fn pair_test(kw: &Keywords<'_>, d: PairPreference) -> PyResult<PairPreference> {
+    match kw.get::<String>("pair_test")?.as_deref() {
+        None => Ok(d),
+        Some("exact") => Ok(PairPreference::Exact),
+        Some("chi2-corrected") => Ok(PairPreference::ContinuityCorrected),
+        Some(x) => Err(bad("pair_test", format!("unknown '{x}' (exact or chi2-corrected)"))),
+    }
+}
+
+/// The name of a [`PairPreference`] (the `pair_test` keyword).
+fn pair_test_name(p: PairPreference) -> &'static str {
+    match p {
+        PairPreference::Exact => "exact",
+        PairPreference::ContinuityCorrected => "chi2-corrected",
+    }
+}
+
+/// The options of `rank` (`format`: the input format of files).
+pub fn rank_options(kw: &Keywords<'_>) -> PyResult<RankOptions> {
+    let d = RankOptions::default();
+    Ok(RankOptions {
+        metric: kw.get("metric")?.unwrap_or(d.metric),
+        by: kw.get("by")?.or(d.by),
+        level: kw.get("level")?.unwrap_or(d.level),
+        alpha: kw.get("alpha")?.unwrap_or(d.alpha),
+        adjust: adjust(kw, d.adjust)?,
+        pair_test: pair_test(kw, d.pair_test)?,
+        resamples: kw.get("resamples")?.unwrap_or(d.resamples),
+        permutations: kw.get("permutations")?.unwrap_or(d.permutations),
+        seed: kw.get("seed")?.unwrap_or(d.seed),
+        cluster_by: kw.get("cluster_by")?.or(d.cluster_by),
+        strict: kw.get("strict")?.unwrap_or(d.strict),
+        suite: kw.get("suite")?.or(d.suite),
+        order_step: match kw.get::<String>("order")?.as_deref() {
+            None => d.order_step,
+            Some("step") => true,
+            Some(x) => return Err(bad("order", format!("unknown '{x}' (step)"))),
+        },
+        grading: grading_policy(kw)?,
+        source_format: kw.parse("format")?.or(d.source_format),
+        messages: d.messages,
+    })
+}
+
+/// The keywords of `rank` with the engine's defaults
+/// (`RankOptions::default()`).
+fn rank_defaults<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    let o = RankOptions::default();
+    let d = PyDict::new(py);
+    d.set_item("by", o.by)?;
+    d.set_item("metric", o.metric)?;
+    d.set_item("level", o.level)?;
+    d.set_item("alpha", o.alpha)?;
+    d.set_item("adjust", o.adjust.name())?;
+    d.set_item("pair_test", pair_test_name(o.pair_test))?;
+    d.set_item("resamples", o.resamples)?;
+    d.set_item("permutations", o.permutations)?;
+    d.set_item("seed", o.seed)?;
+    d.set_item("cluster_by", o.cluster_by)?;
+    d.set_item("strict", o.strict)?;
+    d.set_item("suite", o.suite)?;
+    d.set_item("order", o.order_step.then_some("step"))?;
+    d.set_item("format", o.source_format.map(|f| f.to_string()))?;
+    set_grading_defaults(&d, &o.grading)?;
+    Ok(d)
+}
+
 /// The options of `power`.
 pub fn power_options(kw: &Keywords<'_>) -> PyResult<PowerOptions> {
     let d = PowerOptions::default();
@@ -262,7 +342,7 @@ fn gate_defaults<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
 }
 
 /// `defaults() -> {"report": {...}, "compare": {...}, "power": {...},
-/// "summarize": {...}, "gate": {...}}`: each function's keyword arguments with the
+/// "summarize": {...}, "gate": {...}, "rank": {...}}`: each function's keyword arguments with the
 /// engine's default values (`ReportOptions::default()` and its siblings).
 #[pyfunction]
 pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
@@ -323,5 +403,6 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     power.set_item("metric", p.metric)?;
     out.set_item("power", power)?;
     out.set_item("gate", gate_defaults(py)?)?;
+    out.set_item("rank", rank_defaults(py)?)?;
     Ok(out)
 }

@@ -113,6 +113,27 @@ impl TypedGate {
     }
 }
 
+/// A finished ranking, typed (what `rank.json` is the text of).
+#[pyclass(frozen, module = "rollstat._rollstat")]
+pub struct TypedRanking(pub rollstat::rank::Ranking);
+
+#[pymethods]
+impl TypedRanking {
+    /// A ranking read back from rank.json's text.
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        serde_json::from_str(text)
+            .map(TypedRanking)
+            .map_err(|e| engine_error(rollstat::Error::Input(format!("rank.json: {e}"))))
+    }
+
+    /// The text `rollstat rank` prints (`markdown`: `--format markdown`).
+    #[pyo3(signature = (*, markdown=false))]
+    fn text(&self, markdown: bool) -> String {
+        rollstat_render::rank::render_text(&self.0, markdown, &WORDS)
+    }
+}
+
 /// `power_text(power_json) -> str`: the text table `rollstat power` prints
 /// for a power.json's text.
 #[pyfunction]

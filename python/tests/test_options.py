@@ -17,7 +17,7 @@ from rollstat import _rollstat
 
 STUB = Path(rollstat.__file__).with_name("__init__.pyi")
 DEFAULTS: Dict[str, Dict[str, Any]] = _rollstat.defaults()
-FUNCTIONS = ("report", "compare", "summarize", "power", "gate")
+FUNCTIONS = ("report", "compare", "summarize", "power", "gate", "rank")
 
 # A keyword whose documented default is None where the engine's default is
 # something else, and why that is the same thing.
@@ -147,7 +147,7 @@ def test_extension_stub_names_what_the_extension_has():
     tree = ast.parse(Path(_rollstat.__file__).with_name("_rollstat.pyi").read_text(encoding="utf-8"))
     functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     classes = {n.name: {m.name for m in n.body if isinstance(m, ast.FunctionDef)} for n in tree.body if isinstance(n, ast.ClassDef)}
-    for name in ("defaults", "report", "compare", "summarize", "power", "power_text", "gate"):
+    for name in ("defaults", "report", "compare", "summarize", "power", "power_text", "gate", "rank"):
         assert name in functions and callable(getattr(_rollstat, name)), name
     for name in ("report", "compare", "summarize"):
         assert [a.arg for a in functions[name].args.args] == ["sources", "options"], name
