@@ -678,8 +678,8 @@ def rank(
     list), one system per file, named by the file name without extensions;
     data holding every system (a pandas / polars DataFrame, an Arrow table
     or a list of row dicts) with ``by`` naming the field that tells them
-    apart (``by="model"``); or a dict {system name: data or path to a JSON
-    Lines / CSV file}, one system each. Paths and data with ``by`` take
+    apart (``by="model"``); or a dict {{system name: data or path to a JSON
+    Lines / CSV file}}, one system each. Paths and data with ``by`` take
     every system from the field's values.
 
     Each system's value is its mean of the per-problem ``metric``
