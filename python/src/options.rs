@@ -15,12 +15,12 @@ use pyo3::conversion::FromPyObjectOwned;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use rollstat_stats::{PAdjust, PairPreference};
 use rollstat::rank::RankOptions;
 use rollstat::{
     Budget, CompareOptions, Format, GradingPolicy, IntervalOptions, Match, MetricOptions,
     PowerOptions, ReportOptions,
 };
+use rollstat_stats::{PAdjust, PairPreference};
 
 fn bad(keyword: &str, e: impl std::fmt::Display) -> PyErr {
     InputError::new_err(format!("{keyword}: {e}"))
@@ -197,7 +197,10 @@ fn pair_test(kw: &Keywords<'_>, d: PairPreference) -> PyResult<PairPreference> {
         None => Ok(d),
         Some("exact") => Ok(PairPreference::Exact),
         Some("chi2-corrected") => Ok(PairPreference::ContinuityCorrected),
-        Some(x) => Err(bad("pair_test", format!("unknown '{x}' (exact or chi2-corrected)"))),
+        Some(x) => Err(bad(
+            "pair_test",
+            format!("unknown '{x}' (exact or chi2-corrected)"),
+        )),
     }
 }
 
