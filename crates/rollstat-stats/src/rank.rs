@@ -573,6 +573,47 @@ mod tests {
         assert_eq!(r.upper, r.rank);
     }
 
+    /// Each cluster holds one problem won by A and one won by B, so every
+    /// cluster resample is a tie (both rank 1, P(best) = 1 each); resampling
+    /// problems instead breaks the tie in most replicates.
+    #[test]
+    fn clusters_are_resampled_whole() {
+        let s = vec![
+            vec![1.0, 0.0, 1.0, 0.0, 1.0, 0.0],
+            vec![0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
+        ];
+        let c = [5u64, 5, 9, 9, 2, 2];
+        let r = rank_intervals(&s, Some(&c), 1000, 0.95, 3).unwrap();
+        assert_eq!(
+            (r.p_best.clone(), r.lower.clone(), r.upper.clone()),
+            (vec![1.0, 1.0], vec![1, 1], vec![1, 1])
+        );
+        // problems: a tie needs 3 draws of each kind, P = C(6,3)/2⁶ = 5/16
+        let r = rank_intervals(&s, None, 20_000, 0.95, 3).unwrap();
+        let tie = r.p_best[0] + r.p_best[1] - 1.0;
+        assert!((tie - 5.0 / 16.0).abs() < 0.02, "{tie}"); // sd 0.0033 per share
+        assert_eq!(r.upper, vec![2, 2]);
+    }
+
+    #[test]
+    fn other_bootstraps_identical_for_any_thread_count() {
+        let s = bernoulli(&[0.6, 0.55, 0.5, 0.5, 0.45], 120, 12);
+        let c: Vec<u64> = (0..120).map(|p| (p % 17) as u64).collect();
+        let run = |threads: usize| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap()
+                .install(|| {
+                    (
+                        simultaneous_rank_sets(&s, Some(&c), 500, 0.9, 8).unwrap(),
+                        winners_curse(&s, Some(&c), 500, 8).unwrap(),
+                    )
+                })
+        };
+        assert_eq!(run(1), run(4));
+    }
+
     #[test]
     fn dominant_system_is_always_best() {
         let mut s = bernoulli(&[0.5, 0.5, 0.5], 60, 4);
