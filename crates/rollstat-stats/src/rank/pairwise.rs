@@ -1,7 +1,7 @@
 //! All-pairs paired tests with multiplicity, and the anchor walk.
 
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::{check_scores, rank_of};
 use crate::error::{Result, StatsError};
@@ -13,7 +13,8 @@ use crate::rng;
 /// ```
 /// assert_ne!(rollstat_stats::PairPreference::Exact, rollstat_stats::PairPreference::ContinuityCorrected);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum PairPreference {
     /// Exact two-sided binomial test on the discordant problems.
     Exact,
@@ -26,16 +27,36 @@ pub enum PairPreference {
 /// ```
 /// assert_ne!(rollstat_stats::PairMethod::McNemarExact, rollstat_stats::PairMethod::SignFlipExact);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum PairMethod {
     /// Exact two-sided McNemar (binomial on discordant problems).
+    #[serde(rename = "mcnemar-exact")]
     McNemarExact,
     /// McNemar χ²(1) with Edwards' continuity correction.
+    #[serde(rename = "mcnemar-chi2-corrected")]
     McNemarChi2Corrected,
     /// Sign-flip test, every sign pattern enumerated.
     SignFlipExact,
     /// Sign-flip test with random patterns, p = (r+1)/(R+1).
     SignFlipRandom,
+}
+
+impl PairMethod {
+    /// Kebab-case name (`"mcnemar-exact"`, `"mcnemar-chi2-corrected"`,
+    /// `"sign-flip-exact"`, `"sign-flip-random"`).
+    ///
+    /// ```
+    /// assert_eq!(rollstat_stats::PairMethod::McNemarChi2Corrected.name(), "mcnemar-chi2-corrected");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            PairMethod::McNemarExact => "mcnemar-exact",
+            PairMethod::McNemarChi2Corrected => "mcnemar-chi2-corrected",
+            PairMethod::SignFlipExact => "sign-flip-exact",
+            PairMethod::SignFlipRandom => "sign-flip-random",
+        }
+    }
 }
 
 /// One pair of [`pairwise_tests`].
