@@ -27,7 +27,7 @@ const RANK_CSS: &str = r#"
 .tier .line{font-weight:600;overflow-wrap:anywhere}
 .rest{stroke:var(--muted);fill:var(--muted)}.sw.rest{border-color:var(--muted)}
 .rset{stroke:none;opacity:.35}.rint{stroke:none}.rtick{stroke:var(--fg);stroke-width:2.5}
-.sw.rtick{border-color:var(--fg)}
+.sw.rtick{border-color:var(--fg)}.sw.sq.rsetsw{background:var(--c1);opacity:.35}
 .cdaxis{stroke:var(--fg);stroke-width:1.2;fill:none}.cdbar{stroke:var(--fg);stroke-width:2.5;fill:none}
 .cdgroup{stroke:var(--c2);stroke-width:5;fill:none;stroke-linecap:round}.sw.cdgroup{border-color:var(--c2);border-top-width:5px}
 .cdlead{stroke:var(--muted);stroke-width:1;fill:none}
@@ -270,7 +270,7 @@ fn ranks_plot(r: &Ranking, out: &mut String) {
     out.push_str("</div>\n");
     out.push_str(&legend(&[
         ("sq s1", format!("{level}% rank interval")),
-        ("s1", "simultaneous rank set (light)".into()),
+        ("sq rsetsw", "simultaneous rank set".into()),
         ("rtick", "rank".into()),
     ]));
     out.push_str("<p class=\"note\">The rank interval covers each system's own bootstrap ranks; the simultaneous set covers every system's rank jointly, so it is the one to read across rows. P(best): the share of replicates where it ranks first (ties count for each).</p>\n");
@@ -341,10 +341,11 @@ fn cd_diagram(r: &Ranking, s: &SuiteRanks, out: &mut String) {
     let (lo, hi) = (1.0 - pad, k + pad);
     let rows = CdRows::new(s.cd_groups.len());
     let half = r.systems.len().div_ceil(2) as f64;
-    let bottom = rows.names0 + half;
+    // The last name row sits in the chart's bottom margin (no x axis).
+    let bottom = rows.names0 + half - 1.0 - 1.25;
     let mut chart = Chart::new(
         WIDTH,
-        60.0 + 26.0 * bottom,
+        60.0 + 26.0 * (bottom + 0.6),
         Scale::Linear { min: lo, max: hi },
         Scale::Linear {
             min: bottom,
@@ -614,7 +615,12 @@ fn system_cells(r: &Ranking, s: &SystemRow) -> (String, Vec<String>) {
         esc(&s.name),
         if top(r, &s.name) { "top" } else { "" }
     );
-    let inputs: Vec<String> = s.inputs.iter().map(|i| esc(&i.path)).collect();
+    let inputs: Vec<String> = (s.inputs.iter())
+        .map(|i| {
+            let base = i.path.rsplit(['/', '\\']).next().unwrap_or(&i.path);
+            format!("<span title=\"{}\">{}</span>", esc(&i.path), esc(base))
+        })
+        .collect();
     let cells = vec![
         s.rank.to_string(),
         esc(&s.name),
