@@ -87,6 +87,7 @@ fn run(cli: Cli) -> Result<()> {
                 rank_cmd::RankFormat::Markdown => {
                     rollstat_render::rank::render_text(&r, true, &render::WORDS)
                 }
+                rank_cmd::RankFormat::Html => rollstat_render::rank_html(&r, &render::WORDS),
             };
             write_output(a.output.as_deref(), &text)
         }

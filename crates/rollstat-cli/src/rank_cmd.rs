@@ -15,6 +15,9 @@ pub enum RankFormat {
     Table,
     Json,
     Markdown,
+    /// One self-contained HTML page (interval dots, rank intervals, CD
+    /// diagram, checkpoint curve).
+    Html,
 }
 
 /// Flags of `rollstat rank`.

@@ -12,6 +12,7 @@ mod gate_example;
 pub mod html;
 mod html_compare;
 pub mod html_gate;
+pub mod html_rank;
 pub mod markup;
 pub mod power;
 pub mod rank;
@@ -25,6 +26,7 @@ use rollstat_core::catalogue::{spec, Family, Headline, MetricKey};
 
 pub use html_compare::render as compare_html;
 pub use html_gate::render as gate_html;
+pub use html_rank::render as rank_html;
 
 /// How a front end words what it controls: findings, and the options the
 /// terminal table and Markdown point to. The HTML page names no option (the

@@ -604,4 +604,54 @@ mod tests {
             assert!(close(chi2_sf(x, 1.0), chi2_1_sf(x), 1e-11), "x={x} df=1");
         }
     }
+
+    /// Studentized range quantiles at df = ∞ from the standard three-decimal
+    /// tables (Harter 1960; the df = ∞ rows of textbook tables), α = 0.05 and
+    /// 0.01, k = 2 … 10; k = 2 is √2·z exactly.
+    #[test]
+    fn studentized_range_table() {
+        let q05 = [
+            2.772, 3.314, 3.633, 3.858, 4.030, 4.170, 4.286, 4.387, 4.474,
+        ];
+        let q01 = [
+            3.643, 4.120, 4.403, 4.603, 4.757, 4.882, 4.987, 5.078, 5.157,
+        ];
+        for (k, (a, b)) in (2..=10).zip(q05.iter().zip(q01)) {
+            let (g05, g01) = (
+                studentized_range_quantile_inf(0.95, k),
+                studentized_range_quantile_inf(0.99, k),
+            );
+            assert!(
+                (g05 - a).abs() < 6e-4 && (g01 - b).abs() < 6e-4,
+                "k={k}: {g05} {g01}"
+            );
+        }
+        for p in [0.9, 0.95, 0.99] {
+            let q = normal_quantile(0.5 + p / 2.0) * 2f64.sqrt();
+            assert!((studentized_range_cdf_inf(q, 2) - p).abs() < 1e-9);
+        }
+        assert_eq!(studentized_range_cdf_inf(0.0, 3), 0.0);
+        assert!(studentized_range_cdf_inf(40.0, 5) > 1.0 - 1e-12);
+        assert!(studentized_range_quantile_inf(1.0, 3).is_nan());
+    }
+
+    /// F(d1, d2) survival in closed forms: d1 = 2 → (1 + 2x/d2)^(−d2/2);
+    /// and F(1, 1):
+    /// P(F₁,₁ ≥ x) = 1 − (2/π)·atan(√x).
+    #[test]
+    fn f_sf_closed_forms() {
+        for x in [0.1f64, 0.5, 1.0, 2.75, 10.0] {
+            for d2 in [1.0f64, 4.0, 9.0] {
+                let want = (1.0 + 2.0 * x / d2).powf(-d2 / 2.0);
+                assert!((f_sf(x, 2.0, d2) - want).abs() < 1e-12);
+            }
+            let want = 1.0 - 2.0 / std::f64::consts::PI * x.sqrt().atan();
+            assert!((f_sf(x, 1.0, 1.0) - want).abs() < 1e-12);
+        }
+        assert_eq!(
+            (f_sf(0.0, 3.0, 4.0), f_sf(f64::INFINITY, 3.0, 4.0)),
+            (1.0, 0.0)
+        );
+        assert!(f_sf(1.0, 0.0, 4.0).is_nan());
+    }
 }

@@ -214,3 +214,115 @@ pub fn nemenyi_q(k: usize, alpha: f64) -> Result<f64> {
     }
     Ok(studentized_range_quantile_inf(1.0 - alpha, k) / std::f64::consts::SQRT_2)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn negate(r: &[&[f64]]) -> Vec<Vec<f64>> {
+        r.iter()
+            .map(|row| row.iter().map(|x| -x).collect())
+            .collect()
+    }
+
+    /// Research vector §1c (scipy): 2 datasets × 9 systems.
+    #[test]
+    fn two_by_nine_rank_table() {
+        let r: [&[f64]; 2] = [
+            &[1., 8., 6., 4., 7., 2., 5., 3., 9.],
+            &[1., 6., 3., 9., 7., 2., 8., 4., 5.],
+        ];
+        let f = friedman(&negate(&r)).unwrap();
+        assert!((f.chi2 - 11.7333).abs() < 1e-4, "{}", f.chi2);
+        assert_eq!(f.df, 8);
+        assert!((f.p - 0.16350).abs() < 1e-5, "{}", f.p);
+        assert!((f.iman_davenport_f - 2.75).abs() < 1e-12);
+        assert_eq!((f.df1, f.df2), (8, 8));
+        assert!((f.p_f - 0.086970).abs() < 1e-6, "{}", f.p_f);
+        // ranks given as ranks: mean ranks are the column means
+        assert_eq!(f.mean_ranks[0], 1.0);
+        assert_eq!(f.mean_ranks[3], 6.5);
+        // Nemenyi CD with Demšar's df = ∞ convention
+        let cd = nemenyi_cd(9, 2, 0.05).unwrap();
+        assert!((cd - 8.494).abs() < 1e-3, "{cd}");
+        // scores with higher = better give the same statistic
+        let s: Vec<Vec<f64>> = r.iter().map(|row| row.to_vec()).collect();
+        assert!((friedman(&s).unwrap().chi2 - f.chi2).abs() < 1e-12);
+    }
+
+    /// Demšar (2006) worked example: mean ranks 3.143, 2.000, 2.893, 1.964,
+    /// N = 14 → χ²_F = 9.28, F_F = 3.69, CD = 1.254 (paper: 1.25).
+    #[test]
+    fn demsar_example() {
+        let f = friedman_from_mean_ranks(&[3.143, 2.000, 2.893, 1.964], 14).unwrap();
+        assert!((f.chi2 - 9.28).abs() < 0.005, "{}", f.chi2);
+        assert!(
+            (f.iman_davenport_f - 3.69).abs() < 0.005,
+            "{}",
+            f.iman_davenport_f
+        );
+        assert_eq!((f.df1, f.df2), (3, 39));
+        let cd = nemenyi_cd(4, 14, 0.05).unwrap();
+        assert!((cd - 1.254).abs() < 1e-3, "{cd}");
+    }
+
+    /// Demšar (2006) Table 5(a), q₀.₀₅ for k = 2 … 10 (three decimals, not
+    /// always rounded: k = 3 is 2.3437 → printed 2.343, so allow 1e-3).
+    #[test]
+    fn demsar_q_table() {
+        let table = [
+            1.960, 2.343, 2.569, 2.728, 2.850, 2.949, 3.031, 3.102, 3.164,
+        ];
+        for (k, q) in (2..=10).zip(table) {
+            let got = nemenyi_q(k, 0.05).unwrap();
+            assert!((got - q).abs() < 1e-3, "k={k}: {got} vs {q}");
+        }
+        // k = 2 exactly: q/√2 = z₀.₉₇₅
+        assert!((nemenyi_q(2, 0.05).unwrap() - 1.959963984540054).abs() < 1e-8);
+    }
+
+    /// Ties, by hand. Scores (higher better) per dataset:
+    /// (1, 1, 0) → ranks 1.5 1.5 3; (2, 1, 0) → 1 2 3; (0, 1, 1) → 3 1.5 1.5.
+    /// Rank sums 5.5, 5, 7.5, Σ² = 111.5; uncorrected χ² = 111.5/3 − 36 = 7/6;
+    /// two tie groups of 2 → Σ(t³ − t) = 12, correction 1 − 12/72 = 5/6 →
+    /// χ² = 7/5, p = e^{−0.7} (χ² with 2 df). F_F = 2·1.4/(6 − 1.4) = 14/23 on
+    /// (2, 4) df; for d1 = 2, P(F ≥ f) = (1 + 2f/d2)^{−d2/2}.
+    #[test]
+    fn ties_by_hand() {
+        let s = vec![
+            vec![1.0, 1.0, 0.0],
+            vec![2.0, 1.0, 0.0],
+            vec![0.0, 1.0, 1.0],
+        ];
+        let f = friedman(&s).unwrap();
+        assert!((f.chi2 - 1.4).abs() < 1e-12, "{}", f.chi2);
+        assert!((f.p - (-0.7f64).exp()).abs() < 1e-12);
+        assert!((f.iman_davenport_f - 14.0 / 23.0).abs() < 1e-12);
+        assert_eq!((f.df1, f.df2), (2, 4));
+        let expect = (1.0 + 2.0 * (14.0 / 23.0) / 4.0f64).powi(-2);
+        assert!((f.p_f - expect).abs() < 1e-12, "{} {expect}", f.p_f);
+        assert_eq!(f.mean_ranks, vec![5.5 / 3.0, 5.0 / 3.0, 2.5]);
+    }
+
+    #[test]
+    fn perfect_agreement_and_no_difference() {
+        // every dataset ranks the systems identically: χ² = N(k−1), F = ∞
+        let s = vec![vec![3.0, 2.0, 1.0]; 4];
+        let f = friedman(&s).unwrap();
+        assert!((f.chi2 - 8.0).abs() < 1e-12);
+        assert_eq!((f.iman_davenport_f, f.p_f), (f64::INFINITY, 0.0));
+        // all tied everywhere
+        let f = friedman(&[vec![1.0; 3], vec![2.0; 3]]).unwrap();
+        assert_eq!((f.chi2, f.p), (0.0, 1.0));
+    }
+
+    #[test]
+    fn invalid_inputs() {
+        assert!(friedman(&[vec![1.0, 2.0]]).is_err());
+        assert!(friedman(&[vec![1.0, 2.0], vec![1.0]]).is_err());
+        assert!(friedman(&[vec![1.0, f64::NAN], vec![1.0, 2.0]]).is_err());
+        assert!(nemenyi_cd(1, 5, 0.05).is_err());
+        assert!(nemenyi_cd(3, 0, 0.05).is_err());
+        assert!(nemenyi_cd(3, 5, 1.0).is_err());
+    }
+}
