@@ -679,8 +679,8 @@ def rank(
     data holding every system (a pandas / polars DataFrame, an Arrow table
     or a list of row dicts) with ``by`` naming the field that tells them
     apart (``by="model"``); or a dict {{system name: data or path to a JSON
-    Lines / CSV file}}, one system each. Paths and data with ``by`` take
-    every system from the field's values.
+    Lines / CSV file}}, one system each. With ``by``, paths and data alike
+    hold systems by that field's values, not one per input.
 
     Each system's value is its mean of the per-problem ``metric``
     ({metric}; any catalogued metric: ``pass^4``, ``maj@8``) over the
@@ -702,7 +702,9 @@ def rank(
 
     Returns a :class:`Ranking`: ``systems``, ``pairs``, ``top_tier``,
     ``best``, ``suite``, ``curve``, ``findings``, ``to_pandas()`` (one row
-    per system), ``pairs_to_pandas()``; printed, the command's table.
+    per system), ``pairs_to_pandas()``, ``to_html()`` (the command's
+    ``--format html`` page, also shown in notebooks); printed, the
+    command's table.
     Findings are also announced as :class:`RollstatWarning`. Raises
     :class:`InputError` (a ValueError) for bad options or input — fewer
     than two systems, no shared problem, a dropped problem under

@@ -786,5 +786,13 @@ class Ranking(_Document):
         """The Markdown ``rollstat rank --format markdown`` writes."""
         return self._typed_ranking().text(markdown=True)
 
+    def to_html(self, path: Optional[str] = None) -> str:
+        """The HTML page ``rollstat rank --format html`` writes (the same
+        renderer): values with intervals and letters, rank intervals with
+        P(best), the CD diagram or checkpoint curve where there is one, the
+        tables, findings and settings; one self-contained file. Writes the
+        page to ``path`` when given; returns it either way."""
+        return _write_page(self._typed_ranking().html(), path)
+
     def _repr_html_(self) -> str:
-        return f"<pre>{html.escape(str(self))}</pre>"
+        return _notebook_frame(self.to_html(), "rollstat rank")

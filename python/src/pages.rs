@@ -127,6 +127,11 @@ impl TypedRanking {
             .map_err(|e| engine_error(rollstat::Error::Input(format!("rank.json: {e}"))))
     }
 
+    /// The HTML page `rollstat rank --format html` writes.
+    fn html(&self, py: Python<'_>) -> String {
+        py.detach(|| rollstat_render::rank_html(&self.0, &WORDS))
+    }
+
     /// The text `rollstat rank` prints (`markdown`: `--format markdown`).
     #[pyo3(signature = (*, markdown=false))]
     fn text(&self, markdown: bool) -> String {

@@ -113,7 +113,9 @@ def test_tables_and_text(binary):
     assert len(pairs) == 6 and list(pairs.columns) == ["a", "b", "diff", "p", "p_adjusted", "method", "separated"]
     text = str(r)
     assert text.startswith("rollstat rank: 4 systems on 120 shared problems") and r.top_tier_line in text
-    assert r._repr_html_().startswith("<pre>") and "rollstat rank" in r._repr_html_()
+    page = r.to_html()
+    assert page.lstrip().lower().startswith("<!doctype html") and "m1" in page
+    assert r._repr_html_().startswith("<iframe") and 'title="rollstat rank"' in r._repr_html_()
     assert r.best["system"] == r.systems[0]["name"] == r.top_tier[0]
     assert rollstat.Ranking(r.to_json()) == r and str(rollstat.Ranking(r.to_json())) == text
     assert r.suite is None and r.curve is None
@@ -132,8 +134,10 @@ def test_the_cli_gives_the_same_numbers(cli, binary, rollouts, tmp_path):
         for f in got["findings"] + doc["findings"]:
             f.pop("text", None)
         assert got == doc
-    text = cli.run("rank", *paths, "--resamples", str(RESAMPLES), "--adjust", "bh", "--alpha", "0.1").stdout
-    assert str(r) == text.rstrip("\n")
+    flags = ("--resamples", str(RESAMPLES), "--adjust", "bh", "--alpha", "0.1")
+    assert str(r) == cli.run("rank", *paths, *flags).stdout.rstrip("\n")
+    assert r.to_html() == cli.run("rank", *paths, *flags, "--format", "html").stdout
+    assert r.to_markdown() == cli.run("rank", *paths, *flags, "--format", "markdown").stdout
 
 
 # --------------------------------------------- (c) values recomputed here
