@@ -719,7 +719,7 @@ def rank(
     ['a']
     """
     items = [x for x in (data, *paths_or_frames) if x is not None]
-    srcs, names = _rank.inputs(items)
+    srcs, names = _rank.inputs(items, by)
     opts = dict(
         by=_opt_str(by, "by"),
         metric=_opt_str(metric, "metric"),
@@ -748,7 +748,7 @@ def rank(
     for m in rows:
         where, _, why = rename_rows(m, names).partition(": ")
         located.append((where, why))
-    warn_bad_rows(located, unnamed=unnamed, note="left out of the ranking; strict=True makes them an error")
+    warn_bad_rows(located, unnamed=unnamed, note="left out of the ranking")
     r = Ranking(text, typed=typed)
     warn_messages(r.warnings, {})
     return r

@@ -52,9 +52,10 @@ def _check_key(key: Any) -> str:
     return key
 
 
-def inputs(items: List[Any]) -> Tuple[List[Any], Dict[str, str]]:
+def inputs(items: List[Any], by: Any) -> Tuple[List[Any], Dict[str, str]]:
     """The sources of ``rank``'s positional arguments, and the in-memory
-    names to rewrite in messages."""
+    names to rewrite in messages. One frame without ``by`` is one system:
+    refused here, in the keyword's words."""
     if not items:
         raise InputError("rank: no input; pass paths, a DataFrame with by=, or a dict {system: data}")
     if len(items) == 1 and isinstance(items[0], Mapping):
@@ -70,6 +71,14 @@ def inputs(items: List[Any]) -> Tuple[List[Any], Dict[str, str]]:
             names.update(n)
         return srcs, names
     srcs, names = [], {}
+    if len(items) == 1 and not isinstance(items[0], Mapping):
+        s, n = _sources(items[0], "input1", "data")
+        if by is None and len(s) == 1 and isinstance(s[0], tuple):
+            raise InputError(
+                "ranking needs two or more systems, found 1 (data): pass by='model' (or the field that tells "
+                "the systems apart), a dict {system: data}, or one input per system"
+            )
+        return s, n
     for i, item in enumerate(items):
         if isinstance(item, Mapping):
             raise TypeError("rank: a dict {system: data} is the only input when given")

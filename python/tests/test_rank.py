@@ -229,6 +229,16 @@ def test_one_system_is_an_error_naming_the_count(binary):
     assert isinstance(e.value, rollstat.InputError)
     with pytest.raises(rollstat.InputError, match="found 1"):
         rollstat.rank({"only": rows})
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(rollstat.InputError, match=r"found 1 \(data\): pass by='model'"):
+        rollstat.rank(pd.DataFrame(all_rows(binary)))
+
+
+def test_malformed_rows_are_warned_and_left_out(binary):
+    rows = all_rows(binary) + [{"problem": "x", "correct": "maybe", "model": "m1"}]
+    with pytest.warns(rollstat.RollstatWarning, match=r"1 malformed rows were skipped: data\[480\]"):
+        r = rollstat.rank(rows, by="model", resamples=RESAMPLES)
+    assert r.n_problems == 120
 
 
 def test_systems_on_different_problems_warn_and_strict_refuses(binary):
