@@ -127,8 +127,10 @@ pub fn rank(sources: &[Source], o: &RankOptions) -> Result<Ranking> {
             Error::invalid("metric", e.to_string())
         })?;
     let in_unit = |x: f64| x > 0.0 && x < 1.0;
-    if !in_unit(o.alpha) || !in_unit(o.level) {
-        return Err(Error::invalid("alpha", "alpha and level are in (0, 1)"));
+    for (name, x) in [("alpha", o.alpha), ("level", o.level)] {
+        if !in_unit(x) {
+            return Err(Error::invalid(name, format!("{x} is not in (0, 1)")));
+        }
     }
     if let Some(f) = o.suite.as_deref().filter(|f| *f != "subset") {
         return Err(Error::invalid(
