@@ -199,6 +199,21 @@ fn single_pairs() -> Vec<(String, String, f64, f64)> {
         .collect()
 }
 
+/// Benjamini–Hochberg's step-up adjustment of `p` (same order out).
+fn bh(p: &[BigRational]) -> Vec<BigRational> {
+    let m = p.len();
+    let mut idx: Vec<usize> = (0..m).collect();
+    idx.sort_by(|&a, &b| p[a].cmp(&p[b]));
+    let mut out = vec![BigRational::zero(); m];
+    let mut running = BigRational::one();
+    for (l, &i) in idx.iter().enumerate().rev() {
+        let scaled = &p[i] * BigRational::new(BigInt::from(m as u64), BigInt::from(l as u64 + 1));
+        running = running.min(scaled);
+        out[i] = running.clone();
+    }
+    out
+}
+
 fn adjusted(pairs: &[(String, String, f64, f64)], x: &str, y: &str) -> f64 {
     pairs
         .iter()
@@ -394,7 +409,10 @@ fn by_model_names_the_systems_by_the_field() {
     let problems = shared(&t);
     assert_eq!(r["n_problems"], 40);
     assert_eq!(r["settings"]["by"], "model");
-    assert_eq!(r["settings"]["pair_test"], "sign-flip-exact");
+    assert_eq!(
+        r["settings"]["pair_test"], "sign-flip-random",
+        "2^40 patterns"
+    );
     let values: Vec<f64> = t.keys().map(|m| value(&t, m, &problems)).collect();
     let ranks = min_ranks(&values);
     for (i, m) in t.keys().enumerate() {
@@ -545,4 +563,168 @@ fn identical_files_are_tied() {
         (Some("twin-a"), Some("twin-b"))
     );
     assert_eq!(f(&pair["p"]), 1.0, "no discordant problem");
+}
+
+#[test]
+fn bh_adjusts_the_exact_p_over_every_pair() {
+    let files = single_files();
+    let mut args: Vec<&str> = files.iter().map(String::as_str).collect();
+    args.extend(["--adjust", "bh"]);
+    let r = rank_json(&args);
+    assert_eq!(r["settings"]["adjust"], "bh");
+    let t = single_table();
+    let mut pairs = Vec::new();
+    for (i, x) in SINGLE.iter().enumerate() {
+        for y in &SINGLE[i + 1..] {
+            let (b, c) = discordant(&t, x, y);
+            pairs.push((*x, *y, mcnemar(b, c)));
+        }
+    }
+    let adj = bh(&pairs.iter().map(|p| p.2.clone()).collect::<Vec<_>>());
+    for ((x, y, _), a) in pairs.iter().zip(adj) {
+        let a = a.to_f64().unwrap();
+        let row = r["pairs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| (p["a"] == *x && p["b"] == *y) || (p["a"] == *y && p["b"] == *x))
+            .unwrap();
+        close(f(&row["p_adjusted"]), a, 1e-12 * a + 1e-15);
+    }
+}
+
+/// The best system of `best` is "the first by name among ties" (document.rs),
+/// as are `systems[0]` and the walk's anchor: whatever the input order.
+#[test]
+#[ignore = "engine bug: best.system and the walk's anchor take the first tied system by input order, systems[0] the first by name"]
+fn a_tie_for_first_names_one_best_whatever_the_input_order() {
+    let r = rank_json(&["ties/twin-b.jsonl", "ties/twin-a.jsonl", "ties/low.jsonl"]);
+    assert_eq!(r["systems"][0]["name"], "twin-a");
+    assert_eq!(r["best"]["system"], "twin-a");
+    let walk: Vec<&str> = r["anchor_walk"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["system"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        walk,
+        ["twin-b", "low"],
+        "the walk goes down from systems[0]"
+    );
+}
+
+// ---------------------------------------------------------------- the document round-trips
+
+/// The JSON reads back into the engine's own `rollstat.rank/1` type.
+#[track_caller]
+fn round_trips(r: &Value) {
+    let back: Result<rollstat::rank::Ranking, _> = serde_json::from_value(r.clone());
+    assert!(back.is_ok(), "{:?}", back.err());
+}
+
+#[test]
+fn every_fixture_document_reads_back_as_the_schema_type() {
+    round_trips(&single_json());
+    round_trips(&rank_json(&[
+        "models.jsonl",
+        "--by",
+        "model",
+        "--suite",
+        "subset",
+    ]));
+    round_trips(&rank_json(&[
+        "ckpt/ckpt-100.jsonl",
+        "ckpt/ckpt-200.jsonl",
+        "--order",
+        "step",
+    ]));
+    round_trips(&rank_json(&["pair/full.jsonl", "pair/partial.jsonl"]));
+}
+
+/// Every benchmark ranks the systems alike: χ²_F = N(k − 1), so the
+/// Iman–Davenport F's denominator N(k − 1) − χ²_F is 0 and F = ∞.
+#[test]
+#[ignore = "engine bug: an infinite Iman–Davenport F is written as `\"f\": null`, which the f64 schema field cannot read back"]
+fn perfect_agreement_across_benchmarks_gives_a_readable_document() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut body = String::new();
+    for (m, solved) in [("x", 9), ("y", 5), ("z", 1)] {
+        for b in ["b1", "b2"] {
+            for i in 0..10 {
+                let row = serde_json::json!({"model": m, "subset": b, "problem": format!("{b}-{i}"),
+                    "rollout": 0, "correct": i < solved});
+                body += &format!("{row}\n");
+            }
+        }
+    }
+    common::write(tmp.path(), "perfect.jsonl", body);
+    let args = [
+        "perfect.jsonl",
+        "--by",
+        "model",
+        "--suite",
+        "subset",
+        "--format",
+        "json",
+    ];
+    let r = common::json(&rank_in(tmp.path(), &args));
+    let (n, k) = (2.0, 3.0);
+    close(f(&r["suite"]["chi2"]), n * (k - 1.0), 1e-12);
+    round_trips(&r);
+}
+
+// ---------------------------------------------------------------- the α boundary
+
+/// `top` solves 5 problems `next` misses and no problem the other way:
+/// b = 5, c = 0, exact p = 2 · ½⁵ = 1/16 (both written in `dir`).
+fn five_discordant(dir: &Path) {
+    let line = |i: usize, c: bool| format!("{{\"problem\": \"p{i}\", \"correct\": {c}}}\n");
+    let top: String = (0..20).map(|i| line(i, i < 15)).collect();
+    let next: String = (0..20).map(|i| line(i, (5..15).contains(&i))).collect();
+    common::write(dir, "top.jsonl", top);
+    common::write(dir, "next.jsonl", next);
+}
+
+fn two_systems(dir: &Path, alpha: &str) -> Value {
+    let args = [
+        "top.jsonl",
+        "next.jsonl",
+        "--alpha",
+        alpha,
+        "--format",
+        "json",
+    ];
+    common::json(&rank_in(dir, &args))
+}
+
+#[test]
+#[ignore = "engine bug: the exact McNemar p is summed in log space (dist.rs binomial_cdf): b = 5, c = 0 gives 0.06250000000000006, not 1/16"]
+fn an_exact_p_on_the_boundary_is_exact() {
+    let tmp = tempfile::tempdir().unwrap();
+    five_discordant(tmp.path());
+    let r = two_systems(tmp.path(), "0.0625");
+    let expect = mcnemar(5, 0);
+    assert_eq!(expect, BigRational::new(1.into(), 16.into()));
+    assert_eq!(f(&r["pairs"][0]["p"]), 0.0625);
+    assert_eq!(r["pairs"][0]["separated"], true, "p ≤ α separates");
+}
+
+/// With two systems Holm adjusts nothing: the pair is separated exactly
+/// when the walk separates #2 from #1.
+#[test]
+#[ignore = "engine bug: pairs separate at p_adjusted <= α (rank/mod.rs), the walk at p < α (pairwise.rs anchor_walk): they disagree at p = α"]
+fn the_walk_and_the_pairs_agree_at_the_boundary() {
+    let tmp = tempfile::tempdir().unwrap();
+    five_discordant(tmp.path());
+    let p = f(&two_systems(tmp.path(), "0.05")["pairs"][0]["p"]);
+    let r = two_systems(tmp.path(), &format!("{p:?}"));
+    close(f(&r["pairs"][0]["p_adjusted"]), p, 0.0);
+    let separated = r["pairs"][0]["separated"].as_bool().unwrap();
+    let walk = r["first_separated_rank"].as_u64();
+    assert_eq!(
+        walk == Some(2),
+        separated,
+        "walk {walk:?}, pair separated {separated}"
+    );
 }
