@@ -100,12 +100,14 @@ fn values_are_means_of_per_problem_means() {
 fn pairs_have_the_exact_sign_flip_p_and_holm() {
     let r = ranking();
     let mut expect = Vec::new();
-    for i in 0..3 {
-        for j in i + 1..3 {
-            let d: Vec<i64> = (0..8)
-                .map(|k| SYSTEMS[i].1[k] as i64 - SYSTEMS[j].1[k] as i64)
+    for (i, (a, ca)) in SYSTEMS.iter().enumerate() {
+        for (b, cb) in &SYSTEMS[i + 1..] {
+            let d: Vec<i64> = ca
+                .iter()
+                .zip(cb)
+                .map(|(x, y)| *x as i64 - *y as i64)
                 .collect();
-            expect.push((SYSTEMS[i].0, SYSTEMS[j].0, sign_flip_exact(&d)));
+            expect.push((*a, *b, sign_flip_exact(&d)));
         }
     }
     let adj = holm(&expect.iter().map(|e| e.2.clone()).collect::<Vec<_>>());
