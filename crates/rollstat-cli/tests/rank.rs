@@ -728,3 +728,89 @@ fn the_walk_and_the_pairs_agree_at_the_boundary() {
         "walk {walk:?}, pair separated {separated}"
     );
 }
+
+// ---------------------------------------------------------------- text output, naming, refusals
+
+#[test]
+fn the_table_labels_the_walk_unadjusted_and_names_the_top_tier() {
+    let files = single_files();
+    let args: Vec<&str> = files.iter().map(String::as_str).collect();
+    let text = common::ok(&rank_in(&dir(), &args));
+    assert!(text.contains("6 systems on 150 shared problems"), "{text}");
+    assert!(text.contains("unadjusted"), "{text}");
+    assert!(
+        text.contains(
+            "the top 2 are not separable from #1 at α = 0.05 (Holm over 15 pairs): alpha, bravo"
+        ),
+        "{text}"
+    );
+    let md = common::ok(&rank_in(
+        &dir(),
+        &[&args[..], &["--format", "markdown"]].concat(),
+    ));
+    assert!(md.contains("| "), "{md}");
+}
+
+#[test]
+fn inputs_with_one_file_name_are_named_by_their_paths() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (d, src) in [("a", "single/alpha.jsonl"), ("b", "single/foxtrot.jsonl")] {
+        std::fs::create_dir(tmp.path().join(d)).unwrap();
+        std::fs::copy(dir().join(src), tmp.path().join(d).join("x.jsonl")).unwrap();
+    }
+    let args = ["a/x.jsonl", "b/x.jsonl", "--format", "json"];
+    let r = common::json(&rank_in(tmp.path(), &args));
+    let names: Vec<&str> = r["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["a/x.jsonl", "b/x.jsonl"]);
+}
+
+#[test]
+fn bad_flags_and_a_one_benchmark_suite_are_refused() {
+    let two = ["single/alpha.jsonl", "single/bravo.jsonl"];
+    let e = refused(&[&two[..], &["--suite", "subset"]].concat());
+    assert!(e.contains("two or more values of `subset`"), "{e}");
+    let e = refused(&[&two[..], &["--order", "time"]].concat());
+    assert!(e.contains("--order"), "{e}");
+    let e = refused(&[&two[..], &["--adjust", "bonferroni"]].concat());
+    assert!(e.contains("--adjust"), "{e}");
+    let e = refused(&[&two[..], &["--pair-test", "mid-p"]].concat());
+    assert!(e.contains("--pair-test"), "{e}");
+}
+
+/// P(χ²₁ > x) = erfc(√(x/2)) = 2/√π ∫_{√(x/2)}^∞ e^{−t²} dt, by Simpson's
+/// rule on [z, z + 12] (the rest is below e^{−144}).
+fn chi2_1_upper(x: f64) -> f64 {
+    let (z, n) = ((x / 2.0).sqrt(), 200_000);
+    let h = 12.0 / n as f64;
+    let g = |t: f64| (-t * t).exp();
+    let inner: f64 = (1..n)
+        .map(|k| (if k % 2 == 1 { 4.0 } else { 2.0 }) * g(z + k as f64 * h))
+        .sum();
+    let integral = h / 3.0 * (g(z) + inner + g(z + 12.0));
+    2.0 / std::f64::consts::PI.sqrt() * integral
+}
+
+/// Edwards: χ² = (|b − c| − 1)² / (b + c) on 1 df.
+#[test]
+fn chi2_corrected_has_edwards_statistic_and_its_tail() {
+    let files = single_files();
+    let mut args: Vec<&str> = files.iter().map(String::as_str).collect();
+    args.extend(["--pair-test", "chi2-corrected"]);
+    let r = rank_json(&args);
+    assert_eq!(r["settings"]["pair_test"], "mcnemar-chi2-corrected");
+    let t = single_table();
+    for row in r["pairs"].as_array().unwrap() {
+        assert_eq!(row["method"], "mcnemar-chi2-corrected");
+        let (a, b) = (row["a"].as_str().unwrap(), row["b"].as_str().unwrap());
+        let (x, y) = discordant(&t, a, b);
+        let (x, y) = (x as f64, y as f64);
+        let stat = ((x - y).abs() - 1.0).max(0.0).powi(2) / (x + y);
+        let p = chi2_1_upper(stat);
+        close(f(&row["p"]), p, 1e-9 * p);
+    }
+}
