@@ -814,3 +814,21 @@ fn chi2_corrected_has_edwards_statistic_and_its_tail() {
         close(f(&row["p"]), p, 1e-9 * p);
     }
 }
+
+#[test]
+fn cluster_by_is_recorded_and_the_intervals_hold_the_ranks() {
+    let r = rank_json(&["models.jsonl", "--by", "model", "--cluster-by", "subset"]);
+    assert_eq!(r["settings"]["cluster_by"], "subset");
+    for s in r["systems"].as_array().unwrap() {
+        let rank = f(&s["rank"]);
+        assert!(f(&s["rank_interval"][0]) <= rank && rank <= f(&s["rank_interval"][1]));
+        assert!(f(&s["ci"][0]) <= f(&s["value"]) && f(&s["value"]) <= f(&s["ci"][1]));
+    }
+    let total: f64 = r["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| f(&s["p_best"]))
+        .sum();
+    assert!(total >= 1.0 - 1e-12, "every replicate has a first: {total}");
+}
