@@ -486,6 +486,50 @@ fn suite_gives_per_benchmark_ranks_friedman_and_the_nemenyi_cd() {
     close(f(&s["q_alpha"]), 2.569, 1e-3);
     let cd = 2.569 * (k * (k + 1.0) / (6.0 * n)).sqrt();
     close(f(&s["critical_difference"]), cd, 2e-3);
+    close(f(&s["p"]), chi2_3_upper(chi2), 1e-9);
+    close(f(&s["f_p"]), f_3_6_upper(ff), 1e-8);
+    assert_eq!(
+        s["cd_groups"],
+        serde_json::json!(cd_groups(&mean_ranks, &order, cd))
+    );
+}
+
+/// Maximal runs (two or more) of systems, by mean rank, within less than `cd`
+/// of the run's first.
+fn cd_groups(mean_ranks: &[f64], names: &[String], cd: f64) -> Vec<Vec<String>> {
+    let mut idx: Vec<usize> = (0..names.len()).collect();
+    idx.sort_by(|&a, &b| mean_ranks[a].total_cmp(&mean_ranks[b]));
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    for s in 0..idx.len() {
+        let e = (s..idx.len())
+            .take_while(|&e| mean_ranks[idx[e]] - mean_ranks[idx[s]] < cd)
+            .last()
+            .unwrap();
+        if e > s && !out.iter().any(|&(a, b)| a <= s && e <= b) {
+            out.push((s, e));
+        }
+    }
+    out.iter()
+        .map(|&(s, e)| idx[s..=e].iter().map(|&i| names[i].clone()).collect())
+        .collect()
+}
+
+/// P(χ²₃ > x) = erfc(√(x/2)) + √(2x/π)·e^{−x/2}.
+fn chi2_3_upper(x: f64) -> f64 {
+    chi2_1_upper(x) + (2.0 * x / std::f64::consts::PI).sqrt() * (-x / 2.0).exp()
+}
+
+/// P(F₍₃,₆₎ > f) = I_x(3, 3/2) with x = 6/(6 + 3f): the Beta(3, 3/2)
+/// density t²√(1 − t)/B(3, 3/2), B = 1/6.5625, integrated by Simpson's rule.
+fn f_3_6_upper(f: f64) -> f64 {
+    let x = 6.0 / (6.0 + 3.0 * f);
+    let n = 200_000;
+    let h = x / n as f64;
+    let g = |t: f64| t * t * (1.0 - t).sqrt();
+    let inner: f64 = (1..n)
+        .map(|k| (if k % 2 == 1 { 4.0 } else { 2.0 }) * g(k as f64 * h))
+        .sum();
+    6.5625 * h / 3.0 * (g(0.0) + inner + g(x))
 }
 
 // ---------------------------------------------------------------- (c) --order step
