@@ -601,6 +601,17 @@ fn identical_files_are_tied() {
     assert!(f(&a["p_best"]) > 0.0 && f(&b["p_best"]) > 0.0);
     assert_eq!(a["value"], b["value"]);
     assert_eq!(a["letters"], b["letters"], "not separable");
+    assert_eq!(
+        a["p_best"], b["p_best"],
+        "identical data, identical replicates"
+    );
+    let total: f64 = r["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| f(&s["p_best"]))
+        .sum();
+    assert!(total > 1.0, "tied firsts count for each: {total}");
     let pair = &r["pairs"][0];
     assert_eq!(
         (pair["a"].as_str(), pair["b"].as_str()),
@@ -875,4 +886,33 @@ fn cluster_by_is_recorded_and_the_intervals_hold_the_ranks() {
         .map(|s| f(&s["p_best"]))
         .sum();
     assert!(total >= 1.0 - 1e-12, "every replicate has a first: {total}");
+}
+
+/// 17 of 36 rollouts each (3 per problem), spread differently: the same mean
+/// 17/36, though summing thirds in two orders differs in the last bit.
+#[test]
+fn equal_means_of_thirds_are_tied() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = [0, 0, 0, 3, 1, 3, 0, 1, 3, 3, 1, 2];
+    let b = [0, 0, 3, 0, 3, 3, 0, 1, 1, 2, 1, 3];
+    for (name, cs) in [("sa", a), ("sb", b)] {
+        let mut body = String::new();
+        for (i, c) in cs.iter().enumerate() {
+            for r in 0..3 {
+                let row = serde_json::json!({"problem": format!("p{i:02}"), "rollout": r, "correct": r < *c});
+                body += &format!("{row}\n");
+            }
+        }
+        common::write(tmp.path(), &format!("{name}.jsonl"), body);
+    }
+    let r = common::json(&rank_in(
+        tmp.path(),
+        &["sa.jsonl", "sb.jsonl", "--format", "json"],
+    ));
+    for s in r["systems"].as_array().unwrap() {
+        assert_eq!(s["rank"], 1, "{}", s["name"]);
+        close(f(&s["value"]), 17.0 / 36.0, 1e-12);
+    }
+    close(f(&r["pairs"][0]["diff"]), 0.0, 1e-12);
+    assert_eq!(r["pairs"][0]["p"], 1.0);
 }
