@@ -651,7 +651,6 @@ fn bh_adjusts_the_exact_p_over_every_pair() {
 /// The best system of `best` is "the first by name among ties" (document.rs),
 /// as are `systems[0]` and the walk's anchor: whatever the input order.
 #[test]
-#[ignore = "engine bug: best.system and the walk's anchor take the first tied system by input order, systems[0] the first by name"]
 fn a_tie_for_first_names_one_best_whatever_the_input_order() {
     let r = rank_json(&["ties/twin-b.jsonl", "ties/twin-a.jsonl", "ties/low.jsonl"]);
     assert_eq!(r["systems"][0]["name"], "twin-a");
@@ -700,7 +699,6 @@ fn every_fixture_document_reads_back_as_the_schema_type() {
 /// Every benchmark ranks the systems alike: χ²_F = N(k − 1), so the
 /// Iman–Davenport F's denominator N(k − 1) − χ²_F is 0 and F = ∞.
 #[test]
-#[ignore = "engine bug: an infinite Iman–Davenport F is written as `\"f\": null`, which the f64 schema field cannot read back"]
 fn perfect_agreement_across_benchmarks_gives_a_readable_document() {
     let tmp = tempfile::tempdir().unwrap();
     let mut body = String::new();
@@ -754,7 +752,6 @@ fn two_systems(dir: &Path, alpha: &str) -> Value {
 }
 
 #[test]
-#[ignore = "engine bug: the exact McNemar p is summed in log space (dist.rs binomial_cdf): b = 5, c = 0 gives 0.06250000000000006, not 1/16"]
 fn an_exact_p_on_the_boundary_is_exact() {
     let tmp = tempfile::tempdir().unwrap();
     five_discordant(tmp.path());
@@ -768,7 +765,6 @@ fn an_exact_p_on_the_boundary_is_exact() {
 /// With two systems Holm adjusts nothing: the pair is separated exactly
 /// when the walk separates #2 from #1.
 #[test]
-#[ignore = "engine bug: pairs separate at p_adjusted <= α (rank/mod.rs), the walk at p < α (pairwise.rs anchor_walk): they disagree at p = α"]
 fn the_walk_and_the_pairs_agree_at_the_boundary() {
     let tmp = tempfile::tempdir().unwrap();
     five_discordant(tmp.path());

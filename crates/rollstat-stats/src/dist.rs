@@ -369,6 +369,7 @@ pub(crate) fn ln_choose(n: u64, k: u64) -> f64 {
 /// ```
 /// // 2 fair coins: P(X ≤ 1) = 3/4
 /// assert!((rollstat_stats::dist::binomial_cdf(1, 2, 0.5) - 0.75).abs() < 1e-14);
+/// assert_eq!(rollstat_stats::dist::binomial_cdf(0, 5, 0.5), 1.0 / 32.0); // exact below n = 54
 /// ```
 pub fn binomial_cdf(k: u64, n: u64, p: f64) -> f64 {
     if k >= n {
@@ -380,12 +381,28 @@ pub fn binomial_cdf(k: u64, n: u64, p: f64) -> f64 {
     if p >= 1.0 {
         return 0.0;
     }
+    if p == 0.5 && n <= 53 {
+        return half_cdf_exact(k, n);
+    }
     let (lp, lq) = (p.ln(), (-p).ln_1p());
     let mut s = 0.0;
     for j in 0..=k {
         s += (ln_choose(n, j) + j as f64 * lp + (n - j) as f64 * lq).exp();
     }
     s.min(1.0)
+}
+
+/// P(X ≤ k), X ~ Bin(n, ½), n ≤ 53, exactly: Σ C(n, j) is an integer
+/// below 2⁵³ and the division by 2ⁿ is exact, so an exact McNemar p such as
+/// 2·P(X ≤ 0 | n = 5) = 1/16 is 1/16 to the bit (the log-space sum gives
+/// 0.06250000000000006).
+fn half_cdf_exact(k: u64, n: u64) -> f64 {
+    let (mut c, mut sum) = (1u64, 0u64);
+    for j in 0..=k {
+        sum += c;
+        c = c * (n - j) / (j + 1);
+    }
+    sum as f64 / (n as f64).exp2()
 }
 
 /// Upper tail of the chi-square distribution with one degree of freedom.

@@ -566,7 +566,7 @@ pub(crate) mod findings_list {
 }
 
 /// A number that may be NaN (no value): `null` on the wire, NaN read back.
-mod nan_null {
+pub(crate) mod nan_null {
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
     pub fn serialize<S: Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {

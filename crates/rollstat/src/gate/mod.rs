@@ -15,8 +15,8 @@ mod responses;
 mod sources;
 mod suite;
 
-pub(crate) use document::findings_list;
 pub use document::*;
+pub(crate) use document::{findings_list, nan_null};
 pub use plan::{
     expand, parse_margin, BenchmarkPlan, GatePlan, MarginValue, Paths, DEFAULT_ALPHA,
     DEFAULT_FLIPS_LISTED, DEFAULT_METRIC,

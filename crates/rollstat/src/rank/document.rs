@@ -140,7 +140,9 @@ pub struct SuiteRanks {
     pub df: u64,
     /// Its p.
     pub p: f64,
-    /// The Iman–Davenport F.
+    /// The Iman–Davenport F (null when infinite: every benchmark ranks the
+    /// systems alike).
+    #[serde(with = "crate::gate::nan_null")]
     pub f: f64,
     /// Its df (k − 1, (k − 1)(N − 1)).
     pub f_df: [u64; 2],

@@ -185,9 +185,14 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
         .collect();
     let pos = |i: usize| order.iter().position(|&x| x == i).unwrap_or(usize::MAX);
     let pair_rows = pair_rows(&m, &pairs, o.alpha, &pos);
+    // The walk and the best in document order, so that a tie for first
+    // names the same system everywhere (the first by name).
+    let sorted: Vec<Vec<f64>> = order.iter().map(|&i| m.scores[i].clone()).collect();
     let walk =
-        anchor_walk(&m.scores, o.pair_test, o.alpha, o.permutations, o.seed).map_err(stat_err)?;
+        anchor_walk(&sorted, o.pair_test, o.alpha, o.permutations, o.seed).map_err(stat_err)?;
     let wc = winners_curse(&m.scores, cl, resamples, o.seed).map_err(stat_err)?;
+    let best = order[0];
+    let bias = wc.naive - wc.adjusted;
     let tier_names: Vec<String> = order
         .iter()
         .filter(|i| tier.contains(i))
@@ -203,17 +208,22 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
         anchor_walk: walk
             .steps
             .iter()
-            .map(|&(i, p)| AnchorRow {
-                system: m.systems[i].clone(),
-                diff: means[walk.anchor] - means[i],
+            .map(|&(k, p)| AnchorRow {
+                system: m.systems[order[k]].clone(),
+                diff: means[best] - means[order[k]],
                 p,
             })
             .collect(),
-        first_separated_rank: walk.first_separated_rank,
+        // Separated at p ≤ α, as the pairs are.
+        first_separated_rank: walk
+            .steps
+            .iter()
+            .find(|&&(_, p)| p <= o.alpha)
+            .map(|&(k, _)| ri.rank[order[k]]),
         best: BestRow {
-            system: m.systems[wc.best].clone(),
-            naive: wc.naive,
-            adjusted: wc.adjusted,
+            system: m.systems[best].clone(),
+            naive: means[best],
+            adjusted: means[best] - bias,
             method: wc.method.to_string(),
         },
         findings: findings(&m),
