@@ -912,3 +912,34 @@ fn equal_means_of_thirds_are_tied() {
     close(f(&r["pairs"][0]["diff"]), 0.0, 1e-12);
     assert_eq!(r["pairs"][0]["p"], 1.0);
 }
+
+/// With --cluster-by, pairs are tested by flipping whole clusters: on the
+/// three benchmarks of models.jsonl as clusters, every sign-flip p is at
+/// least 2/2³ (three cluster sums), so nothing is separated.
+#[test]
+fn clustered_pairs_flip_whole_clusters() {
+    let o = rank_in(
+        &dir(),
+        &[
+            "models.jsonl",
+            "--by",
+            "model",
+            "--cluster-by",
+            "subset",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    for p in r["pairs"].as_array().unwrap() {
+        assert!(p["p"].as_f64().unwrap() >= 0.25 - 1e-12, "{p}");
+        assert_eq!(p["separated"], false);
+        assert!(p["method"].as_str().unwrap().starts_with("sign-flip"));
+    }
+}

@@ -150,13 +150,19 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
     let ri = rank_intervals(&m.scores, cl, resamples, o.level, o.seed).map_err(stat_err)?;
     let sets =
         simultaneous_rank_sets(&m.scores, cl, resamples, o.level, o.seed).map_err(stat_err)?;
-    let pairs = pairwise_tests(&m.scores, o.pair_test, o.adjust, o.permutations, o.seed)
-        .map_err(stat_err)?;
+    // Clustered problems are tested as whole clusters: the sign flips act
+    // on per-cluster sums (a cluster's problems flip together).
+    let units = test_units(&m);
     let means: Vec<f64> = m
         .scores
         .iter()
         .map(|r| r.iter().sum::<f64>() / r.len() as f64)
         .collect();
+    let mut pairs =
+        pairwise_tests(&units, o.pair_test, o.adjust, o.permutations, o.seed).map_err(stat_err)?;
+    for p in &mut pairs {
+        p.diff = means[p.i] - means[p.j];
+    }
     let separated = |i: usize, j: usize| {
         pairs
             .iter()
@@ -187,7 +193,7 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
     let pair_rows = pair_rows(&m, &pairs, o.alpha, &pos);
     // The walk and the best in document order, so that a tie for first
     // names the same system everywhere (the first by name).
-    let sorted: Vec<Vec<f64>> = order.iter().map(|&i| m.scores[i].clone()).collect();
+    let sorted: Vec<Vec<f64>> = order.iter().map(|&i| units[i].clone()).collect();
     let walk =
         anchor_walk(&sorted, o.pair_test, o.alpha, o.permutations, o.seed).map_err(stat_err)?;
     let wc = winners_curse(&m.scores, cl, resamples, o.seed).map_err(stat_err)?;
@@ -235,6 +241,25 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
         pairs: pair_rows,
         systems,
     })
+}
+
+/// The units the pairwise tests flip: problems, or per-cluster sums of
+/// their values (clusters in order of first appearance).
+fn test_units(m: &matrix::Matrix) -> Vec<Vec<f64>> {
+    let Some(cl) = &m.clusters else {
+        return m.scores.clone();
+    };
+    let k = cl.iter().copied().max().map_or(0, |x| x as usize + 1);
+    m.scores
+        .iter()
+        .map(|row| {
+            let mut sums = vec![0.0; k];
+            for (v, &c) in row.iter().zip(cl) {
+                sums[c as usize] += v;
+            }
+            sums
+        })
+        .collect()
 }
 
 /// System indices best first (rank, then name).
