@@ -943,3 +943,40 @@ fn clustered_pairs_flip_whole_clusters() {
         assert!(p["method"].as_str().unwrap().starts_with("sign-flip"));
     }
 }
+
+/// The split-sample check: the two halves partition the shared problems,
+/// so the selected system's selection and held-out means recombine into its
+/// mean over all of them; it is the best on its selection half.
+#[test]
+fn the_split_sample_halves_recombine_into_the_systems_mean() {
+    let o = rank_in(
+        &dir(),
+        &["models.jsonl", "--by", "model", "--format", "json"],
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let sp = &r["best"]["split"];
+    let n = r["n_problems"].as_u64().unwrap() as f64;
+    let held = sp["held_out_problems"].as_u64().unwrap() as f64;
+    assert!(
+        held == (n / 2.0).floor() || held == (n / 2.0).ceil(),
+        "{held} of {n}"
+    );
+    let name = sp["system"].as_str().unwrap();
+    let value = r["systems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap()["value"]
+        .as_f64()
+        .unwrap();
+    let whole =
+        (n - held) * sp["selection"].as_f64().unwrap() + held * sp["held_out"].as_f64().unwrap();
+    assert!((whole - n * value).abs() < 1e-9, "{whole} vs {}", n * value);
+}

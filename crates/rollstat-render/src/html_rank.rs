@@ -728,6 +728,17 @@ fn best(r: &Ranking, out: &mut String) {
         pct(b.adjusted),
         esc(&b.method)
     );
+    if let Some(sp) = &b.split {
+        let _ = writeln!(
+            out,
+            "<p data-held-out=\"{}\">Split-sample check: <strong>{}</strong> is best on a seeded half of the problems ({}) and scores {} on the other {} — the held-out score is not flattered by the selection.</p>",
+            exact(sp.held_out),
+            esc(&sp.system),
+            pct(sp.selection),
+            pct(sp.held_out),
+            sp.held_out_problems
+        );
+    }
 }
 
 fn findings(r: &Ranking, words: &Words, out: &mut String) {

@@ -115,6 +115,16 @@ pub fn render_text(r: &Ranking, markdown: bool, words: &Words) -> String {
         pct(b.adjusted),
         b.method
     );
+    if let Some(sp) = &b.split {
+        let _ = writeln!(
+            out,
+            "split-sample check: {} is best on a seeded half ({}) and scores {} on the other {} problems\n",
+            sp.system,
+            pct(sp.selection),
+            pct(sp.held_out),
+            sp.held_out_problems
+        );
+    }
     pairs(r, style, &mut out);
     anchor(r, &mut out);
     suite(r, style, &mut out);

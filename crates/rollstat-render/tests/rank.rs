@@ -99,6 +99,7 @@ fn ranking(suite: bool, curve: bool) -> Ranking {
             naive: 0.8,
             adjusted: 0.77,
             method: "bootstrap bias correction".into(),
+            split: None,
         },
         suite: suite.then(|| suite_ranks(&n)),
         curve: curve.then(|| curve_of(&n)),

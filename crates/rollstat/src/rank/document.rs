@@ -115,6 +115,25 @@ pub struct BestRow {
     pub adjusted: f64,
     /// How it was adjusted.
     pub method: String,
+    /// The split-sample check: the best on a seeded half of the problems,
+    /// and its mean on the other half (unbiased for that system); null
+    /// below four problems (or clusters).
+    #[serde(default)]
+    pub split: Option<SplitRow>,
+}
+
+/// Select on one half, estimate on the other.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SplitRow {
+    /// The best system on the selection half.
+    pub system: String,
+    /// Its mean on the selection half (flattered by the selection).
+    pub selection: f64,
+    /// Its mean on the held-out half.
+    pub held_out: f64,
+    /// Problems in the held-out half.
+    pub held_out_problems: u64,
 }
 
 /// Ranks across benchmarks: per-benchmark ranks, Friedman with the

@@ -18,8 +18,8 @@ use rollstat_core::aggregate::Metric;
 use rollstat_grade::GradingPolicy;
 use rollstat_stats::{
     anchor_walk, bootstrap_means, cluster_bootstrap_means, compact_letters, pairwise_tests,
-    rank_intervals, rng, simultaneous_rank_sets, top_tier, winners_curse, BootstrapConfig,
-    CiMethod, PAdjust, PairMethod, PairPreference,
+    rank_intervals, rng, simultaneous_rank_sets, split_sample_best, top_tier, winners_curse,
+    BootstrapConfig, CiMethod, PAdjust, PairMethod, PairPreference,
 };
 
 /// What a ranking is computed with; every default is defined here.
@@ -231,6 +231,7 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
             naive: means[best],
             adjusted: means[best] - bias,
             method: wc.method.to_string(),
+            split: split(&m, o.seed),
         },
         findings: findings(&m),
         suite: match &o.suite {
@@ -260,6 +261,24 @@ fn test_units(m: &matrix::Matrix) -> Vec<Vec<f64>> {
             sums
         })
         .collect()
+}
+
+/// The split-sample check of the best (None below four units).
+fn split(m: &matrix::Matrix, seed: u64) -> Option<SplitRow> {
+    let units = m
+        .clusters
+        .as_ref()
+        .map_or(m.problems.len(), |c| crate::intervals::distinct_count(c));
+    if units < 4 {
+        return None;
+    }
+    let s = split_sample_best(&m.scores, m.clusters.as_deref(), seed).ok()?;
+    Some(SplitRow {
+        system: m.systems[s.best].clone(),
+        selection: s.selection_mean,
+        held_out: s.held_out_mean,
+        held_out_problems: s.held_out_problems as u64,
+    })
 }
 
 /// System indices best first (rank, then name).
