@@ -11,6 +11,7 @@
 
 use crate::compare::p_fmt;
 use crate::html::{exact, key_values, legend, nav, page_styled, table};
+use crate::rank::{ci, pct, span};
 use crate::svg::{esc, nice_ticks, Chart, Scale};
 use crate::Words;
 use rollstat::rank::{Curve, PairRow, Ranking, SuiteRanks, SystemRow};
@@ -89,24 +90,6 @@ pub fn render(r: &Ranking, words: &Words) -> String {
         &b,
         RANK_CSS,
     )
-}
-
-fn pct(x: f64) -> String {
-    format!("{:.2}%", 100.0 * x)
-}
-
-fn ci_text(i: Option<Interval>) -> String {
-    i.map_or("–".into(), |i| {
-        format!("[{:.2}, {:.2}]", 100.0 * i.lower, 100.0 * i.upper)
-    })
-}
-
-fn span([lo, hi]: [u32; 2]) -> String {
-    if lo == hi {
-        lo.to_string()
-    } else {
-        format!("{lo}–{hi}")
-    }
 }
 
 /// Whether `s` shares a letter with #1 (the top tier).
@@ -223,7 +206,7 @@ fn system_row(r: &Ranking, yi: f64, s: &SystemRow, hi: f64, chart: &mut Chart) {
         s.rank,
         s.name,
         pct(s.value),
-        ci_text(s.ci),
+        ci(s.ci),
         s.letters
     );
     let data = format!(
@@ -543,7 +526,7 @@ fn curve_plot(r: &Ranking, c: &Curve, out: &mut String) {
             p.system,
             trim_float(p.step),
             pct(p.value),
-            ci_text(p.ci)
+            ci(p.ci)
         );
         let data = format!(
             " data-system=\"{}\" data-step=\"{}\" data-value=\"{}\"",
@@ -625,7 +608,7 @@ fn system_cells(r: &Ranking, s: &SystemRow) -> (String, Vec<String>) {
         s.rank.to_string(),
         esc(&s.name),
         pct(s.value),
-        ci_text(s.ci),
+        ci(s.ci),
         span(s.rank_interval),
         span(s.rank_set),
         format!("{:.3}", s.p_best),

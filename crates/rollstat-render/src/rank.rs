@@ -19,17 +19,17 @@ pub fn json(r: &Ranking, words: &Words) -> String {
     s
 }
 
-fn pct(x: f64) -> String {
+pub(crate) fn pct(x: f64) -> String {
     format!("{:.2}%", 100.0 * x)
 }
 
-fn ci(i: Option<rollstat::Interval>) -> String {
+pub(crate) fn ci(i: Option<rollstat::Interval>) -> String {
     i.map_or("–".into(), |i| {
         format!("[{:.2}, {:.2}]", 100.0 * i.lower, 100.0 * i.upper)
     })
 }
 
-fn span([lo, hi]: [u32; 2]) -> String {
+pub(crate) fn span([lo, hi]: [u32; 2]) -> String {
     if lo == hi {
         lo.to_string()
     } else {

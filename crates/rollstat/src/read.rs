@@ -410,7 +410,25 @@ struct Reader<'g> {
     sink: Option<&'g MessageSink>,
 }
 
-impl Reader<'_> {
+impl<'g> Reader<'g> {
+    /// A reader with nothing read yet.
+    fn new(
+        opts: &'g ReadOptions,
+        grader: &'g dyn rollstat_io::Grader,
+        sink: Option<&'g MessageSink>,
+    ) -> Reader<'g> {
+        Reader {
+            opts,
+            collector: Collector::with_grader(opts.clone(), grader),
+            aggregates: Vec::new(),
+            tracked: Vec::new(),
+            first_origin: HashMap::new(),
+            findings: Vec::new(),
+            messages: Vec::new(),
+            sink,
+        }
+    }
+
     /// A message for people: sent now when there is a sink, kept otherwise.
     fn say(&mut self, m: String) {
         match self.sink {
@@ -625,16 +643,7 @@ pub(crate) fn read_inputs_with(
     when_empty: WhenEmpty,
 ) -> Result<Inputs> {
     let g = gather_with(sources, from, opts, limit)?;
-    let mut r = Reader {
-        opts,
-        collector: Collector::with_grader(opts.clone(), grader),
-        aggregates: Vec::new(),
-        tracked: Vec::new(),
-        first_origin: HashMap::new(),
-        findings: Vec::new(),
-        messages: Vec::new(),
-        sink,
-    };
+    let mut r = Reader::new(opts, grader, sink);
     for (_, why) in &g.failed {
         r.say(format!("error: {why}"));
     }
@@ -715,16 +724,7 @@ pub(crate) fn read_inputs_by_unit(
     let mut out = Vec::new();
     for l in loaded {
         let name = loaded_name(&l);
-        let mut r = Reader {
-            opts,
-            collector: Collector::with_grader(opts.clone(), grader),
-            aggregates: Vec::new(),
-            tracked: Vec::new(),
-            first_origin: HashMap::new(),
-            findings: Vec::new(),
-            messages: Vec::new(),
-            sink,
-        };
+        let mut r = Reader::new(opts, grader, sink);
         r.add(l)?;
         let collected = r.collector.finish_sorted()?;
         if let Some(s) = sink {

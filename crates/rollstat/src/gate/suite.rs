@@ -151,6 +151,13 @@ fn heterogeneity(
     (h, found)
 }
 
+/// A combination test's method in words, statistic and one-sided p.
+type Outcome = (String, f64, f64);
+
+fn stat_err(e: rollstat_stats::StatsError) -> Error {
+    Error::input(e.to_string())
+}
+
 /// Pooled, Fisher and max-drop, each at α/3: exact binomial forms when
 /// every benchmark is one 0/1 outcome per problem and side, sign-flip
 /// forms otherwise.
@@ -163,13 +170,11 @@ fn combination_tests(
     if present.is_empty() {
         return Ok(Vec::new());
     }
-    let each = plan.alpha / 3.0;
     let st: Vec<&BenchStats> = present
         .iter()
         .map(|&i| stats[i].as_ref().expect("present"))
         .collect();
     let counts: Option<Vec<(u64, u64)>> = st.iter().map(|s| s.discordant).collect();
-    let stat_err = |e: rollstat_stats::StatsError| Error::input(e.to_string());
     // Units scaled so that each benchmark's mean over them is its mean drop
     // per problem (cluster sums over clusters ≠ per problem otherwise).
     let scaled: Vec<Vec<f64>> = st
@@ -181,74 +186,69 @@ fn combination_tests(
         .collect();
     let drops: Vec<&[f64]> = scaled.iter().map(Vec::as_slice).collect();
     let w: Vec<f64> = present.iter().map(|&i| rows[i].weight).collect();
-    let test = |name: &str, method: String, statistic: f64, p: f64| CombinedTest {
-        name: name.into(),
-        method,
-        statistic: statistic + 0.0,
-        p,
-        rejects: p <= each,
-    };
-    let pooled = match &counts {
-        Some(c) => {
-            let (b, cc) = c.iter().fold((0, 0), |(x, y), (b, c)| (x + b, y + c));
-            let how = if plan.mid_p { "mid-p" } else { "exact" };
-            let p = pooled_degradation_p(c, plan.mid_p);
-            test(
-                "pooled",
-                format!("{how} binomial on summed discordant problems (b = {b}, c = {cc})"),
-                b as f64 - cc as f64,
-                p,
-            )
-        }
-        None => {
-            let r = pooled_sign_flip(&drops, &w, plan.permutations, plan.seed).map_err(stat_err)?;
-            let how = if r.exact { "exact" } else { "random" };
-            test(
-                "pooled",
-                format!(
-                    "sign-flip ({how}, {} patterns) of the {}-weighted drop",
-                    r.patterns,
-                    plan.weights.name()
-                ),
-                r.statistic,
-                r.p,
-            )
-        }
-    };
     let ps: Vec<f64> = present
         .iter()
         .map(|&i| rows[i].test.map_or(1.0, |t| t.p))
         .collect();
     let (chi2, df, p_fisher) = fisher_combination(&ps).map_err(stat_err)?;
-    let fisher = test(
-        "fisher",
-        format!("−2 Σ ln p on {df} df"),
-        chi2 + 0.0,
-        p_fisher,
+    let each = plan.alpha / 3.0;
+    let named = [
+        ("pooled", pooled(counts.as_deref(), &drops, &w, plan)?),
+        ("fisher", (format!("−2 Σ ln p on {df} df"), chi2, p_fisher)),
+        ("max-drop", max_drop(counts.as_deref(), &drops, plan)?),
+    ];
+    Ok(named
+        .into_iter()
+        .map(|(name, (method, statistic, p))| CombinedTest {
+            name: name.into(),
+            method,
+            statistic: statistic + 0.0,
+            p,
+            rejects: p <= each,
+        })
+        .collect())
+}
+
+/// Discordant counts summed, one binomial test; with rollouts the
+/// sign-flip test of the weighted drop.
+fn pooled(
+    counts: Option<&[(u64, u64)]>,
+    drops: &[&[f64]],
+    w: &[f64],
+    plan: &GatePlan,
+) -> Result<Outcome> {
+    if let Some(c) = counts {
+        let (b, cc) = c.iter().fold((0, 0), |(x, y), (b, c)| (x + b, y + c));
+        let how = if plan.mid_p { "mid-p" } else { "exact" };
+        let method = format!("{how} binomial on summed discordant problems (b = {b}, c = {cc})");
+        return Ok((
+            method,
+            b as f64 - cc as f64,
+            pooled_degradation_p(c, plan.mid_p),
+        ));
+    }
+    let r = pooled_sign_flip(drops, w, plan.permutations, plan.seed).map_err(stat_err)?;
+    let how = if r.exact { "exact" } else { "random" };
+    let method = format!(
+        "sign-flip ({how}, {} patterns) of the {}-weighted drop",
+        r.patterns,
+        plan.weights.name()
     );
-    let max_drop = match &counts {
-        Some(c) => {
-            let (z, p) = max_drop_exact(c);
-            test(
-                "max-drop",
-                "largest z = (b − c)/√(b + c), exact under the benchmarks' binomial nulls".into(),
-                z,
-                p,
-            )
-        }
-        None => {
-            let (z, p, exact) =
-                max_drop_sign_flip(&drops, plan.permutations, plan.seed).map_err(stat_err)?;
-            let how = if exact { "exact" } else { "random" };
-            test(
-                "max-drop",
-                format!("largest z = Σd/√Σd², sign-flip null ({how})"),
-                z,
-                p,
-            )
-        }
-    };
-    Ok(vec![pooled, fisher, max_drop])
+    Ok((method, r.statistic, r.p))
+}
+
+/// The largest per-benchmark z: exact under the binomial nulls, or a
+/// sign-flip null with rollouts.
+fn max_drop(counts: Option<&[(u64, u64)]>, drops: &[&[f64]], plan: &GatePlan) -> Result<Outcome> {
+    if let Some(c) = counts {
+        let (z, p) = max_drop_exact(c);
+        let method = "largest z = (b − c)/√(b + c), exact under the benchmarks' binomial nulls";
+        return Ok((method.into(), z, p));
+    }
+    let (z, p, exact) =
+        max_drop_sign_flip(drops, plan.permutations, plan.seed).map_err(stat_err)?;
+    let how = if exact { "exact" } else { "random" };
+    Ok((format!("largest z = Σd/√Σd², sign-flip null ({how})"), z, p))
 }
 
 fn pts(x: f64) -> String {
