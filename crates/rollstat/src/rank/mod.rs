@@ -193,12 +193,7 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
     let pair_rows = pair_rows(&m, &pairs, o.alpha, &pos);
     // The walk and the best in document order, so that a tie for first
     // names the same system everywhere (the first by name).
-    let sorted: Vec<Vec<f64>> = order.iter().map(|&i| units[i].clone()).collect();
-    let walk =
-        anchor_walk(&sorted, o.pair_test, o.alpha, o.permutations, o.seed).map_err(stat_err)?;
-    let wc = winners_curse(&m.scores, cl, resamples, o.seed).map_err(stat_err)?;
-    let best = order[0];
-    let bias = wc.naive - wc.adjusted;
+    let (anchor_rows, first_separated_rank) = walk(&m, &units, &order, &means, &ri.rank, o)?;
     let tier_names: Vec<String> = order
         .iter()
         .filter(|i| tier.contains(i))
@@ -211,28 +206,9 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
         n_problems: m.problems.len() as u64,
         top_tier_line: tier_line(&tier_names, m.systems.len(), pairs.len(), o),
         top_tier: tier_names.clone(),
-        anchor_walk: walk
-            .steps
-            .iter()
-            .map(|&(k, p)| AnchorRow {
-                system: m.systems[order[k]].clone(),
-                diff: means[best] - means[order[k]],
-                p,
-            })
-            .collect(),
-        // Separated at p ≤ α, as the pairs are.
-        first_separated_rank: walk
-            .steps
-            .iter()
-            .find(|&&(_, p)| p <= o.alpha)
-            .map(|&(k, _)| ri.rank[order[k]]),
-        best: BestRow {
-            system: m.systems[best].clone(),
-            naive: means[best],
-            adjusted: means[best] - bias,
-            method: wc.method.to_string(),
-            split: split(&m, o.seed),
-        },
+        anchor_walk: anchor_rows,
+        first_separated_rank,
+        best: best_row(&m, order[0], means[order[0]], o)?,
         findings: findings(&m),
         suite: match &o.suite {
             Some(field) => Some(suite::ranks(&m, &order, field, o.alpha)?),
@@ -241,6 +217,51 @@ fn build(m: matrix::Matrix, o: &RankOptions) -> Result<Ranking> {
         curve: o.order_step.then(|| suite::curve(&systems, &tier_names)),
         pairs: pair_rows,
         systems,
+    })
+}
+
+/// The walk down the ranks against #1, in document order so that a tie for
+/// first names the same system everywhere (the first by name); the first
+/// rank separated at p ≤ α, as the pairs are.
+fn walk(
+    m: &matrix::Matrix,
+    units: &[Vec<f64>],
+    order: &[usize],
+    means: &[f64],
+    rank: &[u32],
+    o: &RankOptions,
+) -> Result<(Vec<AnchorRow>, Option<u32>)> {
+    let sorted: Vec<Vec<f64>> = order.iter().map(|&i| units[i].clone()).collect();
+    let walk =
+        anchor_walk(&sorted, o.pair_test, o.alpha, o.permutations, o.seed).map_err(stat_err)?;
+    let rows = walk
+        .steps
+        .iter()
+        .map(|&(k, p)| AnchorRow {
+            system: m.systems[order[k]].clone(),
+            diff: means[order[0]] - means[order[k]],
+            p,
+        })
+        .collect();
+    let first = walk
+        .steps
+        .iter()
+        .find(|&&(_, p)| p <= o.alpha)
+        .map(|&(k, _)| rank[order[k]]);
+    Ok((rows, first))
+}
+
+/// The best system's naive score, its bootstrap bias correction and the
+/// split-sample check.
+fn best_row(m: &matrix::Matrix, best: usize, naive: f64, o: &RankOptions) -> Result<BestRow> {
+    let wc = winners_curse(&m.scores, m.clusters.as_deref(), o.resamples as u64, o.seed)
+        .map_err(stat_err)?;
+    Ok(BestRow {
+        system: m.systems[best].clone(),
+        naive,
+        adjusted: naive - (wc.naive - wc.adjusted),
+        method: wc.method.to_string(),
+        split: split(m, o.seed),
     })
 }
 
