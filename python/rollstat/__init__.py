@@ -694,7 +694,8 @@ def rank(
     ``permutations`` ({permutations}) otherwise — and adjusted over every
     pair by ``adjust`` ({adjust}: ``holm`` or ``bh``); systems sharing a
     compact letter are not separable at ``alpha`` ({alpha}). ``suite``
-    (``"subset"``) also ranks across benchmarks (Friedman, Iman–Davenport,
+    (``"subset"``: the benchmarks are the subsets; ``"inputs"``: each source
+    is one benchmark) also ranks across benchmarks (Friedman, Iman–Davenport,
     Nemenyi's critical difference); ``order="step"`` reads the systems as
     checkpoints of one run (the curve). ``format`` names the input format of
     files, overriding detection; ``extract`` ({extract}) and ``match``

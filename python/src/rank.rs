@@ -23,7 +23,9 @@ pub fn rank(
     let kw = Keywords::new(options)?;
     let mut opts = options::rank_options(&kw)?;
     kw.finish()?;
-    let read: Vec<String> = [&opts.by, &opts.cluster_by, &opts.suite]
+    // `suite='inputs'` names no field.
+    let suite_field = opts.suite.clone().filter(|s| s != "inputs");
+    let read: Vec<String> = [&opts.by, &opts.cluster_by, &suite_field]
         .into_iter()
         .flatten()
         .cloned()

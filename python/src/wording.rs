@@ -37,6 +37,15 @@ pub fn engine_error(e: Error) -> PyErr {
         ),
         Error::UnreadableFiles { .. } => format!("{e}; pass strict=False to read the rest"),
         Error::Format(f) => f.worded("pass the format explicitly (source_format='NAME')"),
+        Error::TooFewSystems { ref found } => format!(
+            "ranking needs two or more systems, found {} ({}); give one source per system, or pass by='FIELD' (model, run, …) naming the field that tells them apart",
+            found.len(),
+            found.join(", ")
+        ),
+        Error::UnsharedProblems { .. } => format!("{e}; pass strict=False to rank on the shared problems"),
+        Error::TooFewBenchmarks { .. } => format!(
+            "{e}; suite='subset' needs problems in two or more subsets, suite='inputs' two or more sources"
+        ),
         other => other.to_string(),
     };
     InputError::new_err(text)

@@ -70,6 +70,15 @@ pub fn cli_error(e: Error) -> anyhow::Error {
         ),
         Error::UnreadableFiles { .. } => format!("{e}; drop --strict to read the rest"),
         Error::Format(f) => f.worded("pass the format explicitly (--from NAME)"),
+        Error::TooFewSystems { ref found } => format!(
+            "ranking needs two or more systems, found {} ({}); give one input per system, or pass --by FIELD (model, run, …) naming the field that tells them apart",
+            found.len(),
+            found.join(", ")
+        ),
+        Error::UnsharedProblems { .. } => format!("{e}; drop --strict to rank on the shared problems"),
+        Error::TooFewBenchmarks { .. } => format!(
+            "{e}; --suite subset needs problems in two or more subsets, --suite inputs two or more inputs"
+        ),
         other => other.to_string(),
     };
     usage(text)

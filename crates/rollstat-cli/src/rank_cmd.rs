@@ -68,8 +68,10 @@ pub struct RankArgs {
     #[arg(long)]
     pub strict: bool,
     /// Rank across benchmarks too (Friedman, Iman–Davenport, Nemenyi's
-    /// critical difference): the field whose values are the benchmarks.
-    #[arg(long, value_name = "subset")]
+    /// critical difference): `subset` (the benchmarks are the problems'
+    /// subset values) or `inputs` (each input, e.g. a directory, is one
+    /// benchmark; systems by --by or one per file within it).
+    #[arg(long, value_name = "subset|inputs")]
     pub suite: Option<String>,
     /// `step`: the systems are checkpoints of one run, ordered by the last
     /// number in their names (the curve, the best step, the steps not

@@ -11,7 +11,7 @@
 
 use crate::compare::p_fmt;
 use crate::html::{exact, key_values, legend, nav, page_styled, table};
-use crate::rank::{ci, pct, span};
+use crate::rank::{ci, pct, pct_span, span};
 use crate::svg::{esc, nice_ticks, Chart, Scale};
 use crate::Words;
 use rollstat::rank::{Curve, PairRow, Ranking, SuiteRanks, SystemRow};
@@ -703,13 +703,16 @@ fn best(r: &Ranking, out: &mut String) {
     out.push_str("<h3>The best system's score</h3>\n");
     let _ = writeln!(
         out,
-        "<p data-naive=\"{}\" data-adjusted=\"{}\"><strong>{}</strong>: {} on the data it was picked on (naive); {} adjusted for the selection ({}).</p>",
+        "<p data-naive=\"{}\" data-adjusted=\"{}\"><strong>{}</strong>: {} on the data it was picked on (naive); {} adjusted for the selection, {} {} ({}, Andrews, Kitagawa &amp; McCloskey 2024: conditional on its having been picked); the bootstrap bias correction gives {}.</p>",
         exact(b.naive),
         exact(b.adjusted),
         esc(&b.system),
         pct(b.naive),
         pct(b.adjusted),
-        esc(&b.method)
+        crate::markup::level_label(r.settings.level),
+        pct_span(b.adjusted_ci),
+        esc(&b.method),
+        pct(b.bootstrap_adjusted)
     );
     if let Some(sp) = &b.split {
         let _ = writeln!(

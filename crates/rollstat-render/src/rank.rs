@@ -29,6 +29,11 @@ pub(crate) fn ci(i: Option<rollstat::Interval>) -> String {
     })
 }
 
+/// An interval of fractions in percent: `[51.20%, 58.34%]`.
+pub(crate) fn pct_span([lo, hi]: [f64; 2]) -> String {
+    format!("[{}, {}]", pct(lo), pct(hi))
+}
+
 pub(crate) fn span([lo, hi]: [u32; 2]) -> String {
     if lo == hi {
         lo.to_string()
@@ -109,11 +114,14 @@ pub fn render_text(r: &Ranking, markdown: bool, words: &Words) -> String {
     let b = &r.best;
     let _ = writeln!(
         out,
-        "best: {} at {} on the data it was picked on; {} adjusted for the selection ({})\n",
+        "best: {} at {} on the data it was picked on; {} adjusted for the selection, {} {} ({}, Andrews–Kitagawa–McCloskey); bootstrap bias correction {}\n",
         b.system,
         pct(b.naive),
         pct(b.adjusted),
-        b.method
+        crate::markup::level_label(r.settings.level),
+        pct_span(b.adjusted_ci),
+        b.method,
+        pct(b.bootstrap_adjusted)
     );
     if let Some(sp) = &b.split {
         let _ = writeln!(

@@ -147,6 +147,7 @@ pub use rank::letters::{compact_letters, top_tier};
 pub use rank::pairwise::{
     anchor_walk, pairwise_tests, AnchorWalk, PairMethod, PairPreference, PairTest,
 };
+pub use rank::winner::{winner_inference, WinnerInference};
 pub use rank::{
     rank_intervals, rank_of, simultaneous_rank_sets, split_sample_best, winners_curse,
     RankIntervals, SplitSample, WinnerCurse,

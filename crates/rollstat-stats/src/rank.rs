@@ -13,6 +13,7 @@
 pub mod friedman;
 pub mod letters;
 pub mod pairwise;
+pub mod winner;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -411,7 +412,7 @@ pub fn winners_curse(
 }
 
 /// Index of the largest value (lowest index among ties).
-fn argmax(x: &[f64]) -> usize {
+pub(crate) fn argmax(x: &[f64]) -> usize {
     let mut best = 0;
     for (i, &v) in x.iter().enumerate() {
         if v > x[best] {

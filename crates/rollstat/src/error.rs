@@ -79,6 +79,39 @@ pub enum Error {
         /// Where it appeared again.
         again: String,
     },
+    /// A ranking with fewer than two systems (their names).
+    #[error("ranking needs two or more systems, found {} ({}); give one input per system, or name the field that tells them apart", found.len(), found.join(", "))]
+    TooFewSystems {
+        /// The systems found.
+        found: Vec<String>,
+    },
+    /// A ranking whose systems share no problem with a value.
+    #[error("no problem has a value on every system; ranking needs shared problems")]
+    NoSharedProblems,
+    /// Strict mode: systems scored on problems the others lack (name,
+    /// problems outside the shared set).
+    #[error("systems scored on problems the others lack (strict mode ranks only on shared problems): {}", systems.iter().map(|(s, d)| format!("{s} ({d})")).collect::<Vec<_>>().join(", "))]
+    UnsharedProblems {
+        /// Each such system and how many problems it would lose.
+        systems: Vec<(String, u64)>,
+    },
+    /// Two groups of the systems field with one name in one input.
+    #[error("system '{name}' appears twice")]
+    SystemTwice {
+        /// The system's name.
+        name: String,
+    },
+    /// Ranking across benchmarks with fewer than two of them.
+    #[error("ranking across benchmarks needs two or more benchmarks ({field}), found {found}")]
+    TooFewBenchmarks {
+        /// What names the benchmarks: a field (`subset`) or `inputs`.
+        field: String,
+        /// How many were found.
+        found: usize,
+    },
+    /// A statistics routine refused its arguments.
+    #[error(transparent)]
+    Stats(#[from] rollstat_stats::StatsError),
 }
 
 impl Error {

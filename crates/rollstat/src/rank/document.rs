@@ -111,10 +111,18 @@ pub struct BestRow {
     pub system: String,
     /// Its mean on the data it was selected on.
     pub naive: f64,
-    /// The selection-adjusted estimate.
+    /// The selection-adjusted estimate: the hybrid conditional median
+    /// estimate given that this system was selected as the best.
     pub adjusted: f64,
-    /// How it was adjusted.
+    /// The hybrid conditional interval of its true score at the ranking's
+    /// level (covers at least that often, selection included).
+    pub adjusted_ci: [f64; 2],
+    /// How it was adjusted: `hybrid-conditional` (Andrews, Kitagawa &
+    /// McCloskey 2024; docs/rank.md).
     pub method: String,
+    /// The bootstrap bias correction `naive − (mean_b max θ* − max θ̂)`
+    /// (Efron & Tibshirani 1993 §10.3): partial, shown for comparison.
+    pub bootstrap_adjusted: f64,
     /// The split-sample check: the best on a seeded half of the problems,
     /// and its mean on the other half (unbiased for that system); null
     /// below four problems (or clusters).

@@ -104,7 +104,7 @@ pub(crate) fn read_systems(
             let sums: Vec<ProblemSummary> = idx.iter().map(|&i| s.summaries[i].clone()).collect();
             let (values, clusters) = values_of(&problems, &sums, metric, o);
             if field.is_some() && out.iter().any(|x| x.name == name) {
-                return Err(Error::input(format!("system '{name}' appears twice")));
+                return Err(Error::SystemTwice { name });
             }
             out.push(SystemValues {
                 unit: unit.clone(),
@@ -133,11 +133,9 @@ pub(crate) fn read_systems(
 /// dropped count; `strict` refuses any dropped problem.
 pub(crate) fn matrix(systems: Vec<SystemValues>, clustered: bool, strict: bool) -> Result<Matrix> {
     if systems.len() < 2 {
-        return Err(Error::input(format!(
-            "ranking needs two or more systems, found {} ({}); give one input per system, or name the field that tells them apart",
-            systems.len(),
-            systems.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
-        )));
+        return Err(Error::TooFewSystems {
+            found: systems.iter().map(|s| s.name.clone()).collect(),
+        });
     }
     let defined = |s: &SystemValues, k: &ProblemKey| s.values.get(k).is_some_and(|v| !v.is_nan());
     let mut problems: Vec<ProblemKey> = systems[0]
@@ -154,21 +152,17 @@ pub(crate) fn matrix(systems: Vec<SystemValues>, clustered: bool, strict: bool) 
         })
         .collect();
     if problems.is_empty() {
-        return Err(Error::input(
-            "no problem has a value on every system; ranking needs shared problems",
-        ));
+        return Err(Error::NoSharedProblems);
     }
     if strict && dropped.iter().any(|&d| d > 0) {
-        let named: Vec<String> = systems
-            .iter()
-            .zip(&dropped)
-            .filter(|(_, d)| **d > 0)
-            .map(|(s, d)| format!("{} ({d})", s.name))
-            .collect();
-        return Err(Error::input(format!(
-            "systems scored on problems the others lack (strict): {}",
-            named.join(", ")
-        )));
+        return Err(Error::UnsharedProblems {
+            systems: systems
+                .iter()
+                .zip(&dropped)
+                .filter(|(_, d)| **d > 0)
+                .map(|(s, d)| (s.name.clone(), *d))
+                .collect(),
+        });
     }
     let scores = systems
         .iter()
@@ -200,6 +194,75 @@ fn cluster_ids(first: &SystemValues, problems: &[ProblemKey]) -> Vec<u64> {
                 .unwrap_or_else(|| format!("\u{0}{}/{}", k.0.as_deref().unwrap_or(""), k.1));
             let next = ids.len() as u64;
             *ids.entry(v).or_insert(next)
+        })
+        .collect()
+}
+
+/// Reads a suite whose benchmarks are the inputs: each source is one
+/// benchmark (its systems told apart by `field`, or one per file within
+/// it), problems keyed by (benchmark, subset/id), systems joined across
+/// benchmarks by name.
+pub(crate) fn read_suite_inputs(
+    sources: &[Source],
+    field: Option<&str>,
+    metric: &Metric,
+    o: &CompareOptions,
+) -> Result<Vec<SystemValues>> {
+    if sources.len() < 2 {
+        return Err(Error::TooFewBenchmarks {
+            field: "inputs".into(),
+            found: sources.len(),
+        });
+    }
+    let names = benchmark_names(sources);
+    let mut out: Vec<SystemValues> = Vec::new();
+    for (source, bench) in sources.iter().zip(&names) {
+        for s in read_systems(std::slice::from_ref(source), field, metric, o)? {
+            let rekey = |k: ProblemKey| -> ProblemKey {
+                let id = match k.0 {
+                    Some(sub) => format!("{sub}/{}", k.1),
+                    None => k.1,
+                };
+                (Some(bench.clone()), id)
+            };
+            let values: HashMap<ProblemKey, f64> =
+                s.values.into_iter().map(|(k, v)| (rekey(k), v)).collect();
+            let clusters: HashMap<ProblemKey, String> =
+                s.clusters.into_iter().map(|(k, v)| (rekey(k), v)).collect();
+            match out.iter_mut().find(|x| x.name == s.name) {
+                Some(x) => {
+                    x.values.extend(values);
+                    x.clusters.extend(clusters);
+                    x.rollouts = x.rollouts.max(s.rollouts);
+                    x.inputs.extend(s.inputs);
+                }
+                None => out.push(SystemValues {
+                    values,
+                    clusters,
+                    ..s
+                }),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Each source's benchmark name: its file or directory name without
+/// extensions, or the name as given when two would be the same.
+fn benchmark_names(sources: &[Source]) -> Vec<String> {
+    let stems: Vec<String> = sources
+        .iter()
+        .map(|s| crate::gate::file_stem(s.name().trim_end_matches('/')))
+        .collect();
+    stems
+        .iter()
+        .zip(sources)
+        .map(|(stem, s)| {
+            if stems.iter().filter(|x| *x == stem).count() > 1 {
+                s.name()
+            } else {
+                stem.clone()
+            }
         })
         .collect()
 }

@@ -18,8 +18,8 @@ use rollstat_core::aggregate::Metric;
 use rollstat_grade::GradingPolicy;
 use rollstat_stats::{
     anchor_walk, bootstrap_means, cluster_bootstrap_means, compact_letters, pairwise_tests,
-    rank_intervals, rng, simultaneous_rank_sets, split_sample_best, top_tier, winners_curse,
-    BootstrapConfig, CiMethod, PAdjust, PairMethod, PairPreference,
+    rank_intervals, rng, simultaneous_rank_sets, split_sample_best, top_tier, winner_inference,
+    winners_curse, BootstrapConfig, CiMethod, PAdjust, PairMethod, PairPreference,
 };
 
 /// What a ranking is computed with; every default is defined here.
@@ -48,8 +48,9 @@ pub struct RankOptions {
     pub cluster_by: Option<String>,
     /// Refuse systems scored on problems the others lack.
     pub strict: bool,
-    /// Rank across benchmarks too: the field whose values are the
-    /// benchmarks (`subset`).
+    /// Rank across benchmarks too: `subset` (the benchmarks are the
+    /// problems' subset values) or `inputs` (each input is one benchmark,
+    /// its systems told apart by `by` or one per file within it).
     pub suite: Option<String>,
     /// The systems are checkpoints of one run: a curve in step order (the
     /// last number of each name).
@@ -98,7 +99,7 @@ fn compare_options(o: &RankOptions) -> CompareOptions {
 }
 
 fn stat_err(e: rollstat_stats::StatsError) -> Error {
-    Error::input(e.to_string())
+    Error::Stats(e)
 }
 
 /// Ranks the systems of `sources` on the problems they all have.
@@ -132,14 +133,21 @@ pub fn rank(sources: &[Source], o: &RankOptions) -> Result<Ranking> {
             return Err(Error::invalid(name, format!("{x} is not in (0, 1)")));
         }
     }
-    if let Some(f) = o.suite.as_deref().filter(|f| *f != "subset") {
+    if let Some(f) = o
+        .suite
+        .as_deref()
+        .filter(|f| !matches!(*f, "subset" | "inputs"))
+    {
         return Err(Error::invalid(
             "suite",
-            format!("'{f}': the benchmarks of a suite are the problems' `subset` values"),
+            format!("'{f}': the benchmarks of a suite are the problems' `subset` values (subset) or the inputs, one benchmark each (inputs)"),
         ));
     }
     let co = compare_options(o);
-    let systems = matrix::read_systems(sources, o.by.as_deref(), &metric, &co)?;
+    let systems = match o.suite.as_deref() {
+        Some("inputs") => matrix::read_suite_inputs(sources, o.by.as_deref(), &metric, &co)?,
+        _ => matrix::read_systems(sources, o.by.as_deref(), &metric, &co)?,
+    };
     let m = matrix::matrix(systems, o.cluster_by.is_some(), o.strict)?;
     build(m, o)
 }
@@ -251,16 +259,27 @@ fn walk(
     Ok((rows, first))
 }
 
-/// The best system's naive score, its bootstrap bias correction and the
-/// split-sample check.
+/// The best system's naive score, its hybrid conditional estimate and
+/// interval, the bootstrap bias correction and the split-sample check.
 fn best_row(m: &matrix::Matrix, best: usize, naive: f64, o: &RankOptions) -> Result<BestRow> {
     let wc = winners_curse(&m.scores, m.clusters.as_deref(), o.resamples as u64, o.seed)
         .map_err(stat_err)?;
+    // The statistics crate takes the lowest index among tied means as the
+    // winner: put the document's best (the first by name) first.
+    let mut rows: Vec<Vec<f64>> = vec![m.scores[best].clone()];
+    rows.extend(
+        (0..m.scores.len())
+            .filter(|&i| i != best)
+            .map(|i| m.scores[i].clone()),
+    );
+    let hybrid = winner_inference(&rows, m.clusters.as_deref(), o.level).map_err(stat_err)?;
     Ok(BestRow {
         system: m.systems[best].clone(),
         naive,
-        adjusted: naive - (wc.naive - wc.adjusted),
-        method: wc.method.to_string(),
+        adjusted: hybrid.estimate,
+        adjusted_ci: [hybrid.lower, hybrid.upper],
+        method: hybrid.method.to_string(),
+        bootstrap_adjusted: naive - (wc.naive - wc.adjusted),
         split: split(m, o.seed),
     })
 }

@@ -17,10 +17,10 @@ pub(crate) fn ranks(m: &Matrix, order: &[usize], field: &str, alpha: f64) -> Res
             .push(j);
     }
     if by.len() < 2 {
-        return Err(Error::input(format!(
-            "ranking across benchmarks needs two or more values of `{field}` among the shared problems, found {}",
-            by.len()
-        )));
+        return Err(Error::TooFewBenchmarks {
+            field: field.to_string(),
+            found: by.len(),
+        });
     }
     let scores: Vec<Vec<f64>> = by
         .values()
@@ -31,10 +31,10 @@ pub(crate) fn ranks(m: &Matrix, order: &[usize], field: &str, alpha: f64) -> Res
                 .collect()
         })
         .collect();
-    let f = friedman(&scores).map_err(|e| Error::input(e.to_string()))?;
+    let f = friedman(&scores)?;
     let (k, n) = (order.len(), scores.len());
-    let cd = nemenyi_cd(k, n, alpha).map_err(|e| Error::input(e.to_string()))?;
-    let q = nemenyi_q(k, alpha).map_err(|e| Error::input(e.to_string()))?;
+    let cd = nemenyi_cd(k, n, alpha)?;
+    let q = nemenyi_q(k, alpha)?;
     let names: Vec<String> = order.iter().map(|&i| m.systems[i].clone()).collect();
     Ok(SuiteRanks {
         field: field.to_string(),
