@@ -268,3 +268,47 @@ def test_no_warning_on_shared_problems(binary):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rollstat.rank(data_frames(binary), resamples=RESAMPLES)
+
+
+# ------------------------------------------- (e) published numbers, suites
+
+SWEBENCH = (
+    __import__("pathlib").Path(__file__).resolve().parents[2]
+    / "crates/rollstat-cli/tests/fixtures/rank/swebench-verified-top9.csv.gz"
+)
+
+
+def test_swe_bench_621_from_python_and_the_cli(cli):
+    """SWE-bench#621's walk against #1 (continuity-corrected χ² McNemar;
+    rank 2 has b = c, p = 1 here as in R — see docs/rank.md) and the
+    best's hybrid conditional estimate inside its interval."""
+    r = rollstat.rank(str(SWEBENCH), by="model", pair_test="chi2-corrected", resamples=RESAMPLES)
+    ps = [step["p"] for step in r.to_dict()["anchor_walk"]]
+    assert ps == pytest.approx([1.0, 0.901, 0.243, 0.253, 0.156, 0.134, 0.115, 0.026], abs=5e-4)
+    assert r.to_dict()["first_separated_rank"] == 9
+    best = r.best
+    assert best["method"] == "hybrid-conditional"
+    assert best["adjusted_ci"][0] <= best["adjusted"] <= best["naive"] <= best["adjusted_ci"][1]
+    doc = cli.json(
+        "rank", str(SWEBENCH), "--by", "model", "--pair-test", "chi2-corrected", "--resamples", str(RESAMPLES)
+    )
+    assert doc["best"] == best and doc["anchor_walk"] == r.to_dict()["anchor_walk"]
+
+
+def test_suite_inputs_reads_one_benchmark_per_source(tmp_path):
+    data = outcomes(60, 2, seed=9, subsets=3)
+    dirs = []
+    for b in ("bench0", "bench1", "bench2"):
+        d = tmp_path / b
+        d.mkdir()
+        for s, v in data.items():
+            write_jsonl(d / f"{s}.jsonl", rows_of({(None, p): oks for (sub, p), oks in v.items() if sub == b}))
+        dirs.append(str(d))
+    by_dirs = rollstat.rank(*dirs, suite="inputs", resamples=RESAMPLES)
+    by_field = rollstat.rank(all_rows(data), by="model", suite="subset", resamples=RESAMPLES)
+    a, b = by_dirs.suite, by_field.suite
+    assert a is not None and b is not None and a["field"] == "inputs"
+    for key in ("benchmarks", "scores", "mean_ranks", "chi2", "p", "critical_difference"):
+        assert a[key] == b[key], key
+    with pytest.raises(rollstat.InputError, match="suite='inputs' two or more sources"):
+        rollstat.rank(dirs[0], suite="inputs")
