@@ -405,7 +405,14 @@ pub fn parse_record_budget(
     })
 }
 
-/// The row's `problem` id: a non-empty string, or an integer as text.
+/// Largest integral float id read as an integer: 2^53, the last integer a
+/// float64 holds exactly.
+const MAX_FLOAT_ID: f64 = 9_007_199_254_740_992.0;
+
+/// The row's `problem` id: a non-empty string, or an integer as text. An
+/// integral float (`1.0`) is the integer (`"1"`): pandas turns an integer id
+/// column into float64 as soon as one value is missing, and the ids are
+/// still the integers. A float with a fraction (`1.5`) is refused.
 fn problem_id(m: &Map<String, Value>) -> Result<String, String> {
     Ok(match m.get("problem") {
         None | Some(Value::Null) => {
@@ -414,6 +421,12 @@ fn problem_id(m: &Map<String, Value>) -> Result<String, String> {
         Some(Value::String(s)) if s.is_empty() => return Err("`problem` is empty".into()),
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
+        Some(Value::Number(n))
+            if n.as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() <= MAX_FLOAT_ID) =>
+        {
+            format!("{}", n.as_f64().unwrap_or_default() as i64)
+        }
         Some(other) => {
             return Err(format!(
                 "`problem` must be a string or an integer, found {}",
@@ -616,6 +629,14 @@ mod tests {
         );
         let e = parse(json!({"correct": true})).unwrap_err();
         assert!(e.contains("missing `problem`"), "{e}");
+        // Issue 30 item 11: an integral float id (pandas' NaN-promoted
+        // integer column) is the integer.
+        let r = parse(json!({"problem": 7.0, "correct": true})).unwrap();
+        assert_eq!(r.problem, "7");
+        let r = parse(json!({"problem": -3.0, "correct": true})).unwrap();
+        assert_eq!(r.problem, "-3");
+        let e = parse(json!({"problem": 1e300, "correct": true})).unwrap_err();
+        assert!(e.contains("`problem` must be"), "{e}");
         let e = parse(json!({"problem": "a", "rollout": -1, "correct": true})).unwrap_err();
         assert!(
             e.contains("`rollout` must be a non-negative integer"),

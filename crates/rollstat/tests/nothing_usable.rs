@@ -25,3 +25,37 @@ fn an_empty_walk_names_the_files_passed_over_and_unreadable() {
         "{e}"
     );
 }
+
+/// Issue 30 item 11: when every row is malformed (columns not named
+/// `problem` / `correct`, a float reward in `correct`), the error is the
+/// typed [`rollstat::Error::MalformedRowsOnly`] with the first rows and
+/// their reasons, not "every input was empty or malformed".
+#[test]
+fn every_row_malformed_names_the_first_rows_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.jsonl");
+    let text = "{\"id\": 1, \"passed\": true}\n{\"id\": 2, \"passed\": false}\n\
+                {\"problem\": \"p\", \"correct\": 0.5}\n{\"problem\": \"q\", \"correct\": 0.25}\n";
+    std::fs::write(&path, text).unwrap();
+    let e = report(&[Source::Path(path.clone())], &ReportOptions::default()).unwrap_err();
+    let rollstat::Error::MalformedRowsOnly { total, first } = &e else {
+        panic!("expected MalformedRowsOnly, got {e:?}");
+    };
+    assert_eq!(*total, 4);
+    assert_eq!(first.len(), rollstat::MALFORMED_SHOWN);
+    assert_eq!(
+        first.iter().map(|b| b.line).collect::<Vec<_>>(),
+        vec![1, 2, 3]
+    );
+    assert!(first[0].reason.contains("problem"), "{:?}", first[0]);
+    assert!(first[2].reason.contains("correct"), "{:?}", first[2]);
+    let text = e.to_string();
+    assert!(
+        text.contains("all 4 rows were malformed") && text.contains("rows.jsonl:1:"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("every input was empty or malformed"),
+        "{text}"
+    );
+}
