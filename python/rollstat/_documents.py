@@ -69,9 +69,19 @@ _NULLABLE_INTS = {"k", "n_problems", "n_excluded", "problems_needed", "problems_
 _NULLABLE_TEXT = {"group", "verdict", "method", "unit"}
 
 
+def _need(module: str, extra: str) -> Any:
+    """``import module``, or an ImportError naming the extra that installs it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(f"this table needs {module}: pip install 'rollstat[{extra}]' ({e})") from None
+
+
 def _frame(rows: List[Dict[str, Any]], columns: Sequence[str], kind: str) -> Any:
     if kind == "pandas":
-        import pandas as pd
+        pd = _need("pandas", "pandas")
 
         df = pd.DataFrame.from_records(rows, columns=list(columns))
         for c in columns:
@@ -81,11 +91,10 @@ def _frame(rows: List[Dict[str, Any]], columns: Sequence[str], kind: str) -> Any
                 df[c] = pd.Series([r.get(c) for r in rows], dtype=object, index=df.index)
         return df
     if kind == "polars":
-        import polars as pl
+        pl = _need("polars", "polars")
 
         return pl.DataFrame({c: [r[c] for r in rows] for c in columns}, strict=False)
-    import pyarrow as pa
-
+    pa = _need("pyarrow", "pandas")
     return pa.Table.from_pylist(rows) if rows else pa.table({c: pa.array([], pa.null()) for c in columns})
 
 
