@@ -435,11 +435,11 @@ def report(
     return out
 
 
-def _warn_absent_fields(health: Dict[str, Any], data: Data) -> None:
+def _warn_absent_fields(holder: Dict[str, Any], data: Data) -> None:
     """A RollstatWarning for each field named by ``by``, ``cluster_by`` or
-    ``budget`` that no row has (the ``field_absent`` findings), with the
-    columns in-memory data has."""
-    for f in health.get("findings", []):
+    ``budget`` that no row has (the ``field_absent`` findings of a report's
+    health or a comparison), with the columns in-memory ``data`` has."""
+    for f in holder.get("findings", []):
         if f.get("kind") != "field_absent":
             continue
         text = f["text"]
@@ -561,7 +561,9 @@ def compare(
         where, _, why = rename_rows(m, names).partition(": ")
         located.append((where, why))
     warn_bad_rows(located, unnamed=unnamed)
-    return Comparison(text, typed=typed, all=bool(all), tau_asked=tau is not DEFAULT_TAU)
+    out = Comparison(text, typed=typed, all=bool(all), tau_asked=tau is not DEFAULT_TAU)
+    _warn_absent_fields(out.to_dict(), a)
+    return out
 
 
 # -------------------------------------------------------------------- gate

@@ -153,6 +153,9 @@ class Metrics(Mapping):
         return {**self._doc["metrics"], **_extrapolated(self._doc)}
 
     def __getitem__(self, name: str) -> Dict[str, Any]:
+        entry = self._doc["metrics"].get(name)
+        if entry is not None:
+            return entry
         entries = self._all()
         try:
             return entries[name]

@@ -196,6 +196,13 @@ def test_a_misspelt_field_is_a_warning(demo_rows, cli, demo):
     doc = cli.json("report", demo, "--by", "gruop", "--budget", "tokens", "--resamples", "200")
     texts = doc["health"]["warnings"]
     assert any("'gruop' (--by)" in t for t in texts) and any("'tokens' (--budget)" in t for t in texts)
+    # compare says it too, for cluster_by and budget.
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        c = rollstat.compare(demo_rows, demo_rows, cluster_by="tmpl", budget="tokens", resamples=200)
+    said = [str(x.message) for x in w if "no row has the field" in str(x.message)]
+    assert len(said) == 2 and "'tmpl' (cluster_by=)" in said[0] and "'tokens' (budget=)" in said[1], said
+    assert [f["option"] for f in c.to_dict()["findings"] if f["kind"] == "field_absent"] == ["cluster_by", "budget"]
 
 
 # --------------------------------------------------------------- item 16

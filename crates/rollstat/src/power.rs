@@ -451,7 +451,6 @@ fn from_report(
     let k_report = r.config.n as f64;
     let k = a.rollouts.unwrap_or(k_report);
     let rho = a.correlation.unwrap_or(0.0);
-    let metrics = &r.block.metrics;
     notes.push(format!(
         "system B is assumed to have A's per-problem variance; r = {} is the correlation of their per-problem scores at the report's n, as compare reports it (pass@1: ω² = 2·(between − r·(between + within)), the rollout noise in r taken out){}",
         short_number(rho),
@@ -461,28 +460,7 @@ fn from_report(
             ""
         }
     ));
-    let mut rows = Vec::new();
-    let mut left_out = LeftOut::default();
-    for (name, m) in metrics.iter() {
-        let asked = a.metric.as_ref().map(|ms| ms.contains(name));
-        if asked == Some(false) || m.unit == Unit::Count {
-            continue;
-        }
-        if asked.is_none() && !m.unit.is_fraction() {
-            left_out.not_fraction.push(name.clone());
-            continue;
-        }
-        let Some(se) = m.stderr else {
-            continue;
-        };
-        let n = a.problems.unwrap_or(m.n_problems as f64);
-        let (v, scales) = metric_variance(name, m, se, (k, k_report), rho)?;
-        if v.total() == 0.0 {
-            left_out.zero_variance.push(name.clone());
-            continue;
-        }
-        rows.push(row(a, Some(name.clone()), v, scales, Some(n))?);
-    }
+    let (rows, left_out) = report_rows(a, r, (k, k_report), rho)?;
     notes.extend(left_out.notes());
     if rows.is_empty() {
         let why = left_out.notes().join("; ");
@@ -506,6 +484,40 @@ fn from_report(
         );
     }
     Ok(rows)
+}
+
+/// One row per report metric powered: the `metric` option's, else every
+/// fraction metric; metrics of zero variance are left out (and, without
+/// `metric`, those not in fractions), and said.
+fn report_rows(
+    a: &PowerOptions,
+    r: &Report,
+    (k, k_report): (f64, f64),
+    rho: f64,
+) -> Result<(Vec<PowerRow>, LeftOut)> {
+    let mut rows = Vec::new();
+    let mut left_out = LeftOut::default();
+    for (name, m) in r.block.metrics.iter() {
+        let asked = a.metric.as_ref().map(|ms| ms.contains(name));
+        if asked == Some(false) || m.unit == Unit::Count {
+            continue;
+        }
+        if asked.is_none() && !m.unit.is_fraction() {
+            left_out.not_fraction.push(name.clone());
+            continue;
+        }
+        let Some(se) = m.stderr else {
+            continue;
+        };
+        let n = a.problems.unwrap_or(m.n_problems as f64);
+        let (v, scales) = metric_variance(name, m, se, (k, k_report), rho)?;
+        if v.total() == 0.0 {
+            left_out.zero_variance.push(name.clone());
+            continue;
+        }
+        rows.push(row(a, Some(name.clone()), v, scales, Some(n))?);
+    }
+    Ok((rows, left_out))
 }
 
 /// The report metrics a power analysis from a report leaves out, by why.
