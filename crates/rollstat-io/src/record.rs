@@ -405,6 +405,33 @@ pub fn parse_record_budget(
     })
 }
 
+/// A row without a problem id.
+const MISSING_PROBLEM: &str = "missing `problem` (every row needs a problem id)";
+/// A rollout row without a verdict or what grading needs.
+const NO_VERDICT: &str =
+    "no verdict: give `correct`, or `n`+`c`, or `gold` with `answer`/`response` to grade";
+
+/// [`parse_record_budget`] for a row whose map holds every field of the
+/// input (a JSON line, a CSV record): a row that lacks the problem id or a
+/// verdict is told which fields it has (`(the row has id, passed)`, at
+/// most 8 named) — most often the columns are named differently.
+pub(crate) fn parse_whole_row(
+    m: &Map<String, Value>,
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+    budget: Option<&str>,
+) -> Result<Record, String> {
+    const SHOWN: usize = 8;
+    parse_record_budget(m, by, cluster_by, budget).map_err(|e| {
+        if e != MISSING_PROBLEM && e != NO_VERDICT {
+            return e;
+        }
+        let names: Vec<&str> = m.keys().take(SHOWN).map(String::as_str).collect();
+        let more = if m.len() > SHOWN { ", …" } else { "" };
+        format!("{e} (the row has {}{more})", names.join(", "))
+    })
+}
+
 /// Largest integral float id read as an integer: 2^53, the last integer a
 /// float64 holds exactly.
 const MAX_FLOAT_ID: f64 = 9_007_199_254_740_992.0;
@@ -415,9 +442,7 @@ const MAX_FLOAT_ID: f64 = 9_007_199_254_740_992.0;
 /// still the integers. A float with a fraction (`1.5`) is refused.
 fn problem_id(m: &Map<String, Value>) -> Result<String, String> {
     Ok(match m.get("problem") {
-        None | Some(Value::Null) => {
-            return Err("missing `problem` (every row needs a problem id)".into())
-        }
+        None | Some(Value::Null) => return Err(MISSING_PROBLEM.into()),
         Some(Value::String(s)) if s.is_empty() => return Err("`problem` is empty".into()),
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
@@ -460,10 +485,7 @@ fn body_rollout(m: &Map<String, Value>, budget: Option<&str>) -> Result<RecordBo
         Some(v) => Some(verdict_of(v, "correct")?),
         None if failed_status => Some(Verdict::Failed),
         None if gold.is_some() && (m.contains_key("answer") || response.is_some()) => None,
-        None => return Err(
-            "no verdict: give `correct`, or `n`+`c`, or `gold` with `answer`/`response` to grade"
-                .into(),
-        ),
+        None => return Err(NO_VERDICT.into()),
     };
     let verdict = if failed_status {
         Some(Verdict::Failed)
@@ -629,6 +651,17 @@ mod tests {
         );
         let e = parse(json!({"correct": true})).unwrap_err();
         assert!(e.contains("missing `problem`"), "{e}");
+        // Issue 30 item 11: a whole row (a JSON line) is told its fields.
+        let whole = |v: Value| {
+            let Value::Object(m) = v else { unreachable!() };
+            parse_whole_row(&m, None, None, None).unwrap_err()
+        };
+        let e = whole(json!({"id": 1, "passed": true}));
+        assert_eq!(e, format!("{MISSING_PROBLEM} (the row has id, passed)"));
+        let e = whole(json!({"problem": "a", "reward": 0.5}));
+        assert_eq!(e, format!("{NO_VERDICT} (the row has problem, reward)"));
+        let e = whole(json!({"problem": "a", "correct": "yes"}));
+        assert!(!e.contains("the row has"), "{e}");
         // Issue 30 item 11: an integral float id (pandas' NaN-promoted
         // integer column) is the integer.
         let r = parse(json!({"problem": 7.0, "correct": true})).unwrap();
