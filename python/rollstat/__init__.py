@@ -304,9 +304,9 @@ def _decompress_limit(value: Any) -> Optional[int]:
         return None
     if isinstance(value, str) and value.strip().lower() == "none":
         return 2**64 - 1
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value < 2**64:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value < 2**64:
         raise InputError(f"max_decompressed: {value!r} is not a number of bytes ≥ 1, 'none' or None")
-    return value
+    return int(value)
 
 
 def _bad_rows(raw: Sequence[Tuple[str, int, str]], names: Dict[str, str]) -> List[BadRow]:
