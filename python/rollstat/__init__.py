@@ -27,9 +27,11 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from . import _gate, _rank, _rollstat
+from ._data import columns_of as _columns_of
 from ._data import sources as _sources
 from ._documents import BadRow, Comparison, Gate, Metrics, PowerReport, Ranking, Report
 from ._errors import (
+    MetricNotFound,
     RollstatWarning,
     rename_rows,
     reraise,
@@ -37,8 +39,11 @@ from ._errors import (
     warn_bad_rows,
     warn_messages,
 )
+from ._errors import (
+    warn as _warn,
+)
 from ._estimators import estimate as _estimate
-from ._rollstat import InputError
+from ._rollstat import InputError, MalformedRows
 from ._summary import is_summary as _is_summary
 from ._summary import table_of as _summary_table
 
@@ -49,6 +54,8 @@ __all__ = [
     "Comparison",
     "Gate",
     "InputError",
+    "MalformedRows",
+    "MetricNotFound",
     "Metrics",
     "PowerReport",
     "Ranking",
@@ -193,16 +200,26 @@ def _opt_float(value: Any, name: str) -> Optional[float]:
 
 
 def _ints(value: Any, name: str) -> Optional[List[int]]:
+    """An integer or a list of integers (numpy integer scalars and arrays
+    included); anything else is a TypeError naming the keyword."""
     if value is None:
         return None
     if isinstance(value, (numbers.Integral, np.integer)) and not isinstance(value, bool):
         return [_int(value, name, 1)]
-    return [_int(v, name, 1) for v in value]
+    if isinstance(value, (str, bytes, numbers.Number)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name}: expected an integer or a list of integers, found {value!r}")
+    try:
+        return [_int(v, name, 1) for v in value]
+    except TypeError as e:
+        raise TypeError(f"{e} (an integer or a list of integers)") from None
 
 
 def _floats(value: Any, name: str) -> List[float]:
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+    """A number or a list of numbers (numpy scalars and arrays included)."""
+    if isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(value, bool):
         return [float(value)]
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise TypeError(f"{name}: expected a number or a list of numbers, found {value!r}")
     return [_float(v, name) for v in value]
 
 
@@ -287,9 +304,9 @@ def _decompress_limit(value: Any) -> Optional[int]:
         return None
     if isinstance(value, str) and value.strip().lower() == "none":
         return 2**64 - 1
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value < 2**64:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value < 2**64:
         raise InputError(f"max_decompressed: {value!r} is not a number of bytes ≥ 1, 'none' or None")
-    return value
+    return int(value)
 
 
 def _bad_rows(raw: Sequence[Tuple[str, int, str]], names: Dict[str, str]) -> List[BadRow]:
@@ -409,11 +426,27 @@ def report(
     try:
         text, bad, messages, typed = _rollstat.report(srcs, opts)
     except InputError as e:
-        raise reraise(e, names) from None
+        raise reraise(e, names, _columns_of(data)) from None
     bad_rows = _bad_rows(bad, names)
     warn_messages(messages, names)
     warn_bad_rows([(b.location, b.reason) for b in bad_rows])
-    return Report(text, bad_rows, typed=typed, tau_asked=tau is not DEFAULT_TAU)
+    out = Report(text, bad_rows, typed=typed, tau_asked=tau is not DEFAULT_TAU)
+    _warn_absent_fields(out.health, data)
+    return out
+
+
+def _warn_absent_fields(holder: Dict[str, Any], data: Data) -> None:
+    """A RollstatWarning for each field named by ``by``, ``cluster_by`` or
+    ``budget`` that no row has (the ``field_absent`` findings of a report's
+    health or a comparison), with the columns in-memory ``data`` has."""
+    for f in holder.get("findings", []):
+        if f.get("kind") != "field_absent":
+            continue
+        text = f["text"]
+        columns = _columns_of(data)
+        if columns is not None:
+            text += "; columns found: " + (", ".join(repr(c) for c in list(columns)[:20]) or "none")
+        _warn(text)
 
 
 # ----------------------------------------------------------------- compare
@@ -528,7 +561,9 @@ def compare(
         where, _, why = rename_rows(m, names).partition(": ")
         located.append((where, why))
     warn_bad_rows(located, unnamed=unnamed)
-    return Comparison(text, typed=typed, all=bool(all), tau_asked=tau is not DEFAULT_TAU)
+    out = Comparison(text, typed=typed, all=bool(all), tau_asked=tau is not DEFAULT_TAU)
+    _warn_absent_fields(out.to_dict(), a)
+    return out
 
 
 # -------------------------------------------------------------------- gate
@@ -844,7 +879,12 @@ def merge(tables: Sequence[Any]) -> Any:
     for i, t in enumerate(parts):
         if not _is_summary(t):
             raise TypeError(f"tables[{i}]: not a summary table (no rollstat_summary header in its schema metadata)")
-    return _summary_table(_rollstat.merge(parts))
+    try:
+        return _summary_table(_rollstat.merge(parts))
+    except InputError as e:
+        # Rows are named as summarize() named them: data[i] is row i of the
+        # data a table was summarized from.
+        raise reraise(e, {"<data>": "data"}) from None
 
 
 # ------------------------------------------------------------------- power
@@ -874,8 +914,11 @@ def power(
     ``power``, and the variance as ``omega2`` directly, or ``var_between``
     / ``baseline`` with ``correlation`` (and ``sigma2``, the within-problem
     variance of one rollout's score). From a report (a :class:`Report`, a
-    report.json path or its dict): one row per metric with a stderr, or per
-    ``metric``. ``factors``: cost multipliers for the rollouts-vs-problems
+    report.json path or its dict): one row per fraction metric (unit
+    ``fraction`` in :func:`metric_catalogue`: pass@k, maj@k, …) with a
+    nonzero stderr, or per ``metric``; token and cost metrics
+    (``budget@k``, ``cost_of_pass@k``) and zero-variance metrics are left
+    out by default, and ``assumptions`` says which. ``factors``: cost multipliers for the rollouts-vs-problems
     trade-off table.
 
     Raises :class:`InputError` for inconsistent or out-of-range parameters.

@@ -2,7 +2,7 @@
 
 import os
 from collections.abc import Mapping
-from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union, overload
+from typing import Any, Dict, Iterable, Iterator, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -12,8 +12,20 @@ __version__: str
 class InputError(ValueError):
     """Bad input or options: names the keyword argument, or the row."""
 
+class MalformedRows(InputError):
+    """Nothing to report because every row was malformed: the message names
+    the first rows, why, and the columns found."""
+    total: int
+    rows: List[Tuple[str, str]]
+
 class RollstatWarning(UserWarning):
     """Malformed rows skipped, unreadable or empty inputs (lenient mode)."""
+
+class MetricNotFound(KeyError):
+    """A metric the document does not have (names it and the available ones)."""
+    metric: str
+    available: List[str]
+    def __init__(self, metric: str, available: Iterable[str]) -> None: ...
 
 class BadRow(NamedTuple):
     location: str
@@ -21,6 +33,11 @@ class BadRow(NamedTuple):
 
 _Count = Union[int, np.integer[Any]]
 _ArrayLike = Union[npt.ArrayLike, Sequence[int]]
+# Keyword values: Python or numpy scalars, lists of them, numpy arrays.
+_Int = Union[int, np.integer[Any]]
+_Ints = Union[_Int, Sequence[_Int], npt.NDArray[np.integer[Any]]]
+_Float = Union[float, np.floating[Any], _Int]
+_Floats = Union[_Float, Sequence[_Float], npt.NDArray[np.floating[Any]]]
 
 @overload
 def pass_at_k(n: _Count, c: _Count, k: _Count) -> float: ...
@@ -31,7 +48,7 @@ def pass_pow_k(n: _Count, c: _Count, k: _Count) -> float: ...
 @overload
 def pass_pow_k(n: _ArrayLike, c: _ArrayLike, k: _ArrayLike) -> npt.NDArray[np.float64]: ...
 @overload
-def g_pass_at_k(n: _Count, c: _Count, k: _Count, tau: float) -> float: ...
+def g_pass_at_k(n: _Count, c: _Count, k: _Count, tau: _Float) -> float: ...
 @overload
 def g_pass_at_k(n: _ArrayLike, c: _ArrayLike, k: _ArrayLike, tau: npt.ArrayLike) -> npt.NDArray[np.float64]: ...
 @overload
@@ -83,6 +100,8 @@ class Comparison:
     def rows(self) -> List[Dict[str, Any]]: ...
     @property
     def verdicts(self) -> Dict[str, Optional[str]]: ...
+    @property
+    def budget_verdicts(self) -> Dict[str, Optional[str]]: ...
     @property
     def fail(self) -> Optional[Dict[str, Any]]: ...
     @property
@@ -192,12 +211,12 @@ Data = Any
 def report(
     data: Data,
     *,
-    k: Union[int, Sequence[int], None] = ...,
-    tau: Union[float, Sequence[float]] = ...,
+    k: Optional[_Ints] = ...,
+    tau: _Floats = ...,
     ci: Optional[str] = ...,
-    level: float = ...,
-    resamples: int = ...,
-    seed: int = ...,
+    level: _Float = ...,
+    resamples: _Int = ...,
+    seed: _Int = ...,
     cluster_by: Optional[str] = ...,
     by: Optional[str] = ...,
     tie_policy: str = ...,
@@ -208,11 +227,11 @@ def report(
     source_format: Optional[str] = ...,
     strict: bool = ...,
     per_problem: bool = ...,
-    n: Optional[int] = ...,
+    n: Optional[_Int] = ...,
     dedupe: Optional[str] = ...,
-    max_decompressed: Union[int, str, None] = ...,
+    max_decompressed: Union[_Int, str, None] = ...,
     budget: Optional[str] = ...,
-    extrapolate: Union[int, Sequence[int], None] = ...,
+    extrapolate: Optional[_Ints] = ...,
 ) -> Report: ...
 def summarize(
     data: Data,
@@ -234,19 +253,19 @@ def compare(
     a_name: Optional[str] = ...,
     b_name: Optional[str] = ...,
     group_by: Optional[str] = ...,
-    margin: Optional[float] = ...,
+    margin: Optional[_Float] = ...,
     fail_on: Optional[str] = ...,
     metric: Union[str, Sequence[str], None] = ...,
     family: Union[str, Sequence[str], None] = ...,
     all: bool = ...,
-    permutations: int = ...,
-    k: Union[int, Sequence[int], None] = ...,
-    tau: Union[float, Sequence[float]] = ...,
-    n: Optional[int] = ...,
+    permutations: _Int = ...,
+    k: Optional[_Ints] = ...,
+    tau: _Floats = ...,
+    n: Optional[_Int] = ...,
     ci: Optional[str] = ...,
-    level: float = ...,
-    resamples: int = ...,
-    seed: int = ...,
+    level: _Float = ...,
+    resamples: _Int = ...,
+    seed: _Int = ...,
     cluster_by: Optional[str] = ...,
     tie_policy: str = ...,
     score_order: str = ...,
@@ -256,23 +275,23 @@ def compare(
     source_format: Optional[str] = ...,
     strict: bool = ...,
     dedupe: Optional[str] = ...,
-    max_decompressed: Union[int, str, None] = ...,
+    max_decompressed: Union[_Int, str, None] = ...,
     budget: Optional[str] = ...,
 ) -> Comparison: ...
 def power(
     report: Union[Report, str, os.PathLike[str], Dict[str, Any], None] = ...,
     *,
-    problems: Optional[float] = ...,
-    rollouts: Optional[float] = ...,
-    delta: Optional[float] = ...,
-    alpha: float = ...,
-    power: float = ...,
-    correlation: Optional[float] = ...,
+    problems: Optional[_Float] = ...,
+    rollouts: Optional[_Float] = ...,
+    delta: Optional[_Float] = ...,
+    alpha: _Float = ...,
+    power: _Float = ...,
+    correlation: Optional[_Float] = ...,
     omega2: Optional[float] = ...,
     var_between: Optional[float] = ...,
     baseline: Optional[float] = ...,
     sigma2: Optional[float] = ...,
-    factors: Sequence[float] = ...,
+    factors: _Floats = ...,
     metric: Union[str, Sequence[str], None] = ...,
 ) -> PowerReport: ...
 def gate(
@@ -280,20 +299,20 @@ def gate(
     *,
     baseline: Optional[Data] = ...,
     candidate: Optional[Data] = ...,
-    margin: Union[float, str, None] = ...,
-    relative_margin: Optional[float] = ...,
-    suite_margin: Union[float, str, None] = ...,
+    margin: Union[_Float, str, None] = ...,
+    relative_margin: Optional[_Float] = ...,
+    suite_margin: Union[_Float, str, None] = ...,
     metric: Optional[str] = ...,
     weights: Optional[str] = ...,
     rule: Optional[str] = ...,
     tier: Optional[str] = ...,
-    alpha: Optional[float] = ...,
+    alpha: Optional[_Float] = ...,
     mid_p: Optional[bool] = ...,
     cluster_by: Optional[str] = ...,
-    seed: Optional[int] = ...,
-    resamples: Optional[int] = ...,
-    permutations: Optional[int] = ...,
-    flips: Optional[int] = ...,
+    seed: Optional[_Int] = ...,
+    resamples: Optional[_Int] = ...,
+    permutations: Optional[_Int] = ...,
+    flips: Optional[_Int] = ...,
     format: Optional[str] = ...,
     extract: Optional[str] = ...,
     match: Optional[str] = ...,
@@ -303,13 +322,13 @@ def rank(
     *paths_or_frames: Data,
     by: Optional[str] = ...,
     metric: str = ...,
-    level: float = ...,
-    alpha: float = ...,
+    level: _Float = ...,
+    alpha: _Float = ...,
     adjust: str = ...,
     pair_test: str = ...,
-    resamples: int = ...,
-    permutations: int = ...,
-    seed: int = ...,
+    resamples: _Int = ...,
+    permutations: _Int = ...,
+    seed: _Int = ...,
     cluster_by: Optional[str] = ...,
     strict: bool = ...,
     suite: Optional[str] = ...,
@@ -327,7 +346,9 @@ def grade(
 ) -> Tuple[List[Optional[str]], npt.NDArray[np.bool_]]: ...
 def extract_answer(text: str, mode: str = ...) -> Optional[str]: ...
 @overload
-def is_equivalent(gold: str, answer: str) -> bool: ...
+def is_equivalent(gold: str, answer: str, *, reason: Literal[False] = ...) -> bool: ...
+@overload
+def is_equivalent(gold: str, answer: str, *, reason: Literal[True]) -> Tuple[bool, str]: ...
 @overload
 def is_equivalent(gold: str, answer: str, *, reason: bool) -> Union[bool, Tuple[bool, str]]: ...
 def metric_catalogue() -> List[Dict[str, Any]]: ...

@@ -11,7 +11,7 @@ import datetime
 import decimal
 import os
 from collections.abc import Mapping
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ._rollstat import InputError
 from ._summary import is_summary
@@ -131,3 +131,26 @@ def sources(data: Any, name: str, label: str) -> Tuple[List[Any], Dict[str, str]
         if not isinstance(r, dict):
             rows[i] = dict(r)
     return [(name, "dicts", rows, label + suffix, json_default)], {name: label + suffix}
+
+
+def columns_of(data: Any) -> Optional[List[str]]:
+    """The column names of in-memory data (a DataFrame, an Arrow table, row
+    dicts: the keys of the first rows), for messages; None for paths."""
+    if _is_path(data) or (isinstance(data, (list, tuple)) and data and all(_is_path(x) for x in data)):
+        return None
+    if hasattr(data, "collect_schema"):  # a polars LazyFrame (DataFrame too)
+        return [str(c) for c in data.collect_schema().names()]
+    schema = getattr(data, "schema", None)
+    names = getattr(schema, "names", None)
+    if isinstance(names, list):
+        return [str(c) for c in names]
+    cols = getattr(data, "columns", None)
+    if cols is not None and not callable(cols):
+        return [str(c) for c in list(cols)]
+    if isinstance(data, (list, tuple)):
+        out: List[str] = []
+        for r in data[:100]:
+            if isinstance(r, Mapping):
+                out.extend(str(k) for k in r if str(k) not in out)
+        return out
+    return None

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Sequence
 
 from . import _rollstat
+from ._errors import MetricNotFound
 
 METRIC_COLUMNS = (
     "metric",
@@ -60,17 +61,40 @@ class BadRow(NamedTuple):
         return f"{self.location}: {self.reason}"
 
 
+# Columns of whole numbers that may be missing: nullable Int64 in pandas
+# (not float64 with NaN), so `k` is an integer in every table.
+_NULLABLE_INTS = {"k", "n_problems", "n_excluded", "problems_needed", "problems_needed_infinite_rollouts"}
+# Text columns that may be missing: None in pandas (not NaN), as in polars,
+# Arrow and the rows themselves.
+_NULLABLE_TEXT = {"group", "verdict", "method", "unit"}
+
+
+def _need(module: str, extra: str) -> Any:
+    """``import module``, or an ImportError naming the extra that installs it."""
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as e:
+        raise ImportError(f"this table needs {module}: pip install 'rollstat[{extra}]' ({e})") from None
+
+
 def _frame(rows: List[Dict[str, Any]], columns: Sequence[str], kind: str) -> Any:
     if kind == "pandas":
-        import pandas as pd
+        pd = _need("pandas", "pandas")
 
-        return pd.DataFrame.from_records(rows, columns=list(columns))
+        df = pd.DataFrame.from_records(rows, columns=list(columns))
+        for c in columns:
+            if c in _NULLABLE_INTS:
+                df[c] = pd.array([r.get(c) for r in rows], dtype="Int64")
+            elif c in _NULLABLE_TEXT:
+                df[c] = pd.Series([r.get(c) for r in rows], dtype=object, index=df.index)
+        return df
     if kind == "polars":
-        import polars as pl
+        pl = _need("polars", "polars")
 
         return pl.DataFrame({c: [r[c] for r in rows] for c in columns}, strict=False)
-    import pyarrow as pa
-
+    pa = _need("pyarrow", "pandas")
     return pa.Table.from_pylist(rows) if rows else pa.table({c: pa.array([], pa.null()) for c in columns})
 
 
@@ -81,9 +105,30 @@ def _write_page(page: str, path: Optional[str]) -> str:
     return page
 
 
+# In a notebook the page is an iframe's srcdoc, whose base URL is the
+# notebook's: a plain `href="#metrics"` resolves to the notebook's own URL
+# and loads the notebook page into the output frame. With the frame's
+# document as base (`about:srcdoc`), `#metrics` is a fragment of the frame's
+# own URL, which the browser scrolls to without loading anything; no script
+# is needed (notebooks strip scripts from untrusted outputs).
+_SRCDOC_BASE = '<base href="about:srcdoc">'
+
+
+def _in_page_links(page: str) -> str:
+    """The page with ``<base href="about:srcdoc">`` first in its head, so
+    its in-page links scroll within the notebook's frame."""
+    at = page.find("<head>")
+    if at < 0:
+        return _SRCDOC_BASE + page
+    at += len("<head>")
+    return page[:at] + _SRCDOC_BASE + page[at:]
+
+
 def _notebook_frame(page: str, title: str) -> str:
-    # The page itself, untouched, in an iframe: its stylesheet (body, table,
-    # :root colours) stays out of the notebook's and the notebook's out of it.
+    # The page in an iframe: its stylesheet (body, table, :root colours)
+    # stays out of the notebook's and the notebook's out of it; in-page
+    # links scroll within the frame (_SRCDOC_BASE).
+    page = _in_page_links(page)
     return (
         f'<iframe title="{html.escape(title)}" srcdoc="{html.escape(page, quote=True)}" '
         'style="width:100%;height:720px;border:1px solid #8884;border-radius:6px"></iframe>'
@@ -92,20 +137,36 @@ def _notebook_frame(page: str, title: str) -> str:
 
 class Metrics(Mapping):
     """The metrics of a report: a read-only mapping of metric name → entry
-    (the ``metrics`` object of report.json, overall), and tables with one row
-    per metric and group (overall rows have ``group`` None)."""
+    (the ``metrics`` object of report.json, overall, followed by the
+    extrapolated ``pass@K_fit`` values of its ``extrapolation`` block, which
+    carry ``"extrapolated": True``), and tables with one row per metric and
+    group (overall rows have ``group`` None; in pandas ``group`` is None,
+    not NaN, and ``k`` is a nullable ``Int64``). A missing name raises
+    :class:`rollstat.MetricNotFound`, a KeyError naming the ones there are."""
 
     def __init__(self, doc: Dict[str, Any]):
         self._doc = doc
 
+    def _all(self) -> Dict[str, Dict[str, Any]]:
+        """The overall metrics, then the extrapolated ``pass@K_fit`` values
+        (``extrapolate=``) as entries of the same shape."""
+        return {**self._doc["metrics"], **_extrapolated(self._doc)}
+
     def __getitem__(self, name: str) -> Dict[str, Any]:
-        return self._doc["metrics"][name]
+        entry = self._doc["metrics"].get(name)
+        if entry is not None:
+            return entry
+        entries = self._all()
+        try:
+            return entries[name]
+        except KeyError:
+            raise MetricNotFound(name, entries) from None
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._doc["metrics"])
+        return iter(self._all())
 
     def __len__(self) -> int:
-        return len(self._doc["metrics"])
+        return len(self._all())
 
     def __repr__(self) -> str:
         return f"Metrics({list(self)})"
@@ -116,7 +177,7 @@ class Metrics(Mapping):
         n_excluded, k, unit, family (the metric's family in
         :func:`rollstat.metric_catalogue`, e.g. ``pass@{k}``)."""
         out: List[Dict[str, Any]] = []
-        blocks = [(None, self._doc["metrics"])] + [
+        blocks = [(None, self._all())] + [
             (g, b["metrics"]) for g, b in self._doc.get("groups", {}).items()
         ]
         for group, metrics in blocks:
@@ -152,6 +213,23 @@ class Metrics(Mapping):
     def to_arrow(self) -> Any:
         """The rows as a pyarrow Table (needs pyarrow)."""
         return _frame(self.rows(), METRIC_COLUMNS, "arrow")
+
+
+def _extrapolated(doc: Dict[str, Any]) -> Dict[str, Dict[str, Any]]:
+    """The ``extrapolation`` block's ``pass@K_fit`` values as metric entries
+    (value, stderr, ci, method, level, k; n_problems of the fit, none
+    excluded; unit fraction), so ``metrics`` and the tables hold them."""
+    fit = doc.get("extrapolation") or {}
+    out = {}
+    for name, v in (fit.get("values") or {}).items():
+        out[name] = {
+            **v,
+            "n_problems": fit.get("n_problems", 0),
+            "n_excluded": 0,
+            "unit": "fraction",
+            "extrapolated": True,
+        }
+    return out
 
 
 class _Document:
@@ -289,10 +367,27 @@ class Comparison(_Document):
 
     @property
     def verdicts(self) -> Dict[str, Optional[str]]:
-        """Metric → non-inferiority verdict of its overall row
+        """Metric → non-inferiority verdict of its overall same-k row
         (``non-inferior``, ``inferior``, ``inconclusive``; None without a
-        ``margin``). Group rows carry theirs in ``rows``."""
-        return {r["metric"]: r.get("verdict") for r in self.rows if r.get("group") is None}
+        ``margin``): A and B both at k draws. With ``budget=`` the
+        budget-matched rows of the same metric are in
+        :attr:`budget_verdicts`; group rows carry theirs in ``rows``."""
+        return {
+            r["metric"]: r.get("verdict")
+            for r in self.rows
+            if r.get("group") is None and r.get("budget_matched") is None
+        }
+
+    @property
+    def budget_verdicts(self) -> Dict[str, Optional[str]]:
+        """With ``budget=``: metric → verdict of its overall budget-matched
+        row (A evaluated at the budget B spends at k; the row's
+        ``budget_matched`` says at which ``k_a``); empty without budgets."""
+        return {
+            r["metric"]: r.get("verdict")
+            for r in self.rows
+            if r.get("group") is None and r.get("budget_matched") is not None
+        }
 
     @property
     def fail(self) -> Optional[Dict[str, Any]]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import warnings
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ._rollstat import InputError
+from ._rollstat import InputError, MalformedRows
 
 
 class RollstatWarning(UserWarning):
@@ -15,6 +17,23 @@ class RollstatWarning(UserWarning):
 
     Each is also counted in the report (``health['n_bad_lines']``,
     ``Report.bad_rows``)."""
+
+
+class MetricNotFound(KeyError):
+    """A metric the document does not have: names it and the ones it has
+    (a KeyError, so ``except KeyError`` and ``dict.get``-style code keep
+    working)."""
+
+    def __init__(self, metric: str, available: Iterable[str]):
+        self.metric = metric
+        self.available = list(available)
+        super().__init__(metric)
+
+    def __str__(self) -> str:
+        shown = ", ".join(self.available[:12])
+        more = f", … ({len(self.available)} in all)" if len(self.available) > 12 else ""
+        hint = f"; available: {shown}{more}" if self.available else "; the document has no metrics"
+        return f"no metric {self.metric!r} in this report{hint}"
 
 
 # In-memory rows are handed to the engine under a name like "<data>"; the
@@ -34,8 +53,20 @@ def rename_rows(text: str, names: Names) -> str:
     return text
 
 
-def reraise(e: InputError, names: Names) -> InputError:
-    """The same InputError with in-memory rows named the Python way."""
+def reraise(e: InputError, names: Names, columns: Optional[Sequence[str]] = None) -> InputError:
+    """The same InputError with in-memory rows named the Python way. When
+    every row was malformed (:class:`MalformedRows`), the columns the data
+    has (``columns``, for in-memory data) are added to the message."""
+    if isinstance(e, MalformedRows) and len(e.args) == 3:
+        text, total, rows = e.args
+        text = rename_rows(text, names)
+        if columns is not None:
+            found = ", ".join(repr(c) for c in columns[:20]) or "none"
+            text += f"; columns found: {found}"
+        out = MalformedRows(text)
+        out.total = total  # type: ignore[attr-defined]
+        out.rows = [(rename_rows(where, names), why) for where, why in rows]  # type: ignore[attr-defined]
+        return out
     return InputError(rename_rows(str(e), names))
 
 
@@ -46,18 +77,40 @@ def _strip_level(message: str) -> str:
     return message
 
 
-def warn_messages(messages: Iterable[str], names: Names, stacklevel: int = 3) -> None:
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def user_stacklevel() -> int:
+    """The ``stacklevel`` that attributes a warning raised by a caller of
+    this function to the first frame outside the rollstat package: the
+    user's line, however deep inside the package the warning is raised
+    (``warnings.warn(..., stacklevel=user_stacklevel())``)."""
+    level = 1
+    frame = sys._getframe(1)
+    while frame is not None:
+        path = os.path.abspath(frame.f_code.co_filename)
+        if os.path.dirname(path) != _PACKAGE_DIR:
+            return level
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn(message: str) -> None:
+    """A RollstatWarning attributed to the user's line."""
+    warnings.warn(message, RollstatWarning, stacklevel=user_stacklevel())
+
+
+def warn_messages(messages: Iterable[str], names: Names) -> None:
     """Reading messages (unreadable files, empty inputs) as RollstatWarnings."""
     for m in messages:
-        warnings.warn(rename_rows(_strip_level(m), names), RollstatWarning, stacklevel=stacklevel + 1)
+        warn(rename_rows(_strip_level(m), names))
 
 
 REPORT_BAD_ROWS = "counted in health['n_bad_lines'], listed in Report.bad_rows; strict=True makes them an error"
 
 
-def warn_bad_rows(
-    locations: Sequence[Tuple[str, str]], stacklevel: int = 3, unnamed: int = 0, note: str = REPORT_BAD_ROWS
-) -> None:
+def warn_bad_rows(locations: Sequence[Tuple[str, str]], unnamed: int = 0, note: str = REPORT_BAD_ROWS) -> None:
     """One RollstatWarning naming the first malformed rows skipped (and
     counting ``unnamed`` more that the engine did not name); ``note`` says
     where they are counted."""
@@ -66,12 +119,7 @@ def warn_bad_rows(
     total = len(locations) + unnamed
     shown = [f"{where}: {why}" for where, why in locations[:5]]
     more = f"; … and {total - len(shown)} more" if total > len(shown) else ""
-    warnings.warn(
-        f"{total} malformed rows were skipped: " + "; ".join(shown) + more
-        + f" ({note})",
-        RollstatWarning,
-        stacklevel=stacklevel + 1,
-    )
+    warn(f"{total} malformed rows were skipped: " + "; ".join(shown) + more + f" ({note})")
 
 
 def split_bad_row_messages(messages: List[str]) -> Tuple[List[str], int, List[str]]:

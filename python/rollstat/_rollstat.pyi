@@ -96,3 +96,10 @@ def metric_catalogue() -> List[Dict[str, Any]]:
 def metric_family(key: str) -> str:
     """The family (key grammar) of a report key; ValueError for no key."""
     ...
+
+class MalformedRows(InputError):
+    """Every row was malformed. Raised by the extension with args (message,
+    how many rows, [(row, reason), …]); the package re-raises it with the
+    message alone and ``total`` / ``rows`` attributes."""
+    total: int
+    rows: List[Tuple[str, str]]

@@ -47,9 +47,17 @@ pyo3::create_exception!(
     "Bad input or options: names the keyword argument, or the row (`path:line`, `data[i]`), and the reason."
 );
 
+pyo3::create_exception!(
+    rollstat,
+    MalformedRows,
+    InputError,
+    "Nothing to report because every row was malformed: args are (message, how many rows, [(row, reason), …] for the first few)."
+);
+
 #[pymodule]
 fn _rollstat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InputError", m.py().get_type::<InputError>())?;
+    m.add("MalformedRows", m.py().get_type::<MalformedRows>())?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(estimators::estimate, m)?)?;
     m.add_function(wrap_pyfunction!(estimators::estimate_counts, m)?)?;

@@ -2,7 +2,7 @@
 //! are named by their keyword arguments (`ci=`, `match=`, `strict=True`),
 //! never by command-line flags.
 
-use crate::InputError;
+use crate::{InputError, MalformedRows};
 use pyo3::PyErr;
 use rollstat::{DenominatorPolicy as D, Error, Finding};
 
@@ -46,6 +46,16 @@ pub fn engine_error(e: Error) -> PyErr {
         Error::TooFewBenchmarks { .. } => format!(
             "{e}; suite='subset' needs problems in two or more subsets, suite='inputs' two or more sources"
         ),
+        Error::MalformedRowsOnly { total, ref first } => {
+            let rows: Vec<(String, String)> = first
+                .iter()
+                .map(|b| (format!("{}:{}", b.path, b.line), b.reason.clone()))
+                .collect();
+            let text = format!(
+                "{e} (strict=True stops at the first; rows need `problem` and `correct`, or `gold` with `response` or `answer`, or `n` and `c`)"
+            );
+            return MalformedRows::new_err((text, total, rows));
+        }
         other => other.to_string(),
     };
     InputError::new_err(text)
@@ -76,6 +86,9 @@ pub fn finding_text(f: &Finding) -> String {
             files.join(", ")
         ),
         Finding::PooledSystems { .. } => format!("{f} — pass by='model'"),
+        Finding::FieldAbsent { option, field } => {
+            Finding::field_absent_text(field, &format!("{}=", keyword(option)))
+        }
         Finding::UnequalRollouts { .. } => format!("{f} (compare at equal n with k=)"),
         Finding::UncheckedMetric { metric } => format!(
             "metric='{metric}': no row could be computed, so fail_on does not check it"

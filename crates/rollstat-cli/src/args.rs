@@ -319,7 +319,7 @@ pub struct PowerArgs {
     /// Multipliers for the rollouts-vs-problems table.
     #[arg(long, value_delimiter = ',', value_parser = parse_num, value_name = "F,…")]
     pub factors: Option<Vec<f64>>,
-    /// With a report: only these metrics (default: every metric with a stderr).
+    /// With a report: only these metrics (default: every fraction metric with a nonzero stderr; what is left out is said).
     #[arg(long, value_delimiter = ',', value_name = "METRIC,…")]
     pub metric: Option<Vec<String>>,
 }

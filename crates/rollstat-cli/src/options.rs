@@ -111,6 +111,9 @@ pub fn finding_text(f: &Finding) -> String {
             files.join(", ")
         ),
         Finding::PooledSystems { .. } => format!("{f} — pass --by model"),
+        Finding::FieldAbsent { option, field } => {
+            Finding::field_absent_text(field, &format!("--{}", option.replace('_', "-")))
+        }
         Finding::UnequalRollouts { .. } => format!("{f} (compare at equal n with --k)"),
         Finding::UncheckedMetric { metric } => format!(
             "--metric {metric}: no row could be computed, so --fail-on does not check it"

@@ -265,3 +265,86 @@ fn usage_errors() {
         assert_eq!(run(&args).status.code(), Some(2), "{args:?}");
     }
 }
+
+/// Issue 30 item 14: from a report, power covers the fraction metrics
+/// (unit `fraction` in the catalogue) with a nonzero stderr; token metrics
+/// and zero-variance rows are left out and the assumptions name them.
+/// Problems (4 rollouts each, 100 + 10·i output tokens): a = 1000, b =
+/// 1100, c = 0000, d = 1111. Every problem has the same pass@1 − maj@1
+/// gap (0: one draw is its own majority), so that row has zero variance.
+#[test]
+fn from_report_fraction_metrics_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("r.jsonl");
+    let verdicts = [[1, 0, 0, 0], [1, 1, 0, 0], [0, 0, 0, 0], [1, 1, 1, 1]];
+    let mut body = String::new();
+    for (p, vs) in verdicts.iter().enumerate() {
+        for (i, v) in vs.iter().enumerate() {
+            let answer = if *v == 1 {
+                "1".to_string()
+            } else {
+                format!("{}", 2 + i % 2)
+            };
+            body.push_str(&format!(
+                "{{\"problem\": \"p{p}\", \"rollout\": {i}, \"correct\": {}, \"answer\": \"{answer}\", \"output_tokens\": {}}}\n",
+                *v == 1,
+                100 + 10 * (4 * p + i)
+            ));
+        }
+    }
+    std::fs::write(&data, body).unwrap();
+    let report = dir.path().join("report.json");
+    let o = run(&[
+        "report",
+        data.to_str().unwrap(),
+        "--format",
+        "json",
+        "-o",
+        report.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rep: Value = serde_json::from_slice(&std::fs::read(&report).unwrap()).unwrap();
+    assert!(
+        rep["metrics"]["budget@1"].is_object(),
+        "the report has token metrics"
+    );
+    assert_eq!(f(&rep["metrics"]["pass@1-maj@1"]["stderr"]), 0.0);
+    let r = power_json(&[report.to_str().unwrap(), "--delta", "0.03"]);
+    let metrics: Vec<&str> = r["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["metric"].as_str().unwrap())
+        .collect();
+    assert!(
+        metrics.contains(&"pass@1") && metrics.contains(&"maj@4"),
+        "{metrics:?}"
+    );
+    for m in &metrics {
+        assert_eq!(rep["metrics"][m]["unit"], "fraction", "{m}");
+        assert!(
+            !m.starts_with("budget@") && !m.starts_with("cost_of_"),
+            "{m}"
+        );
+        assert!(f(&rep["metrics"][m]["stderr"]) > 0.0, "{m}");
+    }
+    assert!(!metrics.contains(&"pass@1-maj@1"));
+    let notes = r["assumptions"].to_string();
+    assert!(
+        notes.contains("not measured as a fraction") && notes.contains("budget@1"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("zero variance") && notes.contains("pass@1-maj@1"),
+        "{notes}"
+    );
+    // Named, a token metric is powered all the same.
+    let r = power_json(&[
+        report.to_str().unwrap(),
+        "--delta",
+        "0.03",
+        "--metric",
+        "budget@1",
+    ]);
+    assert_eq!(r["rows"][0]["metric"], "budget@1");
+}

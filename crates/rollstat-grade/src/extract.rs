@@ -174,6 +174,43 @@ fn has_separator(gap: &str) -> bool {
             .any(|w| w == "and" || w == "or")
 }
 
+/// Words that make a later box a revision of an earlier one rather than
+/// the next part of one answer: `\boxed{5}, wait, it's \boxed{6}`,
+/// `\boxed{5}. Actually, \boxed{6}`, `\boxed{5}; no, \boxed{6}`.
+const REVISION_WORDS: &[&str] = &[
+    "wait",
+    "actually",
+    "no",
+    "oops",
+    "sorry",
+    "hmm",
+    "mistake",
+    "correction",
+    "corrected",
+    "instead",
+    "rather",
+    "but",
+    "however",
+    "recheck",
+    "recalculate",
+    "reconsider",
+    "check",
+    "so",
+    "thus",
+    "therefore",
+    "hence",
+    "hold",
+];
+
+/// Whether the text between two boxes revises the earlier one (a
+/// [`REVISION_WORDS`] word): then the boxes are two attempts and the last
+/// one is the answer.
+fn revises(gap: &str) -> bool {
+    gap.to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphabetic())
+        .any(|w| REVISION_WORDS.contains(&w))
+}
+
 /// Percent suffix right after position `end` (`%`, `\%`, `percent`, `pct`).
 fn percent_after(s: &str, end: usize) -> bool {
     let rest = s[end..].trim_start_matches(['$', ' ', '}', ')']);
@@ -196,7 +233,8 @@ fn repeats(parts: &[String], content: &str) -> bool {
 
 /// Last box, joined with earlier boxes that are adjacent (< 10 characters
 /// apart, no words in between) or close (< 70 characters) with a separator (`,`, `;`, `and`,
-/// `or`) in between; repeated identical boxes count once.
+/// `or`) and no revision word ([`REVISION_WORDS`]) in between; repeated identical boxes count
+/// once. Boxes that are not joined are earlier attempts: the last one is the answer.
 fn boxes_answer(s: &str, boxes: &[Span]) -> Option<(String, usize)> {
     let last = boxes.last()?;
     let mut parts = vec![last.content.trim().to_string()];
@@ -208,7 +246,7 @@ fn boxes_answer(s: &str, boxes: &[Span]) -> Option<(String, usize)> {
         let wordless = gap
             .split(|c: char| !c.is_ascii_alphabetic())
             .all(|w| matches!(w, "" | "and" | "or" | "text" | "quad" | "qquad" | "mbox"));
-        let join = (g < 10 && wordless) || (g < 70 && has_separator(gap));
+        let join = (g < 10 && wordless) || (g < 70 && has_separator(gap) && !revises(gap));
         if !join {
             break;
         }
@@ -344,7 +382,7 @@ fn number_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
     RE.get_or_init(|| {
         Regex::new(
-            r"\d{1,2}/\d{1,2}/\d{4}\b|\d{4}-\d{2}-\d{2}\b|-?\d+(?: +and)? +\d+/\d+\b|-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+|,\d+)?(?:/\d+)?|\.\d+)(?:\s*(?:\\?%|percent\b))?",
+            r"\d{1,2}/\d{1,2}/\d{4}\b|\d{4}-\d{2}-\d{2}\b|-?\d+(?: +and)? +\d+/\d+\b|-?(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+|,\d+)?(?:[eE][-+]?\d+\b|/\d+)?|\.\d+)(?:\s*(?:\\?%|percent\b))?",
         )
         .expect("valid regex")
     })
@@ -734,7 +772,10 @@ fn extract_regex(resp: &str, re: &Regex) -> Option<String> {
 ///    unterminated boxes take the rest of the text), joined with earlier
 ///    boxes that are < 10 characters away with no words in between, or
 ///    < 70 characters away with `,` `;` `and` `or` in between, joined by
-///    `", "`; a box repeating a joined one (same text, or an equivalent
+///    `", "` (one multi-part answer: `\boxed{1} and \boxed{-2}`). Boxes
+///    with a revision word between them (`wait`, `actually`, `no`, `but`,
+///    `so`, …: `\boxed{5}, wait, it's \boxed{6}`) are attempts: only the
+///    last counts; a box repeating a joined one (same text, or an equivalent
 ///    answer) counts once. A `%`/`\%`/`percent`/`pct` right after the box is kept.
 /// 3. `final answer is X` anywhere, then the answer statements `answer:` /
 ///    `answer is` from the last one back: the text after one (a LaTeX span
@@ -745,7 +786,7 @@ fn extract_regex(resp: &str, re: &Regex) -> Option<String> {
 /// 5. The last LaTeX span (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`), joined with up
 ///    to 4 preceding spans separated only by `,` / `and` / `or`.
 /// 6. The whole response, if it is short math-like text (no prose words).
-/// 7. The last number (thousands groups, decimals, `a/b`, mixed numbers
+/// 7. The last number (thousands groups, decimals, `a/b`, `1e-3`, mixed numbers
 ///    `3 and 1/4`, percent suffix; not a `#12` label).
 ///
 /// **`Mcq`** (letters `A`–`Z`; `**` markdown removed first; only a stated
@@ -755,7 +796,7 @@ fn extract_regex(resp: &str, re: &Regex) -> Option<String> {
 /// 2. A final line that is the letter (`C`, `(C)`, `C.`) or ends in a
 ///    single ` (C)`.
 /// 3. The last answer statement (`answer is X`, `answer: X`, `the correct
-///    option (letter) is X`, `答案是 X`, …; X uppercase, any case inside
+///    option (letter) is X`, `答案是 X`, `I choose option X`, `pick X`, …; X uppercase, any case inside
 ///    parentheses). A statement of a non-letter answer (`(Unknown)`) or of
 ///    two letters (`(B) or (C)`) gives nothing.
 ///

@@ -25,11 +25,17 @@ fn statement_re() -> &'static Regex {
     })
 }
 
-/// `answer (C)` / `Answer B` without `is` or a colon: a choice only when a
-/// letter follows directly.
+/// `answer (C)` / `Answer B` without `is` or a colon, and a choice verb
+/// (`I choose option D:`, `I'll pick (B)`, `select C`, `go with A`): a
+/// choice only when a letter follows directly.
 fn bare_anchor_re() -> &'static Regex {
     static RE: OnceLock<Regex> = OnceLock::new();
-    RE.get_or_init(|| Regex::new(r"(?i:\banswer)\s+").expect("valid regex"))
+    RE.get_or_init(|| {
+        Regex::new(
+            r"(?i:\b(?:answer|choose|chose|pick|picked|select|selected|go\s+with|going\s+with))\s+",
+        )
+        .expect("valid regex")
+    })
 }
 
 /// A choice right at the start of a statement's text: wrappers (`$`,

@@ -400,8 +400,8 @@ fn run_end(chars: &[char], mut i: usize, keep: impl Fn(char) -> bool) -> usize {
 }
 
 /// A number literal starting at `start`: digits with thousands groups
-/// (`12,000,003`, `1,000.5`; the commas are dropped), a decimal part, and a
-/// capital-`E` exponent (`1.5E5`). A trailing `5.` leaves its dot to the
+/// (`12,000,003`, `1,000.5`; the commas are dropped), a decimal part, and an
+/// exponent (`1.5E5`, `1e-3`; `2e` alone is 2·e). A trailing `5.` leaves its dot to the
 /// main loop, which skips it as a stray period.
 fn lex_number(chars: &[char], start: usize) -> (Tok, usize) {
     let n = chars.len();
@@ -411,8 +411,9 @@ fn lex_number(chars: &[char], start: usize) -> (Tok, usize) {
         i = run_end(chars, i + 1, |c| c.is_ascii_digit());
     }
     let lit: String = chars[start..i].iter().filter(|c| **c != ',').collect();
-    // scientific notation with capital E: 1.5E5
-    if i + 1 < n && chars[i] == 'E' {
+    // scientific notation: 1.5E5, 1e-3 (a lowercase e only with digits
+    // after it, so 2e stays 2·e)
+    if i + 1 < n && (chars[i] == 'E' || chars[i] == 'e') {
         let mut k = i + 1;
         if k < n && (chars[k] == '+' || chars[k] == '-') {
             k += 1;

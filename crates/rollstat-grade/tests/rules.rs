@@ -754,3 +754,75 @@ fn long_decimals_match_to_their_printed_precision() {
     no("0.34", "\\frac{1}{3}");
     yes("0.33", "\\frac{1}{3}");
 }
+
+// Issue 30 item 21: a reasoning model boxes a first attempt, then a
+// corrected one. The boxes are two attempts (the last is the answer) when a
+// revision word stands between them; adjacent boxes joined by `,` / `and`
+// stay one multi-part answer (the Math-Verify cases `\boxed{1} and
+// \boxed{-2}`, `\boxed{1} papers and \boxed{2} bins` keep passing in
+// agreement.rs).
+#[test]
+fn corrected_box_is_the_answer() {
+    assert_eq!(
+        math("so \\boxed{5} ... wait, it's \\boxed{6}").as_deref(),
+        Some("6")
+    );
+    assert_eq!(
+        math("\\boxed{5}. Actually, the answer is \\boxed{6}.").as_deref(),
+        Some("6")
+    );
+    assert_eq!(math("\\boxed{5}; no, \\boxed{6}").as_deref(), Some("6"));
+    assert_eq!(
+        math("\\boxed{5}, but rechecking gives \\boxed{6}").as_deref(),
+        Some("6")
+    );
+    let g = grade(
+        Some("The total is \\boxed{5} … wait, it's \\boxed{6}"),
+        None,
+        "6",
+        &ExtractMode::Math,
+    );
+    assert!(g.correct, "{g:?}");
+    // multi-part answers are still joined
+    assert_eq!(math("\\boxed{1}, \\boxed{2}").as_deref(), Some("1, 2"));
+    assert_eq!(
+        math("\\boxed{1} papers and \\boxed{2} bins").as_deref(),
+        Some("1, 2")
+    );
+    assert_eq!(
+        math("\\boxed{(3, 3)} \\text{ for part (a) and } \\boxed{(1, 1)}").as_deref(),
+        Some("(3, 3), (1, 1)")
+    );
+}
+
+// Issue 30 item 21: scientific notation with a lowercase e is a number.
+#[test]
+fn scientific_notation_is_a_number() {
+    assert_eq!(
+        math("the rate is about 1e-3 per step").as_deref(),
+        Some("1e-3")
+    );
+    assert_eq!(
+        extract_answer("so the answer is 2.5e4", &ExtractMode::Number).as_deref(),
+        Some("2.5e4")
+    );
+    yes("1e-3", "0.001");
+    yes("1e-3", "\\frac{1}{1000}");
+    yes("2.5e4", "25000");
+    yes("1.5E5", "150000");
+    no("1e-3", "0.01");
+    // `2e` alone is still 2·e
+    yes("2e", "2 e");
+}
+
+// Issue 30 item 21: a choice verb right before the letter states a choice.
+#[test]
+fn choice_verbs_state_a_letter() {
+    assert_eq!(mcq("I choose option D:").as_deref(), Some("D"));
+    assert_eq!(mcq("After all that, I'll pick (B).").as_deref(), Some("B"));
+    assert_eq!(mcq("So I would go with C.").as_deref(), Some("C"));
+    // a verb followed by prose states nothing
+    assert_eq!(mcq("I choose to think about it more."), None);
+    let g = grade(Some("I choose option D:"), None, "D", &ExtractMode::Mcq);
+    assert!(g.correct, "{g:?}");
+}

@@ -405,15 +405,53 @@ pub fn parse_record_budget(
     })
 }
 
-/// The row's `problem` id: a non-empty string, or an integer as text.
+/// A row without a problem id.
+const MISSING_PROBLEM: &str = "missing `problem` (every row needs a problem id)";
+/// A rollout row without a verdict or what grading needs.
+const NO_VERDICT: &str =
+    "no verdict: give `correct`, or `n`+`c`, or `gold` with `answer`/`response` to grade";
+
+/// [`parse_record_budget`] for a row whose map holds every field of the
+/// input (a JSON line, a CSV record): a row that lacks the problem id or a
+/// verdict is told which fields it has (`(the row has id, passed)`, at
+/// most 8 named) — most often the columns are named differently.
+pub(crate) fn parse_whole_row(
+    m: &Map<String, Value>,
+    by: Option<&str>,
+    cluster_by: Option<&str>,
+    budget: Option<&str>,
+) -> Result<Record, String> {
+    const SHOWN: usize = 8;
+    parse_record_budget(m, by, cluster_by, budget).map_err(|e| {
+        if e != MISSING_PROBLEM && e != NO_VERDICT {
+            return e;
+        }
+        let names: Vec<&str> = m.keys().take(SHOWN).map(String::as_str).collect();
+        let more = if m.len() > SHOWN { ", …" } else { "" };
+        format!("{e} (the row has {}{more})", names.join(", "))
+    })
+}
+
+/// Largest integral float id read as an integer: 2^53, the last integer a
+/// float64 holds exactly.
+const MAX_FLOAT_ID: f64 = 9_007_199_254_740_992.0;
+
+/// The row's `problem` id: a non-empty string, or an integer as text. An
+/// integral float (`1.0`) is the integer (`"1"`): pandas turns an integer id
+/// column into float64 as soon as one value is missing, and the ids are
+/// still the integers. A float with a fraction (`1.5`) is refused.
 fn problem_id(m: &Map<String, Value>) -> Result<String, String> {
     Ok(match m.get("problem") {
-        None | Some(Value::Null) => {
-            return Err("missing `problem` (every row needs a problem id)".into())
-        }
+        None | Some(Value::Null) => return Err(MISSING_PROBLEM.into()),
         Some(Value::String(s)) if s.is_empty() => return Err("`problem` is empty".into()),
         Some(Value::String(s)) => s.clone(),
         Some(Value::Number(n)) if n.is_u64() || n.is_i64() => n.to_string(),
+        Some(Value::Number(n))
+            if n.as_f64()
+                .is_some_and(|f| f.fract() == 0.0 && f.abs() <= MAX_FLOAT_ID) =>
+        {
+            format!("{}", n.as_f64().unwrap_or_default() as i64)
+        }
         Some(other) => {
             return Err(format!(
                 "`problem` must be a string or an integer, found {}",
@@ -447,10 +485,7 @@ fn body_rollout(m: &Map<String, Value>, budget: Option<&str>) -> Result<RecordBo
         Some(v) => Some(verdict_of(v, "correct")?),
         None if failed_status => Some(Verdict::Failed),
         None if gold.is_some() && (m.contains_key("answer") || response.is_some()) => None,
-        None => return Err(
-            "no verdict: give `correct`, or `n`+`c`, or `gold` with `answer`/`response` to grade"
-                .into(),
-        ),
+        None => return Err(NO_VERDICT.into()),
     };
     let verdict = if failed_status {
         Some(Verdict::Failed)
@@ -616,6 +651,25 @@ mod tests {
         );
         let e = parse(json!({"correct": true})).unwrap_err();
         assert!(e.contains("missing `problem`"), "{e}");
+        // Issue 30 item 11: a whole row (a JSON line) is told its fields.
+        let whole = |v: Value| {
+            let Value::Object(m) = v else { unreachable!() };
+            parse_whole_row(&m, None, None, None).unwrap_err()
+        };
+        let e = whole(json!({"id": 1, "passed": true}));
+        assert_eq!(e, format!("{MISSING_PROBLEM} (the row has id, passed)"));
+        let e = whole(json!({"problem": "a", "reward": 0.5}));
+        assert_eq!(e, format!("{NO_VERDICT} (the row has problem, reward)"));
+        let e = whole(json!({"problem": "a", "correct": "yes"}));
+        assert!(!e.contains("the row has"), "{e}");
+        // Issue 30 item 11: an integral float id (pandas' NaN-promoted
+        // integer column) is the integer.
+        let r = parse(json!({"problem": 7.0, "correct": true})).unwrap();
+        assert_eq!(r.problem, "7");
+        let r = parse(json!({"problem": -3.0, "correct": true})).unwrap();
+        assert_eq!(r.problem, "-3");
+        let e = parse(json!({"problem": 1e300, "correct": true})).unwrap_err();
+        assert!(e.contains("`problem` must be"), "{e}");
         let e = parse(json!({"problem": "a", "rollout": -1, "correct": true})).unwrap_err();
         assert!(
             e.contains("`rollout` must be a non-negative integer"),

@@ -1,7 +1,7 @@
 //! Raw inputs: bytes from a file or stdin, their format and digest, and
 //! the split into parsed rows.
 
-use crate::record::{parse_record_budget, Record};
+use crate::record::Record;
 use crate::ReadError;
 use rayon::prelude::*;
 use serde_json::{Map, Value};
@@ -187,7 +187,7 @@ pub(crate) fn parse_general(
     cluster_by: Option<&str>,
     budget: Option<&str>,
 ) -> Result<Record, String> {
-    parse_record_budget(
+    crate::record::parse_whole_row(
         &crate::record::parse_row_object(line)?,
         by,
         cluster_by,
@@ -276,7 +276,10 @@ pub(crate) fn parse_csv(
                         }
                     }
                 }
-                out.push((line, parse_record_budget(&m, by, cluster_by, budget)));
+                out.push((
+                    line,
+                    crate::record::parse_whole_row(&m, by, cluster_by, budget),
+                ));
             }
             Err(e) => {
                 let line = e.position().map(|p| p.line()).unwrap_or(0);

@@ -1324,13 +1324,38 @@ fn side(s: &SideData) -> Side {
     }
 }
 
+/// The `cluster_by` and named `budget` fields that no row of either side
+/// has (a misspelt name would otherwise change nothing, silently).
+fn absent_fields(a: &SideData, b: &SideData, o: &CompareOptions) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let problems = || a.problems.iter().chain(&b.problems);
+    if let Some(f) = o.intervals.cluster_by.as_ref() {
+        if problems().all(|p| p.cluster_value().is_none()) {
+            out.push(Finding::FieldAbsent {
+                option: "cluster_by".into(),
+                field: f.clone(),
+            });
+        }
+    }
+    if let crate::options::Budget::Field(f) = &o.metrics.budget {
+        let summaries = || a.summaries.iter().chain(&b.summaries);
+        if summaries().all(|p| p.budget.as_ref().is_none_or(|x| x.values.is_empty())) {
+            out.push(Finding::FieldAbsent {
+                option: "budget".into(),
+                field: f.clone(),
+            });
+        }
+    }
+    out
+}
+
 fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Comparison> {
     let (sum_a, sum_b) = matched_summaries(&a, &b, &m);
     let st = setup((&sum_a, &sum_b), o)?;
     if o.metrics.strict {
         check_strict(&a, &b, &m, st.n_req)?;
     }
-    let mut warnings = Vec::new();
+    let mut warnings = absent_fields(&a, &b, o);
     let clusters = o.intervals.cluster_by.as_ref().map(|field| {
         let (ids, differ) = matched_clusters(&a, &b, &m);
         if differ > 0 {

@@ -15,6 +15,17 @@ impl fmt::Display for OptionName {
     }
 }
 
+/// How many malformed rows [`Error::MalformedRowsOnly`] carries.
+pub const MALFORMED_SHOWN: usize = 3;
+
+fn plural_rows(n: usize) -> String {
+    if n == 1 {
+        "the only row was".into()
+    } else {
+        format!("all {n} rows were")
+    }
+}
+
 /// Why the engine could not produce its document.
 ///
 /// ```
@@ -42,6 +53,16 @@ pub enum Error {
     /// Nothing to report: every input was empty, malformed or aggregates only.
     #[error("no problems to report: {0}")]
     NoProblems(String),
+    /// Nothing to report because every row read was malformed (lenient
+    /// mode): the first few rows and why, so the message says which fields
+    /// were wrong instead of only that nothing was usable.
+    #[error("no problems to report: {} malformed — {}", plural_rows(*total), first.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    MalformedRowsOnly {
+        /// How many rows were malformed.
+        total: usize,
+        /// The first few of them ([`MALFORMED_SHOWN`]).
+        first: Vec<rollstat_io::BadLine>,
+    },
     /// A native harness file could not be read or recognised.
     #[error(transparent)]
     Format(#[from] rollstat_formats::FormatError),

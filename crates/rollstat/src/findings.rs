@@ -249,6 +249,34 @@ pub enum Finding {
         /// The margin (a fraction).
         margin: f64,
     },
+    /// A field named by an option that no row has — most often a misspelt
+    /// name: the option then changes nothing.
+    FieldAbsent {
+        /// The option's field name: `by`, `cluster_by` or `budget`.
+        option: String,
+        /// The field it names.
+        field: String,
+    },
+}
+
+impl Finding {
+    /// The words of [`Finding::FieldAbsent`] with the option shown as a
+    /// front end names it (`by`, `--by`, `by=`).
+    ///
+    /// ```
+    /// let t = rollstat::Finding::field_absent_text("subest", "--by");
+    /// assert!(t.starts_with("no row has the field 'subest' (--by): every problem falls in one '(none)' group"));
+    /// ```
+    pub fn field_absent_text(field: &str, shown_option: &str) -> String {
+        let bare = shown_option.trim_start_matches('-').trim_end_matches('=');
+        let effect = match bare.replace('-', "_").as_str() {
+            "by" => "every problem falls in one '(none)' group",
+            "cluster_by" => "every problem is its own cluster, as without clusters",
+            "budget" => "no rollout has a budget, so there are no budget metrics",
+            _ => "the option changes nothing",
+        };
+        format!("no row has the field '{field}' ({shown_option}): {effect} — check the name against the input's fields")
+    }
 }
 
 fn pct(part: u64, whole: u64) -> String {
@@ -351,6 +379,9 @@ impl fmt::Display for Finding {
             Finding::SignsDisagree { up, down } => write!(f,
                 "the benchmarks disagree in sign: B is ahead on {} and behind on {}; read the rows, not only the suite's number",
                 summarize_names(up), summarize_names(down)),
+            Finding::FieldAbsent { option, field } => {
+                write!(f, "{}", Finding::field_absent_text(field, option))
+            }
             Finding::LargeMargin { benchmark, margin } => write!(f,
                 "{}margin {} is read as a fraction ({:.1} points); 0.01 is 1 point",
                 benchmark.as_ref().map_or("suite ".to_string(), |b| format!("{b}: ")), margin, 100.0 * margin),
@@ -439,6 +470,7 @@ impl Finding {
             Finding::BenchmarkMissing { .. } => "benchmark_missing",
             Finding::SignsDisagree { .. } => "signs_disagree",
             Finding::LargeMargin { .. } => "large_margin",
+            Finding::FieldAbsent { .. } => "field_absent",
         }
     }
 
@@ -602,6 +634,10 @@ mod tests {
             Finding::LargeMargin {
                 benchmark: None,
                 margin: 0.25,
+            },
+            Finding::FieldAbsent {
+                option: s("by"),
+                field: s("subest"),
             },
         ]
     }

@@ -80,7 +80,7 @@ pub use document::{
     GroupReport, HarnessComparison, Health, InputInfo, Interval, MetricBlock, MetricEntry, Ordered,
     PerProblem, Report, RolloutDistribution, VarianceEntry, REPORT_SCHEMA,
 };
-pub use error::{Error, OptionName, Result};
+pub use error::{Error, OptionName, Result, MALFORMED_SHOWN};
 pub use extrapolation::{ExtrapolatedEntry, Extrapolation, FitCheckEntry, EXTRAPOLATION_LABEL};
 pub use findings::{Finding, SideLabel};
 pub use gate::{

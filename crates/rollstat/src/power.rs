@@ -50,7 +50,9 @@ pub struct PowerOptions {
     pub sigma2: Option<f64>,
     /// Multipliers for the rollouts-vs-problems table; default 2, 4, 10.
     pub factors: Vec<f64>,
-    /// With a report: only these metrics (default: every metric with a stderr).
+    /// With a report: only these metrics (default: every fraction metric —
+    /// unit `fraction` in the metric catalogue — with a nonzero stderr; the
+    /// assumptions name what was left out).
     pub metric: Option<Vec<String>>,
 }
 
@@ -449,7 +451,6 @@ fn from_report(
     let k_report = r.config.n as f64;
     let k = a.rollouts.unwrap_or(k_report);
     let rho = a.correlation.unwrap_or(0.0);
-    let metrics = &r.block.metrics;
     notes.push(format!(
         "system B is assumed to have A's per-problem variance; r = {} is the correlation of their per-problem scores at the report's n, as compare reports it (pass@1: ω² = 2·(between − r·(between + within)), the rollout noise in r taken out){}",
         short_number(rho),
@@ -459,24 +460,17 @@ fn from_report(
             ""
         }
     ));
-    let mut rows = Vec::new();
-    for (name, m) in metrics.iter() {
-        if a.metric.as_ref().is_some_and(|ms| !ms.contains(name)) {
-            continue;
-        }
-        if m.unit == Unit::Count {
-            continue;
-        }
-        let Some(se) = m.stderr else {
-            continue;
-        };
-        let n = a.problems.unwrap_or(m.n_problems as f64);
-        let (v, scales) = metric_variance(name, m, se, (k, k_report), rho)?;
-        rows.push(row(a, Some(name.clone()), v, scales, Some(n))?);
-    }
+    let (rows, left_out) = report_rows(a, r, (k, k_report), rho)?;
+    notes.extend(left_out.notes());
     if rows.is_empty() {
+        let why = left_out.notes().join("; ");
         return Err(Error::input(format!(
-            "{path}: no metric with a stderr (need at least 2 problems)"
+            "{path}: no metric with a nonzero stderr (need at least 2 problems that differ){}",
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!("; {why}")
+            }
         )));
     }
     notes.push(format!(
@@ -490,6 +484,85 @@ fn from_report(
         );
     }
     Ok(rows)
+}
+
+/// One row per report metric powered: the `metric` option's, else every
+/// fraction metric; metrics of zero variance are left out (and, without
+/// `metric`, those not in fractions), and said.
+fn report_rows(
+    a: &PowerOptions,
+    r: &Report,
+    (k, k_report): (f64, f64),
+    rho: f64,
+) -> Result<(Vec<PowerRow>, LeftOut)> {
+    let mut rows = Vec::new();
+    let mut left_out = LeftOut::default();
+    for (name, m) in r.block.metrics.iter() {
+        let asked = a.metric.as_ref().map(|ms| ms.contains(name));
+        if asked == Some(false) || m.unit == Unit::Count {
+            continue;
+        }
+        if asked.is_none() && !m.unit.is_fraction() {
+            left_out.not_fraction.push(name.clone());
+            continue;
+        }
+        let Some(se) = m.stderr else {
+            continue;
+        };
+        let n = a.problems.unwrap_or(m.n_problems as f64);
+        let (v, scales) = metric_variance(name, m, se, (k, k_report), rho)?;
+        if v.total() == 0.0 {
+            left_out.zero_variance.push(name.clone());
+            continue;
+        }
+        rows.push(row(a, Some(name.clone()), v, scales, Some(n))?);
+    }
+    Ok((rows, left_out))
+}
+
+/// The report metrics a power analysis from a report leaves out, by why.
+#[derive(Default)]
+struct LeftOut {
+    /// Not a fraction (budget@k, cost_of_pass@k: tokens, dollars, seconds):
+    /// left out unless selected by name, since an effect of 0.03 in their
+    /// unit means nothing.
+    not_fraction: Vec<String>,
+    /// Zero per-problem variance (every problem scored alike): any
+    /// difference would be "detected" by one problem.
+    zero_variance: Vec<String>,
+}
+
+impl LeftOut {
+    /// At most this many names per list in the notes.
+    const SHOWN: usize = 4;
+
+    fn names(names: &[String]) -> String {
+        let mut s = names[..names.len().min(Self::SHOWN)].join(", ");
+        if names.len() > Self::SHOWN {
+            s.push_str(&format!(", … ({} in all)", names.len()));
+        }
+        s
+    }
+
+    /// One note per non-empty list, in words.
+    fn notes(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.not_fraction.is_empty() {
+            out.push(format!(
+                "left out {} metric(s) not measured as a fraction ({}): the effect is a fraction of problems; select them by name to include them",
+                self.not_fraction.len(),
+                Self::names(&self.not_fraction)
+            ));
+        }
+        if !self.zero_variance.is_empty() {
+            out.push(format!(
+                "left out {} metric(s) with zero variance across problems ({}): every problem scored alike, so the report says nothing about how many problems an effect needs",
+                self.zero_variance.len(),
+                Self::names(&self.zero_variance)
+            ));
+        }
+        out
+    }
 }
 
 /// With a report: no variance option, and every `--metric` is in it.

@@ -12,7 +12,7 @@
 //! read is named in the diagnostics, counted in a finding and left out —
 //! strict mode makes it an error. Nothing here prints.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, MALFORMED_SHOWN};
 use crate::findings::Finding;
 use crate::harness::{record_scopes, Key, Scopes, Tracked};
 use crate::options::MessageSink;
@@ -666,6 +666,13 @@ pub(crate) fn read_inputs_with(
         send_bad_rows(s, &collected.bad_lines);
     }
     let keep = when_empty == WhenEmpty::KeepBadRows && !collected.bad_lines.is_empty();
+    let only_bad_rows = failed.is_empty() && skipped.is_empty() && r.aggregates.is_empty();
+    if collected.problems.is_empty() && !keep && only_bad_rows && !collected.bad_lines.is_empty() {
+        return Err(Error::MalformedRowsOnly {
+            total: collected.bad_lines.len(),
+            first: collected.bad_lines[..collected.bad_lines.len().min(MALFORMED_SHOWN)].to_vec(),
+        });
+    }
     if collected.problems.is_empty() && !keep {
         return Err(Error::NoProblems(if r.aggregates.is_empty() {
             nothing_usable(&failed, &skipped)

@@ -219,11 +219,13 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         budget,
     );
     let clusters = clusters(opts, &collected.problems);
+    let absent = absent_fields(opts, &collected.problems, &summaries);
     if opts.by.is_none() && !opts.per_problem {
         free_problems(&mut inputs);
     }
     let (mut health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
     note_undecided(&mut health, n_undecided);
+    health.warnings.extend(absent);
     let groups = match opts.by {
         Some(_) => groups(&plan, &inputs, &summaries, clusters.as_deref()),
         None => Ordered::default(),
@@ -282,6 +284,39 @@ fn clusters(opts: &ReportOptions, problems: &[rollstat_io::CollectedProblem]) ->
         let values: Vec<Option<&str>> = problems.iter().map(|p| p.cluster_value()).collect();
         cluster_ids(&values)
     })
+}
+
+/// The fields named by `by`, `cluster_by` and a named `budget` that no
+/// row has (a misspelt name would otherwise change nothing, silently).
+fn absent_fields(
+    opts: &ReportOptions,
+    problems: &[rollstat_io::CollectedProblem],
+    summaries: &[ProblemSummary],
+) -> Vec<Finding> {
+    let absent = |option: &str, field: &String| Finding::FieldAbsent {
+        option: option.into(),
+        field: field.clone(),
+    };
+    let mut out = Vec::new();
+    if let Some(f) = opts.by.as_ref() {
+        if !problems.is_empty() && problems.iter().all(|p| p.by_value().is_none()) {
+            out.push(absent("by", f));
+        }
+    }
+    if let Some(f) = opts.intervals.cluster_by.as_ref() {
+        if !problems.is_empty() && problems.iter().all(|p| p.cluster_value().is_none()) {
+            out.push(absent("cluster_by", f));
+        }
+    }
+    if let crate::options::Budget::Field(f) = &opts.metrics.budget {
+        if summaries
+            .iter()
+            .all(|p| p.budget.as_ref().is_none_or(|b| b.values.is_empty()))
+        {
+            out.push(absent("budget", f));
+        }
+    }
+    out
 }
 
 /// Nothing after the overall population reads the problems themselves
