@@ -2,6 +2,8 @@
 //! used to answer "every input was empty or malformed" when the files were
 //! passed over for their extension or not recognised.
 
+// Options are built field by field, as a user of the library does.
+#![allow(clippy::field_reassign_with_default)]
 use rollstat::{report, ReportOptions, Source};
 
 #[test]
