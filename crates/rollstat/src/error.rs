@@ -66,6 +66,10 @@ pub enum Error {
         /// The requested n.
         requested: u64,
     },
+    /// Strict mode: a run its harness declared bigger or unfinished (the
+    /// finding's words).
+    #[error("{0} (strict mode rejects incomplete runs)")]
+    IncompleteRun(String),
     /// Merging summaries without a dedupe policy: one rollout in two of
     /// them.
     #[error("{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); choose which to keep (first or last) when summarizing, as for duplicated rows")]

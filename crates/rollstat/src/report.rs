@@ -219,10 +219,18 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         budget,
     );
     let clusters = clusters(opts, &collected.problems);
+    let subsets = opts
+        .by
+        .is_none()
+        .then(|| subsets_of(&collected.problems))
+        .filter(|s| s.len() > 1);
     if opts.by.is_none() && !opts.per_problem {
         free_problems(&mut inputs);
     }
     let (mut health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
+    if let Some(subsets) = subsets {
+        health.warnings.push(Finding::PooledSubsets { subsets });
+    }
     note_undecided(&mut health, n_undecided);
     let groups = match opts.by {
         Some(_) => groups(&plan, &inputs, &summaries, clusters.as_deref()),
@@ -287,6 +295,26 @@ fn clusters(opts: &ReportOptions, problems: &[rollstat_io::CollectedProblem]) ->
 /// Nothing after the overall population reads the problems themselves
 /// (their summaries stand for them) unless grouping or per-problem rows do:
 /// their memory goes before the columns and intervals are made.
+/// The distinct subsets (benchmarks, tasks) of the problems, in order of
+/// first appearance; problems sharing labels are looked at once.
+fn subsets_of(problems: &[rollstat_io::CollectedProblem]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut last: Option<&std::sync::Arc<rollstat_io::Labels>> = None;
+    for p in problems {
+        let Some(labels) = &p.labels else { continue };
+        if last.is_some_and(|l| std::sync::Arc::ptr_eq(l, labels)) {
+            continue;
+        }
+        last = Some(labels);
+        if let Some(s) = &labels.subset {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+    }
+    out
+}
+
 fn free_problems(inputs: &mut crate::read::Inputs) {
     // Freed in parallel: 10⁷ problems are 10⁷ frees of their ids.
     std::mem::take(&mut inputs.collected.problems)
@@ -345,14 +373,49 @@ fn overall(
     let mut warnings = findings(&health, &block, &plan.metrics, summaries, plan.n_requested);
     warnings.extend(interval_findings);
     warnings.extend(inputs.findings.iter().cloned());
+    if let (n @ 1.., Some((first, again))) = (
+        collected.cross_file_duplicates.n,
+        collected.cross_file_duplicates.first.clone(),
+    ) {
+        warnings.push(Finding::DuplicatesAcrossInputs { n, first, again });
+    }
     let by = plan.opts.by.as_deref();
-    if collected.systems.len() > 1 && by != Some("model") && by != Some("run") {
+    if collected.systems.len() > 1
+        && by != Some("model")
+        && by != Some("run")
+        && !all_readings(&collected.systems, &inputs.findings)
+    {
         warnings.push(Finding::PooledSystems {
             systems: collected.systems.clone(),
         });
     }
+    if let Some(field) = by.filter(|_| collected.problems.iter().all(|p| p.by_value().is_none())) {
+        warnings.push(Finding::ByFieldMissing {
+            field: field.to_string(),
+        });
+    }
     health.warnings = warnings;
     (health, block)
+}
+
+/// Whether every system is a reading (filter, scorer) of one system that an
+/// adapter declared (`reading` or `model/reading`): then the systems are
+/// said to be readings, not pooled systems.
+fn all_readings(systems: &[String], findings: &[Finding]) -> bool {
+    let values: Vec<&str> = findings
+        .iter()
+        .filter_map(|f| match f {
+            Finding::Readings { values, .. } => Some(values),
+            _ => None,
+        })
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    !values.is_empty()
+        && systems.iter().all(|s| {
+            let last = s.rsplit_once('/').map_or(s.as_str(), |(_, r)| r);
+            values.contains(&last)
+        })
 }
 
 /// The `extrapolation` block when asked; when it cannot be made, a finding

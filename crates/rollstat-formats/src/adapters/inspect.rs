@@ -4,7 +4,10 @@
 //!
 //! Epochs are rollouts (`rollout = epoch − 1`, `epoch` kept). Each scorer
 //! gives its own set of rows (`scorer` field; with several scorers, `run` =
-//! scorer so the sets are separate evaluations, not duplicates). Score values: `C` → correct,
+//! scorer so the sets are separate evaluations, not duplicates); with one,
+//! `run` is the log's `eval.run_id`, so two logs of one task are two runs.
+//! The header's status, epochs and dataset size are declared beside the
+//! samples present ([`crate::DeclaredRun`]). Score values: `C` → correct,
 //! `I` → wrong, `P` → wrong with `score: 0.5`, `N` (no answer) → wrong with
 //! `answer: null`; booleans and 0/1 are verdicts; other numbers are kept as
 //! `score` with `correct = score ≥ 1` (inspect's `pass_at` threshold); a
@@ -189,6 +192,12 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
     let eval = header.and_then(|h| h.get("eval"));
     let task = eval.and_then(|e| e.get("task")).cloned();
     let model = eval.and_then(|e| e.get("model")).cloned();
+    // Runs of one task (inspect's logs/ directory accumulates them) are
+    // told apart by their run id.
+    let run_id = eval
+        .and_then(|e| e.get("run_id"))
+        .filter(|v| v.is_string())
+        .cloned();
     if let Some(h) = header {
         aggregates(path, h, file);
     }
@@ -206,10 +215,7 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
     let unscored = scorers.is_empty() && !samples.is_empty();
     if unscored {
         scorers.push(String::new());
-        file.warnings.push(format!(
-            "{}: the log has no scores (it was run without a scorer); rollstat grades each sample's output against its target instead",
-            path.display()
-        ));
+        file.warnings.push(unscored_note(path, header, &samples));
     }
     let mut nonbinary = false;
     for scorer in &scorers {
@@ -253,9 +259,11 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
             r.score = numeric;
             r.subset = task.clone();
             r.model = model.clone();
-            if scorers.len() > 1 {
-                r.run = Some(Value::from(scorer.as_str()));
-            }
+            r.run = if scorers.len() > 1 {
+                Some(Value::from(scorer.as_str()))
+            } else {
+                run_id.clone()
+            };
             r.extra("epoch", Value::from(epoch));
             if !scorer.is_empty() {
                 r.extra("scorer", Value::from(scorer.as_str()));
@@ -272,6 +280,115 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
              (inspect's pass_at threshold)",
             path.display()
         ));
+    }
+    if scorers.len() > 1 {
+        file.declared.readings = Some(crate::Readings {
+            what: "scorer".into(),
+            field: "run".into(),
+            values: scorers.clone(),
+        });
+    }
+    file.declared.run = header.map(|h| declared_run(path, h, &samples));
+}
+
+/// The run as the log's header declares it (status, the samples it was to
+/// run, epochs) beside the samples present. The samples to run are the
+/// header's `sample_ids`, else the dataset's size capped by `limit`.
+fn declared_run(path: &Path, header: &Value, samples: &[Value]) -> crate::DeclaredRun {
+    let status = header.get("status").and_then(Value::as_str);
+    let dataset = header.pointer("/eval/dataset");
+    let ids = dataset
+        .and_then(|d| d.get("sample_ids"))
+        .and_then(Value::as_array)
+        .map(|a| a.len() as u64);
+    let size = dataset
+        .and_then(|d| d.get("samples"))
+        .and_then(Value::as_u64);
+    let limit = header.pointer("/eval/config/limit").and_then(Value::as_u64);
+    let dataset_size = ids.or(match (size, limit) {
+        (Some(s), Some(l)) => Some(s.min(l)),
+        (s, _) => s,
+    });
+    let epochs = header
+        .pointer("/eval/config/epochs")
+        .and_then(Value::as_u64);
+    let mut per_sample: std::collections::BTreeMap<String, u64> = Default::default();
+    for s in samples {
+        if let Some(id) = s.get("id").filter(|v| v.is_string() || v.is_number()) {
+            *per_sample.entry(id.to_string()).or_default() += 1;
+        }
+    }
+    let short = epochs.map_or(0, |e| per_sample.values().filter(|&&n| n < e).count());
+    crate::DeclaredRun {
+        path: path.display().to_string(),
+        status: status.map(str::to_string),
+        finished: status == Some("success"),
+        dataset_size,
+        rollouts: epochs,
+        present: per_sample.len() as u64,
+        short: short as u64,
+    }
+}
+
+/// Why a log's samples are graded here, and how: a header that names a
+/// scorer means the samples were logged without their scores (not a run
+/// without a scorer); the targets' shape says which extraction fits.
+fn unscored_note(path: &Path, header: Option<&Value>, samples: &[Value]) -> String {
+    let named: Vec<&str> = header
+        .and_then(|h| h.pointer("/results/scores"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|s| s.get("name")?.as_str()).collect())
+        .unwrap_or_default();
+    let why = if named.is_empty() {
+        "the log has no scores (it was run without a scorer)".to_string()
+    } else {
+        format!(
+            "the header names scorer {} but the samples carry no scores (logged without them?)",
+            named.join(", ")
+        )
+    };
+    let how = match target_shape(samples) {
+        TargetShape::Letters => "; the targets are choice letters: grade them with the multiple-choice extraction",
+        TargetShape::YesNo => "; the targets are Yes/No, which the math extraction cannot read: grade them with a regex extraction such as (?i)\\b(yes|no)\\b",
+        TargetShape::Numbers | TargetShape::Other => "",
+    };
+    format!(
+        "{}: {why}; rollstat grades each sample's output against its target instead{how}",
+        path.display()
+    )
+}
+
+/// What every sample's target looks like.
+#[derive(Debug, PartialEq)]
+enum TargetShape {
+    /// Single choice letters (`A`…`Z`).
+    Letters,
+    /// `Yes` / `No`.
+    YesNo,
+    /// Numbers.
+    Numbers,
+    /// Anything else (or no target).
+    Other,
+}
+
+fn target_shape(samples: &[Value]) -> TargetShape {
+    let targets: Vec<String> = samples
+        .iter()
+        .filter_map(|s| match s.get("target")? {
+            Value::String(t) => Some(t.trim().to_string()),
+            Value::Array(a) if a.len() == 1 => a[0].as_str().map(|t| t.trim().to_string()),
+            _ => None,
+        })
+        .collect();
+    let all = |f: &dyn Fn(&str) -> bool| !targets.is_empty() && targets.iter().all(|t| f(t));
+    if all(&|t| t.len() == 1 && t.chars().all(|c| c.is_ascii_uppercase())) {
+        TargetShape::Letters
+    } else if all(&|t| matches!(t.to_ascii_lowercase().as_str(), "yes" | "no")) {
+        TargetShape::YesNo
+    } else if all(&|t| t.replace(',', "").parse::<f64>().is_ok()) {
+        TargetShape::Numbers
+    } else {
+        TargetShape::Other
     }
 }
 
@@ -376,5 +493,25 @@ fn map_usage(r: &mut Rollout, sample: &Value, model: Option<&Value>) {
     }
     if let Some(t) = sample.get("total_time").filter(|v| v.is_number()) {
         r.extra("latency_s", t.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{target_shape, TargetShape};
+    use serde_json::json;
+
+    /// Each shape from targets written out by hand.
+    #[test]
+    fn target_shapes() {
+        let of = |ts: &[&str]| {
+            let samples: Vec<_> = ts.iter().map(|t| json!({"target": t})).collect();
+            target_shape(&samples)
+        };
+        assert_eq!(of(&["A", "C"]), TargetShape::Letters);
+        assert_eq!(of(&["Yes", "no"]), TargetShape::YesNo);
+        assert_eq!(of(&["12", "1,024"]), TargetShape::Numbers);
+        assert_eq!(of(&["Yes", "12"]), TargetShape::Other);
+        assert_eq!(of(&[]), TargetShape::Other);
     }
 }

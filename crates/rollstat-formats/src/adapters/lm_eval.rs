@@ -128,10 +128,30 @@ pub(crate) fn read_results_file(path: &Path, bytes: &[u8]) -> Result<NativeFile,
     let mut file = NativeFile::new(path, Format::LmEvalResults);
     let text = input::text(path, bytes, &mut file.warnings);
     let doc = read_json(path, &text)?;
+    let sampled: Option<BTreeSet<&str>> = match doc.get("samples") {
+        Some(Value::Object(s)) if !s.is_empty() => Some(s.keys().map(String::as_str).collect()),
+        _ => None,
+    };
+    let mut groups = Vec::new();
     if let Some(Value::Object(results)) = doc.get("results") {
         for task in results.keys() {
+            // Beside embedded samples, a task without samples of its own is
+            // a group (the mean of its subtasks): its number is not one of
+            // the rows', as the split-directory reading leaves it out too.
+            if sampled.as_ref().is_some_and(|s| !s.contains(task.as_str())) {
+                groups.push(task.as_str());
+                continue;
+            }
             push_aggregates(path, &doc, task, None, &mut file.aggregates);
         }
+    }
+    if !groups.is_empty() {
+        file.warnings.push(format!(
+            "{}: aggregates of {} (groups or tasks without samples in the file) are not reconciled: \
+             a group's number is a mean over its subtasks, not over the rows",
+            path.display(),
+            groups.join(", ")
+        ));
     }
     match doc.get("samples") {
         Some(Value::Object(samples)) if !samples.is_empty() => {
@@ -172,6 +192,7 @@ fn read_embedded(path: &Path, doc: &Value, task: &str, records: &Value, file: &m
             .and_then(Value::as_u64),
         multi_filter: filters.len() > 1,
     };
+    note_readings(file, filters.iter().copied());
     let mut ungraded = false;
     for (i, rec) in records.iter().enumerate() {
         let outcome = match rec.as_object() {
@@ -237,6 +258,29 @@ fn push_aggregates(
     }
 }
 
+/// Several filters over the same responses are readings of one system,
+/// kept apart in `run`: declared as such (added to those of other tasks of
+/// the file).
+fn note_readings<'a>(file: &mut NativeFile, filters: impl Iterator<Item = &'a str>) {
+    let filters: Vec<&str> = filters.collect();
+    if filters.len() < 2 {
+        return;
+    }
+    let readings = file
+        .declared
+        .readings
+        .get_or_insert_with(|| crate::Readings {
+            what: "filter".into(),
+            field: "run".into(),
+            values: Vec::new(),
+        });
+    for f in filters {
+        if !readings.values.iter().any(|v| v == f) {
+            readings.values.push(f.to_string());
+        }
+    }
+}
+
 fn escape_ptr(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }
@@ -283,6 +327,7 @@ pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
         repeats,
         multi_filter: filters.len() > 1,
     };
+    note_readings(&mut file, filters.iter().map(String::as_str));
     let mut ungraded = false;
     for (line, rec) in lines {
         match map_line(&ctx, line, &rec, &mut file, &mut ungraded) {
