@@ -204,8 +204,16 @@ pub fn gather_with<'a>(
     let mut g = Gathered::default();
     for source in sources {
         match source {
-            Source::Stdin => g.loaded.push(read_stdin(&files)?),
+            Source::Stdin => g.loaded.push(read_stdin(&files, opts)?),
             Source::Bytes { name, bytes } => {
+                #[cfg(feature = "parquet")]
+                if let Some(table) = crate::rows_parquet::load_bytes(name, bytes, opts)? {
+                    g.loaded.push(Loaded::Table {
+                        name: name.clone(),
+                        table,
+                    });
+                    continue;
+                }
                 let got = pipeline::load_bytes(Path::new(name), bytes.clone(), &files);
                 g.loaded.push(Loaded::File(got.map_err(input_error)?))
             }
@@ -255,8 +263,19 @@ pub fn gather_with<'a>(
     Ok(g)
 }
 
-fn read_stdin(files: &pipeline::ReadOptions<'_>) -> Result<Loaded<'static>> {
-    let got = pipeline::load_bytes(Path::new("<stdin>"), read_all_stdin()?, files);
+fn read_stdin(files: &pipeline::ReadOptions<'_>, opts: &ReadOptions) -> Result<Loaded<'static>> {
+    let bytes = read_all_stdin()?;
+    // Parquet of canonical rows on stdin, as in a file.
+    #[cfg(feature = "parquet")]
+    if let Some(table) = crate::rows_parquet::load_bytes("<stdin>", &bytes, opts)? {
+        return Ok(Loaded::Table {
+            name: "<stdin>".into(),
+            table,
+        });
+    }
+    #[cfg(not(feature = "parquet"))]
+    let _ = opts;
+    let got = pipeline::load_bytes(Path::new("<stdin>"), bytes, files);
     Ok(Loaded::File(got.map_err(input_error)?))
 }
 

@@ -354,3 +354,27 @@ fn tempdir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// Defect 7: Parquet bytes of canonical rows (standard input, or a
+/// decompressed `rows.parquet.zst`) are rows, not lighteval details:
+/// problems a (1, 0) and b (1) → pass@1 (½ + 1)/2 = ¾.
+#[cfg(feature = "parquet")]
+#[test]
+fn parquet_bytes_of_canonical_rows_are_rows() {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let problem: ArrayRef = Arc::new(StringArray::from(vec!["a", "a", "b"]));
+    let correct: ArrayRef = Arc::new(Int64Array::from(vec![1, 0, 1]));
+    let batch = RecordBatch::try_from_iter([("problem", problem), ("correct", correct)]).unwrap();
+    let mut bytes = Vec::new();
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut bytes, batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let source = Source::Bytes {
+        name: "rows".into(),
+        bytes,
+    };
+    let r = report(&[source], &options()).unwrap();
+    assert_eq!(r.health.n_problems, 2);
+    assert_eq!(pass1(&r), 0.75);
+}
