@@ -102,7 +102,14 @@ impl DetectError {
                 write!(f, "{} ({})", r.format, r.reason)?;
             }
         } else {
-            let canonical = self.tried.iter().find(|r| r.format == "canonical-jsonl");
+            // The canonical form the content was meant as: CSV for a CSV
+            // file, else JSON Lines.
+            let meant = if self.seen.starts_with("a CSV file") {
+                "canonical-csv"
+            } else {
+                "canonical-jsonl"
+            };
+            let canonical = self.tried.iter().find(|r| r.format == meant);
             let natives = self
                 .tried
                 .iter()

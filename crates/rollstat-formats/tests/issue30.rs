@@ -155,3 +155,19 @@ fn arena_hard_judgements_are_named() {
     assert!(e.contains("arena-hard judgement file"), "{e}");
     assert!(!e.contains("unrecognised"), "{e}");
 }
+
+/// Defect 10: a CSV file that is not canonical rows is described as CSV
+/// and rejected with the canonical CSV rule, not a JSON-worded reason.
+#[test]
+fn a_non_canonical_csv_is_worded_as_csv() {
+    let dir = tempdir("csv");
+    let path = dir.join("runs.csv");
+    std::fs::write(&path, "id,passed,model\n1,true,x\n").unwrap();
+    let e = read_one(&path, None).unwrap_err().to_string();
+    assert!(
+        e.contains("a CSV file with columns id, passed, model"),
+        "{e}"
+    );
+    assert!(e.contains("CSV header"), "{e}");
+    assert!(!e.contains("JSON object"), "{e}");
+}
