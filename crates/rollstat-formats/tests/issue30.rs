@@ -171,3 +171,20 @@ fn a_non_canonical_csv_is_worded_as_csv() {
     assert!(e.contains("CSV header"), "{e}");
     assert!(!e.contains("JSON object"), "{e}");
 }
+
+/// Defect 3 for lm-eval: the results beside the samples declare
+/// `n-samples.gsm8k_sc.effective` = 2 documents and `repeats` = 4; doc 0
+/// has 4 responses in `resps[0]`, doc 1 has 3 (see make_fixtures.py): 2
+/// present, 1 short.
+#[test]
+fn lm_eval_repeats_are_declared_against_the_responses() {
+    let f = read_one(
+        &fixture("lm_eval/samples_gsm8k_sc_2026-01-02T03-04-05.678901.jsonl"),
+        None,
+    )
+    .unwrap();
+    let run = f.declared.run.expect("a declared run");
+    assert_eq!((run.dataset_size, run.rollouts), (Some(2), Some(4)));
+    assert_eq!((run.present, run.short), (2, 1));
+    assert!(run.incomplete());
+}

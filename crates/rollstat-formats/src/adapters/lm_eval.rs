@@ -193,6 +193,14 @@ fn read_embedded(path: &Path, doc: &Value, task: &str, records: &Value, file: &m
         multi_filter: filters.len() > 1,
     };
     note_readings(file, filters.iter().copied());
+    let declared = declared_run(
+        path,
+        Some(doc),
+        task,
+        ctx.repeats,
+        records.iter().filter_map(Value::as_object),
+    );
+    add_declared(file, declared);
     let mut ungraded = false;
     for (i, rec) in records.iter().enumerate() {
         let outcome = match rec.as_object() {
@@ -255,6 +263,67 @@ fn push_aggregates(
             value,
             note,
         });
+    }
+}
+
+/// A task's run as the results declare it (`n-samples.<task>.effective`
+/// documents, `repeats` per document) beside its records: the documents
+/// present and those with fewer repeats in `resps[0]` than declared.
+/// `None` when the run declares neither.
+fn declared_run<'a>(
+    path: &Path,
+    doc: Option<&Value>,
+    task: &str,
+    repeats: Option<u64>,
+    records: impl Iterator<Item = &'a serde_json::Map<String, Value>>,
+) -> Option<crate::DeclaredRun> {
+    let effective = doc
+        .and_then(|d| d.pointer(&format!("/n-samples/{}/effective", escape_ptr(task))))
+        .and_then(Value::as_u64);
+    let repeats = repeats.filter(|&r| r > 1);
+    if effective.is_none() && repeats.is_none() {
+        return None;
+    }
+    let mut docs: BTreeSet<String> = BTreeSet::new();
+    let mut short: BTreeSet<String> = BTreeSet::new();
+    for rec in records {
+        let Some(id) = rec.get("doc_id").map(Value::to_string) else {
+            continue;
+        };
+        let n = rec
+            .get("resps")
+            .and_then(|r| r.get(0))
+            .and_then(Value::as_array)
+            .map_or(0, |a| a.len() as u64);
+        if repeats.is_some_and(|r| n < r) {
+            short.insert(id.clone());
+        }
+        docs.insert(id);
+    }
+    Some(crate::DeclaredRun {
+        path: path.display().to_string(),
+        status: None,
+        finished: true,
+        dataset_size: effective,
+        rollouts: repeats,
+        present: docs.len() as u64,
+        short: short.len() as u64,
+    })
+}
+
+/// Adds a task's declared run to the file's (a results file embeds several
+/// tasks): counts add up; the repeats stay when every task declares the
+/// same.
+fn add_declared(file: &mut NativeFile, run: Option<crate::DeclaredRun>) {
+    let Some(run) = run else { return };
+    match &mut file.declared.run {
+        None => file.declared.run = Some(run),
+        Some(d) => {
+            d.dataset_size = d.dataset_size.zip(run.dataset_size).map(|(a, b)| a + b);
+            d.rollouts = d.rollouts.filter(|r| run.rollouts == Some(*r));
+            d.present += run.present;
+            d.short += run.short;
+        }
     }
 }
 
@@ -328,6 +397,11 @@ pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
         multi_filter: filters.len() > 1,
     };
     note_readings(&mut file, filters.iter().map(String::as_str));
+    let declared = ctx.task.as_ref().and_then(Value::as_str).and_then(|t| {
+        let doc = results.as_ref().map(|(_, d)| d);
+        declared_run(path, doc, t, repeats, lines.iter().map(|(_, r)| r))
+    });
+    add_declared(&mut file, declared);
     let mut ungraded = false;
     for (line, rec) in lines {
         match map_line(&ctx, line, &rec, &mut file, &mut ungraded) {
