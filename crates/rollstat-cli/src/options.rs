@@ -60,6 +60,9 @@ pub fn cli_error(e: Error) -> anyhow::Error {
         Error::InvalidOption { option, message } => format!("{}: {message}", flag(option.0)),
         Error::ShortProblem { .. } => format!("{e}; drop --strict to report them as n_short"),
         Error::IncompleteRun(_) => format!("{e}; drop --strict to report what is present"),
+        Error::ExtractionNeeded { ref extract, .. } => {
+            format!("{e} (pass --extract '{extract}')")
+        }
         Error::Read(ReadError::Strict(bad)) => format!(
             "{bad} (strict mode stops at the first bad row; drop --strict to skip and count bad rows)"
         ),

@@ -103,6 +103,21 @@ pub struct Declared {
     pub readings: Option<Readings>,
     /// The run as declared beside what the file holds.
     pub run: Option<DeclaredRun>,
+    /// Rows left to grade whose targets the default (math) extraction
+    /// cannot read: their shape and the extraction that fits.
+    pub grading: Option<GradingHint>,
+}
+
+/// The extraction that fits the targets of rows left to grade.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GradingHint {
+    /// The input.
+    pub path: String,
+    /// What the targets are, in words (`Yes/No`, `choice letters`).
+    pub targets: String,
+    /// The extraction mode that reads them (`mcq`, `regex:…`), as the
+    /// grading options spell it.
+    pub extract: String,
 }
 
 /// Several readings of one system's responses, kept apart in one field.

@@ -66,6 +66,17 @@ pub enum Error {
         /// The requested n.
         requested: u64,
     },
+    /// Rows to grade whose targets the math extraction (the default) cannot
+    /// read: graded so, every answer would be unextracted.
+    #[error("{path}: the samples carry no verdicts and their targets are {targets}, which the math extraction cannot read; grade them with the extraction {extract}")]
+    ExtractionNeeded {
+        /// The input.
+        path: String,
+        /// What the targets are.
+        targets: String,
+        /// The extraction that reads them (`mcq`, `regex:…`).
+        extract: String,
+    },
     /// Strict mode: a run its harness declared bigger or unfinished (the
     /// finding's words).
     #[error("{0} (strict mode rejects incomplete runs)")]

@@ -202,6 +202,15 @@ pub enum Finding {
         /// The subsets, in order of first appearance.
         subsets: Vec<String>,
     },
+    /// Rows graded here whose targets the math extraction cannot read.
+    TargetsNeedExtraction {
+        /// The input.
+        path: String,
+        /// What the targets are (`Yes/No`, `choice letters`).
+        targets: String,
+        /// The extraction that reads them (`mcq`, `regex:…`).
+        extract: String,
+    },
     /// The breakdown field is on no row: every problem is in one group.
     ByFieldMissing {
         /// The field.
@@ -380,6 +389,8 @@ impl fmt::Display for Finding {
             Finding::IncompleteRun { .. } => f.write_str(&incomplete_text(self)),
             Finding::PooledSubsets { subsets } => write!(f,
                 "the numbers above pool {} subsets ({}) into one population; read them per subset", subsets.len(), name_some(subsets)),
+            Finding::TargetsNeedExtraction { path, targets, extract } => write!(f,
+                "{path}: its rows are graded here and their targets are {targets}, which the math extraction cannot read; the extraction {extract} reads them"),
             Finding::ByFieldMissing { field } => write!(f,
                 "no row has a `{field}` field: every problem is in one group \"(none)\""),
             Finding::PooledSystems { systems } => write!(f,
@@ -521,6 +532,7 @@ impl Finding {
             Finding::Readings { .. } => "readings",
             Finding::IncompleteRun { .. } => "incomplete_run",
             Finding::PooledSubsets { .. } => "pooled_subsets",
+            Finding::TargetsNeedExtraction { .. } => "targets_need_extraction",
             Finding::ByFieldMissing { .. } => "by_field_missing",
             Finding::PooledSystems { .. } => "pooled_systems",
             Finding::Unpaired { .. } => "unpaired",

@@ -641,6 +641,13 @@ impl<'g> Reader<'g> {
                 values: r.values.clone(),
             });
         }
+        if let Some(g) = &d.grading {
+            self.findings.push(Finding::TargetsNeedExtraction {
+                path: g.path.clone(),
+                targets: g.targets.clone(),
+                extract: g.extract.clone(),
+            });
+        }
         let Some(run) = d.run.as_ref().filter(|r| r.incomplete()) else {
             return Ok(());
         };

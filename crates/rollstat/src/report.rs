@@ -201,6 +201,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         mut summaries,
         n_undecided,
     } = s;
+    check_extraction(&mut inputs, &opts.grading)?;
     let budget = settle(&mut summaries, &opts.metrics.budget);
     let collected = &inputs.collected;
     let max_n = summaries.iter().map(|p| p.n_arrived).max().unwrap_or(0);
@@ -295,6 +296,38 @@ fn clusters(opts: &ReportOptions, problems: &[rollstat_io::CollectedProblem]) ->
 /// Nothing after the overall population reads the problems themselves
 /// (their summaries stand for them) unless grouping or per-problem rows do:
 /// their memory goes before the columns and intervals are made.
+/// Rows graded here whose targets the math extraction cannot read are
+/// refused under it (every answer would be unextracted, the headline 0);
+/// under another extraction the finding has done its work and is dropped.
+fn check_extraction(
+    inputs: &mut crate::read::Inputs,
+    grading: &rollstat_grade::GradingPolicy,
+) -> Result<()> {
+    let math = matches!(grading.extract, rollstat_grade::ExtractMode::Math);
+    let hint = inputs.findings.iter().find_map(|f| match f {
+        Finding::TargetsNeedExtraction {
+            path,
+            targets,
+            extract,
+        } => Some((path.clone(), targets.clone(), extract.clone())),
+        _ => None,
+    });
+    match hint {
+        Some((path, targets, extract)) if math => Err(Error::ExtractionNeeded {
+            path,
+            targets,
+            extract,
+        }),
+        Some(_) => {
+            inputs
+                .findings
+                .retain(|f| !matches!(f, Finding::TargetsNeedExtraction { .. }));
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
 /// The distinct subsets (benchmarks, tasks) of the problems, in order of
 /// first appearance; problems sharing labels are looked at once.
 fn subsets_of(problems: &[rollstat_io::CollectedProblem]) -> Vec<String> {

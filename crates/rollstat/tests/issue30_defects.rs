@@ -378,3 +378,43 @@ fn parquet_bytes_of_canonical_rows_are_rows() {
     assert_eq!(r.health.n_problems, 2);
     assert_eq!(pass1(&r), 0.75);
 }
+
+/// Defect 6: an inspect log whose header names a scorer but whose samples
+/// carry no score, with Yes/No targets, is refused under the math
+/// extraction (every answer would be unextracted: 0%), naming the
+/// extraction that reads them; graded with it, the outputs "Yes, it is." /
+/// "I think yes" / "No." / "The answer is no" against Yes, No, No, Yes are
+/// right, wrong, right, wrong: pass@1 ½.
+#[test]
+fn unscored_yes_no_targets_name_their_extraction() {
+    let dir = tempdir("yesno");
+    let path = dir.join("log.json");
+    let sample = |id: u64, target: &str, out: &str| {
+        format!(
+            r#"{{"id": {id}, "epoch": 1, "input": "q", "target": "{target}", "output": {{"choices": [{{"message": {{"role": "assistant", "content": "{out}"}}}}]}}}}"#
+        )
+    };
+    let samples = [
+        sample(1, "Yes", "Yes, it is."),
+        sample(2, "No", "I think yes"),
+        sample(3, "No", "No."),
+        sample(4, "Yes", "The answer is no"),
+    ];
+    let log = format!(
+        r#"{{"version": 2, "status": "success", "eval": {{"run_id": "r", "task": "t", "model": "m", "config": {{"epochs": 1}}, "dataset": {{"samples": 4}}}}, "results": {{"scores": [{{"name": "model_graded_qa", "metrics": {{}}}}]}}, "samples": [{}]}}"#,
+        samples.join(", ")
+    );
+    std::fs::write(&path, log).unwrap();
+    let e = read_with(&path, &options()).unwrap_err();
+    let Error::ExtractionNeeded {
+        targets, extract, ..
+    } = e
+    else {
+        panic!("{e}")
+    };
+    assert_eq!(targets, "Yes/No");
+    let mut o = options();
+    o.grading = rollstat::GradingPolicy::new(&extract, rollstat::Match::Equivalent).unwrap();
+    let r = read_with(&path, &o).unwrap();
+    assert_eq!(pass1(&r), 0.5);
+}

@@ -216,6 +216,7 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
     if unscored {
         scorers.push(String::new());
         file.warnings.push(unscored_note(path, header, &samples));
+        file.declared.grading = grading_hint(path, &samples);
     }
     let mut nonbinary = false;
     for scorer in &scorers {
@@ -347,16 +348,36 @@ fn unscored_note(path: &Path, header: Option<&Value>, samples: &[Value]) -> Stri
             named.join(", ")
         )
     };
-    let how = match target_shape(samples) {
-        TargetShape::Letters => "; the targets are choice letters: grade them with the multiple-choice extraction",
-        TargetShape::YesNo => "; the targets are Yes/No, which the math extraction cannot read: grade them with a regex extraction such as (?i)\\b(yes|no)\\b",
-        TargetShape::Numbers | TargetShape::Other => "",
+    let how = match grading_hint(path, samples) {
+        Some(h) => format!(
+            "; the targets are {}: grade them with the extraction {}",
+            h.targets, h.extract
+        ),
+        None => String::new(),
     };
     format!(
         "{}: {why}; rollstat grades each sample's output against its target instead{how}",
         path.display()
     )
 }
+
+/// The extraction that fits targets the default math extraction cannot
+/// read (choice letters, Yes/No); `None` for numbers and free text.
+fn grading_hint(path: &Path, samples: &[Value]) -> Option<crate::GradingHint> {
+    let (targets, extract) = match target_shape(samples) {
+        TargetShape::Letters => ("choice letters", "mcq"),
+        TargetShape::YesNo => ("Yes/No", YES_NO),
+        TargetShape::Numbers | TargetShape::Other => return None,
+    };
+    Some(crate::GradingHint {
+        path: path.display().to_string(),
+        targets: targets.into(),
+        extract: extract.into(),
+    })
+}
+
+/// The regex extraction of a Yes/No answer: the last "yes" or "no" word.
+const YES_NO: &str = "regex:\\b([Yy]es|[Nn]o|YES|NO)\\b";
 
 /// What every sample's target looks like.
 #[derive(Debug, PartialEq)]
