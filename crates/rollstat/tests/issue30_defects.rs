@@ -418,3 +418,13 @@ fn unscored_yes_no_targets_name_their_extraction() {
     let r = read_with(&path, &o).unwrap();
     assert_eq!(pass1(&r), 0.5);
 }
+
+/// Defect 10: a lighteval results file alone (aggregates, no per-sample
+/// rows) is told to pass lighteval's details parquet, not lm-eval samples.
+#[test]
+fn aggregates_only_input_names_its_harness_per_sample_files() {
+    let path = fixture("lighteval/results/org__model/results_2026-01-02T03-04-05.678901.json");
+    let e = read_with(&path, &options()).unwrap_err().to_string();
+    assert!(e.contains("lighteval details parquet"), "{e}");
+    assert!(!e.contains("lm-eval"), "{e}");
+}
