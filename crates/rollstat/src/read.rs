@@ -205,18 +205,7 @@ pub fn gather_with<'a>(
     for source in sources {
         match source {
             Source::Stdin => g.loaded.push(read_stdin(&files, opts)?),
-            Source::Bytes { name, bytes } => {
-                #[cfg(feature = "parquet")]
-                if let Some(table) = crate::rows_parquet::load_bytes(name, bytes, opts)? {
-                    g.loaded.push(Loaded::Table {
-                        name: name.clone(),
-                        table,
-                    });
-                    continue;
-                }
-                let got = pipeline::load_bytes(Path::new(name), bytes.clone(), &files);
-                g.loaded.push(Loaded::File(got.map_err(input_error)?))
-            }
+            Source::Bytes { name, bytes } => g.loaded.push(load_bytes(name, bytes, opts, &files)?),
             Source::Rows { name, rows } => g.loaded.push(Loaded::Rows {
                 name: name.clone(),
                 rows,
@@ -261,6 +250,27 @@ pub fn gather_with<'a>(
         }
     }
     Ok(g)
+}
+
+/// Bytes in memory: Parquet of canonical rows as a table, anything else
+/// through the files pipeline.
+fn load_bytes<'a>(
+    name: &str,
+    bytes: &[u8],
+    opts: &ReadOptions,
+    files: &pipeline::ReadOptions<'_>,
+) -> Result<Loaded<'a>> {
+    #[cfg(feature = "parquet")]
+    if let Some(table) = crate::rows_parquet::load_bytes(name, bytes, opts)? {
+        return Ok(Loaded::Table {
+            name: name.to_string(),
+            table,
+        });
+    }
+    #[cfg(not(feature = "parquet"))]
+    let _ = opts;
+    let got = pipeline::load_bytes(Path::new(name), bytes.to_vec(), files);
+    Ok(Loaded::File(got.map_err(input_error)?))
 }
 
 fn read_stdin(files: &pipeline::ReadOptions<'_>, opts: &ReadOptions) -> Result<Loaded<'static>> {

@@ -220,18 +220,12 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         budget,
     );
     let clusters = clusters(opts, &collected.problems);
-    let subsets = opts
-        .by
-        .is_none()
-        .then(|| subsets_of(&collected.problems))
-        .filter(|s| s.len() > 1);
+    let subsets = pooled_subsets(opts, &collected.problems);
     if opts.by.is_none() && !opts.per_problem {
         free_problems(&mut inputs);
     }
     let (mut health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
-    if let Some(subsets) = subsets {
-        health.warnings.push(Finding::PooledSubsets { subsets });
-    }
+    health.warnings.extend(subsets);
     note_undecided(&mut health, n_undecided);
     let groups = match opts.by {
         Some(_) => groups(&plan, &inputs, &summaries, clusters.as_deref()),
@@ -326,6 +320,16 @@ fn check_extraction(
         }
         None => Ok(()),
     }
+}
+
+/// Without a breakdown, several subsets pooled into one headline: the
+/// finding that says so.
+fn pooled_subsets(
+    opts: &ReportOptions,
+    problems: &[rollstat_io::CollectedProblem],
+) -> Option<Finding> {
+    let subsets = opts.by.is_none().then(|| subsets_of(problems))?;
+    (subsets.len() > 1).then_some(Finding::PooledSubsets { subsets })
 }
 
 /// The distinct subsets (benchmarks, tasks) of the problems, in order of

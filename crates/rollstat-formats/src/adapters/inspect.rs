@@ -190,89 +190,40 @@ pub(crate) fn read_json(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatE
 
 fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &mut NativeFile) {
     let eval = header.and_then(|h| h.get("eval"));
-    let task = eval.and_then(|e| e.get("task")).cloned();
-    let model = eval.and_then(|e| e.get("model")).cloned();
-    // Runs of one task (inspect's logs/ directory accumulates them) are
-    // told apart by their run id.
-    let run_id = eval
-        .and_then(|e| e.get("run_id"))
-        .filter(|v| v.is_string())
-        .cloned();
     if let Some(h) = header {
         aggregates(path, h, file);
     }
     samples.sort_by_key(sort_key);
-    let mut scorers: Vec<String> = Vec::new();
-    for s in &samples {
-        if let Some(Value::Object(sc)) = s.get("scores") {
-            for k in sc.keys() {
-                if !scorers.contains(k) {
-                    scorers.push(k.clone());
-                }
-            }
-        }
-    }
+    let mut scorers = scorers_of(&samples);
     let unscored = scorers.is_empty() && !samples.is_empty();
     if unscored {
         scorers.push(String::new());
         file.warnings.push(unscored_note(path, header, &samples));
         file.declared.grading = grading_hint(path, &samples);
     }
+    let labels = LogLabels {
+        task: eval.and_then(|e| e.get("task")).cloned(),
+        model: eval.and_then(|e| e.get("model")).cloned(),
+        // Runs of one task (inspect's logs/ directory accumulates them)
+        // are told apart by their run id.
+        run_id: eval
+            .and_then(|e| e.get("run_id"))
+            .filter(|v| v.is_string())
+            .cloned(),
+        unscored,
+        several: scorers.len() > 1,
+    };
     let mut nonbinary = false;
     for scorer in &scorers {
         for s in &samples {
-            let Some(id) = s.get("id").filter(|v| v.is_string() || v.is_number()) else {
-                file.bad_lines += 1;
-                file.warnings
-                    .push(format!("{}: a sample has no id; skipped", path.display()));
-                continue;
-            };
-            let epoch = s.get("epoch").and_then(as_index).unwrap_or(1);
-            let mut r = Rollout::new(id.clone());
-            r.rollout = Some(epoch.saturating_sub(1));
-            let score = s.get("scores").and_then(|sc| sc.get(scorer.as_str()));
-            let error = s.get("error").filter(|e| !e.is_null());
-            let (correct, numeric, no_answer) = match score.and_then(|sc| sc.get("value")) {
-                _ if error.is_some() => (Some(Value::Null), None, false),
-                // No scorer at all: no verdict, so the row is graded
-                // from `target` and the output (never "failed").
-                None if unscored => (None, None, false),
-                None => (Some(Value::Null), None, false),
-                Some(v) => {
-                    let (c, n, a) = map_value(v, &mut nonbinary);
-                    (Some(c), n, a)
+            match sample_row(s, scorer, &labels, &mut nonbinary) {
+                Some(r) => file.rows.push(r.into_map()),
+                None => {
+                    file.bad_lines += 1;
+                    file.warnings
+                        .push(format!("{}: a sample has no id; skipped", path.display()));
                 }
-            };
-            r.correct = correct;
-            if no_answer {
-                r.answer = Some(Value::Null);
-            } else if let Some(a) = score.and_then(|sc| sc.get("answer")) {
-                r.answer = Some(a.clone());
             }
-            r.gold = s.get("target").cloned();
-            let choice = s.pointer("/output/choices/0");
-            r.response = choice
-                .and_then(|c| c.pointer("/message/content"))
-                .and_then(content_text)
-                .map(Value::from);
-            r.finish_reason = choice.and_then(|c| c.get("stop_reason")).cloned();
-            map_usage(&mut r, s, model.as_ref());
-            r.score = numeric;
-            r.subset = task.clone();
-            r.model = model.clone();
-            r.run = if scorers.len() > 1 {
-                Some(Value::from(scorer.as_str()))
-            } else {
-                run_id.clone()
-            };
-            r.extra("epoch", Value::from(epoch));
-            if !scorer.is_empty() {
-                r.extra("scorer", Value::from(scorer.as_str()));
-            }
-            if let Some(e) = error {
-                r.extra("error", e.clone());
-            }
-            file.rows.push(r.into_map());
         }
     }
     if nonbinary {
@@ -282,7 +233,7 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
             path.display()
         ));
     }
-    if scorers.len() > 1 {
+    if labels.several {
         file.declared.readings = Some(crate::Readings {
             what: "scorer".into(),
             field: "run".into(),
@@ -290,6 +241,83 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
         });
     }
     file.declared.run = header.map(|h| declared_run(path, h, &samples));
+}
+
+/// The scorers of the samples, in order of first appearance.
+fn scorers_of(samples: &[Value]) -> Vec<String> {
+    let mut scorers: Vec<String> = Vec::new();
+    for s in samples {
+        if let Some(Value::Object(sc)) = s.get("scores") {
+            for k in sc.keys() {
+                if !scorers.contains(k) {
+                    scorers.push(k.clone());
+                }
+            }
+        }
+    }
+    scorers
+}
+
+/// What every row of a log carries.
+struct LogLabels {
+    task: Option<Value>,
+    model: Option<Value>,
+    run_id: Option<Value>,
+    /// No sample has a score: rows are left to grade.
+    unscored: bool,
+    /// Several scorers: each one's rows are a `run`.
+    several: bool,
+}
+
+/// One sample's row under `scorer`; `None` when the sample has no id.
+fn sample_row(s: &Value, scorer: &str, l: &LogLabels, nonbinary: &mut bool) -> Option<Rollout> {
+    let id = s.get("id").filter(|v| v.is_string() || v.is_number())?;
+    let epoch = s.get("epoch").and_then(as_index).unwrap_or(1);
+    let mut r = Rollout::new(id.clone());
+    r.rollout = Some(epoch.saturating_sub(1));
+    let score = s.get("scores").and_then(|sc| sc.get(scorer));
+    let error = s.get("error").filter(|e| !e.is_null());
+    let (correct, numeric, no_answer) = match score.and_then(|sc| sc.get("value")) {
+        _ if error.is_some() => (Some(Value::Null), None, false),
+        // No scorer at all: no verdict, so the row is graded from `target`
+        // and the output (never "failed").
+        None if l.unscored => (None, None, false),
+        None => (Some(Value::Null), None, false),
+        Some(v) => {
+            let (c, n, a) = map_value(v, nonbinary);
+            (Some(c), n, a)
+        }
+    };
+    r.correct = correct;
+    if no_answer {
+        r.answer = Some(Value::Null);
+    } else if let Some(a) = score.and_then(|sc| sc.get("answer")) {
+        r.answer = Some(a.clone());
+    }
+    r.gold = s.get("target").cloned();
+    let choice = s.pointer("/output/choices/0");
+    r.response = choice
+        .and_then(|c| c.pointer("/message/content"))
+        .and_then(content_text)
+        .map(Value::from);
+    r.finish_reason = choice.and_then(|c| c.get("stop_reason")).cloned();
+    map_usage(&mut r, s, l.model.as_ref());
+    r.score = numeric;
+    r.subset = l.task.clone();
+    r.model = l.model.clone();
+    r.run = if l.several {
+        Some(Value::from(scorer))
+    } else {
+        l.run_id.clone()
+    };
+    r.extra("epoch", Value::from(epoch));
+    if !scorer.is_empty() {
+        r.extra("scorer", Value::from(scorer));
+    }
+    if let Some(e) = error {
+        r.extra("error", e.clone());
+    }
+    Some(r)
 }
 
 /// The run as the log's header declares it (status, the samples it was to

@@ -380,15 +380,11 @@ pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
             push_aggregates(rpath, doc, t, primary.as_deref(), &mut file.aggregates);
         }
     }
-    let filters: BTreeSet<String> = lines
+    let filters: BTreeSet<&str> = lines
         .iter()
-        .map(|(_, r)| {
-            r.get("filter")
-                .and_then(Value::as_str)
-                .unwrap_or("none")
-                .to_string()
-        })
+        .map(|(_, r)| r.get("filter").and_then(Value::as_str).unwrap_or("none"))
         .collect();
+    note_readings(&mut file, filters.iter().copied());
     let ctx = Ctx {
         path,
         task: task.map(Value::from),
@@ -396,7 +392,6 @@ pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
         repeats,
         multi_filter: filters.len() > 1,
     };
-    note_readings(&mut file, filters.iter().map(String::as_str));
     let declared = ctx.task.as_ref().and_then(Value::as_str).and_then(|t| {
         let doc = results.as_ref().map(|(_, d)| d);
         declared_run(path, doc, t, repeats, lines.iter().map(|(_, r)| r))
@@ -404,13 +399,10 @@ pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
     add_declared(&mut file, declared);
     let mut ungraded = false;
     for (line, rec) in lines {
-        match map_line(&ctx, line, &rec, &mut file, &mut ungraded) {
-            Ok(()) => {}
-            Err(reason) => {
-                file.bad_lines += 1;
-                file.warnings
-                    .push(format!("{}:{line}: {reason}; line skipped", path.display()));
-            }
+        if let Err(reason) = map_line(&ctx, line, &rec, &mut file, &mut ungraded) {
+            file.bad_lines += 1;
+            file.warnings
+                .push(format!("{}:{line}: {reason}; line skipped", path.display()));
         }
     }
     if ungraded {
