@@ -59,6 +59,10 @@ pub fn cli_error(e: Error) -> anyhow::Error {
         }
         Error::InvalidOption { option, message } => format!("{}: {message}", flag(option.0)),
         Error::ShortProblem { .. } => format!("{e}; drop --strict to report them as n_short"),
+        Error::IncompleteRun(_) => format!("{e}; drop --strict to report what is present"),
+        Error::ExtractionNeeded { ref extract, .. } => {
+            format!("{e} (pass --extract '{extract}')")
+        }
         Error::Read(ReadError::Strict(bad)) => format!(
             "{bad} (strict mode stops at the first bad row; drop --strict to skip and count bad rows)"
         ),
@@ -110,10 +114,19 @@ pub fn finding_text(f: &Finding) -> String {
             files.len(),
             files.join(", ")
         ),
+        Finding::DuplicatesAcrossInputs { .. } => format!("{f} (resolved by --dedupe)"),
         Finding::PooledSystems { .. } => format!("{f} — pass --by model"),
         Finding::FieldAbsent { option, field } => {
             Finding::field_absent_text(field, &format!("--{}", option.replace('_', "-")))
         }
+        Finding::PooledSubsets { .. } => format!("{f} — pass --by subset"),
+        Finding::Readings { field, .. } => format!("{f} — pass --by {field} to report each"),
+        Finding::IncompleteRun { rollouts, short, .. } => match (rollouts, short) {
+            (Some(r), 1..) => format!(
+                "{f} (--n {r} measures samples against the declared n; --strict makes this an error)"
+            ),
+            _ => format!("{f} (--strict makes this an error)"),
+        },
         Finding::UnequalRollouts { .. } => format!("{f} (compare at equal n with --k)"),
         Finding::UncheckedMetric { metric } => format!(
             "--metric {metric}: no row could be computed, so --fail-on does not check it"

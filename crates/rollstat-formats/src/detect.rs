@@ -130,7 +130,10 @@ impl<'a> Probe<'a> {
         let kind = if self.bytes.is_empty() {
             return "the file is empty".into();
         } else if self.first.is_none() && !self.keys_scanned {
-            return "no JSON value at the start".into();
+            return match csv_header(self.bytes) {
+                Some(cols) => format!("a CSV file with columns {}", cols.join(", ")),
+                None => "no JSON value at the start".into(),
+            };
         } else if self.is_array {
             "a JSON array whose first element has keys"
         } else if self.is_jsonl {
@@ -152,6 +155,24 @@ impl<'a> Probe<'a> {
         }
         out
     }
+}
+
+/// The columns of a first line that reads as a CSV header (two or more
+/// comma-separated names, not JSON), at most 12.
+fn csv_header(bytes: &[u8]) -> Option<Vec<String>> {
+    let text = &bytes[skip_ws(bytes)..];
+    let line = text.split(|b| *b == b'\n').next()?;
+    let line = String::from_utf8_lossy(line);
+    if line.starts_with(['{', '[']) || !line.contains(',') {
+        return None;
+    }
+    let mut cols: Vec<String> = line
+        .trim_end_matches('\r')
+        .split(',')
+        .map(|c| short_key(c.trim().trim_matches('"')))
+        .collect();
+    cols.truncate(12);
+    Some(cols)
 }
 
 /// A key as shown in a message: at most 32 characters.

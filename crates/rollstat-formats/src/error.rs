@@ -54,6 +54,38 @@ impl DetectError {
         W(self, name_it).to_string()
     }
 
+    /// One short line for a file of a directory walk: its path and what
+    /// its content looked like. The formats tried and the fix are said once
+    /// for all such files ([`DetectError::summary`]).
+    ///
+    /// ```
+    /// let e = rollstat_formats::DetectError { path: "x.json".into(), seen: "a JSON object".into(), tried: vec![] };
+    /// assert_eq!(e.short(), "x.json: unrecognised input format (a JSON object)");
+    /// ```
+    pub fn short(&self) -> String {
+        format!(
+            "{}: unrecognised input format ({})",
+            self.path.display(),
+            self.seen
+        )
+    }
+
+    /// One line for the `n` unrecognised files of a directory walk: the
+    /// formats tried (every format of the registry) and the fix.
+    ///
+    /// ```
+    /// let s = rollstat_formats::DetectError::summary(3);
+    /// assert!(s.starts_with("3 file(s) were not recognised; formats tried: inspect-eval, "));
+    /// ```
+    pub fn summary(n: usize) -> String {
+        let names: Vec<&str> = crate::FORMATS.iter().map(|s| s.name).collect();
+        format!(
+            "{n} file(s) were not recognised; formats tried: {}. Fix: name the format explicitly, \
+             or convert the files to canonical JSONL rows (rules: rollstat-formats/README.md)",
+            names.join(", ")
+        )
+    }
+
     fn write(&self, f: &mut fmt::Formatter<'_>, name_it: &str) -> fmt::Result {
         write!(
             f,
@@ -70,7 +102,14 @@ impl DetectError {
                 write!(f, "{} ({})", r.format, r.reason)?;
             }
         } else {
-            let canonical = self.tried.iter().find(|r| r.format == "canonical-jsonl");
+            // The canonical form the content was meant as: CSV for a CSV
+            // file, else JSON Lines.
+            let meant = if self.seen.starts_with("a CSV file") {
+                "canonical-csv"
+            } else {
+                "canonical-jsonl"
+            };
+            let canonical = self.tried.iter().find(|r| r.format == meant);
             let natives = self
                 .tried
                 .iter()

@@ -59,7 +59,7 @@ pub use format::{Format, UnknownFormat};
 pub use harness::{HarnessAggregate, HarnessTarget, HealthCount, TargetHints};
 pub use input::DecompressLimit;
 pub use registry::{FormatSpec, FORMATS};
-pub use util::quietly_catch;
+pub use util::{quietly_catch, whole_document, Line};
 
 /// One canonical row: a JSON object following docs/spec.md §2.
 pub type Row = Map<String, Value>;
@@ -82,6 +82,86 @@ pub struct NativeFile {
     /// sha256 (hex) of the raw bytes as stored on disk (for a directory:
     /// of the sorted `name\0sha256\n` list of its files).
     pub sha256: Option<String>,
+    /// What the harness declared about the run beyond its rows (boxed:
+    /// most files declare nothing).
+    pub declared: Box<Declared>,
+}
+
+/// What a native file declares about its run that its rows alone do not
+/// say: typed, so the engine can word findings and compare the declared
+/// run with what arrived.
+///
+/// ```
+/// let d = rollstat_formats::Declared::default();
+/// assert!(d.readings.is_none() && d.run.is_none());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Declared {
+    /// Several readings of the same responses (lm-eval filters, inspect
+    /// scorers), each kept apart in the rows' `run`.
+    pub readings: Option<Readings>,
+    /// The run as declared beside what the file holds.
+    pub run: Option<DeclaredRun>,
+    /// Rows left to grade whose targets the default (math) extraction
+    /// cannot read: their shape and the extraction that fits.
+    pub grading: Option<GradingHint>,
+}
+
+/// The extraction that fits the targets of rows left to grade.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GradingHint {
+    /// The input.
+    pub path: String,
+    /// What the targets are, in words (`Yes/No`, `choice letters`).
+    pub targets: String,
+    /// The extraction mode that reads them (`mcq`, `regex:…`), as the
+    /// grading options spell it.
+    pub extract: String,
+}
+
+/// Several readings of one system's responses, kept apart in one field.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Readings {
+    /// What a reading is in the harness's words (`filter`, `scorer`).
+    pub what: String,
+    /// The row field that holds them (`run`).
+    pub field: String,
+    /// Their names, in the file's order.
+    pub values: Vec<String>,
+}
+
+/// A run as its harness declared it (status, dataset size, rollouts per
+/// sample) and what the file holds.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DeclaredRun {
+    /// The input.
+    pub path: String,
+    /// The run's status when the harness records one (`success`,
+    /// `cancelled`, `error`, `started`).
+    pub status: Option<String>,
+    /// Whether `status` says the run finished.
+    pub finished: bool,
+    /// Samples the dataset declares.
+    pub dataset_size: Option<u64>,
+    /// Rollouts per sample the run asked for (inspect `epochs`, lm-eval
+    /// `repeats`).
+    pub rollouts: Option<u64>,
+    /// Samples present.
+    pub present: u64,
+    /// Present samples with fewer rollouts than declared.
+    pub short: u64,
+}
+
+impl DeclaredRun {
+    /// Whether the file holds less than the run declared: a status other
+    /// than a finished one, fewer samples than the dataset, or samples
+    /// with fewer rollouts than asked.
+    pub fn incomplete(&self) -> bool {
+        (self.status.is_some() && !self.finished)
+            || self.dataset_size.is_some_and(|d| self.present < d)
+            || self.short > 0
+    }
 }
 
 impl NativeFile {
@@ -94,6 +174,7 @@ impl NativeFile {
             warnings: Vec::new(),
             bad_lines: 0,
             sha256: None,
+            declared: Box::default(),
         }
     }
 }
@@ -453,6 +534,32 @@ fn read_loaded(
         return Ok(Read::Canonical(format));
     }
     let mut file = adapters::read(path, format, content, limit)?;
+    if from.is_some() {
+        named_format_fits(&file)?;
+    }
     file.sha256 = Some(sha256.to_string());
     Ok(Read::Native(file))
+}
+
+/// A format named by hand whose layout no record of the file fits is one
+/// error (the first record's reason), not a warning per record.
+fn named_format_fits(file: &NativeFile) -> Result<(), FormatError> {
+    if !file.rows.is_empty() || file.bad_lines == 0 || !file.aggregates.is_empty() {
+        return Ok(());
+    }
+    let first = file.warnings.first().map_or("", String::as_str);
+    let shown = file.path.display().to_string();
+    let reason = first
+        .strip_prefix(shown.as_str())
+        .map(|r| r.trim_start_matches(|c: char| c == ':' || c.is_ascii_digit() || c == ' '))
+        .unwrap_or(first);
+    Err(FormatError::parse(
+        &file.path,
+        None,
+        format!(
+            "no record fits the {} layout ({} records; the first: {reason})",
+            file.format, file.bad_lines
+        ),
+        "name the format the file was written in, or let it be detected",
+    ))
 }

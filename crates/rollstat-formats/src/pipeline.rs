@@ -68,6 +68,8 @@ pub struct Gathered {
     /// Inputs whose content fits more than one format: which one each was
     /// read as, in words.
     pub ambiguous: Vec<String>,
+    /// Files of [`Gathered::failed`] that no format recognised.
+    pub unrecognised: usize,
 }
 
 /// Detects and loads a file or a directory. A file named directly must be
@@ -120,7 +122,16 @@ pub fn gather_path(path: &Path, opts: &ReadOptions<'_>) -> Result<Gathered, Form
         if !is_dir {
             return Err(e);
         }
-        g.failed.push((p.display().to_string(), e.to_string()));
+        // An unrecognised file of a walk in one short line; the formats
+        // tried are said once for all of them.
+        let why = match &e {
+            FormatError::Detect(d) => {
+                g.unrecognised += 1;
+                d.short()
+            }
+            other => other.to_string(),
+        };
+        g.failed.push((p.display().to_string(), why));
     }
     g.skipped.extend(report.skipped);
     Ok(g)

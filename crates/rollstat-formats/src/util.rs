@@ -86,7 +86,8 @@ impl Rollout {
 }
 
 /// A JSONL record with its 1-based line number.
-pub(crate) type Line = (usize, Map<String, Value>);
+/// A record and its line in the file (from 1).
+pub type Line = (usize, Map<String, Value>);
 
 /// A JSON scalar as is; an array or object as its compact JSON text.
 fn scalar(v: Value) -> Value {
@@ -105,6 +106,9 @@ pub(crate) fn read_jsonl(
     warnings: &mut Vec<String>,
     bad_lines: &mut usize,
 ) -> Result<Vec<Line>, FormatError> {
+    if let Some(records) = whole_document(path, text)? {
+        return Ok(records);
+    }
     let mut out = Vec::new();
     let mut first_err = None;
     for (i, line) in text.lines().enumerate() {
@@ -145,6 +149,88 @@ pub(crate) fn read_jsonl(
         ));
     }
     Ok(out)
+}
+
+/// A whole JSON document where JSON Lines were expected (a pretty-printed
+/// object or a list, as a format named by hand may be): its records, each
+/// numbered by its line in the file, or one error for the whole file.
+/// `None` when the text reads as JSON Lines (its first line is a value by
+/// itself).
+///
+/// ```
+/// use std::path::Path;
+/// let text = "[\n  {\"problem\": 1},\n  {\"problem\": 2}\n]\n";
+/// let rows = rollstat_formats::whole_document(Path::new("a.json"), text).unwrap().unwrap();
+/// assert_eq!(rows.iter().map(|(line, _)| *line).collect::<Vec<_>>(), [2, 3]);
+/// assert!(rollstat_formats::whole_document(Path::new("a.jsonl"), "{\"problem\": 1}\n").unwrap().is_none());
+/// ```
+pub fn whole_document(path: &Path, text: &str) -> Result<Option<Vec<Line>>, FormatError> {
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty());
+    let Some(first) = first else { return Ok(None) };
+    if !first.starts_with(['{', '[']) || serde_json::from_str::<Value>(first).is_ok() {
+        return Ok(None);
+    }
+    let hint = "the file is one JSON document, not JSON Lines (one record per line)";
+    let line_of = |offset: usize| text[..offset].matches('\n').count() + 1;
+    let start = text.len() - text.trim_start().len();
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Ok(Some(vec![(line_of(start), m)])),
+        Ok(Value::Array(items)) if items.iter().all(Value::is_object) && !items.is_empty() => {
+            // Each record's line: where its object starts in the file.
+            let starts = element_starts(text);
+            let out = items
+                .into_iter()
+                .enumerate()
+                .filter_map(|(i, item)| match item {
+                    Value::Object(m) => Some((starts.get(i).map_or(i + 1, |&o| line_of(o)), m)),
+                    _ => None,
+                })
+                .collect();
+            Ok(Some(out))
+        }
+        Ok(_) => Err(FormatError::parse(
+            path,
+            None,
+            "a JSON document that is neither an object nor a list of objects",
+            hint,
+        )),
+        Err(e) => Err(FormatError::parse(
+            path,
+            Some(e.line()),
+            format!("invalid JSON: {e}"),
+            "the file is neither JSON Lines nor one valid JSON document; check that it was written completely",
+        )),
+    }
+}
+
+/// Byte offsets where the elements of a top-level JSON list start (the
+/// text is known to be one valid list).
+fn element_starts(text: &str) -> Vec<usize> {
+    let (mut depth, mut in_str, mut escaped) = (0u32, false, false);
+    let mut starts = Vec::new();
+    for (i, b) in text.bytes().enumerate() {
+        if in_str {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_str = true,
+            b'{' | b'[' => {
+                if depth == 1 && b == b'{' {
+                    starts.push(i);
+                }
+                depth += 1;
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    starts
 }
 
 /// Parse a whole JSON document.

@@ -878,14 +878,16 @@ impl Shard {
             both.par_extend(chunk.into_par_iter().map(|acc| {
                 let problem = &names[acc.name.0 as usize..acc.name.1 as usize];
                 let key = acc.label_key();
-                let (data, n_dup, first_dup, numbered_by_arrival) = match acc.body {
-                    Body::Counts { n, c } => (ProblemData::Counts { n, c }, 0, None, false),
+                let (data, pd, numbered_by_arrival) = match acc.body {
+                    Body::Counts { n, c } => {
+                        (ProblemData::Counts { n, c }, ProblemDups::default(), false)
+                    }
                     Body::Empty => rollout_data(Rollouts::new(acc.origin), problem, dedupe, &at),
                     Body::Rollouts(r) => rollout_data(*r, problem, dedupe, &at),
                 };
-                if n_dup > 0 {
+                if pd.n > 0 {
                     let mut dups = dups.lock().expect("no panics");
-                    dups.add(acc.first_seq, n_dup, first_dup);
+                    dups.add(acc.first_seq, pd);
                 }
                 let problem = crate::CollectedProblem {
                     problem: problem.to_string(),
@@ -945,10 +947,9 @@ fn rollout_data(
     problem: &str,
     dedupe: Option<Dedupe>,
     at: &dyn Fn(Origin) -> (String, u64),
-) -> (ProblemData, u64, Option<BadLine>, bool) {
+) -> (ProblemData, ProblemDups, bool) {
     let keep_last = dedupe == Some(Dedupe::Last);
-    let mut n_dup = 0u64;
-    let mut first_dup = None;
+    let mut dups = ProblemDups::default();
     let mut table = match r.store {
         // In order, no duplicates possible.
         Store::Dense { rows, .. } => RolloutTable::from_dense(rows, r.answers),
@@ -958,19 +959,7 @@ fn rollout_data(
                 if later.0.index() != earlier.0.index() {
                     return false;
                 }
-                n_dup += 1;
-                if first_dup.is_none() {
-                    let (path, line) = at(later.1);
-                    let (prev_path, prev_line) = at(earlier.1);
-                    first_dup = Some(BadLine {
-                        path,
-                        line,
-                        reason: format!(
-                            "problem '{problem}' rollout {} appears again (first at {prev_path}:{prev_line})",
-                            later.0.index()
-                        ),
-                    });
-                }
+                dups.add(problem, later.0.index(), (later.1, earlier.1), at);
                 if keep_last {
                     std::mem::swap(later, earlier);
                 }
@@ -988,10 +977,71 @@ fn rollout_data(
     }
     (
         ProblemData::Rollouts(Box::new(table)),
-        n_dup,
-        first_dup,
+        dups,
         r.numbered_by_arrival,
     )
+}
+
+/// One problem's duplicated rollouts: how many, the first as a bad row,
+/// and those whose two copies come from different inputs.
+#[derive(Default)]
+pub(crate) struct ProblemDups {
+    n: u64,
+    first: Option<BadLine>,
+    across: CrossFile,
+}
+
+/// Duplicates whose two copies come from different inputs: how many, and
+/// the paths of the first such pair (first copy, again).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CrossFile {
+    /// Such duplicated rollouts.
+    pub n: u64,
+    /// The inputs of the first such pair: the first copy's, then the
+    /// repeat's.
+    pub first: Option<(String, String)>,
+}
+
+impl ProblemDups {
+    /// One more duplicate of rollout `index`: `origins` are the repeat's and
+    /// the first copy's.
+    fn add(
+        &mut self,
+        problem: &str,
+        index: u64,
+        (again, earlier): (Origin, Origin),
+        at: &dyn Fn(Origin) -> (String, u64),
+    ) {
+        self.n += 1;
+        let across = again.text_index().is_none()
+            && earlier.text_index().is_none()
+            && again.file() != earlier.file();
+        if !across && self.first.is_some() {
+            return;
+        }
+        let (path, line) = at(again);
+        let (prev_path, prev_line) = at(earlier);
+        if across {
+            self.across.n += 1;
+            if self.across.first.is_none() {
+                self.across.first = Some((prev_path.clone(), path.clone()));
+            }
+        }
+        if self.first.is_none() {
+            let other = if across {
+                " — in another input: if the two are different systems' runs, their rows need a model to tell them apart"
+            } else {
+                ""
+            };
+            self.first = Some(BadLine {
+                path,
+                line,
+                reason: format!(
+                    "problem '{problem}' rollout {index} appears again (first at {prev_path}:{prev_line}){other}"
+                ),
+            });
+        }
+    }
 }
 
 /// A collected problem with what ordering and duplicate reporting need.
@@ -1008,24 +1058,43 @@ pub(crate) struct Finished {
 pub(crate) struct Duplicates {
     pub count: u64,
     pub first: Option<(u64, BadLine)>,
+    /// Those whose copies come from different inputs, with the sequence
+    /// number of the problem of the first such pair.
+    pub across: (u64, CrossFile),
 }
 
 impl Duplicates {
-    /// `n` more duplicates of the problem first seen at `seq`, `first` the
-    /// first of them.
-    fn add(&mut self, seq: u64, n: u64, first: Option<BadLine>) {
-        self.count += n;
-        if let Some(d) = first {
+    /// The duplicates of the problem first seen at `seq`.
+    fn add(&mut self, seq: u64, pd: ProblemDups) {
+        self.count += pd.n;
+        self.keep_first(pd.first.map(|d| (seq, d)));
+        self.add_across(seq, pd.across);
+    }
+
+    fn add_all(&mut self, other: Duplicates) {
+        self.count += other.count;
+        self.keep_first(other.first);
+        self.add_across(other.across.0, other.across.1);
+    }
+
+    /// `first` when it comes before the first kept.
+    fn keep_first(&mut self, first: Option<(u64, BadLine)>) {
+        if let Some((seq, d)) = first {
             if self.first.as_ref().is_none_or(|(s, _)| seq < *s) {
                 self.first = Some((seq, d));
             }
         }
     }
 
-    fn add_all(&mut self, other: Duplicates) {
-        self.count += other.count;
-        if let Some((seq, d)) = other.first {
-            self.add(seq, 0, Some(d));
+    /// Cross-input duplicates of the problem (or shard) first seen at `seq`.
+    fn add_across(&mut self, seq: u64, more: CrossFile) {
+        let (at, mine) = &mut self.across;
+        mine.n += more.n;
+        if let Some(pair) = more.first {
+            if mine.first.is_none() || seq < *at {
+                *at = seq;
+                mine.first = Some(pair);
+            }
         }
     }
 }

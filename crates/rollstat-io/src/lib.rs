@@ -35,6 +35,7 @@ mod scan;
 mod source;
 
 pub use fast::{FlatAnswer, FlatExtra, FlatRow};
+pub use fold::CrossFile;
 pub use source::{Input, InputFormat};
 use std::sync::Arc;
 
@@ -263,6 +264,9 @@ pub struct Collected {
     pub origin_texts: Vec<String>,
     pub bad_lines: Vec<BadLine>,
     pub n_duplicate_rollouts: u64,
+    /// Of the duplicated rollouts, those whose two copies come from
+    /// different inputs (resolved by the dedupe policy all the same).
+    pub cross_file_duplicates: CrossFile,
     pub n_graded: u64,
     /// Distinct `model`/`run` values seen.
     pub systems: Vec<String>,
@@ -756,6 +760,7 @@ impl<'g> Collector<'g> {
             problems,
             bad_lines: bad.into_iter().map(|(_, b)| b).collect(),
             n_duplicate_rollouts,
+            cross_file_duplicates: duplicates.across.1,
             n_graded,
             ..Default::default()
         };

@@ -87,6 +87,21 @@ pub enum Error {
         /// The requested n.
         requested: u64,
     },
+    /// Rows to grade whose targets the math extraction (the default) cannot
+    /// read: graded so, every answer would be unextracted.
+    #[error("{path}: the samples carry no verdicts and their targets are {targets}, which the math extraction cannot read; grade them with the extraction {extract}")]
+    ExtractionNeeded {
+        /// The input.
+        path: String,
+        /// What the targets are.
+        targets: String,
+        /// The extraction that reads them (`mcq`, `regex:…`).
+        extract: String,
+    },
+    /// Strict mode: a run its harness declared bigger or unfinished (the
+    /// finding's words).
+    #[error("{0} (strict mode rejects incomplete runs)")]
+    IncompleteRun(String),
     /// Merging summaries without a dedupe policy: one rollout in two of
     /// them.
     #[error("{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); choose which to keep (first or last) when summarizing, as for duplicated rows")]

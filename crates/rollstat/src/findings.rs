@@ -98,6 +98,17 @@ pub enum Finding {
         /// Rollouts dropped.
         n: u64,
     },
+    /// Duplicated rollouts whose two copies came from different inputs,
+    /// resolved by the dedupe policy all the same: if the inputs are
+    /// different systems' runs, their rows were merged.
+    DuplicatesAcrossInputs {
+        /// Such rollouts.
+        n: u64,
+        /// The input of the first such pair's first copy.
+        first: String,
+        /// The input of its repeat.
+        again: String,
+    },
     /// Answer clusters whose members were judged differently.
     InconsistentClusters {
         /// Such clusters.
@@ -158,6 +169,47 @@ pub enum Finding {
     SkippedFiles {
         /// (path, why) of each file passed over.
         files: Vec<(String, String)>,
+    },
+    /// Several readings (filters, scorers) of the same responses, kept
+    /// apart in a field: one system read several ways, not several systems.
+    Readings {
+        /// What a reading is in the harness's words (`filter`, `scorer`).
+        what: String,
+        /// The field that tells them apart (`run`).
+        field: String,
+        /// Their names.
+        values: Vec<String>,
+    },
+    /// A run that its harness declared bigger (or unfinished) than what the
+    /// input holds: expected against present.
+    IncompleteRun {
+        /// The input.
+        path: String,
+        /// The run's status when it is not a finished one (`cancelled`,
+        /// `error`, `started`).
+        status: Option<String>,
+        /// Samples the run was to evaluate.
+        expected: Option<u64>,
+        /// Samples present.
+        present: u64,
+        /// Rollouts per sample the run asked for (epochs, repeats).
+        rollouts: Option<u64>,
+        /// Present samples with fewer rollouts than that.
+        short: u64,
+    },
+    /// Several subsets (benchmarks, tasks) pooled into one headline.
+    PooledSubsets {
+        /// The subsets, in order of first appearance.
+        subsets: Vec<String>,
+    },
+    /// Rows graded here whose targets the math extraction cannot read.
+    TargetsNeedExtraction {
+        /// The input.
+        path: String,
+        /// What the targets are (`Yes/No`, `choice letters`).
+        targets: String,
+        /// The extraction that reads them (`mcq`, `regex:…`).
+        extract: String,
     },
     /// Several systems (model/run values) pooled as separate problems.
     PooledSystems {
@@ -329,6 +381,8 @@ impl fmt::Display for Finding {
             Finding::BadRows { n } => write!(f, "{n} malformed rows were skipped"),
             Finding::DuplicatesDropped { n } => write!(f,
                 "{n} duplicated rollouts were dropped by the dedupe policy"),
+            Finding::DuplicatesAcrossInputs { n, first, again } => write!(f,
+                "{n} duplicated rollouts had their two copies in different inputs (the first in {first} and {again}) and the dedupe policy kept one of each: if those inputs are different systems' runs, the systems were merged — give their rows a model (or subset) to keep them apart"),
             Finding::InconsistentClusters { n } => write!(f,
                 "{n} answer clusters hold members judged differently; a cluster's verdict is its first judged member's"),
             Finding::GradingUndecided { side, n } => write!(f,
@@ -352,6 +406,14 @@ impl fmt::Display for Finding {
             }
             Finding::NoExtrapolation { reason } => write!(f,
                 "pass@K beyond n was not extrapolated: {reason}"),
+            Finding::Readings { what, field, values } => write!(f,
+                "the input holds {} {what}s ({}) over the same responses: {} readings of one system, not {} systems; `{field}` tells them apart, and the metrics above pool them as separate problems",
+                values.len(), values.join(", "), values.len(), values.len()),
+            Finding::IncompleteRun { .. } => f.write_str(&incomplete_text(self)),
+            Finding::PooledSubsets { subsets } => write!(f,
+                "the numbers above pool {} subsets ({}) into one population; read them per subset", subsets.len(), name_some(subsets)),
+            Finding::TargetsNeedExtraction { path, targets, extract } => write!(f,
+                "{path}: its rows are graded here and their targets are {targets}, which the math extraction cannot read; the extraction {extract} reads them"),
             Finding::PooledSystems { systems } => write!(f,
                 "the input holds {} systems ({}); the metrics above pool them as separate problems", systems.len(), systems.join(", ")),
             Finding::Unpaired { only_a, only_b, matched } => {
@@ -387,6 +449,39 @@ impl fmt::Display for Finding {
                 benchmark.as_ref().map_or("suite ".to_string(), |b| format!("{b}: ")), margin, 100.0 * margin),
         }
     }
+}
+
+/// The words of [`Finding::IncompleteRun`]: what was declared against what
+/// is present.
+fn incomplete_text(f: &Finding) -> String {
+    let Finding::IncompleteRun {
+        path,
+        status,
+        expected,
+        present,
+        rollouts,
+        short,
+    } = f
+    else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    if let Some(s) = status {
+        parts.push(format!("the run's status is '{s}'"));
+    }
+    match expected {
+        Some(e) if present < e => parts.push(format!("{present} of {e} samples are present")),
+        _ => {}
+    }
+    if let (Some(r), 1..) = (rollouts, *short) {
+        parts.push(format!(
+            "{short} of {present} present samples have fewer than the {r} rollouts (epochs/repeats) declared"
+        ));
+    }
+    format!(
+        "{path}: the run is incomplete — {}; the numbers are over what is present only",
+        parts.join("; ")
+    )
 }
 
 /// A front end's wording of a finding.
@@ -447,6 +542,7 @@ impl Finding {
             Finding::Failed { .. } => "failed",
             Finding::BadRows { .. } => "bad_rows",
             Finding::DuplicatesDropped { .. } => "duplicates_dropped",
+            Finding::DuplicatesAcrossInputs { .. } => "duplicates_across_inputs",
             Finding::InconsistentClusters { .. } => "inconsistent_clusters",
             Finding::GradingUndecided { .. } => "grading_undecided",
             Finding::CountRows { .. } => "count_rows",
@@ -457,6 +553,10 @@ impl Finding {
             Finding::AdapterNote { .. } => "adapter_note",
             Finding::UnreadableFiles { .. } => "unreadable_files",
             Finding::SkippedFiles { .. } => "skipped_files",
+            Finding::Readings { .. } => "readings",
+            Finding::IncompleteRun { .. } => "incomplete_run",
+            Finding::PooledSubsets { .. } => "pooled_subsets",
+            Finding::TargetsNeedExtraction { .. } => "targets_need_extraction",
             Finding::PooledSystems { .. } => "pooled_systems",
             Finding::Unpaired { .. } => "unpaired",
             Finding::FieldDiffers { .. } => "field_differs",

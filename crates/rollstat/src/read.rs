@@ -151,6 +151,25 @@ pub struct Gathered<'a> {
     /// Inputs whose content fits more than one format: which one each was
     /// read as, in words.
     pub ambiguous: Vec<String>,
+    /// Files of `failed` that no format recognised.
+    pub unrecognised: usize,
+}
+
+/// The messages for the files of a walk that could not be read: one line
+/// each, then one line naming the formats tried when some were not
+/// recognised.
+fn failure_messages(failed: &[(String, String)], unrecognised: usize) -> Vec<String> {
+    let mut out: Vec<String> = failed
+        .iter()
+        .map(|(_, why)| format!("error: {why}"))
+        .collect();
+    if unrecognised > 0 {
+        out.push(format!(
+            "error: {}",
+            rollstat_formats::DetectError::summary(unrecognised)
+        ));
+    }
+    out
 }
 
 /// A reading failure of the files pipeline, as the library's input error.
@@ -185,11 +204,8 @@ pub fn gather_with<'a>(
     let mut g = Gathered::default();
     for source in sources {
         match source {
-            Source::Stdin => g.loaded.push(read_stdin(&files)?),
-            Source::Bytes { name, bytes } => {
-                let got = pipeline::load_bytes(Path::new(name), bytes.clone(), &files);
-                g.loaded.push(Loaded::File(got.map_err(input_error)?))
-            }
+            Source::Stdin => g.loaded.push(read_stdin(&files, opts)?),
+            Source::Bytes { name, bytes } => g.loaded.push(load_bytes(name, bytes, opts, &files)?),
             Source::Rows { name, rows } => g.loaded.push(Loaded::Rows {
                 name: name.clone(),
                 rows,
@@ -224,6 +240,7 @@ pub fn gather_with<'a>(
                 g.failed.extend(got.failed);
                 g.skipped.extend(got.skipped);
                 g.ambiguous.extend(got.ambiguous);
+                g.unrecognised += got.unrecognised;
             }
             Source::Summary { name, .. } => {
                 return Err(Error::input(format!(
@@ -235,8 +252,40 @@ pub fn gather_with<'a>(
     Ok(g)
 }
 
-fn read_stdin(files: &pipeline::ReadOptions<'_>) -> Result<Loaded<'static>> {
-    let got = pipeline::load_bytes(Path::new("<stdin>"), read_all_stdin()?, files);
+/// Bytes in memory: Parquet of canonical rows as a table, anything else
+/// through the files pipeline.
+fn load_bytes<'a>(
+    name: &str,
+    bytes: &[u8],
+    opts: &ReadOptions,
+    files: &pipeline::ReadOptions<'_>,
+) -> Result<Loaded<'a>> {
+    #[cfg(feature = "parquet")]
+    if let Some(table) = crate::rows_parquet::load_bytes(name, bytes, opts)? {
+        return Ok(Loaded::Table {
+            name: name.to_string(),
+            table,
+        });
+    }
+    #[cfg(not(feature = "parquet"))]
+    let _ = opts;
+    let got = pipeline::load_bytes(Path::new(name), bytes.to_vec(), files);
+    Ok(Loaded::File(got.map_err(input_error)?))
+}
+
+fn read_stdin(files: &pipeline::ReadOptions<'_>, opts: &ReadOptions) -> Result<Loaded<'static>> {
+    let bytes = read_all_stdin()?;
+    // Parquet of canonical rows on stdin, as in a file.
+    #[cfg(feature = "parquet")]
+    if let Some(table) = crate::rows_parquet::load_bytes("<stdin>", &bytes, opts)? {
+        return Ok(Loaded::Table {
+            name: "<stdin>".into(),
+            table,
+        });
+    }
+    #[cfg(not(feature = "parquet"))]
+    let _ = opts;
+    let got = pipeline::load_bytes(Path::new("<stdin>"), bytes, files);
     Ok(Loaded::File(got.map_err(input_error)?))
 }
 
@@ -475,6 +524,13 @@ impl<'g> Reader<'g> {
                 content,
             }) => self.add_canonical(path, sha256, content),
             Loaded::File(LoadedFile::CanonicalFile { path }) => {
+                if starts_like_document(&path) {
+                    let content =
+                        std::fs::read(&path).map_err(|e| Error::Input(format!("{path}: {e}")))?;
+                    if let Some(rows) = self.json_document(&path, &content)? {
+                        return self.add_parsed_rows(path, rows);
+                    }
+                }
                 let input = Input::open(&path)?;
                 match self.collector.add(input) {
                     Err(e @ ReadError::Empty { .. }) if !self.opts.strict => {
@@ -545,7 +601,26 @@ impl<'g> Reader<'g> {
         Ok(())
     }
 
+    /// Canonical rows given as one JSON document (a list of row objects,
+    /// or a pretty-printed object) instead of JSON Lines: its rows, each
+    /// numbered by its line, or one error for the whole file; `None` for
+    /// JSON Lines and CSV.
+    fn json_document(&self, path: &str, content: &[u8]) -> Result<Option<Vec<RecordRow>>> {
+        let text = String::from_utf8_lossy(content);
+        let Some(rows) = rollstat_formats::whole_document(Path::new(path), &text)? else {
+            return Ok(None);
+        };
+        Ok(Some(
+            rows.iter()
+                .map(|(line, m)| (*line as u64, self.parse_map(m)))
+                .collect(),
+        ))
+    }
+
     fn add_canonical(&mut self, path: String, sha256: String, content: Vec<u8>) -> Result<()> {
+        if let Some(rows) = self.json_document(&path, &content)? {
+            return self.add_parsed_rows(path, rows);
+        }
         let input = Input::from_bytes(&plain_name(&path), content);
         let rows = input.parse_rows_budget(
             self.opts.by.as_deref(),
@@ -565,11 +640,48 @@ impl<'g> Reader<'g> {
         Ok(self.collector.add_rows(info, rows)?)
     }
 
+    /// Findings from what a native file declares: readings of one system,
+    /// and a run incomplete against its declaration (an error in strict
+    /// mode).
+    fn declared(&mut self, d: &rollstat_formats::Declared) -> Result<()> {
+        if let Some(r) = &d.readings {
+            self.findings.push(Finding::Readings {
+                what: r.what.clone(),
+                field: r.field.clone(),
+                values: r.values.clone(),
+            });
+        }
+        if let Some(g) = &d.grading {
+            self.findings.push(Finding::TargetsNeedExtraction {
+                path: g.path.clone(),
+                targets: g.targets.clone(),
+                extract: g.extract.clone(),
+            });
+        }
+        let Some(run) = d.run.as_ref().filter(|r| r.incomplete()) else {
+            return Ok(());
+        };
+        let finding = Finding::IncompleteRun {
+            path: run.path.clone(),
+            status: run.status.clone().filter(|_| !run.finished),
+            expected: run.dataset_size,
+            present: run.present,
+            rollouts: run.rollouts,
+            short: run.short,
+        };
+        if self.opts.strict {
+            return Err(Error::IncompleteRun(finding.to_string()));
+        }
+        self.findings.push(finding);
+        Ok(())
+    }
+
     fn add_native(&mut self, f: NativeFile) -> Result<()> {
         let shown = f.path.display().to_string();
         let (bad, file_notes) = split_warnings(&f);
         self.findings
             .extend(file_notes.into_iter().map(Finding::adapter_note));
+        self.declared(&f.declared)?;
         let rows: Vec<(u64, Result<Record, String>)> = f
             .rows
             .iter()
@@ -609,6 +721,36 @@ impl<'g> Reader<'g> {
     }
 }
 
+/// The per-sample files that go with aggregates-only inputs, by the
+/// aggregates' format.
+fn per_sample_files(aggregates: &[(HarnessAggregate, usize)]) -> &'static str {
+    match aggregates.first().map(|(a, _)| a.format) {
+        Some(Format::LightevalResults) => {
+            "the lighteval details parquet, details/<model>/<date>/details_*.parquet"
+        }
+        Some(Format::LmEvalResults) => "lm-eval samples_*.jsonl, written with --log_samples",
+        Some(Format::OpenCompassResults) => "OpenCompass predictions/<model>/*.json",
+        Some(Format::InspectJson | Format::InspectEval) => "an inspect log written with samples",
+        _ => "the harness's per-sample output",
+    }
+}
+
+/// A row of an input: its line (from 1) and its record, or why not.
+type RecordRow = (u64, std::result::Result<Record, String>);
+
+/// Whether a canonical file starts like one JSON document rather than
+/// JSON Lines or CSV: a `[`, or a `{` on a line of its own.
+fn starts_like_document(path: &str) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4096];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    let text = String::from_utf8_lossy(&head[..n]);
+    let first = text.lines().map(str::trim).find(|l| !l.is_empty());
+    matches!(first, Some(l) if l.starts_with('[') || l == "{")
+}
+
 /// Reads every source into problems, grading rows that need it; no
 /// problem at all is an error.
 pub(crate) fn read_inputs(
@@ -644,14 +786,15 @@ pub(crate) fn read_inputs_with(
 ) -> Result<Inputs> {
     let g = gather_with(sources, from, opts, limit)?;
     let mut r = Reader::new(opts, grader, sink);
-    for (_, why) in &g.failed {
-        r.say(format!("error: {why}"));
+    for m in failure_messages(&g.failed, g.unrecognised) {
+        r.say(m);
     }
     let Gathered {
         loaded,
         failed,
         skipped,
         ambiguous,
+        ..
     } = g;
     r.findings
         .extend(ambiguous.into_iter().map(Finding::adapter_note));
@@ -677,7 +820,10 @@ pub(crate) fn read_inputs_with(
         return Err(Error::NoProblems(if r.aggregates.is_empty() {
             nothing_usable(&failed, &skipped)
         } else {
-            "the inputs hold harness aggregates only, no per-sample rows (pass the per-sample files, e.g. lm-eval samples_*.jsonl)".to_string()
+            format!(
+                "the inputs hold harness aggregates only, no per-sample rows (pass the per-sample files: {})",
+                per_sample_files(&r.aggregates)
+            )
         }));
     }
     let scopes = record_scopes(&collected, &r.first_origin, &r.tracked, &r.aggregates);
@@ -718,13 +864,11 @@ pub(crate) fn read_inputs_by_unit(
         failed,
         skipped,
         ambiguous,
+        unrecognised,
     } = gather_with(sources, from, opts, limit)?;
     let mut pending: Vec<Finding> = ambiguous.into_iter().map(Finding::adapter_note).collect();
     walk_findings(&failed, &skipped, opts.strict, &mut pending)?;
-    let mut messages: Vec<String> = failed
-        .iter()
-        .map(|(_, why)| format!("error: {why}"))
-        .collect();
+    let mut messages = failure_messages(&failed, unrecognised);
     if let Some(s) = sink {
         messages.drain(..).for_each(|m| s.send(&m));
     }

@@ -201,6 +201,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         mut summaries,
         n_undecided,
     } = s;
+    check_extraction(&mut inputs, &opts.grading)?;
     let budget = settle(&mut summaries, &opts.metrics.budget);
     let collected = &inputs.collected;
     let max_n = summaries.iter().map(|p| p.n_arrived).max().unwrap_or(0);
@@ -220,10 +221,12 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
     );
     let clusters = clusters(opts, &collected.problems);
     let absent = absent_fields(opts, &collected.problems, &summaries);
+    let subsets = pooled_subsets(opts, &collected.problems);
     if opts.by.is_none() && !opts.per_problem {
         free_problems(&mut inputs);
     }
     let (mut health, block) = overall(&plan, &inputs, &summaries, clusters.as_deref());
+    health.warnings.extend(subsets);
     note_undecided(&mut health, n_undecided);
     health.warnings.extend(absent);
     let groups = match opts.by {
@@ -322,6 +325,68 @@ fn absent_fields(
 /// Nothing after the overall population reads the problems themselves
 /// (their summaries stand for them) unless grouping or per-problem rows do:
 /// their memory goes before the columns and intervals are made.
+/// Rows graded here whose targets the math extraction cannot read are
+/// refused under it (every answer would be unextracted, the headline 0);
+/// under another extraction the finding has done its work and is dropped.
+fn check_extraction(
+    inputs: &mut crate::read::Inputs,
+    grading: &rollstat_grade::GradingPolicy,
+) -> Result<()> {
+    let math = matches!(grading.extract, rollstat_grade::ExtractMode::Math);
+    let hint = inputs.findings.iter().find_map(|f| match f {
+        Finding::TargetsNeedExtraction {
+            path,
+            targets,
+            extract,
+        } => Some((path.clone(), targets.clone(), extract.clone())),
+        _ => None,
+    });
+    match hint {
+        Some((path, targets, extract)) if math => Err(Error::ExtractionNeeded {
+            path,
+            targets,
+            extract,
+        }),
+        Some(_) => {
+            inputs
+                .findings
+                .retain(|f| !matches!(f, Finding::TargetsNeedExtraction { .. }));
+            Ok(())
+        }
+        None => Ok(()),
+    }
+}
+
+/// Without a breakdown, several subsets pooled into one headline: the
+/// finding that says so.
+fn pooled_subsets(
+    opts: &ReportOptions,
+    problems: &[rollstat_io::CollectedProblem],
+) -> Option<Finding> {
+    let subsets = opts.by.is_none().then(|| subsets_of(problems))?;
+    (subsets.len() > 1).then_some(Finding::PooledSubsets { subsets })
+}
+
+/// The distinct subsets (benchmarks, tasks) of the problems, in order of
+/// first appearance; problems sharing labels are looked at once.
+fn subsets_of(problems: &[rollstat_io::CollectedProblem]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut last: Option<&std::sync::Arc<rollstat_io::Labels>> = None;
+    for p in problems {
+        let Some(labels) = &p.labels else { continue };
+        if last.is_some_and(|l| std::sync::Arc::ptr_eq(l, labels)) {
+            continue;
+        }
+        last = Some(labels);
+        if let Some(s) = &labels.subset {
+            if !out.contains(s) {
+                out.push(s.clone());
+            }
+        }
+    }
+    out
+}
+
 fn free_problems(inputs: &mut crate::read::Inputs) {
     // Freed in parallel: 10⁷ problems are 10⁷ frees of their ids.
     std::mem::take(&mut inputs.collected.problems)
@@ -380,14 +445,44 @@ fn overall(
     let mut warnings = findings(&health, &block, &plan.metrics, summaries, plan.n_requested);
     warnings.extend(interval_findings);
     warnings.extend(inputs.findings.iter().cloned());
+    if let (n @ 1.., Some((first, again))) = (
+        collected.cross_file_duplicates.n,
+        collected.cross_file_duplicates.first.clone(),
+    ) {
+        warnings.push(Finding::DuplicatesAcrossInputs { n, first, again });
+    }
     let by = plan.opts.by.as_deref();
-    if collected.systems.len() > 1 && by != Some("model") && by != Some("run") {
+    if collected.systems.len() > 1
+        && by != Some("model")
+        && by != Some("run")
+        && !all_readings(&collected.systems, &inputs.findings)
+    {
         warnings.push(Finding::PooledSystems {
             systems: collected.systems.clone(),
         });
     }
     health.warnings = warnings;
     (health, block)
+}
+
+/// Whether every system is a reading (filter, scorer) of one system that an
+/// adapter declared (`reading` or `model/reading`): then the systems are
+/// said to be readings, not pooled systems.
+fn all_readings(systems: &[String], findings: &[Finding]) -> bool {
+    let values: Vec<&str> = findings
+        .iter()
+        .filter_map(|f| match f {
+            Finding::Readings { values, .. } => Some(values),
+            _ => None,
+        })
+        .flatten()
+        .map(String::as_str)
+        .collect();
+    !values.is_empty()
+        && systems.iter().all(|s| {
+            let last = s.rsplit_once('/').map_or(s.as_str(), |(_, r)| r);
+            values.contains(&last)
+        })
 }
 
 /// The `extrapolation` block when asked; when it cannot be made, a finding

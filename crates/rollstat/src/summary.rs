@@ -908,6 +908,8 @@ fn finish_inputs(
             })
             .collect(),
         n_duplicate_rollouts: h.n_duplicate_rollouts,
+        // A summary keeps the count of duplicates, not their inputs.
+        cross_file_duplicates: Default::default(),
         n_graded: h.n_graded,
         systems,
     };

@@ -28,6 +28,6 @@ pub(crate) fn detect_csv(p: &Probe<'_>) -> Result<(), String> {
     if !line.starts_with('{') && !line.starts_with('[') && has_problem {
         Ok(())
     } else {
-        Err("first line is not a CSV header with a \"problem\" column".into())
+        Err("the first line is not a CSV header with a \"problem\" column (canonical CSV: problem plus correct, or n and c)".into())
     }
 }

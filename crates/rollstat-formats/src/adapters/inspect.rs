@@ -4,7 +4,10 @@
 //!
 //! Epochs are rollouts (`rollout = epoch − 1`, `epoch` kept). Each scorer
 //! gives its own set of rows (`scorer` field; with several scorers, `run` =
-//! scorer so the sets are separate evaluations, not duplicates). Score values: `C` → correct,
+//! scorer so the sets are separate evaluations, not duplicates); with one,
+//! `run` is the log's `eval.run_id`, so two logs of one task are two runs.
+//! The header's status, epochs and dataset size are declared beside the
+//! samples present ([`crate::DeclaredRun`]). Score values: `C` → correct,
 //! `I` → wrong, `P` → wrong with `score: 0.5`, `N` (no answer) → wrong with
 //! `answer: null`; booleans and 0/1 are verdicts; other numbers are kept as
 //! `score` with `correct = score ≥ 1` (inspect's `pass_at` threshold); a
@@ -187,83 +190,40 @@ pub(crate) fn read_json(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatE
 
 fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &mut NativeFile) {
     let eval = header.and_then(|h| h.get("eval"));
-    let task = eval.and_then(|e| e.get("task")).cloned();
-    let model = eval.and_then(|e| e.get("model")).cloned();
     if let Some(h) = header {
         aggregates(path, h, file);
     }
     samples.sort_by_key(sort_key);
-    let mut scorers: Vec<String> = Vec::new();
-    for s in &samples {
-        if let Some(Value::Object(sc)) = s.get("scores") {
-            for k in sc.keys() {
-                if !scorers.contains(k) {
-                    scorers.push(k.clone());
-                }
-            }
-        }
-    }
+    let mut scorers = scorers_of(&samples);
     let unscored = scorers.is_empty() && !samples.is_empty();
     if unscored {
         scorers.push(String::new());
-        file.warnings.push(format!(
-            "{}: the log has no scores (it was run without a scorer); rollstat grades each sample's output against its target instead",
-            path.display()
-        ));
+        file.warnings.push(unscored_note(path, header, &samples));
+        file.declared.grading = grading_hint(path, &samples);
     }
+    let labels = LogLabels {
+        task: eval.and_then(|e| e.get("task")).cloned(),
+        model: eval.and_then(|e| e.get("model")).cloned(),
+        // Runs of one task (inspect's logs/ directory accumulates them)
+        // are told apart by their run id.
+        run_id: eval
+            .and_then(|e| e.get("run_id"))
+            .filter(|v| v.is_string())
+            .cloned(),
+        unscored,
+        several: scorers.len() > 1,
+    };
     let mut nonbinary = false;
     for scorer in &scorers {
         for s in &samples {
-            let Some(id) = s.get("id").filter(|v| v.is_string() || v.is_number()) else {
-                file.bad_lines += 1;
-                file.warnings
-                    .push(format!("{}: a sample has no id; skipped", path.display()));
-                continue;
-            };
-            let epoch = s.get("epoch").and_then(as_index).unwrap_or(1);
-            let mut r = Rollout::new(id.clone());
-            r.rollout = Some(epoch.saturating_sub(1));
-            let score = s.get("scores").and_then(|sc| sc.get(scorer.as_str()));
-            let error = s.get("error").filter(|e| !e.is_null());
-            let (correct, numeric, no_answer) = match score.and_then(|sc| sc.get("value")) {
-                _ if error.is_some() => (Some(Value::Null), None, false),
-                // No scorer at all: no verdict, so the row is graded
-                // from `target` and the output (never "failed").
-                None if unscored => (None, None, false),
-                None => (Some(Value::Null), None, false),
-                Some(v) => {
-                    let (c, n, a) = map_value(v, &mut nonbinary);
-                    (Some(c), n, a)
+            match sample_row(s, scorer, &labels, &mut nonbinary) {
+                Some(r) => file.rows.push(r.into_map()),
+                None => {
+                    file.bad_lines += 1;
+                    file.warnings
+                        .push(format!("{}: a sample has no id; skipped", path.display()));
                 }
-            };
-            r.correct = correct;
-            if no_answer {
-                r.answer = Some(Value::Null);
-            } else if let Some(a) = score.and_then(|sc| sc.get("answer")) {
-                r.answer = Some(a.clone());
             }
-            r.gold = s.get("target").cloned();
-            let choice = s.pointer("/output/choices/0");
-            r.response = choice
-                .and_then(|c| c.pointer("/message/content"))
-                .and_then(content_text)
-                .map(Value::from);
-            r.finish_reason = choice.and_then(|c| c.get("stop_reason")).cloned();
-            map_usage(&mut r, s, model.as_ref());
-            r.score = numeric;
-            r.subset = task.clone();
-            r.model = model.clone();
-            if scorers.len() > 1 {
-                r.run = Some(Value::from(scorer.as_str()));
-            }
-            r.extra("epoch", Value::from(epoch));
-            if !scorer.is_empty() {
-                r.extra("scorer", Value::from(scorer.as_str()));
-            }
-            if let Some(e) = error {
-                r.extra("error", e.clone());
-            }
-            file.rows.push(r.into_map());
         }
     }
     if nonbinary {
@@ -272,6 +232,212 @@ fn map_log(path: &Path, header: Option<&Value>, mut samples: Vec<Value>, file: &
              (inspect's pass_at threshold)",
             path.display()
         ));
+    }
+    if labels.several {
+        file.declared.readings = Some(crate::Readings {
+            what: "scorer".into(),
+            field: "run".into(),
+            values: scorers.clone(),
+        });
+    }
+    file.declared.run = header.map(|h| declared_run(path, h, &samples));
+}
+
+/// The scorers of the samples, in order of first appearance.
+fn scorers_of(samples: &[Value]) -> Vec<String> {
+    let mut scorers: Vec<String> = Vec::new();
+    for s in samples {
+        if let Some(Value::Object(sc)) = s.get("scores") {
+            for k in sc.keys() {
+                if !scorers.contains(k) {
+                    scorers.push(k.clone());
+                }
+            }
+        }
+    }
+    scorers
+}
+
+/// What every row of a log carries.
+struct LogLabels {
+    task: Option<Value>,
+    model: Option<Value>,
+    run_id: Option<Value>,
+    /// No sample has a score: rows are left to grade.
+    unscored: bool,
+    /// Several scorers: each one's rows are a `run`.
+    several: bool,
+}
+
+/// One sample's row under `scorer`; `None` when the sample has no id.
+fn sample_row(s: &Value, scorer: &str, l: &LogLabels, nonbinary: &mut bool) -> Option<Rollout> {
+    let id = s.get("id").filter(|v| v.is_string() || v.is_number())?;
+    let epoch = s.get("epoch").and_then(as_index).unwrap_or(1);
+    let mut r = Rollout::new(id.clone());
+    r.rollout = Some(epoch.saturating_sub(1));
+    let score = s.get("scores").and_then(|sc| sc.get(scorer));
+    let error = s.get("error").filter(|e| !e.is_null());
+    let (correct, numeric, no_answer) = match score.and_then(|sc| sc.get("value")) {
+        _ if error.is_some() => (Some(Value::Null), None, false),
+        // No scorer at all: no verdict, so the row is graded from `target`
+        // and the output (never "failed").
+        None if l.unscored => (None, None, false),
+        None => (Some(Value::Null), None, false),
+        Some(v) => {
+            let (c, n, a) = map_value(v, nonbinary);
+            (Some(c), n, a)
+        }
+    };
+    r.correct = correct;
+    if no_answer {
+        r.answer = Some(Value::Null);
+    } else if let Some(a) = score.and_then(|sc| sc.get("answer")) {
+        r.answer = Some(a.clone());
+    }
+    r.gold = s.get("target").cloned();
+    let choice = s.pointer("/output/choices/0");
+    r.response = choice
+        .and_then(|c| c.pointer("/message/content"))
+        .and_then(content_text)
+        .map(Value::from);
+    r.finish_reason = choice.and_then(|c| c.get("stop_reason")).cloned();
+    map_usage(&mut r, s, l.model.as_ref());
+    r.score = numeric;
+    r.subset = l.task.clone();
+    r.model = l.model.clone();
+    r.run = if l.several {
+        Some(Value::from(scorer))
+    } else {
+        l.run_id.clone()
+    };
+    r.extra("epoch", Value::from(epoch));
+    if !scorer.is_empty() {
+        r.extra("scorer", Value::from(scorer));
+    }
+    if let Some(e) = error {
+        r.extra("error", e.clone());
+    }
+    Some(r)
+}
+
+/// The run as the log's header declares it (status, the samples it was to
+/// run, epochs) beside the samples present. The samples to run are the
+/// header's `sample_ids`, else the dataset's size capped by `limit`.
+fn declared_run(path: &Path, header: &Value, samples: &[Value]) -> crate::DeclaredRun {
+    let status = header.get("status").and_then(Value::as_str);
+    let dataset = header.pointer("/eval/dataset");
+    let ids = dataset
+        .and_then(|d| d.get("sample_ids"))
+        .and_then(Value::as_array)
+        .map(|a| a.len() as u64);
+    let size = dataset
+        .and_then(|d| d.get("samples"))
+        .and_then(Value::as_u64);
+    let limit = header.pointer("/eval/config/limit").and_then(Value::as_u64);
+    let dataset_size = ids.or(match (size, limit) {
+        (Some(s), Some(l)) => Some(s.min(l)),
+        (s, _) => s,
+    });
+    let epochs = header
+        .pointer("/eval/config/epochs")
+        .and_then(Value::as_u64);
+    let mut per_sample: std::collections::BTreeMap<String, u64> = Default::default();
+    for s in samples {
+        if let Some(id) = s.get("id").filter(|v| v.is_string() || v.is_number()) {
+            *per_sample.entry(id.to_string()).or_default() += 1;
+        }
+    }
+    let short = epochs.map_or(0, |e| per_sample.values().filter(|&&n| n < e).count());
+    crate::DeclaredRun {
+        path: path.display().to_string(),
+        status: status.map(str::to_string),
+        finished: status == Some("success"),
+        dataset_size,
+        rollouts: epochs,
+        present: per_sample.len() as u64,
+        short: short as u64,
+    }
+}
+
+/// Why a log's samples are graded here, and how: a header that names a
+/// scorer means the samples were logged without their scores (not a run
+/// without a scorer); the targets' shape says which extraction fits.
+fn unscored_note(path: &Path, header: Option<&Value>, samples: &[Value]) -> String {
+    let named: Vec<&str> = header
+        .and_then(|h| h.pointer("/results/scores"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|s| s.get("name")?.as_str()).collect())
+        .unwrap_or_default();
+    let why = if named.is_empty() {
+        "the log has no scores (it was run without a scorer)".to_string()
+    } else {
+        format!(
+            "the header names scorer {} but the samples carry no scores (logged without them?)",
+            named.join(", ")
+        )
+    };
+    let how = match grading_hint(path, samples) {
+        Some(h) => format!(
+            "; the targets are {}: grade them with the extraction {}",
+            h.targets, h.extract
+        ),
+        None => String::new(),
+    };
+    format!(
+        "{}: {why}; rollstat grades each sample's output against its target instead{how}",
+        path.display()
+    )
+}
+
+/// The extraction that fits targets the default math extraction cannot
+/// read (choice letters, Yes/No); `None` for numbers and free text.
+fn grading_hint(path: &Path, samples: &[Value]) -> Option<crate::GradingHint> {
+    let (targets, extract) = match target_shape(samples) {
+        TargetShape::Letters => ("choice letters", "mcq"),
+        TargetShape::YesNo => ("Yes/No", YES_NO),
+        TargetShape::Numbers | TargetShape::Other => return None,
+    };
+    Some(crate::GradingHint {
+        path: path.display().to_string(),
+        targets: targets.into(),
+        extract: extract.into(),
+    })
+}
+
+/// The regex extraction of a Yes/No answer: the last "yes" or "no" word.
+const YES_NO: &str = "regex:\\b([Yy]es|[Nn]o|YES|NO)\\b";
+
+/// What every sample's target looks like.
+#[derive(Debug, PartialEq)]
+enum TargetShape {
+    /// Single choice letters (`A`…`Z`).
+    Letters,
+    /// `Yes` / `No`.
+    YesNo,
+    /// Numbers.
+    Numbers,
+    /// Anything else (or no target).
+    Other,
+}
+
+fn target_shape(samples: &[Value]) -> TargetShape {
+    let targets: Vec<String> = samples
+        .iter()
+        .filter_map(|s| match s.get("target")? {
+            Value::String(t) => Some(t.trim().to_string()),
+            Value::Array(a) if a.len() == 1 => a[0].as_str().map(|t| t.trim().to_string()),
+            _ => None,
+        })
+        .collect();
+    let all = |f: &dyn Fn(&str) -> bool| !targets.is_empty() && targets.iter().all(|t| f(t));
+    if all(&|t| t.len() == 1 && t.chars().all(|c| c.is_ascii_uppercase())) {
+        TargetShape::Letters
+    } else if all(&|t| matches!(t.to_ascii_lowercase().as_str(), "yes" | "no")) {
+        TargetShape::YesNo
+    } else if all(&|t| t.replace(',', "").parse::<f64>().is_ok()) {
+        TargetShape::Numbers
+    } else {
+        TargetShape::Other
     }
 }
 
@@ -376,5 +542,25 @@ fn map_usage(r: &mut Rollout, sample: &Value, model: Option<&Value>) {
     }
     if let Some(t) = sample.get("total_time").filter(|v| v.is_number()) {
         r.extra("latency_s", t.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{target_shape, TargetShape};
+    use serde_json::json;
+
+    /// Each shape from targets written out by hand.
+    #[test]
+    fn target_shapes() {
+        let of = |ts: &[&str]| {
+            let samples: Vec<_> = ts.iter().map(|t| json!({"target": t})).collect();
+            target_shape(&samples)
+        };
+        assert_eq!(of(&["A", "C"]), TargetShape::Letters);
+        assert_eq!(of(&["Yes", "no"]), TargetShape::YesNo);
+        assert_eq!(of(&["12", "1,024"]), TargetShape::Numbers);
+        assert_eq!(of(&["Yes", "12"]), TargetShape::Other);
+        assert_eq!(of(&[]), TargetShape::Other);
     }
 }

@@ -128,10 +128,30 @@ pub(crate) fn read_results_file(path: &Path, bytes: &[u8]) -> Result<NativeFile,
     let mut file = NativeFile::new(path, Format::LmEvalResults);
     let text = input::text(path, bytes, &mut file.warnings);
     let doc = read_json(path, &text)?;
+    let sampled: Option<BTreeSet<&str>> = match doc.get("samples") {
+        Some(Value::Object(s)) if !s.is_empty() => Some(s.keys().map(String::as_str).collect()),
+        _ => None,
+    };
+    let mut groups = Vec::new();
     if let Some(Value::Object(results)) = doc.get("results") {
         for task in results.keys() {
+            // Beside embedded samples, a task without samples of its own is
+            // a group (the mean of its subtasks): its number is not one of
+            // the rows', as the split-directory reading leaves it out too.
+            if sampled.as_ref().is_some_and(|s| !s.contains(task.as_str())) {
+                groups.push(task.as_str());
+                continue;
+            }
             push_aggregates(path, &doc, task, None, &mut file.aggregates);
         }
+    }
+    if !groups.is_empty() {
+        file.warnings.push(format!(
+            "{}: aggregates of {} (groups or tasks without samples in the file) are not reconciled: \
+             a group's number is a mean over its subtasks, not over the rows",
+            path.display(),
+            groups.join(", ")
+        ));
     }
     match doc.get("samples") {
         Some(Value::Object(samples)) if !samples.is_empty() => {
@@ -172,6 +192,15 @@ fn read_embedded(path: &Path, doc: &Value, task: &str, records: &Value, file: &m
             .and_then(Value::as_u64),
         multi_filter: filters.len() > 1,
     };
+    note_readings(file, filters.iter().copied());
+    let declared = declared_run(
+        path,
+        Some(doc),
+        task,
+        ctx.repeats,
+        records.iter().filter_map(Value::as_object),
+    );
+    add_declared(file, declared);
     let mut ungraded = false;
     for (i, rec) in records.iter().enumerate() {
         let outcome = match rec.as_object() {
@@ -237,6 +266,90 @@ fn push_aggregates(
     }
 }
 
+/// A task's run as the results declare it (`n-samples.<task>.effective`
+/// documents, `repeats` per document) beside its records: the documents
+/// present and those with fewer repeats in `resps[0]` than declared.
+/// `None` when the run declares neither.
+fn declared_run<'a>(
+    path: &Path,
+    doc: Option<&Value>,
+    task: &str,
+    repeats: Option<u64>,
+    records: impl Iterator<Item = &'a serde_json::Map<String, Value>>,
+) -> Option<crate::DeclaredRun> {
+    let effective = doc
+        .and_then(|d| d.pointer(&format!("/n-samples/{}/effective", escape_ptr(task))))
+        .and_then(Value::as_u64);
+    let repeats = repeats.filter(|&r| r > 1);
+    if effective.is_none() && repeats.is_none() {
+        return None;
+    }
+    let mut docs: BTreeSet<String> = BTreeSet::new();
+    let mut short: BTreeSet<String> = BTreeSet::new();
+    for rec in records {
+        let Some(id) = rec.get("doc_id").map(Value::to_string) else {
+            continue;
+        };
+        let n = rec
+            .get("resps")
+            .and_then(|r| r.get(0))
+            .and_then(Value::as_array)
+            .map_or(0, |a| a.len() as u64);
+        if repeats.is_some_and(|r| n < r) {
+            short.insert(id.clone());
+        }
+        docs.insert(id);
+    }
+    Some(crate::DeclaredRun {
+        path: path.display().to_string(),
+        status: None,
+        finished: true,
+        dataset_size: effective,
+        rollouts: repeats,
+        present: docs.len() as u64,
+        short: short.len() as u64,
+    })
+}
+
+/// Adds a task's declared run to the file's (a results file embeds several
+/// tasks): counts add up; the repeats stay when every task declares the
+/// same.
+fn add_declared(file: &mut NativeFile, run: Option<crate::DeclaredRun>) {
+    let Some(run) = run else { return };
+    match &mut file.declared.run {
+        None => file.declared.run = Some(run),
+        Some(d) => {
+            d.dataset_size = d.dataset_size.zip(run.dataset_size).map(|(a, b)| a + b);
+            d.rollouts = d.rollouts.filter(|r| run.rollouts == Some(*r));
+            d.present += run.present;
+            d.short += run.short;
+        }
+    }
+}
+
+/// Several filters over the same responses are readings of one system,
+/// kept apart in `run`: declared as such (added to those of other tasks of
+/// the file).
+fn note_readings<'a>(file: &mut NativeFile, filters: impl Iterator<Item = &'a str>) {
+    let filters: Vec<&str> = filters.collect();
+    if filters.len() < 2 {
+        return;
+    }
+    let readings = file
+        .declared
+        .readings
+        .get_or_insert_with(|| crate::Readings {
+            what: "filter".into(),
+            field: "run".into(),
+            values: Vec::new(),
+        });
+    for f in filters {
+        if !readings.values.iter().any(|v| v == f) {
+            readings.values.push(f.to_string());
+        }
+    }
+}
+
 fn escape_ptr(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }
@@ -267,15 +380,11 @@ pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
             push_aggregates(rpath, doc, t, primary.as_deref(), &mut file.aggregates);
         }
     }
-    let filters: BTreeSet<String> = lines
+    let filters: BTreeSet<&str> = lines
         .iter()
-        .map(|(_, r)| {
-            r.get("filter")
-                .and_then(Value::as_str)
-                .unwrap_or("none")
-                .to_string()
-        })
+        .map(|(_, r)| r.get("filter").and_then(Value::as_str).unwrap_or("none"))
         .collect();
+    note_readings(&mut file, filters.iter().copied());
     let ctx = Ctx {
         path,
         task: task.map(Value::from),
@@ -283,15 +392,17 @@ pub(crate) fn read_samples(path: &Path, bytes: &[u8]) -> Result<NativeFile, Form
         repeats,
         multi_filter: filters.len() > 1,
     };
+    let declared = ctx.task.as_ref().and_then(Value::as_str).and_then(|t| {
+        let doc = results.as_ref().map(|(_, d)| d);
+        declared_run(path, doc, t, repeats, lines.iter().map(|(_, r)| r))
+    });
+    add_declared(&mut file, declared);
     let mut ungraded = false;
     for (line, rec) in lines {
-        match map_line(&ctx, line, &rec, &mut file, &mut ungraded) {
-            Ok(()) => {}
-            Err(reason) => {
-                file.bad_lines += 1;
-                file.warnings
-                    .push(format!("{}:{line}: {reason}; line skipped", path.display()));
-            }
+        if let Err(reason) = map_line(&ctx, line, &rec, &mut file, &mut ungraded) {
+            file.bad_lines += 1;
+            file.warnings
+                .push(format!("{}:{line}: {reason}; line skipped", path.display()));
         }
     }
     if ungraded {

@@ -46,7 +46,7 @@ pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {
     let named = is_nemo_name(&p.name);
     let keyed = p.has("predicted_answer")
         && p.has_any(&["expected_answer", "symbolic_correct", "judgement"]);
-    if named && (p.first.is_some() || p.keys_scanned) || keyed {
+    if named && (p.first.is_some() || p.keys_scanned) || keyed || is_arena(p) {
         Ok(())
     } else {
         Err(format!(
@@ -55,6 +55,19 @@ pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {
         ))
     }
 }
+
+/// Arena-hard judgement records: the two judge verdicts of each answer
+/// against a baseline, with the answers swapped between them.
+fn is_arena(p: &Probe<'_>) -> bool {
+    p.has("judgement-gen-base") && p.has("judgement-base-gen")
+}
+
+/// Why arena-hard judgements are recognised and not read: what they lack.
+const ARENA: &str =
+    "an arena-hard judgement file (judgement-gen-base / judgement-base-gen: pairwise \
+     verdicts such as [[A>>B]] of each answer against a baseline's) holds no per-rollout verdict; \
+     arena-hard's score is a Bradley–Terry fit over those pairs with the baseline's answers, \
+     not a pass rate over problems";
 
 fn is_nemo_name(name: &str) -> bool {
     name.strip_prefix("output-rs")
@@ -229,6 +242,18 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
     }
     let text = input::text(path, bytes, &mut file.warnings);
     let lines = read_jsonl(path, &text, &mut file.warnings, &mut file.bad_lines)?;
+    let arena = |(_, r): &&crate::util::Line| {
+        r.contains_key("judgement-gen-base") && r.contains_key("judgement-base-gen")
+    };
+    if lines.first().is_some_and(|l| arena(&l)) {
+        return Err(FormatError::parse(
+            path,
+            None,
+            ARENA,
+            "to read its verdicts as wins, map each record's judgement to a correct field \
+             (0/1) and read the rows as canonical rows",
+        ));
+    }
     let benchmark = benchmark_of(path);
     let mut ungraded = false;
     let mut scored_as = None;

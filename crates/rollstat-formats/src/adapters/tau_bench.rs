@@ -58,7 +58,7 @@ pub(crate) fn read(path: &Path, bytes: &[u8]) -> Result<NativeFile, FormatError>
     let text = input::text(path, bytes, &mut file.warnings);
     let doc = read_json(path, &text)?;
     match doc {
-        Value::Array(rows) => read_tau1(path, rows, &mut file)?,
+        Value::Array(rows) => read_tau1(path, rows, &mut file),
         Value::Object(mut obj) => {
             let sims = match obj.remove("simulations") {
                 Some(Value::Array(s)) => s,
@@ -131,7 +131,55 @@ fn verdict(reward: Option<f64>) -> Value {
     }
 }
 
-fn read_tau1(path: &Path, rows: Vec<Value>, file: &mut NativeFile) -> Result<(), FormatError> {
+/// tau-bench's (v1) domains: its `run.py` accepts these two.
+const DOMAINS: [&str; 2] = ["airline", "retail"];
+
+/// tau-bench's (v1) agent strategies, the first part of its result names.
+const STRATEGIES: [&str; 4] = ["tool-calling", "act", "react", "few-shot"];
+
+/// The system (agent model) and domain a tau-bench (v1) result file's name
+/// gives. Its rows carry neither, so the name is the only record of them.
+/// `run.py` names a file `<strategy>-<model>-<temperature>_range_…json`,
+/// directories of runs `<strategy>-<domain>-<model>-…json`, and the
+/// published trajectories are `<model>-<domain>.json`: the domain is the
+/// `airline`/`retail` part, the model what remains before the temperature
+/// (`tool-calling-retail-gpt-4o-mini-0.0_range_0-115_….json` is
+/// `gpt-4o-mini` on `retail`). A name of none of these shapes gives no
+/// model.
+pub(crate) fn name_labels(name: &str) -> (Option<String>, Option<String>) {
+    let stem = name.strip_suffix(".json").unwrap_or(name);
+    let head = stem.split("_range_").next().unwrap_or(stem);
+    let domain = stem
+        .split(['-', '_'])
+        .find(|p| DOMAINS.contains(p))
+        .map(str::to_string);
+    let strategy = STRATEGIES
+        .iter()
+        .find_map(|s| head.strip_prefix(s).and_then(|r| r.strip_prefix('-')));
+    let model = match (strategy, domain.as_deref()) {
+        (Some(rest), d) => {
+            let rest = d
+                .and_then(|d| rest.strip_prefix(d)?.strip_prefix('-'))
+                .unwrap_or(rest);
+            // The temperature run.py appends after the model (`-0.0`).
+            match rest.rsplit_once('-') {
+                Some((m, t)) if t.parse::<f64>().is_ok() => m,
+                _ => rest,
+            }
+        }
+        // `<model>-<domain>.json`, as the published trajectories.
+        (None, Some(d)) => head
+            .strip_suffix(d)
+            .and_then(|m| m.strip_suffix('-'))
+            .unwrap_or(""),
+        (None, None) => "",
+    };
+    ((!model.is_empty()).then(|| model.to_string()), domain)
+}
+
+fn read_tau1(path: &Path, rows: Vec<Value>, file: &mut NativeFile) {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let (model, domain) = name_labels(name.as_deref().unwrap_or(""));
     for (i, row) in rows.into_iter().enumerate() {
         let Some(obj) = row.as_object() else {
             file.bad_lines += 1;
@@ -155,6 +203,8 @@ fn read_tau1(path: &Path, rows: Vec<Value>, file: &mut NativeFile) -> Result<(),
             .and_then(|i| i.get("error"))
             .filter(|e| !e.is_null());
         let mut r = Rollout::new(task);
+        r.model = model.clone().map(Value::from);
+        r.subset = domain.clone().map(Value::from);
         r.rollout = obj.get("trial").and_then(as_index);
         r.correct = Some(if error.is_some() {
             Value::Null
@@ -173,7 +223,6 @@ fn read_tau1(path: &Path, rows: Vec<Value>, file: &mut NativeFile) -> Result<(),
         }
         file.rows.push(r.into_map());
     }
-    Ok(())
 }
 
 fn read_tau2(
@@ -218,4 +267,44 @@ fn read_tau2(
         file.rows.push(r.into_map());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::name_labels;
+
+    /// The model and domain of the names run.py and the published
+    /// trajectories use, each written out by hand.
+    #[test]
+    fn file_names_give_model_and_domain() {
+        let cases = [
+            (
+                "tool-calling-retail-gpt-4o-mini-0.0_range_0-115_user-gpt-4o-llm_0101.json",
+                Some("gpt-4o-mini"),
+                Some("retail"),
+            ),
+            (
+                "tool-calling-airline-gpt-4o-1.0.json",
+                Some("gpt-4o"),
+                Some("airline"),
+            ),
+            ("gpt-4o-airline.json", Some("gpt-4o"), Some("airline")),
+            (
+                "sonnet-35-new-retail.json",
+                Some("sonnet-35-new"),
+                Some("retail"),
+            ),
+            (
+                "react-claude-3-5-sonnet-0.0_range_0-50_user-gpt-4o-llm_1231.json",
+                Some("claude-3-5-sonnet"),
+                None,
+            ),
+            ("retail_results.json", None, Some("retail")),
+            ("results.json", None, None),
+        ];
+        for (name, model, domain) in cases {
+            let (m, d) = name_labels(name);
+            assert_eq!((m.as_deref(), d.as_deref()), (model, domain), "{name}");
+        }
+    }
 }
