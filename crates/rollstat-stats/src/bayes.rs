@@ -70,6 +70,30 @@ impl BetaPrior {
     }
 }
 
+impl std::fmt::Display for BetaPrior {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for BetaPrior {
+    type Err = String;
+    /// ```
+    /// use rollstat_stats::BetaPrior;
+    /// assert_eq!("jeffreys".parse::<BetaPrior>(), Ok(BetaPrior::Jeffreys));
+    /// assert!("flat".parse::<BetaPrior>().is_err());
+    /// ```
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        match s {
+            "uniform" => Ok(BetaPrior::Uniform),
+            "jeffreys" => Ok(BetaPrior::Jeffreys),
+            other => Err(format!(
+                "unknown prior '{other}'; expected uniform or jeffreys"
+            )),
+        }
+    }
+}
+
 fn ln_beta(a: f64, b: f64) -> f64 {
     ln_gamma(a) + ln_gamma(b) - ln_gamma(a + b)
 }
