@@ -73,7 +73,7 @@ def test_to_dict_keys_and_json(demo):
 def test_findings_are_worded_with_keyword_arguments(demo):
     r = rollstat.report(demo)
     text = " ".join(r.warnings)
-    assert "ci='bca'" in text
+    assert "ci='beta-binomial'" in text
     assert "--" not in text
 
 

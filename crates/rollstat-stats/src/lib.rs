@@ -166,4 +166,4 @@ pub use variance::{
     pass1_sampling_variance, pass_at_k_sampling_variance, variance_decomposition,
     variance_decomposition_of, VarianceDecomposition, VarianceSource,
 };
-pub use warnings::{method_warnings, MethodContext, StatsWarning, SMALL_N_THRESHOLD};
+pub use warnings::{method_warnings, MethodContext, StatsWarning, FEW_CLUSTERS, SMALL_N_THRESHOLD};
