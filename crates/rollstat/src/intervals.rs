@@ -318,7 +318,9 @@ impl Entry<'_> {
             ci,
             method,
             level: asked.then_some(o.level),
-            seed: (asked && o.method.resamples()).then_some(o.seed),
+            // A model-based interval draws nothing: no seed.
+            seed: (asked && o.method.resamples() && (fell_back || self.model.is_none()))
+                .then_some(o.seed),
             n_problems: self.point.n_problems,
             n_excluded: self.col.n_excluded(),
             excluded,
