@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Coverage of the model-based `beta-binomial` interval against the percentile
-bootstrap (docs/statistics.md §9.4), for the population pass@k.
+bootstrap (docs/statistics.md §12.4), for the population pass@k.
 
 Per replication: N problems with rates p ~ Beta(A, B) (the "spread"), n rollouts each,
 c ~ Binomial(n, p). Target: the population pass@k, 1 − B(A, B + k)/B(A, B).

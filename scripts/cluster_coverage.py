@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Coverage of nominal-95% intervals for pass@1 with few clusters (docs/statistics.md §9.5).
+"""Coverage of nominal-95% intervals for pass@1 with few clusters (docs/statistics.md §12.5).
 
 10 clusters (templates, subjects) of 20 problems, 4 rollouts each; 1,000 replications.
 Data: a cluster's mean success rate m_c ~ Beta(2, 2); its problems' rates

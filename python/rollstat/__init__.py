@@ -359,7 +359,7 @@ def report(
     (G-Pass thresholds), ``ci`` (``bootstrap``, ``bca``, ``basic``, ``t``,
     ``wilson``, ``jeffreys``, ``clopper-pearson``, ``beta-binomial`` or
     ``none``/None; ``beta-binomial`` is model-based: the credible interval of
-    pass@k under a hierarchical beta-binomial model, docs/statistics.md §9),
+    pass@k under a hierarchical beta-binomial model, docs/statistics.md §12),
     ``prior`` (the beta-binomial model's prior on the mean success rate:
     ``uniform`` Beta(1, 1) or ``jeffreys`` Beta(½, ½)),
     ``level``, ``resamples``, ``seed``, ``cluster_by`` (a field whose values

@@ -1,7 +1,7 @@
 //! `rollstat report --ci beta-binomial`: the model-based interval of pass@k
 //! on a 20-problem set (tests/fixtures/bayes/small20.jsonl: count rows, n = 4,
 //! c = i mod 5 for problems 0..19), against the same hierarchical model
-//! integrated by adaptive quadrature in scipy 1.17.1 (docs/statistics.md §9;
+//! integrated by adaptive quadrature in scipy 1.17.1 (docs/statistics.md §12;
 //! `integrate.dblquad` over μ and ln κ with epsrel 1e-10, the bounds by
 //! `optimize.brentq` on the integrated CDF; for pass@4 the CDF integrates μ
 //! up to the root of θ_4(μ, κ) = x for each κ, `integrate.quad` nested).

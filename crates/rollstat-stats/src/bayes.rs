@@ -1,7 +1,7 @@
 //! Model-based (Bayesian) small-N intervals for pass@k and avg@n, and the
 //! Bayes@N estimator of Hariri et al. (arXiv 2510.04265).
 //!
-//! # The model of [`hierarchical_pass_at_k`] (docs/statistics.md §9)
+//! # The model of [`hierarchical_pass_at_k`] (docs/statistics.md §12)
 //! Problem i has `n_i` rollouts of which `c_i` are correct:
 //!
 //! * `c_i | p_i ~ Binomial(n_i, p_i)`;
@@ -24,7 +24,7 @@
 //! Independent per-problem posteriors with a fixed prior (scorio, Bayes@N)
 //! do not give a benchmark interval: they condition on the problem set and
 //! their shrinkage toward the prior does not fade with more problems
-//! (docs/statistics.md §9.3); the hierarchical model learns the spread of
+//! (docs/statistics.md §12.3); the hierarchical model learns the spread of
 //! the `p_i` from the data.
 
 use rayon::prelude::*;

@@ -87,7 +87,7 @@ pub fn method_warnings(ctx: &MethodContext) -> Vec<StatsWarning> {
 
 /// Clusters below this are "few": the cluster bootstrap (percentile or
 /// BCa) under-covers and t on C − 1 df with the CR1 SE does not
-/// (docs/statistics.md §9.5: at 10 clusters of 20 problems, 0.911 and
+/// (docs/statistics.md §12.5: at 10 clusters of 20 problems, 0.911 and
 /// 0.918 against 0.948 in 1,000 replications, `scripts/cluster_coverage.py`).
 ///
 /// ```
@@ -99,7 +99,7 @@ pub const FEW_CLUSTERS: usize = 30;
 /// with one 0/1 outcome per problem and no clusters, Wilson; otherwise the
 /// model-based beta-binomial interval (pass@k and avg@n: at 10 problems it
 /// covered 0.93–0.98 where the percentile bootstrap covered 0.50–0.91,
-/// docs/statistics.md §9.4) for unclustered problems, and BCa for clusters.
+/// docs/statistics.md §12.4) for unclustered problems, and BCa for clusters.
 fn small_sample_choice(ctx: &MethodContext) -> &'static str {
     match ctx.clusters {
         Some(c) if c < FEW_CLUSTERS => "t",

@@ -132,7 +132,7 @@ pub enum IntervalMethod {
     /// Model-based: the equal-tailed credible interval of the population
     /// pass@k (avg@n at k = 1) under a hierarchical beta-binomial model
     /// with the prior [`IntervalOptions::prior`]
-    /// ([`rollstat_stats::hierarchical_pass_at_k`]; docs/statistics.md §9).
+    /// ([`rollstat_stats::hierarchical_pass_at_k`]; docs/statistics.md §12).
     /// pass@k rows of an unclustered population only; others fall back to
     /// the percentile bootstrap, and say so. The point estimate stays the
     /// unbiased one.

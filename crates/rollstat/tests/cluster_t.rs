@@ -1,5 +1,5 @@
 //! With `cluster_by`, the `t` interval is mean ± t_{C−1} · CR1 SE: C − 1
-//! degrees of freedom, not N − 1 (docs/statistics.md §9.5; the advice for
+//! degrees of freedom, not N − 1 (docs/statistics.md §12.5; the advice for
 //! few clusters rests on it). The CR1 SE is computed here by hand from the
 //! rows; the t quantiles are scipy 1.17.1's `stats.t.ppf(0.975, 9)` and
 //! `stats.t.ppf(0.975, 29)`.
