@@ -4,7 +4,8 @@
 //! integrated by adaptive quadrature in scipy 1.17.1 (docs/statistics.md §12;
 //! `integrate.dblquad` over μ and ln κ with epsrel 1e-10, the bounds by
 //! `optimize.brentq` on the integrated CDF; for pass@4 the CDF integrates μ
-//! up to the root of θ_4(μ, κ) = x for each κ, `integrate.quad` nested).
+//! up to the root of θ(μ, κ) = x for each κ, `integrate.quad` nested; the
+//! same for pass^2).
 
 mod common;
 use common::{close, f, fixture, json, run};
@@ -38,6 +39,11 @@ fn uniform_prior_matches_quadrature() {
     // pass@4 the share of problems with a success, 16/20.
     close(f(&r["metrics"]["pass@1"]["value"]), 0.5, 1e-15);
     close(f(&r["metrics"]["pass@4"]["value"]), 0.8, 1e-15);
+    // pass^2 = E[p²] under the same model.
+    let (lo, hi, method) = ci(&r, "pass^2");
+    assert_eq!(method, label);
+    close(lo, 0.19523186763695585, 1e-4);
+    close(hi, 0.5124932409296455, 1e-4);
 }
 
 #[test]
@@ -49,12 +55,12 @@ fn jeffreys_prior_matches_quadrature() {
     close(hi, 0.6507675496113975, 1e-4);
 }
 
-/// pass^k is not modelled: it gets the percentile bootstrap, labelled so,
+/// G-Pass is not modelled: it gets the percentile bootstrap, labelled so,
 /// and a finding names it.
 #[test]
 fn other_metrics_fall_back_and_say_so() {
     let r = report(&["--ci", "beta-binomial"]);
-    let (_, _, method) = ci(&r, "pass^2");
+    let (_, _, method) = ci(&r, "g-pass@4_0.5");
     assert_eq!(method, "bootstrap");
     let findings = r["health"]["findings"].as_array().expect("findings");
     let fallback = findings
@@ -67,8 +73,11 @@ fn other_metrics_fall_back_and_say_so() {
         .iter()
         .filter_map(Value::as_str)
         .collect();
-    assert!(metrics.contains(&"pass^2"), "{metrics:?}");
-    assert!(!metrics.contains(&"pass@1"), "{metrics:?}");
+    assert!(metrics.contains(&"g-pass@4_0.5"), "{metrics:?}");
+    assert!(
+        !metrics.contains(&"pass@1") && !metrics.contains(&"pass^2"),
+        "{metrics:?}"
+    );
 }
 
 #[test]

@@ -14,7 +14,8 @@
 //!
 //! The estimand is the population pass@k, `θ_k = E[1 − (1 − p)^k] =
 //! 1 − B(α, β + k)/B(α, β)` with `α = μκ`, `β = (1 − μ)κ` (k = 1: `θ = μ`,
-//! avg@n). Given (μ, κ), each `p_i | c_i` is `Beta(c_i + α, n_i − c_i + β)`.
+//! avg@n); [`hierarchical_posterior`] also gives pass^k, `E[p^k] =
+//! B(α + k, β)/B(α, β)`. Given (μ, κ), each `p_i | c_i` is `Beta(c_i + α, n_i − c_i + β)`.
 //! The posterior of (μ, κ) is computed on a grid (μ uniform, log κ uniform):
 //! a coarse pass over the whole range, then a fine pass over the box holding
 //! the mass. The interval is the equal-tailed credible interval of `θ_k`
@@ -228,8 +229,34 @@ const FINE: (usize, usize) = (200, 120);
 /// Cells below this share of the largest weight leave the fine box.
 const NEGLIGIBLE: f64 = 1e-12;
 
+/// The population quantity a [`hierarchical_posterior`] is about.
+///
+/// ```
+/// use rollstat_stats::Estimand;
+/// assert_eq!(Estimand::PassPowK(2).k(), 2);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub enum Estimand {
+    /// pass@k: `E[1 − (1 − p)^k] = 1 − B(α, β + k)/B(α, β)` (k = 1: the
+    /// mean success rate, avg@n).
+    PassAtK(u64),
+    /// pass^k: `E[p^k] = B(α + k, β)/B(α, β)`.
+    PassPowK(u64),
+}
+
+impl Estimand {
+    /// The draw size k.
+    pub fn k(self) -> u64 {
+        match self {
+            Estimand::PassAtK(k) | Estimand::PassPowK(k) => k,
+        }
+    }
+}
+
 /// The posterior of the population pass@k from per-problem `(n, c)` counts
-/// (see the module docs for the model), at `level`.
+/// (see the module docs for the model), at `level`; the same as
+/// [`hierarchical_posterior`] with [`Estimand::PassAtK`].
 ///
 /// ```
 /// use rollstat_stats::{hierarchical_pass_at_k, BetaPrior};
@@ -243,8 +270,27 @@ pub fn hierarchical_pass_at_k(
     prior: BetaPrior,
     level: f64,
 ) -> Result<HierarchicalPosterior> {
+    hierarchical_posterior(counts, Estimand::PassAtK(k), prior, level)
+}
+
+/// The posterior of the population `estimand` (pass@k or pass^k) from
+/// per-problem `(n, c)` counts under the hierarchical beta-binomial model
+/// of this module, at `level`.
+///
+/// ```
+/// use rollstat_stats::{hierarchical_posterior, BetaPrior, Estimand};
+/// let counts: Vec<(u64, u64)> = (0..20).map(|i| (4, i % 5)).collect();
+/// let p = hierarchical_posterior(&counts, Estimand::PassPowK(2), BetaPrior::Uniform, 0.95).unwrap();
+/// assert!(p.interval.lower < p.mean && p.mean < p.interval.upper);
+/// ```
+pub fn hierarchical_posterior(
+    counts: &[(u64, u64)],
+    estimand: Estimand,
+    prior: BetaPrior,
+    level: f64,
+) -> Result<HierarchicalPosterior> {
     check_level(level)?;
-    if k == 0 {
+    if estimand.k() == 0 {
         return Err(StatsError::InvalidArgument("k must be at least 1".into()));
     }
     let mut groups: BTreeMap<(u64, u64), f64> = BTreeMap::new();
@@ -266,7 +312,7 @@ pub fn hierarchical_pass_at_k(
     let model = Model {
         groups: &groups,
         prior: prior.params(),
-        k: k as f64,
+        estimand,
     };
     let coarse = model.grid(((0.0, 1.0), LN_KAPPA), COARSE);
     let fine = model.grid(coarse.mass_box(), FINE);
@@ -277,7 +323,7 @@ struct Model<'a> {
     /// ((c, n − c), problems with these counts).
     groups: &'a [((f64, f64), f64)],
     prior: (f64, f64),
-    k: f64,
+    estimand: Estimand,
 }
 
 /// One grid cell: θ_k at its centre and its μ edges, and its log weight.
@@ -297,13 +343,18 @@ struct Grid {
 }
 
 impl Model<'_> {
-    /// θ_k at (μ, κ): `1 − B(α, β + k)/B(α, β)`, μ itself at k = 1.
+    /// The estimand at (μ, κ): pass@k `1 − B(α, β + k)/B(α, β)` or pass^k
+    /// `B(α + k, β)/B(α, β)`; μ itself at k = 1. Both grow with μ at fixed κ.
     fn theta(&self, mu: f64, kappa: f64) -> f64 {
-        if self.k == 1.0 {
+        if self.estimand.k() == 1 {
             return mu;
         }
         let (al, be) = (mu * kappa, (1.0 - mu) * kappa);
-        1.0 - (ln_beta(al, be + self.k) - ln_beta(al, be)).exp()
+        let lb = ln_beta(al, be);
+        match self.estimand {
+            Estimand::PassAtK(k) => 1.0 - (ln_beta(al, be + k as f64) - lb).exp(),
+            Estimand::PassPowK(k) => (ln_beta(al + k as f64, be) - lb).exp(),
+        }
     }
 
     /// The cell centred at (μ, ln κ), `h` wide in μ: log posterior (up to a
@@ -570,6 +621,26 @@ mod tests {
             assert!((p1.interval.lower - lo).abs() < 1e-4, "{prior:?} {p1:?}");
             assert!((p1.interval.upper - hi).abs() < 1e-4, "{prior:?} {p1:?}");
         }
+    }
+
+    /// pass^2 on data A (uniform prior) against scipy 1.17.1 quadrature: the
+    /// mean by nested `integrate.quad` over μ and ln κ, the bounds by
+    /// `brentq` on the CDF that integrates μ up to the root of
+    /// θ(μ, κ) = x for each κ.
+    #[test]
+    fn pass_pow_k_matches_quadrature() {
+        let a: Vec<(u64, u64)> = (0..20).map(|i| (4, i % 5)).collect();
+        let p =
+            hierarchical_posterior(&a, Estimand::PassPowK(2), BetaPrior::Uniform, 0.95).unwrap();
+        assert!((p.mean - 0.34055192445998567).abs() < 1e-8, "{p:?}");
+        assert!(
+            (p.interval.lower - 0.19523186763695585).abs() < 1e-4,
+            "{p:?}"
+        );
+        assert!(
+            (p.interval.upper - 0.5124932409296455).abs() < 1e-4,
+            "{p:?}"
+        );
     }
 
     /// Cells spread their weight evenly: two unit cells on [0, 1] and

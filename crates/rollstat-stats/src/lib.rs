@@ -119,8 +119,8 @@ mod variance;
 mod warnings;
 
 pub use bayes::{
-    bayes_at_n, hierarchical_pass_at_k, posterior_pass_at_k, BetaPrior, HierarchicalPosterior,
-    PosteriorMoments,
+    bayes_at_n, hierarchical_pass_at_k, hierarchical_posterior, posterior_pass_at_k, BetaPrior,
+    Estimand, HierarchicalPosterior, PosteriorMoments,
 };
 pub use binomial::{binomial_interval, BinomialMethod};
 pub use bootstrap::{

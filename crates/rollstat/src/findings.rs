@@ -136,8 +136,8 @@ pub enum Finding {
         /// Metrics that got a percentile bootstrap instead.
         metrics: Vec<String>,
     },
-    /// The model-based beta-binomial interval covers pass@k of independent
-    /// problems only; these metrics got a percentile bootstrap instead.
+    /// The model-based beta-binomial interval covers pass@k and pass^k of
+    /// independent problems only; these metrics got a percentile bootstrap instead.
     ModelFallback {
         /// Metrics that got a percentile bootstrap instead.
         metrics: Vec<String>,
@@ -320,7 +320,7 @@ impl fmt::Display for Finding {
             Finding::BinomialFallback { method, metrics } => write!(f,
                 "{method} intervals need one 0/1 value per problem (and no clusters); {} got a percentile bootstrap instead", summarize_names(metrics)),
             Finding::ModelFallback { metrics } => write!(f,
-                "the beta-binomial model gives intervals for pass@k (avg@n at k = 1) of unclustered problems; {} got a percentile bootstrap instead", summarize_names(metrics)),
+                "the beta-binomial model gives intervals for pass@k (avg@n at k = 1) and pass^k of unclustered problems; {} got a percentile bootstrap instead", summarize_names(metrics)),
             Finding::IntervalMethod { message, .. } => f.write_str(message),
             Finding::AdapterNote { note: s } | Finding::Text { message: s } => f.write_str(s),
             Finding::UnreadableFiles { files } => write!(f,

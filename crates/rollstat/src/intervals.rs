@@ -14,10 +14,10 @@ use rollstat_core::aggregate::{
 };
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_stats::{
-    binomial_interval, bootstrap_columns_with_ratios, clustered_se, hierarchical_pass_at_k,
+    binomial_interval, bootstrap_columns_with_ratios, clustered_se, hierarchical_posterior,
     method_warnings, pass1_sampling_variance, pass_at_k_sampling_variance, rng, t_interval,
     variance_decomposition_of, BootstrapConfig, CiMethod, ClusteredSe, Column, ColumnBootstrap,
-    MethodContext,
+    Estimand, MethodContext,
 };
 
 /// What `config.ci` records for these options.
@@ -116,7 +116,7 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
 }
 
 /// With the beta-binomial method on an unclustered population, each pass@k
-/// column's model-based interval (in parallel); `None` for the others.
+/// and pass^k column's model-based interval (in parallel); `None` for the others.
 fn model_intervals(
     defined: &[&MetricColumn],
     pop: &Population,
@@ -131,16 +131,18 @@ fn model_intervals(
         .collect()
 }
 
-/// The credible interval of the population pass@k under the hierarchical
-/// beta-binomial model, from the (n, c) of the problems the column has a
-/// value for; `None` for a metric that is not pass@k.
+/// The credible interval of the population pass@k or pass^k under the
+/// hierarchical beta-binomial model, from the (n, c) of the problems the
+/// column has a value for; `None` for other metrics.
 fn model_interval(
     col: &MetricColumn,
     summaries: &[ProblemSummary],
     o: &IntervalOptions,
 ) -> Option<[f64; 2]> {
-    let Metric::PassAtK(k) = col.metric else {
-        return None;
+    let estimand = match col.metric {
+        Metric::PassAtK(k) => Estimand::PassAtK(k),
+        Metric::PassPowK(k) => Estimand::PassPowK(k),
+        _ => return None,
     };
     let counts: Vec<(u64, u64)> = col
         .values
@@ -149,7 +151,7 @@ fn model_interval(
         .filter(|(v, p)| !v.is_nan() && p.n > 0)
         .map(|(_, p)| (p.n, p.c))
         .collect();
-    let post = hierarchical_pass_at_k(&counts, k, o.prior, o.level).ok()?;
+    let post = hierarchical_posterior(&counts, estimand, o.prior, o.level).ok()?;
     Some([post.interval.lower, post.interval.upper])
 }
 

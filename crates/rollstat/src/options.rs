@@ -130,10 +130,10 @@ pub enum IntervalMethod {
     /// (others fall back to the percentile bootstrap, and say so).
     Binomial(BinomialMethod),
     /// Model-based: the equal-tailed credible interval of the population
-    /// pass@k (avg@n at k = 1) under a hierarchical beta-binomial model
+    /// pass@k (avg@n at k = 1) or pass^k under a hierarchical beta-binomial model
     /// with the prior [`IntervalOptions::prior`]
     /// ([`rollstat_stats::hierarchical_pass_at_k`]; docs/statistics.md §12).
-    /// pass@k rows of an unclustered population only; others fall back to
+    /// pass@k and pass^k rows of an unclustered population only; others fall back to
     /// the percentile bootstrap, and say so. The point estimate stays the
     /// unbiased one.
     BetaBinomial,
