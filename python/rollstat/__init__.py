@@ -483,8 +483,9 @@ def compare(
     (``inferior`` or ``inconclusive``) checks the verdicts of ``metric``
     (default: every overall row with one) — see ``Comparison.failed``.
     ``group_by`` also compares per value of a field. The metric, interval
-    and grading keywords are those of :func:`report` (binomial intervals
-    are refused: a paired difference needs bootstrap, bca, basic or t).
+    and grading keywords are those of :func:`report` (binomial and
+    beta-binomial intervals are refused: a paired difference needs
+    bootstrap, bca, basic or t).
 
     ``budget`` (a field name such as ``"output_tokens"``; default None: off)
     adds budget-matched rows: for each k of B, A at the budget B spends
