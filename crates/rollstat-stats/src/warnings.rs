@@ -97,9 +97,10 @@ pub const FEW_CLUSTERS: usize = 30;
 
 /// The better method for a small sample: with few clusters, t on C − 1 df;
 /// with one 0/1 outcome per problem and no clusters, Wilson; otherwise the
-/// model-based beta-binomial interval (pass@k and avg@n: at 10 problems it
-/// covered 0.93–0.98 where the percentile bootstrap covered 0.50–0.91,
-/// docs/statistics.md §12.4) for unclustered problems, and BCa for clusters.
+/// model-based beta-binomial interval (pass@k and avg@n: at 10–20 problems
+/// it covered 0.95–0.97 where the percentile bootstrap covered 0.85–0.94,
+/// and 0.07–0.64 for pass@4 of mostly easy problems; docs/statistics.md
+/// §12.4) for unclustered problems, and BCa for clusters.
 fn small_sample_choice(ctx: &MethodContext) -> &'static str {
     match ctx.clusters {
         Some(c) if c < FEW_CLUSTERS => "t",
