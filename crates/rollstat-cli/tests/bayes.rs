@@ -8,7 +8,7 @@
 //! same for pass^2).
 
 mod common;
-use common::{close, f, fixture, json, run};
+use common::{close, f, fixture, json, run, run_with};
 use serde_json::Value;
 
 fn report(extra: &[&str]) -> Value {
@@ -100,4 +100,20 @@ fn compare_refuses_the_model() {
     assert_ne!(o.status.code(), Some(0));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("beta-binomial"), "{err}");
+}
+
+/// The model-based interval draws no random numbers and sums its grid in
+/// order: the same bytes for any thread count.
+#[test]
+fn same_bytes_for_any_thread_count() {
+    let path = fixture("bayes/small20.jsonl");
+    let args = [
+        "report",
+        path.as_str(),
+        "--ci",
+        "beta-binomial",
+        "--format",
+        "json",
+    ];
+    assert_eq!(run_with(&args, "1"), run_with(&args, "3"));
 }
