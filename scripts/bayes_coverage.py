@@ -15,8 +15,11 @@ c ~ Binomial(n, p). Target: the population pass@k, 1 − B(A, B + k)/B(A, B).
                   against scipy quadrature.
 
 1,000 replications per row; deterministic (numpy Generator seeded 20261205).
-Usage: python3 scripts/bayes_coverage.py   (numpy, scipy; several minutes)
+Usage: python3 scripts/bayes_coverage.py          pass@1 and pass@4 (numpy, scipy; ~20 minutes)
+       python3 scripts/bayes_coverage.py pass^2   pass^2 = E[p²] instead
 """
+
+import sys
 
 import numpy as np
 from scipy import special
@@ -33,7 +36,9 @@ LB0 = lb(AL, BE)
 LPRIOR = GK - 2 * np.log1p(KAP)  # μ ~ Beta(1, 1)
 
 
-def theta_grid(k):
+def theta_grid(k, pow_k=False):
+    if pow_k:
+        return np.exp(lb(AL + k, BE) - LB0)
     return GM if k == 1 else 1 - np.exp(lb(AL, BE + k) - LB0)
 
 
@@ -49,6 +54,11 @@ def credible(c, n, theta, level=0.95):
     return np.interp([(1 - level) / 2, (1 + level) / 2], cdf, t)
 
 
+def unbiased_pow(c, n, k):
+    """pass^k per problem: C(c, k)/C(n, k)."""
+    return special.comb(c, k) / special.comb(n, k)
+
+
 def unbiased(c, n, k):
     fail = n - c
     ok = fail >= k
@@ -57,15 +67,18 @@ def unbiased(c, n, k):
     return 1 - np.where(ok, ratio, 0.0)
 
 
-def row(rng, spread, N, n, k):
+def row(rng, spread, N, n, k, pow_k=False):
     A, B = spread
-    target = 1 - np.exp(lb(A, B + k) - lb(A, B))
-    theta = theta_grid(k)
+    if pow_k:
+        target = np.exp(lb(A + k, B) - lb(A, B))
+    else:
+        target = 1 - np.exp(lb(A, B + k) - lb(A, B))
+    theta = theta_grid(k, pow_k)
     hit = np.zeros(2)
     width = np.zeros(2)
     for _ in range(REPS):
         c = rng.binomial(n, rng.beta(A, B, N))
-        y = unbiased(c, n, k)
+        y = unbiased_pow(c, n, k) if pow_k else unbiased(c, n, k)
         idx = rng.integers(0, N, (2000, N))
         boot = np.quantile(y[idx].mean(1), [0.025, 0.975])
         bayes = credible(c, n, theta)
@@ -76,15 +89,16 @@ def row(rng, spread, N, n, k):
 
 
 def main():
+    pow_k = sys.argv[1:] == ["pass^2"]
     rng = np.random.default_rng(SEED)
     print(f"{REPS} replications per row, seed {SEED}; coverage (mean width) of nominal 95%")
-    print("| p ~ | N | n | k | bootstrap | beta-binomial |")
+    print(f"| p ~ | N | n | {'pass^k' if pow_k else 'pass@k'} | bootstrap | beta-binomial |")
     print("|---|---|---|---|---|---|")
     for spread in [(2, 3), (5, 1)]:
         for N in [10, 20, 50]:
             for n in [4, 16]:
-                for k in [1, 4]:
-                    h, w = row(rng, spread, N, n, k)
+                for k in ([2] if pow_k else [1, 4]):
+                    h, w = row(rng, spread, N, n, k, pow_k)
                     print(f"| Beta{spread} | {N} | {n} | {k} | {h[0]:.3f} ({w[0]:.3f}) | {h[1]:.3f} ({w[1]:.3f}) |",
                           flush=True)
 
