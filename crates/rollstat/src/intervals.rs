@@ -238,7 +238,7 @@ struct Entry<'a> {
     /// This column's bootstrap.
     boot: Option<&'a ColumnBootstrap>,
     clustered: bool,
-    /// The model-based interval (beta-binomial method, pass@k only).
+    /// The model-based interval (beta-binomial method, pass@k and pass^k).
     model: Option<[f64; 2]>,
 }
 
