@@ -351,6 +351,7 @@ def report(
     max_decompressed: Union[int, str, None] = _REPORT["max_decompressed"],
     budget: Optional[str] = _REPORT["budget"],
     extrapolate: Union[int, Sequence[int], None] = None,
+    prior: str = _REPORT["prior"],
 ) -> Report:
     """Every metric of the rollouts in ``data`` with its interval, the health
     accounting and findings: the numbers of ``rollstat report``.
@@ -373,7 +374,11 @@ def report(
 
     Keywords: ``k`` (draw sizes; default 1, 2, 4, … up to n, and n), ``tau``
     (G-Pass thresholds), ``ci`` (``bootstrap``, ``bca``, ``basic``, ``t``,
-    ``wilson``, ``jeffreys``, ``clopper-pearson`` or ``none``/None),
+    ``wilson``, ``jeffreys``, ``clopper-pearson``, ``beta-binomial`` or
+    ``none``/None; ``beta-binomial`` is model-based: the credible interval of
+    pass@k under a hierarchical beta-binomial model, docs/statistics.md §12),
+    ``prior`` (the beta-binomial model's prior on the mean success rate:
+    ``uniform`` Beta(1, 1) or ``jeffreys`` Beta(½, ½)),
     ``level``, ``resamples``, ``seed``, ``cluster_by`` (a field whose values
     cluster problems), ``by`` (break metrics down by a field), ``tie_policy``
     (maj@k and maj@n: ``first``, ``none``, ``fractional``), ``score_order``
@@ -422,6 +427,7 @@ def report(
         per_problem=bool(per_problem),
         budget=_budget(budget),
         extrapolate=_ints(extrapolate, "extrapolate"),
+        prior=_name(prior, "prior"),
     )
     try:
         text, bad, messages, typed = _rollstat.report(srcs, opts)
@@ -510,8 +516,9 @@ def compare(
     (``inferior`` or ``inconclusive``) checks the verdicts of ``metric``
     (default: every overall row with one) — see ``Comparison.failed``.
     ``group_by`` also compares per value of a field. The metric, interval
-    and grading keywords are those of :func:`report` (binomial intervals
-    are refused: a paired difference needs bootstrap, bca, basic or t).
+    and grading keywords are those of :func:`report` (binomial and
+    beta-binomial intervals are refused: a paired difference needs
+    bootstrap, bca, basic or t).
 
     ``budget`` (a field name such as ``"output_tokens"``; default None: off)
     adds budget-matched rows: for each k of B, A at the budget B spends

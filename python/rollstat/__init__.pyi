@@ -232,6 +232,7 @@ def report(
     max_decompressed: Union[_Int, str, None] = ...,
     budget: Optional[str] = ...,
     extrapolate: Optional[_Ints] = ...,
+    prior: str = ...,
 ) -> Report: ...
 def summarize(
     data: Data,

@@ -107,6 +107,9 @@ fn interval_options(kw: &Keywords<'_>) -> PyResult<IntervalOptions> {
         resamples: kw.get("resamples")?.unwrap_or(d.resamples),
         seed: kw.get("seed")?.unwrap_or(d.seed),
         cluster_by: kw.get("cluster_by")?.or(d.cluster_by),
+        // Report only (compare refuses the model-based method): read by
+        // `report_options`.
+        prior: d.prior,
     })
 }
 
@@ -130,7 +133,10 @@ pub fn report_options(kw: &Keywords<'_>) -> PyResult<ReportOptions> {
     let d = ReportOptions::default();
     Ok(ReportOptions {
         metrics: metric_options(kw)?,
-        intervals: interval_options(kw)?,
+        intervals: IntervalOptions {
+            prior: kw.parse("prior")?.unwrap_or(d.intervals.prior),
+            ..interval_options(kw)?
+        },
         grading: grading_policy(kw)?,
         by: kw.get("by")?.or(d.by),
         per_problem: kw.get("per_problem")?.unwrap_or(d.per_problem),
@@ -358,6 +364,7 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     set_grading_defaults(&report, &r.grading)?;
     report.set_item("by", r.by.clone())?;
     report.set_item("per_problem", r.per_problem)?;
+    report.set_item("prior", r.intervals.prior.to_string())?;
     report.set_item("extrapolate", r.extrapolate.clone())?;
     report.set_item("source_format", r.source_format.map(|f| f.to_string()))?;
     out.set_item("report", report)?;

@@ -130,7 +130,7 @@ def test_print_is_the_table_the_cli_prints(cli, demo, tmp_path):
     rows, options named as keyword arguments instead of flags."""
     r = rollstat.report(str(demo), by="group", resamples=500)
     out = cli.run("report", str(demo), "--by", "group", "--resamples", "500").stdout
-    words = {"--all adds": "all=True adds", "with --tau)": "with tau=)", "(consider --ci bca)": "(consider ci='bca')"}
+    words = {"--all adds": "all=True adds", "with --tau)": "with tau=)", "(consider --ci beta-binomial)": "(consider ci='beta-binomial')"}
     for flag, keyword in words.items():
         out = out.replace(flag, keyword)
     assert str(r) == out.rstrip("\n")

@@ -6,6 +6,7 @@ import json
 import math
 import shutil
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -44,7 +45,27 @@ OPTION_SETS = [
     ({"ci": "t", "tau": [0.5], "n": 10}, {"ci": "t", "tau": [0.5], "n": 10}),
     ({"ci": None, "tie_policy": "fractional", "match": "exact"}, {"ci": "none", "tie_policy": "fractional", "match": "exact"}),
     ({"ci": "basic", "cluster_by": "group", "denominator": "judged"}, {"ci": "basic", "cluster_by": "group", "denominator": "judged"}),
+    ({"ci": "beta-binomial", "prior": "jeffreys"}, {"ci": "beta-binomial", "prior": "jeffreys"}),
 ]
+
+
+SMALL20 = Path(__file__).resolve().parents[2] / "crates/rollstat-cli/tests/fixtures/bayes/small20.jsonl"
+
+
+def test_beta_binomial_interval_equals_cli_and_quadrature(cli):
+    """The model-based interval on the 20-problem fixture: the CLI's numbers,
+    and the same model integrated by scipy quadrature (docs/statistics.md §12;
+    the values of crates/rollstat-cli/tests/bayes.rs)."""
+    r = rollstat.report(str(SMALL20), ci="beta-binomial")
+    expect = cli_report(cli, SMALL20, ci="beta-binomial")
+    assert without_warnings(r.to_dict()) == without_warnings(expect)
+    m = r.metrics["pass@1"]
+    assert m["method"] == "beta-binomial model, uniform prior"
+    assert m["value"] == 0.5
+    assert m["ci"][0] == pytest.approx(0.3510402794997227, abs=1e-4)
+    assert m["ci"][1] == pytest.approx(0.648959720500278, abs=1e-4)
+    with pytest.raises(rollstat.InputError, match="prior: unknown prior 'flat'"):
+        rollstat.report(str(SMALL20), ci="beta-binomial", prior="flat")
 
 
 @pytest.mark.parametrize("py_opts,cli_opts", OPTION_SETS)
@@ -73,7 +94,7 @@ def test_to_dict_keys_and_json(demo):
 def test_findings_are_worded_with_keyword_arguments(demo):
     r = rollstat.report(demo)
     text = " ".join(r.warnings)
-    assert "ci='bca'" in text
+    assert "ci='beta-binomial'" in text
     assert "--" not in text
 
 

@@ -8,8 +8,8 @@
 
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 use rollstat::{
-    Budget, CompareOptions, Dedupe, DenominatorPolicy, FailOn, GradingPolicy, IntervalMethod,
-    Match, PowerOptions, ReportOptions, ScoreOrder, TiePolicy,
+    BetaPrior, Budget, CompareOptions, Dedupe, DenominatorPolicy, FailOn, GradingPolicy,
+    IntervalMethod, Match, PowerOptions, ReportOptions, ScoreOrder, TiePolicy,
 };
 use std::path::PathBuf;
 
@@ -101,9 +101,15 @@ pub struct ReportArgs {
 pub struct UncertaintyArgs {
     /// Interval method: bootstrap (percentile over problems), bca, basic, t,
     /// wilson, jeffreys, clopper-pearson (binomial ones only where each
-    /// problem contributes one 0/1 value), or none.
+    /// problem contributes one 0/1 value), beta-binomial (model-based:
+    /// pass@k under a hierarchical beta-binomial model, see --prior), or
+    /// none.
     #[arg(long, value_name = "METHOD")]
     pub ci: Option<IntervalMethod>,
+    /// Prior of the beta-binomial model's mean success rate: uniform
+    /// Beta(1, 1) or jeffreys Beta(½, ½).
+    #[arg(long, value_name = "PRIOR")]
+    pub prior: Option<BetaPrior>,
     /// Two-sided confidence level.
     #[arg(long)]
     pub level: Option<f64>,
@@ -371,6 +377,7 @@ fn engine_defaults() -> Vec<(&'static str, String)> {
         ("level", i.level.to_string()),
         ("resamples", i.resamples.to_string()),
         ("seed", i.seed.to_string()),
+        ("prior", i.prior.to_string()),
         ("tau", list(&m.tau)),
         ("denominator", m.denominator.to_string()),
         ("tie_policy", m.tie_policy.to_string()),
@@ -411,8 +418,9 @@ pub fn command() -> clap::Command {
 /// Flags whose values the engine reads (`rollstat::Choice`s and the budget): a bad
 /// value is reported as `--ci: unknown method 'x'; expected …`, the
 /// engine's words after the flag, rather than in clap's wording.
-const ENGINE_PARSED: [&str; 8] = [
+const ENGINE_PARSED: [&str; 9] = [
     "--ci",
+    "--prior",
     "--denominator",
     "--tie-policy",
     "--score-order",
@@ -486,6 +494,7 @@ mod tests {
     #[test]
     fn choices_round_trip() {
         assert!(round_trips::<IntervalMethod>());
+        assert!(round_trips::<rollstat::BetaPrior>());
         assert!(round_trips::<TiePolicy>());
         assert!(round_trips::<DenominatorPolicy>());
         assert!(round_trips::<ScoreOrder>());

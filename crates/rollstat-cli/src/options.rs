@@ -198,6 +198,7 @@ fn interval_options(a: &UncertaintyArgs) -> IntervalOptions {
         resamples: a.resamples.unwrap_or(d.resamples),
         seed: a.seed.unwrap_or(d.seed),
         cluster_by: a.cluster_by.clone().or(d.cluster_by),
+        prior: a.prior.unwrap_or(d.prior),
     }
 }
 

@@ -9,6 +9,8 @@
 //!   seeded streams ([`rng`]).
 //! * [`clustered_se`] — CR0/CR1 cluster-robust SE.
 //! * [`binomial_interval`] — Wilson, Jeffreys, Clopper–Pearson, uniform-prior Bayes.
+//! * [`hierarchical_pass_at_k`], [`posterior_pass_at_k`], [`bayes_at_n`] —
+//!   model-based small-N intervals for pass@k and avg@n (beta-binomial), Bayes@N.
 //! * [`variance_decomposition`], [`pass1_sampling_variance`],
 //!   [`pass_at_k_sampling_variance`] — within vs between problem variance.
 //! * [`paired_row`] (means, paired SE, t interval, sign-flip units, McNemar
@@ -97,6 +99,7 @@
 // `!(x > 0.0)` is used on purpose: it rejects NaN as well as non-positive values.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
 
+mod bayes;
 mod binomial;
 mod bootstrap;
 mod cluster;
@@ -115,6 +118,10 @@ pub mod suite;
 mod variance;
 mod warnings;
 
+pub use bayes::{
+    bayes_at_n, hierarchical_pass_at_k, hierarchical_posterior, posterior_pass_at_k, BetaPrior,
+    Estimand, HierarchicalPosterior, PosteriorMoments,
+};
 pub use binomial::{binomial_interval, BinomialMethod};
 pub use bootstrap::{
     bootstrap_columns_with_ratios, bootstrap_means, bootstrap_means_with_ratios,
@@ -160,4 +167,4 @@ pub use variance::{
     pass1_sampling_variance, pass_at_k_sampling_variance, variance_decomposition,
     variance_decomposition_of, VarianceDecomposition, VarianceSource,
 };
-pub use warnings::{method_warnings, MethodContext, StatsWarning, SMALL_N_THRESHOLD};
+pub use warnings::{method_warnings, MethodContext, StatsWarning, FEW_CLUSTERS, SMALL_N_THRESHOLD};

@@ -308,7 +308,8 @@ fn warnings_as_data() {
     });
     assert_eq!(w.len(), 1);
     assert_eq!(w[0].code, "clt-small-n");
-    assert_eq!(w[0].suggestion, Some("bca"));
+    // Unclustered values that are not 0/1: the model-based interval.
+    assert_eq!(w[0].suggestion, Some("beta-binomial"));
     let w = method_warnings(&MethodContext {
         method: CiMethod::Percentile,
         n: 50,

@@ -212,10 +212,12 @@ impl RatioEntry<'_> {
                 Some(i)
             }
             (IntervalMethod::Resampled(m), Some(b)) => Some(b.interval(m)),
-            (IntervalMethod::Binomial(_), Some(b)) => Some(b.interval(CiMethod::Percentile)),
+            (IntervalMethod::Binomial(_) | IntervalMethod::BetaBinomial, Some(b)) => {
+                Some(b.interval(CiMethod::Percentile))
+            }
         };
         let method = match o.method {
-            IntervalMethod::Binomial(_) => "bootstrap".to_string(),
+            IntervalMethod::Binomial(_) | IntervalMethod::BetaBinomial => "bootstrap".to_string(),
             _ => method_name,
         };
         let asked = o.method != IntervalMethod::None;

@@ -147,6 +147,12 @@ pub enum Finding {
         /// Metrics that got a percentile bootstrap instead.
         metrics: Vec<String>,
     },
+    /// The model-based beta-binomial interval covers pass@k and pass^k of
+    /// independent problems only; these metrics got a percentile bootstrap instead.
+    ModelFallback {
+        /// Metrics that got a percentile bootstrap instead.
+        metrics: Vec<String>,
+    },
     /// Advice about the interval method; `suggestion` names a better one.
     IntervalMethod {
         /// The advice, in words.
@@ -395,6 +401,8 @@ impl fmt::Display for Finding {
                 "{} use only problems whose rollouts all carry an answer", metrics.join(", ")),
             Finding::BinomialFallback { method, metrics } => write!(f,
                 "{method} intervals need one 0/1 value per problem (and no clusters); {} got a percentile bootstrap instead", summarize_names(metrics)),
+            Finding::ModelFallback { metrics } => write!(f,
+                "the beta-binomial model gives intervals for pass@k (avg@n at k = 1) and pass^k of unclustered problems; {} got a percentile bootstrap instead", summarize_names(metrics)),
             Finding::IntervalMethod { message, .. } => f.write_str(message),
             Finding::AdapterNote { note: s } | Finding::Text { message: s } => f.write_str(s),
             Finding::UnreadableFiles { files } => write!(f,
@@ -549,6 +557,7 @@ impl Finding {
             Finding::NotComputable { .. } => "not_computable",
             Finding::PartialAnswers { .. } => "partial_answers",
             Finding::BinomialFallback { .. } => "binomial_fallback",
+            Finding::ModelFallback { .. } => "model_fallback",
             Finding::IntervalMethod { .. } => "interval_method",
             Finding::AdapterNote { .. } => "adapter_note",
             Finding::UnreadableFiles { .. } => "unreadable_files",
@@ -677,6 +686,9 @@ mod tests {
             },
             Finding::BinomialFallback {
                 method: s("wilson"),
+                metrics: vec![s("maj@4")],
+            },
+            Finding::ModelFallback {
                 metrics: vec![s("maj@4")],
             },
             Finding::IntervalMethod {

@@ -14,10 +14,10 @@ use rollstat_core::aggregate::{
 };
 use rollstat_core::summary::{DenominatorPolicy, ProblemSummary};
 use rollstat_stats::{
-    binomial_interval, bootstrap_columns_with_ratios, clustered_se, method_warnings,
-    pass1_sampling_variance, pass_at_k_sampling_variance, rng, t_interval,
+    binomial_interval, bootstrap_columns_with_ratios, clustered_se, hierarchical_posterior,
+    method_warnings, pass1_sampling_variance, pass_at_k_sampling_variance, rng, t_interval,
     variance_decomposition_of, BootstrapConfig, CiMethod, ClusteredSe, Column, ColumnBootstrap,
-    MethodContext,
+    Estimand, MethodContext,
 };
 
 /// What `config.ci` records for these options.
@@ -26,6 +26,9 @@ pub(crate) fn ci_config(o: &IntervalOptions) -> CiConfig {
     CiConfig {
         method: match (o.method, &o.cluster_by) {
             (IntervalMethod::None, _) => "none".into(),
+            (IntervalMethod::BetaBinomial, None) => model_label(o),
+            // The model assumes independent problems: every row falls back.
+            (IntervalMethod::BetaBinomial, Some(_)) => "cluster-bootstrap".into(),
             (m, Some(_)) if resampled => format!("cluster-{}", m.name()),
             (m, _) => m.name().into(),
         },
@@ -35,6 +38,12 @@ pub(crate) fn ci_config(o: &IntervalOptions) -> CiConfig {
         rng: resampled.then(|| rng::RNG_SCHEME.to_string()),
         cluster_by: o.cluster_by.clone(),
     }
+}
+
+/// The method name of a model-based interval: says it is a model and
+/// names the prior (`beta-binomial model, uniform prior`).
+pub(crate) fn model_label(o: &IntervalOptions) -> String {
+    format!("beta-binomial model, {} prior", o.prior)
 }
 
 /// The population a block is computed over.
@@ -73,6 +82,7 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
         .par_iter()
         .map(|col| ColumnStats::of(col, pop.clusters, pop.summaries))
         .collect();
+    let models = model_intervals(&defined, pop, o);
     let mut block = MetricBlock::default();
     let mut fell_back = Vec::new();
     let mut next = 0;
@@ -90,6 +100,7 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
             stats: &stats[idx],
             boot: boot.as_ref().map(|b| &b.0[idx]),
             clustered: pop.clusters.is_some(),
+            model: models[idx],
         }
         .build(o, pop);
         if built.fell_back {
@@ -104,6 +115,46 @@ pub(crate) fn metric_block(pop: &Population, o: &IntervalOptions) -> (MetricBloc
     (block, findings)
 }
 
+/// With the beta-binomial method on an unclustered population, each pass@k
+/// and pass^k column's model-based interval (in parallel); `None` for the others.
+fn model_intervals(
+    defined: &[&MetricColumn],
+    pop: &Population,
+    o: &IntervalOptions,
+) -> Vec<Option<[f64; 2]>> {
+    if o.method != IntervalMethod::BetaBinomial || pop.clusters.is_some() {
+        return vec![None; defined.len()];
+    }
+    defined
+        .par_iter()
+        .map(|col| model_interval(col, pop.summaries, o))
+        .collect()
+}
+
+/// The credible interval of the population pass@k or pass^k under the
+/// hierarchical beta-binomial model, from the (n, c) of the problems the
+/// column has a value for; `None` for other metrics.
+fn model_interval(
+    col: &MetricColumn,
+    summaries: &[ProblemSummary],
+    o: &IntervalOptions,
+) -> Option<[f64; 2]> {
+    let estimand = match col.metric {
+        Metric::PassAtK(k) => Estimand::PassAtK(k),
+        Metric::PassPowK(k) => Estimand::PassPowK(k),
+        _ => return None,
+    };
+    let counts: Vec<(u64, u64)> = col
+        .values
+        .iter()
+        .zip(summaries)
+        .filter(|(v, p)| !v.is_nan() && p.n > 0)
+        .map(|(_, p)| (p.n, p.c))
+        .collect();
+    let post = hierarchical_posterior(&counts, estimand, o.prior, o.level).ok()?;
+    Some([post.interval.lower, post.interval.upper])
+}
+
 /// The columns that fell back from a binomial interval, then advice about
 /// the method (judged on the first defined column).
 fn interval_findings(
@@ -113,7 +164,9 @@ fn interval_findings(
     o: &IntervalOptions,
 ) -> Vec<Finding> {
     let mut findings = Vec::new();
-    if !fell_back.is_empty() {
+    if !fell_back.is_empty() && o.method == IntervalMethod::BetaBinomial {
+        findings.push(Finding::ModelFallback { metrics: fell_back });
+    } else if !fell_back.is_empty() {
         findings.push(Finding::BinomialFallback {
             method: o.method.name().to_string(),
             metrics: fell_back,
@@ -185,11 +238,14 @@ struct Entry<'a> {
     /// This column's bootstrap.
     boot: Option<&'a ColumnBootstrap>,
     clustered: bool,
+    /// The model-based interval (beta-binomial method, pass@k and pass^k).
+    model: Option<[f64; 2]>,
 }
 
 struct Built {
     entry: MetricEntry,
-    /// A binomial method was asked but this column got the bootstrap.
+    /// A binomial or model-based method was asked but this column got the
+    /// bootstrap.
     fell_back: bool,
 }
 
@@ -227,6 +283,11 @@ impl Entry<'_> {
                 fell_back = true;
                 interval(CiMethod::Percentile)
             }
+            IntervalMethod::BetaBinomial if self.model.is_some() => self.model,
+            IntervalMethod::BetaBinomial => {
+                fell_back = true;
+                interval(CiMethod::Percentile)
+            }
             IntervalMethod::Resampled(m) => interval(m),
         };
         (bounds, fell_back)
@@ -259,7 +320,9 @@ impl Entry<'_> {
             ci,
             method,
             level: asked.then_some(o.level),
-            seed: (asked && o.method.resamples()).then_some(o.seed),
+            // A model-based interval draws nothing: no seed.
+            seed: (asked && o.method.resamples() && (fell_back || self.model.is_none()))
+                .then_some(o.seed),
             n_problems: self.point.n_problems,
             n_excluded: self.col.n_excluded(),
             excluded,

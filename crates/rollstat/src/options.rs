@@ -10,7 +10,7 @@ use rollstat_core::vote::TiePolicy;
 use rollstat_formats::{DecompressLimit, Format};
 use rollstat_grade::{GradingPolicy, Match};
 use rollstat_io::Dedupe;
-use rollstat_stats::{BinomialMethod, CiMethod};
+use rollstat_stats::{BetaPrior, BinomialMethod, CiMethod};
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
@@ -67,8 +67,13 @@ impl Choice for IntervalMethod {
         IntervalMethod::Binomial(BinomialMethod::Wilson),
         IntervalMethod::Binomial(BinomialMethod::Jeffreys),
         IntervalMethod::Binomial(BinomialMethod::ClopperPearson),
+        IntervalMethod::BetaBinomial,
         IntervalMethod::None,
     ];
+}
+
+impl Choice for BetaPrior {
+    const ALL: &'static [Self] = &[BetaPrior::Uniform, BetaPrior::Jeffreys];
 }
 
 impl Choice for FailOn {
@@ -124,27 +129,38 @@ pub enum IntervalMethod {
     /// A binomial interval where each problem contributes one 0/1 value
     /// (others fall back to the percentile bootstrap, and say so).
     Binomial(BinomialMethod),
+    /// Model-based: the equal-tailed credible interval of the population
+    /// pass@k (avg@n at k = 1) or pass^k under a hierarchical beta-binomial model
+    /// with the prior [`IntervalOptions::prior`]
+    /// ([`rollstat_stats::hierarchical_pass_at_k`]; docs/statistics.md §12).
+    /// pass@k and pass^k rows of an unclustered population only; others fall back to
+    /// the percentile bootstrap, and say so. The point estimate stays the
+    /// unbiased one.
+    BetaBinomial,
 }
 
 impl IntervalMethod {
     /// The name recorded in reports: `none`, `bootstrap` (percentile),
-    /// `bca`, `basic`, `t`, `wilson`, `jeffreys`, `clopper-pearson`.
+    /// `bca`, `basic`, `t`, `wilson`, `jeffreys`, `clopper-pearson`,
+    /// `beta-binomial`.
     pub fn name(self) -> &'static str {
         match self {
             IntervalMethod::None => "none",
             IntervalMethod::Resampled(CiMethod::Percentile) => "bootstrap",
             IntervalMethod::Resampled(m) => m.name(),
             IntervalMethod::Binomial(m) => m.name(),
+            IntervalMethod::BetaBinomial => "beta-binomial",
         }
     }
 
-    /// Whether the method draws bootstrap resamples (binomial methods do,
-    /// for the metrics that fall back).
+    /// Whether the method draws bootstrap resamples (binomial and
+    /// beta-binomial methods do, for the metrics that fall back).
     pub fn resamples(self) -> bool {
         matches!(
             self,
             IntervalMethod::Resampled(CiMethod::Percentile | CiMethod::Basic | CiMethod::Bca)
                 | IntervalMethod::Binomial(_)
+                | IntervalMethod::BetaBinomial
         )
     }
 }
@@ -167,6 +183,7 @@ impl std::str::FromStr for IntervalMethod {
             "wilson" => IntervalMethod::Binomial(BinomialMethod::Wilson),
             "jeffreys" => IntervalMethod::Binomial(BinomialMethod::Jeffreys),
             "clopper-pearson" => IntervalMethod::Binomial(BinomialMethod::ClopperPearson),
+            "beta-binomial" => IntervalMethod::BetaBinomial,
             other => {
                 return Err(format!(
                     "unknown method '{other}'; expected {}",
@@ -202,6 +219,10 @@ pub struct IntervalOptions {
     /// Field whose values cluster problems: CR1 standard errors and a
     /// bootstrap over whole clusters. Default: none.
     pub cluster_by: Option<String>,
+    /// The prior of the model-based [`IntervalMethod::BetaBinomial`]
+    /// interval (on the population's mean success rate); default uniform
+    /// Beta(1, 1).
+    pub prior: BetaPrior,
 }
 
 impl Default for IntervalOptions {
@@ -212,6 +233,7 @@ impl Default for IntervalOptions {
             resamples: 10_000,
             seed: 20_260_729,
             cluster_by: None,
+            prior: BetaPrior::Uniform,
         }
     }
 }
@@ -583,6 +605,12 @@ impl CompareOptions {
             return Err(Error::invalid(
                 "method",
                 format!("{}: binomial intervals are for one proportion; a paired difference needs bootstrap, bca, basic or t", b.name()),
+            ));
+        }
+        if self.intervals.method == IntervalMethod::BetaBinomial {
+            return Err(Error::invalid(
+                "method",
+                "beta-binomial: the model-based interval is for one system's pass@k; a paired difference needs bootstrap, bca, basic or t",
             ));
         }
         Ok(())
