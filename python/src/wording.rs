@@ -26,6 +26,10 @@ pub fn engine_error(e: Error) -> PyErr {
         }
         Error::InvalidOption { option, message } => format!("{}: {message}", keyword(option.0)),
         Error::ShortProblem { .. } => format!("{e}; pass strict=False to report them as n_short"),
+        Error::IncompleteRun(_) => format!("{e}; pass strict=False to report what is present"),
+        Error::ExtractionNeeded { ref extract, .. } => {
+            format!("{e} (pass extract='{extract}')")
+        }
         Error::Read(ReadError::Strict(bad)) => format!(
             "{bad} (strict mode stops at the first bad row; pass strict=False to skip and count bad rows)"
         ),
@@ -86,6 +90,15 @@ pub fn finding_text(f: &Finding) -> String {
             files.join(", ")
         ),
         Finding::PooledSystems { .. } => format!("{f} — pass by='model'"),
+        Finding::DuplicatesAcrossInputs { .. } => format!("{f} (resolved by dedupe=)"),
+        Finding::PooledSubsets { .. } => format!("{f} — pass by='subset'"),
+        Finding::Readings { field, .. } => format!("{f} — pass by='{field}' to report each"),
+        Finding::IncompleteRun { rollouts, short, .. } => match (rollouts, short) {
+            (Some(r), 1..) => format!(
+                "{f} (n={r} measures samples against the declared n; strict=True makes this an error)"
+            ),
+            _ => format!("{f} (strict=True makes this an error)"),
+        },
         Finding::FieldAbsent { option, field } => {
             Finding::field_absent_text(field, &format!("{}=", keyword(option)))
         }
