@@ -16,6 +16,7 @@ pub mod html_rank;
 pub mod markup;
 pub mod power;
 pub mod rank;
+pub mod reliability;
 mod scatter;
 mod svg;
 

@@ -766,6 +766,11 @@ pub struct Report {
     /// across groups (systems with `--by model`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub frontier: Vec<FrontierPoint>,
+    /// Run-to-run reliability (per-run pass@1, verdict flips, ICC, the
+    /// noise floor, flaky problems) when problems have two or more trials;
+    /// absent otherwise (docs/spec.md §6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliability: Option<crate::reliability::Reliability>,
     /// Not serialized: see [`Diagnostics`].
     #[serde(skip)]
     pub diagnostics: Diagnostics,
@@ -790,6 +795,8 @@ struct ReportWire {
     extrapolation: Option<crate::extrapolation::Extrapolation>,
     #[serde(default)]
     frontier: Vec<FrontierPoint>,
+    #[serde(default)]
+    reliability: Option<crate::reliability::Reliability>,
 }
 
 impl From<ReportWire> for Report {
@@ -809,6 +816,7 @@ impl From<ReportWire> for Report {
             per_problem: w.per_problem,
             extrapolation: w.extrapolation,
             frontier: w.frontier,
+            reliability: w.reliability,
             diagnostics: Diagnostics::default(),
         }
     }
