@@ -28,7 +28,10 @@ pub(crate) fn lever_words(change: &str) -> &'static str {
 pub(crate) fn trials_words(r: &Reliability) -> String {
     match (&r.trials.field, r.trials.exchangeable) {
         (Some(f), _) => format!("runs are the values of `{f}`"),
-        (None, true) => "no run field: the rollout index is the trial, and the trials are taken as exchangeable".into(),
+        (None, true) => {
+            "no run field: the rollout index is the trial, and the trials are taken as exchangeable"
+                .into()
+        }
         (None, false) => "the rollout index is the trial (the harness's trial/epoch)".into(),
     }
 }
@@ -62,24 +65,48 @@ fn summary_rows(r: &Reliability) -> Vec<Vec<String>> {
     let mut rows = vec![row("statistic", "value".into())];
     rows.push(row(
         "problems that flip (0 < c < n)",
-        format!("{}% ({} of {}) at n = {}", pts(f.share_flipping), f.n_flipping, r.n_problems, f.n_trials),
+        format!(
+            "{}% ({} of {}) at n = {}",
+            pts(f.share_flipping),
+            f.n_flipping,
+            r.n_problems,
+            f.n_trials
+        ),
     ));
-    rows.push(row("mean pairwise flip rate", format!("{}%", pts(f.mean_pairwise))));
+    rows.push(row(
+        "mean pairwise flip rate",
+        format!("{}%", pts(f.mean_pairwise)),
+    ));
     if let Some(i) = &r.icc {
         let lv = level_label(i.level);
         rows.push(row(
             "ICC(1), one trial",
-            format!("{} [{}, {}] {lv}", short(i.icc1), short(i.icc1_interval[0]), short(i.icc1_interval[1])),
+            format!(
+                "{} [{}, {}] {lv}",
+                short(i.icc1),
+                short(i.icc1_interval[0]),
+                short(i.icc1_interval[1])
+            ),
         ));
         rows.push(row(
             &format!("ICC(1,k), mean of {}", r.n_trials),
-            format!("{} [{}, {}] {lv}", short(i.icc1k), short(i.icc1k_interval[0]), short(i.icc1k_interval[1])),
+            format!(
+                "{} [{}, {}] {lv}",
+                short(i.icc1k),
+                short(i.icc1k_interval[0]),
+                short(i.icc1k_interval[1])
+            ),
         ));
     }
     let v = &r.variance;
     rows.push(row(
         "variance between / within (pass@1)",
-        format!("{} / {} ({} dominates)", short(v.between), short(v.within), v.dominant),
+        format!(
+            "{} / {} ({} dominates)",
+            short(v.between),
+            short(v.within),
+            v.dominant
+        ),
     ));
     let lv = level_label(r.noise_floor.level);
     rows.push(row(
@@ -87,11 +114,17 @@ fn summary_rows(r: &Reliability) -> Vec<Vec<String>> {
         format!("{} points", pts(r.noise_floor.single_run)),
     ));
     for (m, floor) in &r.noise_floor.means {
-        rows.push(row(&format!("noise floor, two means of {m} runs"), format!("{} points", pts(*floor))));
+        rows.push(row(
+            &format!("noise floor, two means of {m} runs"),
+            format!("{} points", pts(*floor)),
+        ));
     }
     rows.push(row("pass@1 stderr now", format!("±{}", pts(v.se))));
     for l in &r.levers {
-        rows.push(row(&format!("stderr with {}", lever_words(&l.change)), format!("±{}", pts(l.se))));
+        rows.push(row(
+            &format!("stderr with {}", lever_words(&l.change)),
+            format!("±{}", pts(l.se)),
+        ));
     }
     rows
 }
@@ -125,14 +158,28 @@ fn flaky(r: &Reliability, all: bool, style: Style, out: &mut String) {
     if r.flaky.is_empty() {
         return;
     }
-    let shown = if all { r.flaky.len() } else { r.flaky.len().min(FLAKY_SHOWN) };
-    let mut rows = vec![["flaky problem", "c / n", "flip rate"].map(String::from).to_vec()];
+    let shown = if all {
+        r.flaky.len()
+    } else {
+        r.flaky.len().min(FLAKY_SHOWN)
+    };
+    let mut rows = vec![["flaky problem", "c / n", "flip rate"]
+        .map(String::from)
+        .to_vec()];
     for p in &r.flaky[..shown] {
-        rows.push(vec![p.problem.clone(), format!("{} / {}", p.c, p.n), format!("{}%", pts(p.flip_rate))]);
+        rows.push(vec![
+            p.problem.clone(),
+            format!("{} / {}", p.c, p.n),
+            format!("{}%", pts(p.flip_rate)),
+        ]);
     }
     table(&rows, style, out);
     if shown < r.flaky.len() {
-        let _ = writeln!(out, "  … {} more flaky problems in the per-problem view", r.flaky.len() - shown);
+        let _ = writeln!(
+            out,
+            "  … {} more flaky problems in the per-problem view",
+            r.flaky.len() - shown
+        );
     }
     let _ = writeln!(out);
 }

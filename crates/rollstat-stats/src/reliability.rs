@@ -59,7 +59,9 @@ impl OneWayAnova {
     /// ```
     pub fn from_counts(c: &[u64], k: u64) -> Result<OneWayAnova> {
         if c.iter().any(|&c| c > k) {
-            return Err(StatsError::InvalidArgument("a count exceeds the trials".into()));
+            return Err(StatsError::InvalidArgument(
+                "a count exceeds the trials".into(),
+            ));
         }
         let kf = k as f64;
         let stats = c.iter().map(|&c| {
@@ -367,7 +369,9 @@ mod tests {
     #[test]
     fn share_flipping_over_all_sequences_is_one_minus_two_to_the_one_minus_n() {
         for n in 2u64..=8 {
-            let cs: Vec<u64> = (0u64..(1 << n)).map(|b| u64::from(b.count_ones())).collect();
+            let cs: Vec<u64> = (0u64..(1 << n))
+                .map(|b| u64::from(b.count_ones()))
+                .collect();
             let f = flip_stats(&cs, n).unwrap();
             assert!((f.share_flipping - (1.0 - 2.0 / (1u64 << n) as f64)).abs() < 1e-15);
             // E over sequences of the pairwise rate at p = ½ is 2p(1 − p) = ½.

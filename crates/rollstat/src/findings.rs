@@ -670,7 +670,6 @@ mod tests {
                 n_trials: 4,
                 n_problems: 10,
             },
-
             Finding::Text {
                 message: s("an old finding"),
             },

@@ -96,8 +96,8 @@ pub use read::{
     canonical_rows, gather, gather_with, CanonicalRow, Gathered, Loaded, Source, Table,
 };
 pub use reliability::{
-    FlakyProblem, Flips, IccEntry, Lever, NoiseFloor, Reliability, RunSpread, RunValue, TrialSource,
-    VarianceSplit,
+    FlakyProblem, Flips, IccEntry, Lever, NoiseFloor, Reliability, RunSpread, RunValue,
+    TrialSource, VarianceSplit,
 };
 pub use report::report;
 pub use rollstat_formats::pipeline::Loaded as LoadedFile;

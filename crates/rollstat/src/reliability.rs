@@ -433,11 +433,15 @@ pub(crate) fn reliability(
     }
     if !s.gaps.is_empty() {
         findings.push(Finding::RunsLackProblems {
-            gaps: s.gaps.iter().map(|(run, (named, n))| RunGap {
-                run: run.clone(),
-                n_missing: *n,
-                named: named.clone(),
-            }).collect(),
+            gaps: s
+                .gaps
+                .iter()
+                .map(|(run, (named, n))| RunGap {
+                    run: run.clone(),
+                    n_missing: *n,
+                    named: named.clone(),
+                })
+                .collect(),
             shared: s.c.len() as u64,
         });
     }
@@ -460,7 +464,8 @@ pub(crate) fn reliability(
         }
         .into(),
         field: run_by.filter(|_| mode == Mode::System).map(str::to_string),
-        exchangeable: run_by.is_none() || mode == Mode::Index && !INDEX_FIELDS.contains(&run_by.unwrap_or("")),
+        exchangeable: run_by.is_none()
+            || mode == Mode::Index && !INDEX_FIELDS.contains(&run_by.unwrap_or("")),
     };
     (Some(block(s, mode, source, level)), findings)
 }
