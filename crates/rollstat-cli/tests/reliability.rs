@@ -220,3 +220,33 @@ fn an_unknown_run_field_is_refused() {
         stderr(&o)
     );
 }
+
+#[test]
+fn the_html_panel_draws_the_runs_the_floor_the_flip_histogram_and_the_flaky_list() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("r.html");
+    let o = run(&[
+        "report",
+        &fixture(TAU),
+        "--format",
+        "html",
+        "-o",
+        page.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let html = std::fs::read_to_string(page).unwrap();
+    assert!(html.contains("id=\"reliability-h\""));
+    // The floor of two single runs (see the header) and the four runs.
+    let floor: f64 = html
+        .split("data-floor=\"")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    close(floor, 0.1501218119219818, 1e-9);
+    assert_eq!(html.matches("data-run=").count(), 4);
+    // Flip rates 0 (c = 0 or 4: 14 + 10), ½ (c = 1 or 3: 12 + 4), ⅔ (c = 2: 10).
+    assert!(html.contains("data-counts=\"24,16,10\""), "flip histogram");
+    assert_eq!(html.matches("data-flip=").count(), 10);
+}

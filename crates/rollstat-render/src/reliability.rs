@@ -59,7 +59,7 @@ pub fn render(r: &Reliability, all_flaky: bool, style: Style, out: &mut String) 
 }
 
 /// One row per statistic.
-fn summary_rows(r: &Reliability) -> Vec<Vec<String>> {
+pub(crate) fn summary_rows(r: &Reliability) -> Vec<Vec<String>> {
     let f = &r.flips;
     let row = |a: &str, b: String| vec![a.to_string(), b];
     let mut rows = vec![row("statistic", "value".into())];
@@ -134,7 +134,7 @@ fn runs(r: &Reliability, style: Style, out: &mut String) {
     let values: Vec<String> = r
         .runs
         .iter()
-        .map(|v| format!("{} {}%", v.run, pts(v.pass_at_1)))
+        .map(|v| format!("{}: {}%", v.run, pts(v.pass_at_1)))
         .collect();
     let spread = r.run_spread.as_ref().map_or(String::new(), |s| {
         format!(

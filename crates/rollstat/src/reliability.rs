@@ -102,6 +102,31 @@ pub struct Flips {
     pub by_correct: Vec<u64>,
 }
 
+impl Flips {
+    /// Problems by pairwise flip rate: `(2c(n − c)/(n(n − 1)), problems)`
+    /// for c = 0 … ⌊n/2⌋ (c and n − c share a rate), rising rates.
+    ///
+    /// ```
+    /// let f = rollstat::Flips { n_trials: 4, n_flipping: 3, share_flipping: 0.6,
+    ///     mean_pairwise: 0.3, by_correct: vec![1, 1, 1, 1, 1] };
+    /// assert_eq!(f.histogram(), vec![(0.0, 2), (0.5, 2), (2.0 / 3.0, 1)]);
+    /// ```
+    pub fn histogram(&self) -> Vec<(f64, u64)> {
+        let n = self.n_trials;
+        (0..=n / 2)
+            .map(|c| {
+                let rate = rollstat_stats::within_flip(c, n).unwrap_or(f64::NAN);
+                let mirror = if 2 * c == n {
+                    0
+                } else {
+                    self.by_correct[(n - c) as usize]
+                };
+                (rate, self.by_correct[c as usize] + mirror)
+            })
+            .collect()
+    }
+}
+
 /// ICC(1) and ICC(1,k) of the shared set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
