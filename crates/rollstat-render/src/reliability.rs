@@ -149,7 +149,7 @@ fn runs(r: &Reliability, style: Style, out: &mut String) {
     let _ = writeln!(out, "{lead}Per-run pass@1: {}{spread}.", values.join(", "));
     let _ = writeln!(
         out,
-        "{lead}The run spread is reliability, not the error bar: pass@1's stderr over problems already holds the trial noise.\n"
+        "{lead}The run spread is reliability, not the error bar: pass@1's stderr over problems already holds the trial noise. ICC intervals are F intervals, approximate for 0/1 trials (they under-cover at high ICC or rates far from 50%).\n"
     );
 }
 
