@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import math
 
-import rollstat
 from conftest import ROOT
+
+import rollstat
 
 TAU = ROOT / "crates" / "rollstat-cli" / "tests" / "fixtures" / "reliability" / "taubench_gpt4o_airline.json"
 
@@ -37,7 +38,7 @@ def test_tau_bench_figures_as_dataframes():
 
 
 def test_the_block_equals_the_clis(cli):
-    doc = cli.json("report", str(TAU), "--format", "json")
+    doc = cli.json("report", str(TAU))
     rel = rollstat.report(str(TAU)).reliability
     assert dict(rel) == doc["reliability"]
 
