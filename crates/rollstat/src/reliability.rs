@@ -332,23 +332,73 @@ struct Shared {
     left_out: u64,
 }
 
-/// Every trial any problem has, in order.
-fn universe<'a>(
-    problems: &'a [CollectedProblem],
-    summaries: &'a [ProblemSummary],
-    units: &'a [Unit],
-    mode: Mode,
-) -> BTreeMap<(&'a str, u64), usize> {
-    let mut keys = BTreeMap::new();
-    for u in units {
-        for (k, _) in trials(problems, summaries, u, mode) {
-            keys.entry(k).or_insert(0);
+/// Rollout indices below this are slotted through a table, not a map.
+const DENSE_INDICES: u64 = 1 << 20;
+
+/// Every trial any problem has, in order, and each one's slot: by rollout
+/// index through a table without runs (the common case, one lookup per
+/// rollout), else through an ordered map.
+struct Slots<'a> {
+    keys: Vec<(&'a str, u64)>,
+    dense: Option<Vec<usize>>,
+    map: BTreeMap<(&'a str, u64), usize>,
+}
+
+impl<'a> Slots<'a> {
+    fn new(
+        problems: &'a [CollectedProblem],
+        summaries: &'a [ProblemSummary],
+        units: &'a [Unit],
+        mode: Mode,
+    ) -> Slots<'a> {
+        let all = || {
+            units
+                .iter()
+                .flat_map(|u| trials(problems, summaries, u, mode))
+        };
+        let small = mode == Mode::Index && all().all(|(k, _)| k.1 < DENSE_INDICES);
+        if small {
+            let mut seen = Vec::new();
+            for ((_, i), _) in all() {
+                if seen.len() <= i as usize {
+                    seen.resize(i as usize + 1, false);
+                }
+                seen[i as usize] = true;
+            }
+            let keys: Vec<(&str, u64)> = (0..seen.len() as u64)
+                .filter(|&i| seen[i as usize])
+                .map(|i| ("", i))
+                .collect();
+            let mut dense = vec![usize::MAX; seen.len()];
+            for (slot, k) in keys.iter().enumerate() {
+                dense[k.1 as usize] = slot;
+            }
+            return Slots {
+                keys,
+                dense: Some(dense),
+                map: BTreeMap::new(),
+            };
+        }
+        let mut map = BTreeMap::new();
+        for (k, _) in all() {
+            map.entry(k).or_insert(0);
+        }
+        for (slot, v) in map.values_mut().enumerate() {
+            *v = slot;
+        }
+        Slots {
+            keys: map.keys().copied().collect(),
+            dense: None,
+            map,
         }
     }
-    for (slot, v) in keys.values_mut().enumerate() {
-        *v = slot;
+
+    fn slot(&self, k: (&str, u64)) -> usize {
+        match &self.dense {
+            Some(d) => d[k.1 as usize],
+            None => self.map[&k],
+        }
     }
-    keys
 }
 
 /// The shared set's counts, and what the other problems lack.
@@ -358,10 +408,14 @@ fn shared(
     units: &[Unit],
     mode: Mode,
 ) -> Shared {
-    let keys = universe(problems, summaries, units, mode);
-    let n = keys.len();
+    let slots = Slots::new(problems, summaries, units, mode);
+    let n = slots.keys.len();
     let mut s = Shared {
-        keys: keys.keys().map(|(r, i)| (r.to_string(), *i)).collect(),
+        keys: slots
+            .keys
+            .iter()
+            .map(|(r, i)| (r.to_string(), *i))
+            .collect(),
         c: Vec::new(),
         per_trial: vec![0; n],
         flaky: Vec::new(),
@@ -372,7 +426,7 @@ fn shared(
     for u in units {
         seen.iter_mut().for_each(|v| *v = None);
         for (k, y) in trials(problems, summaries, u, mode) {
-            seen[keys[&k]] = Some(y);
+            seen[slots.slot(k)] = Some(y);
         }
         if seen.iter().all(Option::is_none) {
             // Count rows: no trials to read.
