@@ -99,6 +99,24 @@ fn runs_plot(rel: &Reliability, out: &mut String) {
 fn flip_histogram(rel: &Reliability, out: &mut String) {
     let n = rel.flips.n_trials;
     let bars = rel.flips.histogram();
+    let counts: Vec<String> = bars.iter().map(|b| b.1.to_string()).collect();
+    let _ = write!(
+        out,
+        "<div id=\"reliability-flips\" data-counts=\"{}\">",
+        counts.join(",")
+    );
+    out.push_str(&flip_chart(&bars).finish("plot-flips", "histogram of per-problem flip rates"));
+    out.push_str("</div>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"note\">{:.1}% of problems flip across {n} trials (a share that grows with n); the mean pairwise flip rate is {:.1}%.</p>",
+        100.0 * rel.flips.share_flipping,
+        100.0 * rel.flips.mean_pairwise
+    );
+}
+
+/// The histogram's chart: one bar per (rate, problems), its count above.
+fn flip_chart(bars: &[(f64, u64)]) -> Chart {
     let top = bars.iter().map(|b| b.1).max().unwrap_or(1).max(1) as f64;
     let xmax = bars.last().map_or(1.0, |b| b.0).max(0.1);
     // Bars at 0.4 of the closest gap between rates: they never touch.
@@ -128,37 +146,20 @@ fn flip_histogram(rel: &Reliability, out: &mut String) {
         "pairwise flip rate of a problem (chance two trials disagree)",
         "problems",
     );
-    for (rate, count) in &bars {
-        let class = if *rate == 0.0 {
-            "bar never"
-        } else {
-            "bar some"
-        };
+    for &(rate, count) in bars {
+        let class = if rate == 0.0 { "bar never" } else { "bar some" };
         let tip = format!("flip rate {:.1}%: {count} problems", 100.0 * rate);
-        chart.rect((rate - w, 0.0), (rate + w, *count as f64), class, &tip);
-        if *count > 0 {
+        chart.rect((rate - w, 0.0), (rate + w, count as f64), class, &tip);
+        if count > 0 {
             chart.label_at(
-                (*rate, *count as f64),
+                (rate, count as f64),
                 (0.0, -4.0),
                 "middle",
                 &count.to_string(),
             );
         }
     }
-    let counts: Vec<String> = bars.iter().map(|b| b.1.to_string()).collect();
-    let _ = write!(
-        out,
-        "<div id=\"reliability-flips\" data-counts=\"{}\">",
-        counts.join(",")
-    );
-    out.push_str(&chart.finish("plot-flips", "histogram of per-problem flip rates"));
-    out.push_str("</div>\n");
-    let _ = writeln!(
-        out,
-        "<p class=\"note\">{:.1}% of problems flip across {n} trials (a share that grows with n); the mean pairwise flip rate is {:.1}%.</p>",
-        100.0 * rel.flips.share_flipping,
-        100.0 * rel.flips.mean_pairwise
-    );
+    chart
 }
 
 /// The flaky problems, most unstable first (all with per-problem values).

@@ -60,59 +60,80 @@ pub fn render(r: &Reliability, all_flaky: bool, style: Style, out: &mut String) 
 
 /// One row per statistic.
 pub(crate) fn summary_rows(r: &Reliability) -> Vec<Vec<String>> {
-    let f = &r.flips;
-    let row = |a: &str, b: String| vec![a.to_string(), b];
     let mut rows = vec![row("statistic", "value".into())];
-    rows.push(row(
-        "problems that flip (0 < c < n)",
-        format!(
-            "{}% ({} of {}) at n = {}",
-            pts(f.share_flipping),
-            f.n_flipping,
-            r.n_problems,
-            f.n_trials
+    rows.extend(agreement_rows(r));
+    rows.extend(floor_rows(r));
+    rows
+}
+
+fn row(a: &str, b: String) -> Vec<String> {
+    vec![a.to_string(), b]
+}
+
+/// An estimate with its interval and level: `0.4046 [0.2608, 0.5582] 95%`.
+fn with_interval(v: f64, ci: [f64; 2], level: f64) -> String {
+    format!(
+        "{} [{}, {}] {}",
+        short(v),
+        short(ci[0]),
+        short(ci[1]),
+        level_label(level)
+    )
+}
+
+/// Flips and ICC.
+fn agreement_rows(r: &Reliability) -> Vec<Vec<String>> {
+    let f = &r.flips;
+    let mut rows = vec![
+        row(
+            "problems that flip (0 < c < n)",
+            format!(
+                "{}% ({} of {}) at n = {}",
+                pts(f.share_flipping),
+                f.n_flipping,
+                r.n_problems,
+                f.n_trials
+            ),
         ),
-    ));
-    rows.push(row(
-        "mean pairwise flip rate",
-        format!("{}%", pts(f.mean_pairwise)),
-    ));
+        row(
+            "mean pairwise flip rate",
+            format!("{}%", pts(f.mean_pairwise)),
+        ),
+    ];
     if let Some(i) = &r.icc {
-        let lv = level_label(i.level);
         rows.push(row(
             "ICC(1), one trial",
-            format!(
-                "{} [{}, {}] {lv}",
-                short(i.icc1),
-                short(i.icc1_interval[0]),
-                short(i.icc1_interval[1])
-            ),
+            with_interval(i.icc1, i.icc1_interval, i.level),
         ));
         rows.push(row(
             &format!("ICC(1,k), mean of {}", r.n_trials),
-            format!(
-                "{} [{}, {}] {lv}",
-                short(i.icc1k),
-                short(i.icc1k_interval[0]),
-                short(i.icc1k_interval[1])
-            ),
+            with_interval(i.icc1k, i.icc1k_interval, i.level),
         ));
     }
+    rows
+}
+
+/// The variance split, the noise floors and the levers.
+fn floor_rows(r: &Reliability) -> Vec<Vec<String>> {
     let v = &r.variance;
-    rows.push(row(
-        "variance between / within (pass@1)",
-        format!(
-            "{} / {} ({} dominates)",
-            short(v.between),
-            short(v.within),
-            v.dominant
+    let mut rows = vec![
+        row(
+            "variance between / within (pass@1)",
+            format!(
+                "{} / {} ({} dominates)",
+                short(v.between),
+                short(v.within),
+                v.dominant
+            ),
         ),
-    ));
-    let lv = level_label(r.noise_floor.level);
-    rows.push(row(
-        &format!("noise floor, two single runs ({lv})"),
-        format!("{} points", pts(r.noise_floor.single_run)),
-    ));
+        row(
+            &format!(
+                "noise floor, two single runs ({})",
+                level_label(r.noise_floor.level)
+            ),
+            format!("{} points", pts(r.noise_floor.single_run)),
+        ),
+    ];
     for (m, floor) in &r.noise_floor.means {
         rows.push(row(
             &format!("noise floor, two means of {m} runs"),

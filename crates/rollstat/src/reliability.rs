@@ -488,20 +488,7 @@ pub(crate) fn reliability(
     level: f64,
 ) -> (Option<Reliability>, Vec<Finding>) {
     let mut findings = Vec::new();
-    let mut mode = mode_of(run_by);
-    let (mut groups, without) = units(problems, mode);
-    if mode == Mode::System && without > 0 {
-        let with = problems.len() as u64 - without;
-        findings.push(Finding::RunFieldPartial {
-            field: run_by.unwrap_or_default().to_string(),
-            with,
-            without,
-        });
-        if with == 0 {
-            mode = Mode::Index;
-            groups = units(problems, mode).0;
-        }
-    }
+    let (mode, groups) = mode_and_units(problems, run_by, &mut findings);
     let s = shared(problems, summaries, &groups, mode);
     let n = s.keys.len() as u64;
     if n < 2 {
@@ -536,7 +523,36 @@ pub(crate) fn reliability(
             n_problems: s.c.len() as u64,
         });
     }
-    let source = TrialSource {
+    let source = trial_source(mode, run_by);
+    (Some(block(s, mode, source, level)), findings)
+}
+
+/// The mode and its units; with a run field on only some problems, a
+/// finding (and without it anywhere, the rollout index after all).
+fn mode_and_units(
+    problems: &[CollectedProblem],
+    run_by: Option<&str>,
+    findings: &mut Vec<Finding>,
+) -> (Mode, Vec<Unit>) {
+    let mode = mode_of(run_by);
+    let (groups, without) = units(problems, mode);
+    if mode == Mode::System && without > 0 {
+        let with = problems.len() as u64 - without;
+        findings.push(Finding::RunFieldPartial {
+            field: run_by.unwrap_or_default().to_string(),
+            with,
+            without,
+        });
+        if with == 0 {
+            return (Mode::Index, units(problems, Mode::Index).0);
+        }
+    }
+    (mode, groups)
+}
+
+/// What a trial is, for the block.
+fn trial_source(mode: Mode, run_by: Option<&str>) -> TrialSource {
+    TrialSource {
         kind: match mode {
             Mode::Index => "rollout_index",
             Mode::System => "field",
@@ -545,8 +561,7 @@ pub(crate) fn reliability(
         field: run_by.filter(|_| mode == Mode::System).map(str::to_string),
         exchangeable: run_by.is_none()
             || mode == Mode::Index && !INDEX_FIELDS.contains(&run_by.unwrap_or("")),
-    };
-    (Some(block(s, mode, source, level)), findings)
+    }
 }
 
 /// The block from the shared set's counts.
