@@ -29,7 +29,7 @@ import numpy as np
 from . import _gate, _rank, _rollstat
 from ._data import columns_of as _columns_of
 from ._data import sources as _sources
-from ._documents import BadRow, Comparison, Gate, Metrics, PowerReport, Ranking, Report
+from ._documents import BadRow, Comparison, Gate, Metrics, PowerReport, Ranking, Reliability, Report
 from ._errors import (
     MetricNotFound,
     RollstatWarning,
@@ -59,6 +59,7 @@ __all__ = [
     "Metrics",
     "PowerReport",
     "Ranking",
+    "Reliability",
     "Report",
     "RollstatWarning",
     "compare",
@@ -346,6 +347,7 @@ def report(
     source_format: Optional[str] = _REPORT["source_format"],
     strict: bool = _REPORT["strict"],
     per_problem: bool = _REPORT["per_problem"],
+    run_by: Optional[str] = _REPORT["run_by"],
     n: Optional[int] = _REPORT["n"],
     dedupe: Optional[str] = _REPORT["dedupe"],
     max_decompressed: Union[int, str, None] = _REPORT["max_decompressed"],
@@ -392,7 +394,12 @@ def report(
     ``nemo-skills``, ``tau-bench``, ``canonical``, or a format's own
     name), ``strict`` (the first bad row, short problem or
     unreadable file is an error), ``per_problem`` (include every problem's
-    values), ``n`` (requested rollouts per problem; default the largest n
+    values), ``run_by`` (what a trial of ``Report.reliability`` is: ``"run"``
+    or ``"model"`` make each run label a run, problems matched across runs;
+    ``"rollout"``, ``"trial"`` or ``"epoch"`` name the rollout index, where
+    native formats put the trial; None, the default, takes the rollout
+    index with the trials exchangeable — the CLI's ``--run-by``), ``n``
+    (requested rollouts per problem; default the largest n
     seen), ``dedupe`` (``first``/``last``: keep one of duplicated rollouts
     instead of failing), ``max_decompressed`` (how large a compressed input
     may grow when decompressed: None, the default, allows 100× its
@@ -425,6 +432,7 @@ def report(
     opts.update(
         by=_opt_str(by, "by"),
         per_problem=bool(per_problem),
+        run_by=_opt_str(run_by, "run_by"),
         budget=_budget(budget),
         extrapolate=_ints(extrapolate, "extrapolate"),
         prior=_name(prior, "prior"),

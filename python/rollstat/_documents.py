@@ -319,6 +319,14 @@ class Report(_Document):
         """Every problem's values (with ``per_problem=True``), else None."""
         return self._doc.get("per_problem")
 
+    @property
+    def reliability(self) -> Optional["Reliability"]:
+        """Run-to-run reliability (per-run pass@1, verdict flips, ICC, the
+        noise floor, flaky problems) when problems have two or more trials,
+        else None; tables as DataFrames (see :class:`Reliability`)."""
+        block = self._doc.get("reliability")
+        return None if block is None else Reliability(block)
+
     def metrics_frame(self) -> Any:
         """One row per metric and group as a pandas DataFrame (value,
         stderr, ci_low, ci_high, method, n_problems, n_excluded, …)."""
@@ -347,6 +355,66 @@ class Report(_Document):
 
     def _repr_html_(self) -> str:
         return _notebook_frame(self.to_html(), "rollstat report")
+
+
+RUN_COLUMNS = ("run", "pass_at_1")
+FLAKY_COLUMNS = ("problem", "c", "n", "flip_rate")
+FLOOR_COLUMNS = ("runs_per_side", "floor")
+LEVER_COLUMNS = ("change", "se", "half_width")
+FLIP_COLUMNS = ("correct", "problems")
+
+
+class Reliability(Mapping):
+    """The ``reliability`` block of report.json: a read-only mapping of its
+    fields, and its tables as DataFrames (``kind``: ``"pandas"``, the
+    default, ``"polars"`` or ``"arrow"``)."""
+
+    def __init__(self, block: Dict[str, Any]):
+        self._block = block
+
+    def __getitem__(self, name: str) -> Any:
+        return self._block[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._block)
+
+    def __len__(self) -> int:
+        return len(self._block)
+
+    def __repr__(self) -> str:
+        f = self._block["flips"]
+        return (
+            f"Reliability({self._block['n_problems']} problems × {self._block['n_trials']} trials, "
+            f"{f['n_flipping']} flip, ICC(1) {(self._block.get('icc') or {}).get('icc1')})"
+        )
+
+    def runs(self, kind: str = "pandas") -> Any:
+        """One row per run: ``run``, ``pass_at_1`` (over the shared problems)."""
+        return _frame([dict(r) for r in self._block["runs"]], RUN_COLUMNS, kind)
+
+    def flaky(self, kind: str = "pandas") -> Any:
+        """The problems with 0 < c < n, most unstable first: ``problem``,
+        ``c``, ``n``, ``flip_rate`` (2c(n − c)/(n(n − 1)))."""
+        return _frame([dict(r) for r in self._block["flaky"]], FLAKY_COLUMNS, kind)
+
+    def flips(self, kind: str = "pandas") -> Any:
+        """Problems by correct trials: ``correct`` (c = 0 … n), ``problems``
+        (c = 0 and c = n never flip)."""
+        rows = [{"correct": c, "problems": count} for c, count in enumerate(self._block["flips"]["by_correct"])]
+        return _frame(rows, FLIP_COLUMNS, kind)
+
+    def noise_floor(self, kind: str = "pandas") -> Any:
+        """How far apart two scores must be to exceed trial noise at the
+        report's level: ``runs_per_side`` (1 = two single runs), ``floor``."""
+        nf = self._block["noise_floor"]
+        rows = [{"runs_per_side": 1, "floor": nf["single_run"]}]
+        rows += [{"runs_per_side": m, "floor": v} for m, v in nf["means"]]
+        return _frame(rows, FLOOR_COLUMNS, kind)
+
+    def levers(self, kind: str = "pandas") -> Any:
+        """pass@1's projected stderr and half-width with one more run,
+        twice the runs, twice the problems."""
+        return _frame([dict(r) for r in self._block["levers"]], LEVER_COLUMNS, kind)
 
 
 class Comparison(_Document):

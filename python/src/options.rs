@@ -140,6 +140,7 @@ pub fn report_options(kw: &Keywords<'_>) -> PyResult<ReportOptions> {
         grading: grading_policy(kw)?,
         by: kw.get("by")?.or(d.by),
         per_problem: kw.get("per_problem")?.unwrap_or(d.per_problem),
+        run_by: kw.get("run_by")?.or(d.run_by),
         extrapolate: kw.get("extrapolate")?.unwrap_or(d.extrapolate),
         source_format: source_format(kw)?.or(d.source_format),
         bytes_read: d.bytes_read,
@@ -365,6 +366,7 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     report.set_item("by", r.by.clone())?;
     report.set_item("per_problem", r.per_problem)?;
     report.set_item("prior", r.intervals.prior.to_string())?;
+    report.set_item("run_by", r.run_by.clone())?;
     report.set_item("extrapolate", r.extrapolate.clone())?;
     report.set_item("source_format", r.source_format.map(|f| f.to_string()))?;
     out.set_item("report", report)?;

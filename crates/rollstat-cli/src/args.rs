@@ -82,6 +82,12 @@ pub struct ReportArgs {
     /// Include every problem's per-metric values in the report.
     #[arg(long = "per-problem")]
     pub per_problem: bool,
+    /// What a trial of the run-to-run reliability section is: `run` or
+    /// `model` (each label a run, problems matched across runs), or
+    /// `rollout`/`trial`/`epoch` (the rollout index, where native formats
+    /// put the trial). Default: the rollout index, trials exchangeable.
+    #[arg(long = "run-by", value_name = "FIELD")]
+    pub run_by: Option<String>,
     /// Tables print every metric (default: the headline set; JSON and CSV always hold every metric).
     #[arg(long)]
     pub all: bool,

@@ -224,6 +224,7 @@ pub fn report_options(a: &ReportArgs) -> Result<ReportOptions> {
         grading: grading_policy(&a.grading)?,
         by: a.by.clone(),
         per_problem: a.per_problem,
+        run_by: a.run_by.clone(),
         extrapolate: a.extrapolate.clone(),
         source_format: source_format(a.from.as_deref())?,
         bytes_read: None,

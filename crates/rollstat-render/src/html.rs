@@ -137,6 +137,7 @@ pub fn render(r: &Report, view: View, words: &Words) -> String {
     if let Some(x) = &r.extrapolation {
         extrapolation(x, &mut b);
     }
+    super::html_reliability::section(r, &mut b);
     if !r.harness.is_empty() {
         harness(r, &mut b);
     }
@@ -168,6 +169,9 @@ fn contents(r: &Report, out: &mut String) {
     }
     if r.extrapolation.is_some() {
         items.push(("extrapolation", "extrapolation"));
+    }
+    if r.reliability.is_some() {
+        items.push(("reliability-h", "run-to-run reliability"));
     }
     if !r.harness.is_empty() {
         items.push(("harness", "harness"));

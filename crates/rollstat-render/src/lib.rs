@@ -13,9 +13,11 @@ pub mod html;
 mod html_compare;
 pub mod html_gate;
 pub mod html_rank;
+mod html_reliability;
 pub mod markup;
 pub mod power;
 pub mod rank;
+pub mod reliability;
 mod scatter;
 mod svg;
 

@@ -209,6 +209,9 @@ pub fn render(r: &Report, style: Style, view: View, words: &Words) -> String {
     if !r.frontier.is_empty() {
         frontier(r, style, &mut out);
     }
+    if let Some(rel) = &r.reliability {
+        crate::reliability::render(rel, r.per_problem.is_some(), style, &mut out);
+    }
     for (name, g) in r.groups.iter() {
         let section = Section {
             title: format!("{} = {}", c.by.as_deref().unwrap_or("group"), name),

@@ -484,6 +484,25 @@ pub fn f_sf(x: f64, d1: f64, d2: f64) -> f64 {
     beta_cdf(d2 / (d2 + d1 * x), d2 / 2.0, d1 / 2.0)
 }
 
+/// Quantile of the F distribution with `(d1, d2)` degrees of freedom: the
+/// x with P(F ≤ x) = p, from the Beta(d1/2, d2/2) quantile b as
+/// `x = d2·b / (d1·(1 − b))`.
+///
+/// ```
+/// // F(2, 2): P(F ≤ x) = x/(1 + x), so the median is 1.
+/// assert!((rollstat_stats::dist::f_quantile(0.5, 2.0, 2.0) - 1.0).abs() < 1e-12);
+/// ```
+pub fn f_quantile(p: f64, d1: f64, d2: f64) -> f64 {
+    if p.is_nan() || !(0.0..=1.0).contains(&p) || !(d1 > 0.0) || !(d2 > 0.0) {
+        return f64::NAN;
+    }
+    if p == 1.0 {
+        return f64::INFINITY;
+    }
+    let b = beta_quantile(p, d1 / 2.0, d2 / 2.0);
+    d2 * b / (d1 * (1.0 - b))
+}
+
 /// CDF of the studentized range of `k` independent standard normals with
 /// infinite denominator degrees of freedom (`ptukey(q, k, Inf)` in R):
 /// `P(R ≤ q) = k ∫ φ(z) [Φ(z) − Φ(z − q)]^{k−1} dz`, by composite Simpson

@@ -113,6 +113,7 @@ mod paired;
 mod paired_row;
 mod power;
 pub mod rank;
+pub mod reliability;
 pub mod rng;
 pub mod suite;
 mod variance;

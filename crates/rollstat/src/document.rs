@@ -85,6 +85,18 @@
 //!   (method `bootstrap-refit`)}), `check` {`chi2`, `df`, `p_value`, `n`
 //!   (the binned n), `max_abs_gap`, `gap_at_k` (fitted vs observed pass@k
 //!   over the report's k)}, `resamples`, `seed`, `failed_resamples`.
+//! - `reliability` (when a problem has two or more trials) — run-to-run
+//!   reliability over the problems every trial has ([`crate::Reliability`];
+//!   docs/statistics.md §13): `trials` {`kind`, `field`, `exchangeable`},
+//!   `n_trials`, `n_problems`, `n_problems_left_out`, `runs` ({`run`,
+//!   `pass_at_1`}), `run_spread` {`mean`, `sd`, `min`, `max`, `range`},
+//!   `flips` {`n_trials`, `n_flipping`, `share_flipping`, `mean_pairwise`,
+//!   `by_correct`}, `icc` {`icc1`, `icc1_interval`, `icc1k`,
+//!   `icc1k_interval`, `f`, `df1`, `df2`, `p_value`, `level`} (null when
+//!   every problem's trials agree), `variance` {`between`, `within`,
+//!   `trial_variance`, `se`, `dominant`}, `noise_floor` {`level`,
+//!   `single_run`, `means`}, `levers` ({`change`, `se`, `half_width`}),
+//!   `flaky` ({`problem`, `c`, `n`, `flip_rate`}, most unstable first).
 //!
 //! ```
 //! let text = r#"{"metric": 1}"#;
@@ -766,6 +778,11 @@ pub struct Report {
     /// across groups (systems with `--by model`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub frontier: Vec<FrontierPoint>,
+    /// Run-to-run reliability (per-run pass@1, verdict flips, ICC, the
+    /// noise floor, flaky problems) when problems have two or more trials;
+    /// absent otherwise (docs/spec.md §6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reliability: Option<crate::reliability::Reliability>,
     /// Not serialized: see [`Diagnostics`].
     #[serde(skip)]
     pub diagnostics: Diagnostics,
@@ -790,6 +807,8 @@ struct ReportWire {
     extrapolation: Option<crate::extrapolation::Extrapolation>,
     #[serde(default)]
     frontier: Vec<FrontierPoint>,
+    #[serde(default)]
+    reliability: Option<crate::reliability::Reliability>,
 }
 
 impl From<ReportWire> for Report {
@@ -809,6 +828,7 @@ impl From<ReportWire> for Report {
             per_problem: w.per_problem,
             extrapolation: w.extrapolation,
             frontier: w.frontier,
+            reliability: w.reliability,
             diagnostics: Diagnostics::default(),
         }
     }

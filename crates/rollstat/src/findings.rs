@@ -273,6 +273,43 @@ pub enum Finding {
         /// Why, in words.
         reason: String,
     },
+    /// Reliability: the run field is on only some problems' rows; those
+    /// without it are left out of the run-to-run statistics.
+    RunFieldPartial {
+        /// The run field.
+        field: String,
+        /// Problems (per run) with the field.
+        with: u64,
+        /// Problems without it.
+        without: u64,
+    },
+    /// Reliability: every problem has one trial, so there is no second
+    /// trial to compare with.
+    SingleTrial {
+        /// Problems.
+        n_problems: u64,
+    },
+    /// Reliability: some runs (trials) lack problems that others have; the
+    /// run-to-run statistics are over the problems every run has.
+    RunsLackProblems {
+        /// Per run, what it lacks.
+        gaps: Vec<RunGap>,
+        /// Problems every run has.
+        shared: u64,
+    },
+    /// Reliability: fewer than two problems are in every run.
+    TooFewSharedProblems {
+        /// Problems every run has.
+        shared: u64,
+    },
+    /// Reliability: every problem got the same verdict in all its trials
+    /// (as greedy decoding gives): the trials carry no sampling variation.
+    NoSamplingVariation {
+        /// Trials per problem.
+        n_trials: u64,
+        /// Problems.
+        n_problems: u64,
+    },
     /// A finding read back from a report.json written before findings
     /// were typed on the wire (its text only).
     Text {
@@ -335,6 +372,17 @@ impl Finding {
         };
         format!("no row has the field '{field}' ({shown_option}): {effect} — check the name against the input's fields")
     }
+}
+
+/// What one run (one trial without a run field) lacks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunGap {
+    /// The run (or the rollout index).
+    pub run: String,
+    /// Problems other runs have and this one lacks.
+    pub n_missing: u64,
+    /// The first few of them.
+    pub named: Vec<String>,
 }
 
 fn pct(part: u64, whole: u64) -> String {
@@ -412,6 +460,20 @@ impl fmt::Display for Finding {
                 write!(f, "{} file(s) in the input directories were passed over: {}{}",
                     files.len(), names.join("; "), if files.len() > 5 { "; …" } else { "" })
             }
+            Finding::RunFieldPartial { field, with, without } => write!(f,
+                "the run field `{field}` is on {with} problems' rows and missing on {without}; run-to-run reliability leaves those {without} out"),
+            Finding::SingleTrial { n_problems } => write!(f,
+                "run-to-run reliability: nothing to measure — each of the {n_problems} problems has one trial, and run-to-run noise needs two trials of a problem"),
+            Finding::RunsLackProblems { gaps, shared } => {
+                let parts: Vec<String> = gaps.iter().take(8).map(|g| format!("run {} lacks {} ({}{})",
+                    g.run, g.n_missing, g.named.join(", "), if g.n_missing as usize > g.named.len() { ", …" } else { "" })).collect();
+                write!(f, "runs cover different problems: {}{}; run-to-run reliability is over the {shared} problems every run has",
+                    parts.join("; "), if gaps.len() > 8 { "; …" } else { "" })
+            }
+            Finding::TooFewSharedProblems { shared } => write!(f,
+                "run-to-run reliability: only {shared} problems are in every run (it needs 2)"),
+            Finding::NoSamplingVariation { n_trials, n_problems } => write!(f,
+                "every one of the {n_problems} problems got the same verdict in all {n_trials} trials (as greedy decoding gives): the trials carry no sampling variation, so run-to-run noise reads as zero; measure it from another perturbation (seed, prompt order, hardware)"),
             Finding::NoExtrapolation { reason } => write!(f,
                 "pass@K beyond n was not extrapolated: {reason}"),
             Finding::Readings { what, field, values } => write!(f,
@@ -573,6 +635,11 @@ impl Finding {
             Finding::ShortSide { .. } => "short_side",
             Finding::NotCompared { .. } => "not_compared",
             Finding::UncheckedMetric { .. } => "unchecked_metric",
+            Finding::RunFieldPartial { .. } => "run_field_partial",
+            Finding::SingleTrial { .. } => "single_trial",
+            Finding::RunsLackProblems { .. } => "runs_lack_problems",
+            Finding::TooFewSharedProblems { .. } => "too_few_shared_problems",
+            Finding::NoSamplingVariation { .. } => "no_sampling_variation",
             Finding::NoExtrapolation { .. } => "no_extrapolation",
             Finding::Text { .. } => "text",
             Finding::Benchmark { .. } => "benchmark",
@@ -727,6 +794,25 @@ mod tests {
             Finding::UncheckedMetric { metric: s("maj@4") },
             Finding::NoExtrapolation {
                 reason: s("one problem"),
+            },
+            Finding::RunFieldPartial {
+                field: s("run"),
+                with: 8,
+                without: 2,
+            },
+            Finding::SingleTrial { n_problems: 3 },
+            Finding::RunsLackProblems {
+                gaps: vec![RunGap {
+                    run: s("r2"),
+                    n_missing: 1,
+                    named: vec![s("p3")],
+                }],
+                shared: 9,
+            },
+            Finding::TooFewSharedProblems { shared: 1 },
+            Finding::NoSamplingVariation {
+                n_trials: 4,
+                n_problems: 10,
             },
             Finding::Text {
                 message: s("an old finding"),

@@ -58,6 +58,7 @@ mod population;
 mod power;
 pub mod rank;
 mod read;
+mod reliability;
 mod report;
 pub mod rows;
 #[cfg(feature = "parquet")]
@@ -82,7 +83,7 @@ pub use document::{
 };
 pub use error::{Error, OptionName, Result, MALFORMED_SHOWN};
 pub use extrapolation::{ExtrapolatedEntry, Extrapolation, FitCheckEntry, EXTRAPOLATION_LABEL};
-pub use findings::{Finding, SideLabel};
+pub use findings::{Finding, RunGap, SideLabel};
 pub use gate::{
     BenchmarkRow, BenchmarkStatus, Decision, Gate, GateRule, Tier, Weighting, GATE_SCHEMA,
 };
@@ -93,6 +94,10 @@ pub use options::{
 pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
 pub use read::{
     canonical_rows, gather, gather_with, CanonicalRow, Gathered, Loaded, Source, Table,
+};
+pub use reliability::{
+    FlakyProblem, Flips, IccEntry, Lever, NoiseFloor, Reliability, RunSpread, RunValue,
+    TrialSource, VarianceSplit,
 };
 pub use report::report;
 pub use rollstat_formats::pipeline::Loaded as LoadedFile;

@@ -418,6 +418,12 @@ pub struct ReportOptions {
     pub by: Option<String>,
     /// Include every problem's per-metric values.
     pub per_problem: bool,
+    /// What a trial of the reliability block is: `None` (default) takes
+    /// the rollout index, its rollouts exchangeable; `rollout`, `trial` or
+    /// `epoch` name the index (native adapters put a trial or epoch
+    /// there); `run` or `model` make each run label a run, problems matched
+    /// across runs by subset and id.
+    pub run_by: Option<String>,
     /// K to extrapolate pass@K to from a beta-binomial fit (typically
     /// K > n; docs/statistics.md §7); empty (default): no extrapolation.
     pub extrapolate: Vec<u64>,
@@ -434,6 +440,7 @@ impl ReportOptions {
     /// Checks every range.
     pub fn validate(&self) -> Result<()> {
         self.metrics.validate()?;
+        crate::reliability::check_run_by(self.run_by.as_deref())?;
         if let Some(&k) = self.extrapolate.iter().find(|&&k| k == 0 || k > MAX_DRAW) {
             return Err(Error::invalid(
                 "extrapolate",

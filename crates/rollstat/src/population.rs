@@ -29,9 +29,38 @@ pub(crate) fn read_population(
     read: &ReadOptions,
     from: Option<Format>,
     grading: &GradingPolicy,
+    policy_tie: (DenominatorPolicy, TiePolicy),
+    limit: rollstat_formats::DecompressLimit,
+    sink: Option<&MessageSink>,
+) -> Result<Summarized> {
+    read_population_freeing(sources, read, from, grading, policy_tie, limit, sink, true)
+}
+
+/// [`read_population`] keeping every problem's rollouts (the report reads
+/// its trials from them, then frees them with [`free_rollouts`]).
+pub(crate) fn read_population_keeping_rollouts(
+    sources: &[Source],
+    read: &ReadOptions,
+    from: Option<Format>,
+    grading: &GradingPolicy,
+    policy_tie: (DenominatorPolicy, TiePolicy),
+    limit: rollstat_formats::DecompressLimit,
+    sink: Option<&MessageSink>,
+) -> Result<Summarized> {
+    read_population_freeing(sources, read, from, grading, policy_tie, limit, sink, false)
+}
+
+/// [`read_population`]; `free`: free each problem's rollouts once summarized.
+#[allow(clippy::too_many_arguments)]
+fn read_population_freeing(
+    sources: &[Source],
+    read: &ReadOptions,
+    from: Option<Format>,
+    grading: &GradingPolicy,
     (policy, tie): (DenominatorPolicy, TiePolicy),
     limit: rollstat_formats::DecompressLimit,
     sink: Option<&MessageSink>,
+    free: bool,
 ) -> Result<Summarized> {
     let g = Grading::new(grading);
     // Summary files (docs/summary.md) stand in for the rows they were made
@@ -40,12 +69,26 @@ pub(crate) fn read_population(
         Some(parts) => crate::summary::into_inputs(parts, read, &grading.describe())?,
         None => (read_inputs(sources, read, from, limit, &g, sink)?, 0),
     };
-    let summaries = summarize_problems(&mut inputs.collected.problems, &g, policy, tie);
+    let problems = &mut inputs.collected.problems;
+    let summaries = if free {
+        summarize_problems(problems, &g, policy, tie)
+    } else {
+        summarize(problems, &g, (policy, tie), false)
+    };
     Ok(Summarized {
         inputs,
         summaries,
         n_undecided: g.n_undecided() + undecided_reading,
     })
+}
+
+/// Frees every problem's rollouts (their summaries stand for them).
+pub(crate) fn free_rollouts(problems: &mut [CollectedProblem]) {
+    problems.par_iter_mut().for_each(|p| {
+        if let ProblemData::Rollouts(t) = &mut p.data {
+            **t = Default::default();
+        }
+    });
 }
 
 /// Reads `sources` as [`read_population`] does, keeping every problem's

@@ -12,7 +12,9 @@ use crate::grading::Grading;
 use crate::harness::{compare_aggregates, Context};
 use crate::intervals::{ci_config, cluster_ids, metric_block, Population};
 use crate::options::ReportOptions;
-use crate::population::{group_indices, read_population, requested_n, Summarized};
+use crate::population::{
+    free_rollouts, group_indices, read_population_keeping_rollouts, requested_n, Summarized,
+};
 use crate::read::Source;
 use rayon::prelude::*;
 use rollstat_core::aggregate::{
@@ -36,7 +38,7 @@ use rollstat_io::{Dedupe, ReadOptions};
 pub fn report(sources: &[Source], opts: &ReportOptions) -> Result<Report> {
     opts.validate()?;
     let read = read_options(opts);
-    let s = read_population(
+    let s = read_population_keeping_rollouts(
         sources,
         &read,
         opts.source_format,
@@ -222,6 +224,13 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
     let clusters = clusters(opts, &collected.problems);
     let absent = absent_fields(opts, &collected.problems, &summaries);
     let subsets = pooled_subsets(opts, &collected.problems);
+    let (reliability, reliability_findings) = crate::reliability::reliability(
+        &collected.problems,
+        &summaries,
+        opts.run_by.as_deref(),
+        opts.intervals.level,
+    );
+    free_rollouts(&mut inputs.collected.problems);
     if opts.by.is_none() && !opts.per_problem {
         free_problems(&mut inputs);
     }
@@ -229,6 +238,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
     health.warnings.extend(subsets);
     note_undecided(&mut health, n_undecided);
     health.warnings.extend(absent);
+    health.warnings.extend(reliability_findings);
     let groups = match opts.by {
         Some(_) => groups(&plan, &inputs, &summaries, clusters.as_deref()),
         None => Ordered::default(),
@@ -254,6 +264,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         per_problem,
         extrapolation,
         frontier,
+        reliability,
         diagnostics: Diagnostics {
             bad_rows: collected.bad_lines,
             messages: inputs.messages,

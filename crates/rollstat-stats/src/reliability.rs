@@ -1,0 +1,409 @@
+//! Run-to-run reliability of repeated trials over the same problems:
+//! one-way ANOVA and ICC(1) / ICC(1,k) with F intervals (Shrout & Fleiss
+//! 1979, case 1; McGraw & Wong 1996), verdict flips across trials, the
+//! spread of per-run values, and the noise floor of a difference between
+//! runs (docs/statistics.md, "Run-to-run reliability").
+
+use serde::Serialize;
+
+use crate::dist::{f_quantile, f_sf, normal_quantile};
+use crate::error::{check_level, Result, StatsError};
+use crate::flips::within_flip;
+
+/// One-way ANOVA of `n_targets` targets (problems) × `k` exchangeable
+/// ratings (trials) each: the mean squares between and within targets.
+///
+/// ```
+/// use rollstat_stats::reliability::OneWayAnova;
+/// let a = OneWayAnova::from_rows(&[vec![1.0, 0.0], vec![1.0, 1.0]]).unwrap();
+/// assert_eq!((a.msb, a.msw), (0.25, 0.25));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct OneWayAnova {
+    /// Targets (problems).
+    pub n_targets: usize,
+    /// Ratings (trials) per target.
+    pub k: usize,
+    /// Mean square between targets, `k·Σ(ȳ_i − ȳ)²/(N − 1)`.
+    pub msb: f64,
+    /// Mean square within targets, `ΣΣ(y_it − ȳ_i)²/(N(k − 1))`.
+    pub msw: f64,
+}
+
+impl OneWayAnova {
+    /// From a balanced table, one row per target. Needs ≥ 2 rows of equal
+    /// length ≥ 2.
+    pub fn from_rows(rows: &[Vec<f64>]) -> Result<OneWayAnova> {
+        let k = rows.first().map_or(0, Vec::len);
+        if let Some(r) = rows.iter().find(|r| r.len() != k) {
+            return Err(StatsError::LengthMismatch {
+                what: "ratings per target",
+                left: k,
+                right: r.len(),
+            });
+        }
+        let stats = rows.iter().map(|r| {
+            let m = r.iter().sum::<f64>() / k as f64;
+            (m, r.iter().map(|y| (y - m).powi(2)).sum::<f64>())
+        });
+        Self::from_target_stats(stats, k)
+    }
+
+    /// From 0/1 trials: `c[i]` successes of `k` trials per target (the
+    /// within sum of squares of a target is `c(k − c)/k`).
+    ///
+    /// ```
+    /// use rollstat_stats::reliability::OneWayAnova;
+    /// let a = OneWayAnova::from_counts(&[1, 2], 2).unwrap();
+    /// assert_eq!(a, OneWayAnova::from_rows(&[vec![1.0, 0.0], vec![1.0, 1.0]]).unwrap());
+    /// ```
+    pub fn from_counts(c: &[u64], k: u64) -> Result<OneWayAnova> {
+        if c.iter().any(|&c| c > k) {
+            return Err(StatsError::InvalidArgument(
+                "a count exceeds the trials".into(),
+            ));
+        }
+        let kf = k as f64;
+        let stats = c.iter().map(|&c| {
+            let c = c as f64;
+            (c / kf, c * (kf - c) / kf)
+        });
+        Self::from_target_stats(stats, k as usize)
+    }
+
+    /// From each target's (mean, within sum of squares).
+    fn from_target_stats(
+        stats: impl Iterator<Item = (f64, f64)> + Clone,
+        k: usize,
+    ) -> Result<OneWayAnova> {
+        let n = stats.clone().count();
+        if n < 2 || k < 2 {
+            return Err(StatsError::Empty("need 2 targets with 2 ratings each"));
+        }
+        let grand = stats.clone().map(|s| s.0).sum::<f64>() / n as f64;
+        let between: f64 = stats.clone().map(|s| (s.0 - grand).powi(2)).sum();
+        let within: f64 = stats.map(|s| s.1).sum();
+        Ok(OneWayAnova {
+            n_targets: n,
+            k,
+            msb: k as f64 * between / (n - 1) as f64,
+            msw: within / (n * (k - 1)) as f64,
+        })
+    }
+
+    /// Degrees of freedom (between, within): `(N − 1, N(k − 1))`.
+    pub fn df(&self) -> (f64, f64) {
+        let n = self.n_targets as f64;
+        (n - 1.0, n * (self.k as f64 - 1.0))
+    }
+}
+
+/// An interval `[lower, upper]`.
+pub type Bounds = (f64, f64);
+
+/// ICC(1) (single trial) and ICC(1,k) (mean of the k trials) of a one-way
+/// model, with their F-based intervals (Shrout & Fleiss 1979, eqs. for
+/// case 1; McGraw & Wong 1996, Table 7).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Icc {
+    /// `(MSB − MSW)/(MSB + (k − 1)·MSW)`: the share of one trial's variance
+    /// that is the problem's.
+    pub icc1: f64,
+    /// `(MSB − MSW)/MSB`: the reliability of the mean of the k trials.
+    pub icc1k: f64,
+    /// Interval for `icc1` at `level`.
+    pub icc1_interval: Bounds,
+    /// Interval for `icc1k` at `level`.
+    pub icc1k_interval: Bounds,
+    /// `F = MSB/MSW`.
+    pub f: f64,
+    /// Degrees of freedom of F.
+    pub df: (f64, f64),
+    /// P(F ≥ f) under ICC = 0.
+    pub p_value: f64,
+    /// The interval level.
+    pub level: f64,
+}
+
+/// ICC(1) and ICC(1,k) from `anova` at `level`. `None` when `MSW = 0`
+/// (every target's trials agree: no trial noise to compare against) or
+/// `MSB = 0`.
+///
+/// ```
+/// use rollstat_stats::reliability::{icc_oneway, OneWayAnova};
+/// let a = OneWayAnova { n_targets: 6, k: 4, msb: 2.0, msw: 1.0 };
+/// let icc = icc_oneway(&a, 0.95).unwrap().unwrap();
+/// assert!((icc.icc1 - 0.2).abs() < 1e-12 && (icc.icc1k - 0.5).abs() < 1e-12);
+/// ```
+pub fn icc_oneway(anova: &OneWayAnova, level: f64) -> Result<Option<Icc>> {
+    check_level(level)?;
+    let OneWayAnova { msb, msw, k, .. } = *anova;
+    if !(msw > 0.0) || !(msb > 0.0) {
+        return Ok(None);
+    }
+    let k = k as f64;
+    let (d1, d2) = anova.df();
+    let f = msb / msw;
+    let q = 1.0 - (1.0 - level) / 2.0;
+    let f_lo = f / f_quantile(q, d1, d2);
+    let f_hi = f * f_quantile(q, d2, d1);
+    let single = |x: f64| (x - 1.0) / (x + k - 1.0);
+    let mean = |x: f64| 1.0 - 1.0 / x;
+    Ok(Some(Icc {
+        icc1: (msb - msw) / (msb + (k - 1.0) * msw),
+        icc1k: (msb - msw) / msb,
+        icc1_interval: (single(f_lo), single(f_hi)),
+        icc1k_interval: (mean(f_lo), mean(f_hi)),
+        f,
+        df: (d1, d2),
+        p_value: f_sf(f, d1, d2),
+        level,
+    }))
+}
+
+/// How often verdicts flip across `n` trials of each problem.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlipStats {
+    /// Trials per problem.
+    pub n_trials: u64,
+    /// Problems.
+    pub n_problems: u64,
+    /// Problems whose verdict is not the same in every trial (0 < c < n).
+    pub n_flipping: u64,
+    /// `n_flipping / n_problems`; grows with `n_trials`.
+    pub share_flipping: f64,
+    /// Mean over problems of the pairwise flip rate `2c(n − c)/(n(n − 1))`:
+    /// the chance that two distinct trials of a random problem disagree.
+    pub mean_pairwise: f64,
+    /// `by_correct[c]`: problems with `c` correct trials, `c = 0..=n`.
+    pub by_correct: Vec<u64>,
+}
+
+/// [`FlipStats`] of problems with `c[i]` correct of `n ≥ 2` trials each.
+///
+/// ```
+/// let f = rollstat_stats::reliability::flip_stats(&[0, 1, 2, 4], 4).unwrap();
+/// assert_eq!(f.n_flipping, 2);
+/// assert!((f.mean_pairwise - (0.5 + 4.0 / 6.0) / 4.0).abs() < 1e-15);
+/// ```
+pub fn flip_stats(c: &[u64], n: u64) -> Result<FlipStats> {
+    if c.is_empty() {
+        return Err(StatsError::Empty("no problems"));
+    }
+    if n < 2 {
+        return Err(StatsError::InvalidArgument("flips need 2 trials".into()));
+    }
+    let mut by_correct = vec![0u64; n as usize + 1];
+    let mut pairwise = 0.0;
+    for &ci in c {
+        pairwise +=
+            within_flip(ci, n).ok_or(StatsError::InvalidArgument("a count exceeds n".into()))?;
+        by_correct[ci as usize] += 1;
+    }
+    let n_problems = c.len() as u64;
+    let n_flipping = n_problems - by_correct[0] - by_correct[n as usize];
+    Ok(FlipStats {
+        n_trials: n,
+        n_problems,
+        n_flipping,
+        share_flipping: n_flipping as f64 / n_problems as f64,
+        mean_pairwise: pairwise / n_problems as f64,
+        by_correct,
+    })
+}
+
+/// Mean, sample SD (N − 1 divisor), min and max of per-run values.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Spread {
+    /// Mean of the values.
+    pub mean: f64,
+    /// Sample standard deviation (`NaN` for one value).
+    pub sd: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+}
+
+impl Spread {
+    /// `max − min`.
+    pub fn range(&self) -> f64 {
+        self.max - self.min
+    }
+}
+
+/// The [`Spread`] of `values` (at least one).
+///
+/// ```
+/// let s = rollstat_stats::reliability::spread(&[0.42, 0.44, 0.40, 0.42]).unwrap();
+/// assert!((s.range() - 0.04).abs() < 1e-12);
+/// ```
+pub fn spread(values: &[f64]) -> Result<Spread> {
+    if values.is_empty() {
+        return Err(StatsError::Empty("no runs"));
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let ss: f64 = values.iter().map(|v| (v - mean).powi(2)).sum();
+    Ok(Spread {
+        mean,
+        sd: if values.len() > 1 {
+            (ss / (n - 1.0)).sqrt()
+        } else {
+            f64::NAN
+        },
+        min: values.iter().copied().fold(f64::INFINITY, f64::min),
+        max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    })
+}
+
+/// How far apart two scores of the same system on the same `n_problems`
+/// problems must be before the gap exceeds trial-to-trial noise at
+/// `level`: `z·√(2σ²_w/(m·N))` for two means of `m` trials each, where
+/// `σ²_w = trial_variance` is the mean within-problem variance of one trial
+/// (the mean of `c(n − c)/(n(n − 1))`, unbiased for `p(1 − p)`). The
+/// problems are the same on both sides, so between-problem variance
+/// cancels.
+///
+/// ```
+/// let f = rollstat_stats::reliability::noise_floor(0.25, 100, 1, 0.95).unwrap();
+/// assert!((f - 1.959963984540054 * (0.005f64).sqrt()).abs() < 1e-12);
+/// ```
+pub fn noise_floor(trial_variance: f64, n_problems: u64, m: u64, level: f64) -> Result<f64> {
+    check_level(level)?;
+    if n_problems == 0 || m == 0 || !(trial_variance >= 0.0) {
+        return Err(StatsError::InvalidArgument(
+            "noise floor needs problems, runs and a variance".into(),
+        ));
+    }
+    let z = normal_quantile(1.0 - (1.0 - level) / 2.0);
+    Ok(z * (2.0 * trial_variance / (m as f64 * n_problems as f64)).sqrt())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Shrout & Fleiss (1979), Table 2: 6 targets × 4 judges.
+    fn shrout_fleiss() -> Vec<Vec<f64>> {
+        [
+            [9, 2, 5, 8],
+            [6, 1, 3, 2],
+            [8, 4, 6, 8],
+            [7, 1, 2, 6],
+            [10, 5, 6, 9],
+            [6, 2, 4, 7],
+        ]
+        .iter()
+        .map(|r| r.iter().map(|&x| x as f64).collect())
+        .collect()
+    }
+
+    #[test]
+    fn icc_matches_shrout_fleiss_table_2() {
+        let a = OneWayAnova::from_rows(&shrout_fleiss()).unwrap();
+        // Their Table 3 (one-way): BMS = 11.24, WMS = 6.26.
+        assert!((a.msb - 11.241666666666667).abs() < 1e-12);
+        assert!((a.msw - 6.263888888888889).abs() < 1e-12);
+        let icc = icc_oneway(&a, 0.95).unwrap().unwrap();
+        // Published ICC(1,1) = .17, ICC(1,k) = .44; to 4 places .1657, .4428.
+        assert_eq!(format!("{:.2} {:.2}", icc.icc1, icc.icc1k), "0.17 0.44");
+        assert!((icc.icc1 - 0.1657).abs() < 5e-5);
+        assert!((icc.icc1k - 0.4428).abs() < 5e-5);
+        // Intervals from scipy 1.17.1 (stats.f.ppf, stats.f.sf) with the
+        // same case-1 formulas, run 2026-12-05 (/tmp/icc_ref.py):
+        // ci1 (-0.13293232487475098, 0.722560062328121),
+        // ci1k (-0.8844421552381201, 0.9124154203407755), p 0.16476880834463953.
+        assert!((icc.icc1_interval.0 - -0.13293232487475098).abs() < 1e-9);
+        assert!((icc.icc1_interval.1 - 0.722560062328121).abs() < 1e-9);
+        assert!((icc.icc1k_interval.0 - -0.8844421552381201).abs() < 1e-9);
+        assert!((icc.icc1k_interval.1 - 0.9124154203407755).abs() < 1e-9);
+        assert!((icc.p_value - 0.16476880834463953).abs() < 1e-9);
+        assert_eq!(icc.df, (5.0, 18.0));
+    }
+
+    #[test]
+    fn f_quantile_matches_scipy() {
+        // scipy.stats.f.ppf(p, d1, d2), scipy 1.17.1.
+        let cases = [
+            (0.975, 5.0, 18.0, 3.381967805875243),
+            (0.975, 18.0, 5.0, 6.361883204654352),
+            (0.95, 3.0, 10.0, 3.7082648190468435),
+            (0.025, 49.0, 150.0, 0.6142217523860203),
+            (0.975, 49.0, 150.0, 1.5421542056316353),
+            (0.975, 150.0, 49.0, 1.628076498618579),
+        ];
+        for (p, d1, d2, want) in cases {
+            let got = f_quantile(p, d1, d2);
+            assert!((got - want).abs() < 1e-9 * want, "{p} {d1} {d2}: {got}");
+        }
+    }
+
+    /// Every 0/1 table of `n` trials: the mean over ordered pairs of
+    /// distinct trials of 1[y_s ≠ y_t], by enumeration of the pairs.
+    #[test]
+    fn pairwise_flip_is_the_enumerated_pair_mean() {
+        for n in 2u32..=7 {
+            for bits in 0u32..(1 << n) {
+                let y: Vec<u32> = (0..n).map(|t| (bits >> t) & 1).collect();
+                let (mut differ, mut pairs) = (0u32, 0u32);
+                for s in 0..n as usize {
+                    for t in 0..n as usize {
+                        if s != t {
+                            pairs += 1;
+                            differ += u32::from(y[s] != y[t]);
+                        }
+                    }
+                }
+                let c = u64::from(bits.count_ones());
+                let f = flip_stats(&[c], u64::from(n)).unwrap();
+                assert!((f.mean_pairwise - f64::from(differ) / f64::from(pairs)).abs() < 1e-15);
+                let flips = y.iter().any(|&v| v != y[0]);
+                assert_eq!(f.n_flipping, u64::from(flips));
+            }
+        }
+    }
+
+    /// The any-flip share grows with n at a fixed p: for p = 1/2 it is
+    /// 1 − 2·2⁻ⁿ, by enumeration of all 2ⁿ outcome sequences.
+    #[test]
+    fn share_flipping_over_all_sequences_is_one_minus_two_to_the_one_minus_n() {
+        for n in 2u64..=8 {
+            let cs: Vec<u64> = (0u64..(1 << n))
+                .map(|b| u64::from(b.count_ones()))
+                .collect();
+            let f = flip_stats(&cs, n).unwrap();
+            assert!((f.share_flipping - (1.0 - 2.0 / (1u64 << n) as f64)).abs() < 1e-15);
+            // E over sequences of the pairwise rate at p = ½ is 2p(1 − p) = ½.
+            assert!((f.mean_pairwise - 0.5).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn anova_from_counts_equals_the_table() {
+        let rows = vec![
+            vec![1.0, 0.0, 0.0],
+            vec![1.0, 1.0, 1.0],
+            vec![0.0, 0.0, 0.0],
+            vec![1.0, 1.0, 0.0],
+        ];
+        let a = OneWayAnova::from_rows(&rows).unwrap();
+        let b = OneWayAnova::from_counts(&[1, 3, 0, 2], 3).unwrap();
+        assert!((a.msb - b.msb).abs() < 1e-15 && (a.msw - b.msw).abs() < 1e-15);
+    }
+
+    #[test]
+    fn identical_trials_have_no_icc() {
+        let a = OneWayAnova::from_counts(&[0, 4, 4, 0], 4).unwrap();
+        assert_eq!(a.msw, 0.0);
+        assert!(icc_oneway(&a, 0.95).unwrap().is_none());
+    }
+
+    #[test]
+    fn spread_of_one_run_has_no_sd() {
+        let s = spread(&[0.5]).unwrap();
+        assert!(s.sd.is_nan());
+        assert_eq!(s.range(), 0.0);
+        assert!(spread(&[]).is_err());
+    }
+}
