@@ -506,6 +506,16 @@ class Comparison(_Document):
         return self._doc.get("summary")
 
     @property
+    def noise(self) -> Optional[Dict[str, Any]]:
+        """Run-to-run noise of the two sides on the matched problems with
+        two or more rollouts a side: ``floor_a``, ``floor_b`` (how often two
+        of a side's own rollouts disagree), ``floor_difference`` (B − A) with
+        its sign-flip ``p_value`` and ``exact``, ``icc_a``, ``icc_b``,
+        ``flip_rate`` (A vs B) and ``excess`` (beyond the mean floor),
+        ``n_problems``; None without such problems (docs/compare.md)."""
+        return self._doc.get("noise")
+
+    @property
     def family(self) -> List[str]:
         """The overall rows ``p_holm`` and ``p_bh`` adjust over."""
         return [r["metric"] for r in self.rows if r.get("in_family")]

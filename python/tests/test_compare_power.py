@@ -215,3 +215,25 @@ def test_family_and_all(demo):
     every = rollstat.compare(demo, b, all=True, resamples=200)
     assert set(same) <= set(first_cells(repr(every)))
     assert "Every row (" in c.to_html() and "Every row (" not in c.to_html(all=True)
+
+
+def test_noise_block_equals_cli_and_the_floors_by_hand(cli, tmp_path):
+    """Each side's flip floor is the mean of 2c(n − c)/(n(n − 1)) over
+    problems; DataFrames and files give the CLI's block."""
+    a, b = systems()
+    pa = write_jsonl(tmp_path / "a.jsonl", a)
+    pb = write_jsonl(tmp_path / "b.jsonl", b)
+    got = rollstat.compare(pa, pb, resamples=200)
+    assert got.noise == cli.json("compare", pa, pb, "--resamples", "200")["noise"]
+
+    def floor(rows):
+        by = {}
+        for r in rows:
+            by.setdefault(r["problem"], []).append(r["correct"])
+        return sum(2 * sum(v) * (len(v) - sum(v)) / (len(v) * (len(v) - 1)) for v in by.values()) / len(by)
+
+    assert got.noise["floor_a"] == pytest.approx(floor(a), abs=1e-12)
+    assert got.noise["floor_b"] == pytest.approx(floor(b), abs=1e-12)
+    assert got.noise["n_problems"] == 40
+    one = rollstat.compare(side({"p": [True]}), side({"p": [False]}), resamples=100)
+    assert one.noise is None

@@ -233,6 +233,47 @@ pub fn summary_line(c: &Comparison) -> Option<String> {
     Some(line)
 }
 
+/// The run-to-run noise line: each side's flip floor (how often two of its
+/// own rollouts disagree), whether they differ, ICC(1) when defined, and
+/// the A-vs-B flip rate against the floors; `None` without the block.
+///
+/// ```
+/// let n = rollstat::RunNoise { n_problems: 30, floor_a: 0.1, floor_b: 0.2, floor_difference: 0.1, p_value: 0.01, exact: false, flip_rate: 0.18, excess: Some(0.03), icc_a: None, icc_b: None };
+/// let line = rollstat_render::compare::noise_text(&n);
+/// assert!(line.starts_with("run-to-run noise on 30 problems with 2+ rollouts a side: A disagrees with itself on 10.00%"), "{line}");
+/// ```
+pub fn noise_text(n: &rollstat::RunNoise) -> String {
+    let mut line = format!(
+        "run-to-run noise on {} problems with 2+ rollouts a side: A disagrees with itself on {:.2}% of rollout pairs, B on {:.2}% (B − A {:+.2} pts, sign-flip p = {}{})",
+        n.n_problems,
+        100.0 * n.floor_a,
+        100.0 * n.floor_b,
+        100.0 * n.floor_difference,
+        p_fmt(Some(n.p_value)),
+        if n.exact { ", exact" } else { "" }
+    );
+    let icc = |i: &Option<rollstat::IccEntry>| {
+        i.as_ref().map_or("–".to_string(), |i| {
+            format!(
+                "{:.2} [{:.2}, {:.2}]",
+                i.icc1, i.icc1_interval[0], i.icc1_interval[1]
+            )
+        })
+    };
+    if n.icc_a.is_some() || n.icc_b.is_some() {
+        let _ = write!(line, "; ICC(1) A {}, B {}", icc(&n.icc_a), icc(&n.icc_b));
+    }
+    let _ = write!(
+        line,
+        "; A and B disagree on {:.2}% of rollout pairs",
+        100.0 * n.flip_rate
+    );
+    if let Some(e) = n.excess {
+        let _ = write!(line, ", {:+.2} pts beyond their mean floor", 100.0 * e);
+    }
+    line
+}
+
 /// The comparison as a terminal table or Markdown: the rows `view` shows
 /// (the headline set unless `view.all`).
 pub fn render_text(c: &Comparison, markdown: bool, words: &Words, view: View) -> String {
@@ -248,6 +289,10 @@ pub fn render_text(c: &Comparison, markdown: bool, words: &Words, view: View) ->
     row_tables(c, &mut t, view);
     if let Some(line) = summary_line(c) {
         t.para(line);
+        t.out.push('\n');
+    }
+    if let Some(n) = &c.noise {
+        t.para(noise_text(n));
         t.out.push('\n');
     }
     verdicts(c, &mut t, view);

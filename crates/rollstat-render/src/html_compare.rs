@@ -95,6 +95,13 @@ fn header(c: &Comparison, out: &mut String) {
         ),
         ("summary", summary_line(c).unwrap_or_else(|| "–".into())),
         (
+            "run-to-run noise",
+            c.noise.as_ref().map_or_else(
+                || "– (one rollout a side)".into(),
+                super::compare::noise_text,
+            ),
+        ),
+        (
             "tie policy / denominator",
             format!("{} / {}", cfg.tie_policy, cfg.denominator_policy),
         ),

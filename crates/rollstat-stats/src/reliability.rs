@@ -280,9 +280,95 @@ pub fn noise_floor(trial_variance: f64, n_problems: u64, m: u64, level: f64) -> 
     Ok(z * (2.0 * trial_variance / (m as f64 * n_problems as f64)).sqrt())
 }
 
+/// Whether B's trial-to-trial noise differs from A's on the same problems:
+/// per problem the difference of the pairwise flip rates
+/// `2c(n − c)/(n(n − 1))` (B − A), their mean, and the two-sided paired
+/// sign-flip permutation p ([`crate::sign_flip`]: exact when
+/// `permutations` covers every sign pattern, else seeded by `seed`).
+/// `problems[i] = (c_a, n_a, c_b, n_b)`; problems where a side has fewer
+/// than 2 trials are left out; `None` when none is left.
+///
+/// ```
+/// // A never flips, B flips on 2 of 3 rollout pairs of every problem.
+/// let p: Vec<(u64, u64, u64, u64)> = (0..12).map(|_| (0, 4, 2, 4)).collect();
+/// let t = rollstat_stats::reliability::noise_difference(&p, 4096, 1).unwrap().unwrap();
+/// assert!((t.mean_difference - 2.0 / 3.0).abs() < 1e-12);
+/// assert_eq!(t.p_value, 2.0 / 4096.0); // all 12 signs positive: 2 of 2¹² patterns
+/// ```
+pub fn noise_difference(
+    problems: &[(u64, u64, u64, u64)],
+    permutations: usize,
+    seed: u64,
+) -> Result<Option<NoiseDifference>> {
+    let pairs: Vec<(f64, f64)> = problems
+        .iter()
+        .filter_map(|&(ca, na, cb, nb)| Some((within_flip(ca, na)?, within_flip(cb, nb)?)))
+        .collect();
+    if pairs.is_empty() {
+        return Ok(None);
+    }
+    let d: Vec<f64> = pairs.iter().map(|(a, b)| b - a).collect();
+    let n = pairs.len() as f64;
+    let test = crate::sign_flip(&d, permutations, seed)?;
+    Ok(Some(NoiseDifference {
+        n_problems: pairs.len() as u64,
+        floor_a: pairs.iter().map(|p| p.0).sum::<f64>() / n,
+        floor_b: pairs.iter().map(|p| p.1).sum::<f64>() / n,
+        mean_difference: d.iter().sum::<f64>() / n,
+        p_value: test.p,
+        exact: test.exact,
+    }))
+}
+
+/// [`noise_difference`]'s result.
+///
+/// ```
+/// let t = rollstat_stats::reliability::NoiseDifference { n_problems: 3, floor_a: 0.1, floor_b: 0.2, mean_difference: 0.1, p_value: 0.25, exact: true };
+/// assert!(t.floor_b > t.floor_a);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct NoiseDifference {
+    /// Problems with two or more trials on both sides.
+    pub n_problems: u64,
+    /// A's mean pairwise flip rate on them (its flip floor).
+    pub floor_a: f64,
+    /// B's mean pairwise flip rate on them.
+    pub floor_b: f64,
+    /// Mean of B − A.
+    pub mean_difference: f64,
+    /// Two-sided sign-flip permutation p.
+    pub p_value: f64,
+    /// Whether every sign pattern was enumerated (else seeded draws).
+    pub exact: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three problems with B − A flip-rate differences 1/2, −1/6 and 1/2
+    /// (A: c = 2 of 4 → 2/3, B: c = 0 of 4 → 0, …): the exact two-sided
+    /// sign-flip p by enumerating the 8 sign patterns, |sum| ≥ |observed|.
+    #[test]
+    fn noise_difference_by_enumeration() {
+        // within: (1,4) → 1/2, (2,4) → 2/3, (0,4) → 0, (1,3) → 2/3, (1,2) → 1.
+        let problems = [(0, 4, 1, 4), (2, 4, 1, 4), (0, 4, 1, 4)];
+        let d = [0.5, 0.5 - 2.0 / 3.0, 0.5];
+        let t = noise_difference(&problems, 1 << 10, 7).unwrap().unwrap();
+        assert_eq!(t.n_problems, 3);
+        assert!((t.mean_difference - d.iter().sum::<f64>() / 3.0).abs() < 1e-15);
+        let obs: f64 = d.iter().sum();
+        let mut hits = 0;
+        for mask in 0..8u32 {
+            let s: f64 = (0..3)
+                .map(|i| if mask >> i & 1 == 1 { -d[i] } else { d[i] })
+                .sum();
+            hits += u32::from(s.abs() >= obs.abs() - 1e-12);
+        }
+        assert_eq!(t.p_value, f64::from(hits) / 8.0);
+        // Single trials carry no flip rate.
+        assert!(noise_difference(&[(1, 1, 0, 1)], 100, 1).unwrap().is_none());
+    }
 
     /// Shrout & Fleiss (1979), Table 2: 6 targets × 4 judges.
     fn shrout_fleiss() -> Vec<Vec<f64>> {

@@ -47,7 +47,9 @@ pub const COMPARE_SCHEMA: &str = "rollstat.compare/1";
 /// `a` / `b` {`name`, `inputs`, `n_problems`}, `config` (see
 /// [`CompareConfig`]), `not_computable` [{`metric`, `group`, `reason`}],
 /// `fail` (the verdict check, or null), `summary` (the family's tally, see
-/// [`CompareSummary`]), `warnings` (findings in words),
+/// [`CompareSummary`]), `noise` (run-to-run noise of the two sides, see
+/// [`crate::RunNoise`]; absent without two rollouts a side), `warnings`
+/// (findings in words),
 /// `findings` (the same findings typed: `kind`, the finding's fields and
 /// `text`; see [`crate::findings`]).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
@@ -83,6 +85,10 @@ pub struct Comparison {
     /// above the verdicts says. `None` only in a document written before
     /// it existed.
     pub summary: Option<CompareSummary>,
+    /// Each side's run-to-run noise (flip floors, ICCs) and whether they
+    /// differ, on matched problems with two or more rollouts a side; null
+    /// without such problems.
+    pub noise: Option<crate::compare_noise::RunNoise>,
     /// Findings: on the wire `warnings` (their texts) and `findings`
     /// (typed, see [`crate::findings`]).
     pub warnings: Vec<Finding>,
@@ -106,6 +112,8 @@ struct ComparisonWire {
     fail: Option<FailCheck>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     summary: Option<CompareSummary>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    noise: Option<crate::compare_noise::RunNoise>,
     warnings: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     findings: Option<Vec<crate::findings::Entry>>,
@@ -127,6 +135,7 @@ impl From<Comparison> for ComparisonWire {
             not_computable: c.not_computable,
             fail: c.fail,
             summary: c.summary,
+            noise: c.noise,
             warnings,
             findings,
         }
@@ -148,6 +157,7 @@ impl From<ComparisonWire> for Comparison {
             not_computable: w.not_computable,
             fail: w.fail,
             summary: w.summary,
+            noise: w.noise,
             warnings: crate::findings::from_wire(w.warnings, w.findings),
         }
     }
@@ -1412,6 +1422,12 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         not_computable,
         fail,
         summary: Some(summary),
+        noise: crate::compare_noise::run_noise(
+            (&sum_a, &sum_b),
+            o.intervals.level,
+            o.permutations,
+            o.intervals.seed,
+        ),
         warnings: all,
     })
 }

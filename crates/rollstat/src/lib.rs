@@ -43,6 +43,7 @@ mod arrow_rows;
 mod budget;
 pub(crate) mod budget_match;
 mod compare;
+mod compare_noise;
 mod document;
 mod error;
 mod extrapolation;
@@ -76,6 +77,7 @@ pub use compare::{
     compare, trim_float, CompareConfig, CompareSummary, Comparison, Discordant, FailCheck,
     NotComputable, Pairs, Row as CompareRow, Side, VerdictCounts, COMPARE_SCHEMA,
 };
+pub use compare_noise::RunNoise;
 pub use document::{
     AnswerMetricsLeftOut, BudgetHealth, CiConfig, Config, Diagnostics, Difficulty, FrontierPoint,
     GroupReport, HarnessComparison, Health, InputInfo, Interval, MetricBlock, MetricEntry, Ordered,

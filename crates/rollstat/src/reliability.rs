@@ -585,20 +585,7 @@ fn block(s: Shared, mode: Mode, trials: TrialSource, level: f64) -> Reliability 
         mean_pairwise: f.mean_pairwise,
         by_correct: f.by_correct,
     };
-    let icc = OneWayAnova::from_counts(&s.c, n)
-        .ok()
-        .and_then(|a| icc_oneway(&a, level).ok().flatten())
-        .map(|i| IccEntry {
-            icc1: i.icc1,
-            icc1_interval: [i.icc1_interval.0, i.icc1_interval.1],
-            icc1k: i.icc1k,
-            icc1k_interval: [i.icc1k_interval.0, i.icc1k_interval.1],
-            f: i.f,
-            df1: i.df.0,
-            df2: i.df.1,
-            p_value: i.p_value,
-            level,
-        });
+    let icc = icc_entry(&s.c, n, level);
     let (variance, decomposition) = variance_split(&s.c, n);
     let noise_floor = floors(variance.trial_variance, n_problems, n, level);
     let levers = levers(&decomposition, runs.len() as f64, level);
@@ -708,4 +695,23 @@ fn flaky(list: Vec<(String, u64)>, n: u64) -> Vec<FlakyProblem> {
         .collect();
     out.sort_by(|a, b| b.flip_rate.total_cmp(&a.flip_rate));
     out
+}
+
+/// ICC(1) and ICC(1,k) of problems with `c` correct of `n` trials each;
+/// `None` when undefined (no trial noise, or no spread between problems).
+pub(crate) fn icc_entry(c: &[u64], n: u64, level: f64) -> Option<IccEntry> {
+    OneWayAnova::from_counts(c, n)
+        .ok()
+        .and_then(|a| icc_oneway(&a, level).ok().flatten())
+        .map(|i| IccEntry {
+            icc1: i.icc1,
+            icc1_interval: [i.icc1_interval.0, i.icc1_interval.1],
+            icc1k: i.icc1k,
+            icc1k_interval: [i.icc1k_interval.0, i.icc1k_interval.1],
+            f: i.f,
+            df1: i.df.0,
+            df2: i.df.1,
+            p_value: i.p_value,
+            level,
+        })
 }
