@@ -250,3 +250,48 @@ fn the_html_panel_draws_the_runs_the_floor_the_flip_histogram_and_the_flaky_list
     assert!(html.contains("data-counts=\"24,16,10\""), "flip histogram");
     assert_eq!(html.matches("data-flip=").count(), 10);
 }
+
+/// Count rows (c of n, no order) give the section from their counts: the
+/// same flips, ICC and variance split as rollout rows with those counts
+/// (c correct rollouts then n − c wrong), and no per-run values.
+#[test]
+fn count_rows_give_the_section_from_their_counts() {
+    let counts: Vec<(u64, u64)> = (0..12).map(|i| (i % 5, 4)).collect();
+    let count_rows: String = counts
+        .iter()
+        .enumerate()
+        .map(|(i, (c, n))| format!("{{\"problem\": \"p{i}\", \"n\": {n}, \"c\": {c}}}\n"))
+        .collect();
+    let rollout_rows: String = counts
+        .iter()
+        .enumerate()
+        .flat_map(|(i, &(c, n))| {
+            (0..n).map(move |r| {
+                format!(
+                    "{{\"problem\": \"p{i}\", \"rollout\": {r}, \"correct\": {}}}\n",
+                    r < c
+                )
+            })
+        })
+        .collect();
+    let (_d1, a) = write_temp("counts.jsonl", &count_rows);
+    let (_d2, b) = write_temp("rollouts.jsonl", &rollout_rows);
+    let from_counts = report_json(&[&a]);
+    let from_rollouts = report_json(&[&b]);
+    let (x, y) = (&from_counts["reliability"], &from_rollouts["reliability"]);
+    assert_eq!(x["trials"]["kind"], "counts");
+    assert_eq!(x["runs"].as_array().map(Vec::len), Some(0));
+    for key in [
+        "n_trials",
+        "n_problems",
+        "flips",
+        "icc",
+        "variance",
+        "noise_floor",
+        "flaky",
+    ] {
+        assert_eq!(x[key], y[key], "{key}");
+    }
+    // 12 problems, c = 0,1,2,3,4 cycling: 7 flip (c = 1, 2, 3).
+    assert_eq!(x["flips"]["n_flipping"].as_u64(), Some(7));
+}

@@ -26,6 +26,10 @@ pub(crate) fn lever_words(change: &str) -> &'static str {
 
 /// What a trial is, in words.
 pub(crate) fn trials_words(r: &Reliability) -> String {
+    if r.trials.kind == "counts" {
+        return "count rows: c of n trials per problem, taken as exchangeable; no per-run values"
+            .into();
+    }
     match (&r.trials.field, r.trials.exchangeable) {
         (Some(f), _) => format!("runs are the values of `{f}`"),
         (None, true) => {

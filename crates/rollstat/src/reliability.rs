@@ -330,6 +330,8 @@ struct Shared {
     gaps: BTreeMap<String, (Vec<String>, u64)>,
     /// Units that lack some trial.
     left_out: u64,
+    /// Count rows (c of n, no rollout order): no per-trial values.
+    from_counts: bool,
 }
 
 /// Rollout indices below this are slotted through a table, not a map.
@@ -421,6 +423,7 @@ fn shared(
         flaky: Vec::new(),
         gaps: BTreeMap::new(),
         left_out: 0,
+        from_counts: false,
     };
     let mut seen = vec![None::<bool>; n];
     for u in units {
@@ -448,6 +451,48 @@ fn shared(
         }
     }
     s
+}
+
+/// Count rows as exchangeable trials: the problems with the most common
+/// n ≥ 2 (the others left out); per-trial values are unknown.
+fn from_counts(problems: &[CollectedProblem], summaries: &[ProblemSummary]) -> Option<Shared> {
+    let counted: Vec<(u64, u64)> = problems
+        .iter()
+        .zip(summaries)
+        .filter(|(p, _)| matches!(p.data, ProblemData::Counts { .. }))
+        .map(|(_, s)| (s.c, s.n))
+        .collect();
+    let mut by_n: BTreeMap<u64, u64> = BTreeMap::new();
+    for &(_, n) in counted.iter().filter(|x| x.1 >= 2) {
+        *by_n.entry(n).or_default() += 1;
+    }
+    let n = by_n
+        .iter()
+        .max_by_key(|(n, k)| (**k, **n))
+        .map(|(n, _)| *n)?;
+    let mut s = Shared {
+        keys: (0..n).map(|i| (String::new(), i)).collect(),
+        c: Vec::new(),
+        per_trial: vec![0; n as usize],
+        flaky: Vec::new(),
+        gaps: BTreeMap::new(),
+        left_out: (problems.len() - counted.len()) as u64,
+        from_counts: true,
+    };
+    for (i, (p, sm)) in problems.iter().zip(summaries).enumerate() {
+        if !matches!(p.data, ProblemData::Counts { .. }) {
+            continue;
+        }
+        if sm.n != n {
+            s.left_out += 1;
+            continue;
+        }
+        if sm.c > 0 && sm.c < n {
+            s.flaky.push((label(problems, &vec![i], Mode::Index), sm.c));
+        }
+        s.c.push(sm.c);
+    }
+    Some(s)
 }
 
 /// Records, per run (per trial without a run field), that a problem lacks
@@ -489,7 +534,11 @@ pub(crate) fn reliability(
 ) -> (Option<Reliability>, Vec<Finding>) {
     let mut findings = Vec::new();
     let (mode, groups) = mode_and_units(problems, run_by, &mut findings);
-    let s = shared(problems, summaries, &groups, mode);
+    let mut s = shared(problems, summaries, &groups, mode);
+    if s.keys.is_empty() && mode == Mode::Index {
+        // Count rows carry c of n exchangeable trials and no order.
+        s = from_counts(problems, summaries).unwrap_or(s);
+    }
     let n = s.keys.len() as u64;
     if n < 2 {
         findings.push(Finding::SingleTrial {
@@ -523,7 +572,7 @@ pub(crate) fn reliability(
             n_problems: s.c.len() as u64,
         });
     }
-    let source = trial_source(mode, run_by);
+    let source = trial_source(mode, run_by, s.from_counts);
     (Some(block(s, mode, source, level)), findings)
 }
 
@@ -551,11 +600,12 @@ fn mode_and_units(
 }
 
 /// What a trial is, for the block.
-fn trial_source(mode: Mode, run_by: Option<&str>) -> TrialSource {
+fn trial_source(mode: Mode, run_by: Option<&str>, from_counts: bool) -> TrialSource {
     TrialSource {
-        kind: match mode {
-            Mode::Index => "rollout_index",
-            Mode::System => "field",
+        kind: match (mode, from_counts) {
+            (Mode::Index, true) => "counts",
+            (Mode::Index, false) => "rollout_index",
+            (Mode::System, _) => "field",
         }
         .into(),
         field: run_by.filter(|_| mode == Mode::System).map(str::to_string),
@@ -568,7 +618,11 @@ fn trial_source(mode: Mode, run_by: Option<&str>) -> TrialSource {
 fn block(s: Shared, mode: Mode, trials: TrialSource, level: f64) -> Reliability {
     let n = s.keys.len() as u64;
     let n_problems = s.c.len() as u64;
-    let runs = run_values(&s, mode);
+    let runs = if s.from_counts {
+        Vec::new()
+    } else {
+        run_values(&s, mode)
+    };
     let values: Vec<f64> = runs.iter().map(|r| r.pass_at_1).collect();
     let run_spread = spread(&values).ok().map(|sp| RunSpread {
         mean: sp.mean,
@@ -588,7 +642,8 @@ fn block(s: Shared, mode: Mode, trials: TrialSource, level: f64) -> Reliability 
     let icc = icc_entry(&s.c, n, level);
     let (variance, decomposition) = variance_split(&s.c, n);
     let noise_floor = floors(variance.trial_variance, n_problems, n, level);
-    let levers = levers(&decomposition, runs.len() as f64, level);
+    // Count rows: each of the n exchangeable trials is a run.
+    let levers = levers(&decomposition, runs.len().max(n as usize) as f64, level);
     Reliability {
         trials,
         n_trials: n,
