@@ -366,7 +366,8 @@ def report(
     ``extract`` (``math``, ``mcq``, ``number``, ``regex:PATTERN``), ``match``
     (``equivalent`` or ``exact``), ``source_format`` (override format
     detection for files: ``inspect``, ``lighteval``, ``lm-eval``,
-    ``evalscope``, ``opencompass``, ``sieval``, ``matharena``,
+    ``evalscope``, ``opencompass``, ``sieval``, ``qwen-math``,
+    ``evalchemy``, ``mmlu-pro``, ``matharena``,
     ``nemo-skills``, ``tau-bench``, ``canonical``, or a format's own
     name), ``strict`` (the first bad row, short problem or
     unreadable file is an error), ``per_problem`` (include every problem's

@@ -252,6 +252,10 @@ pub(crate) fn companion(path: &Path, bytes: &[u8]) -> Option<&'static str> {
         Some("NeMo-Skills metrics.json: its numbers are compared with each benchmark's output-rs files")
     } else if p.has("dataset_name") && p.has("model_name") && p.has("metrics") {
         Some("evalscope report: read with its reviews/ file (the harness's numbers beside rollstat's)")
+    } else if p.name.ends_with("metrics.json") && p.has("acc") && p.has("num_samples") {
+        Some("Qwen2.5-Math metrics file: its acc is compared with the test_*.jsonl beside it")
+    } else if p.name.ends_with("_summary.json") && p.has("total") && !p.is_array {
+        Some("MMLU-Pro summary: its acc is compared with the <category>_result.json beside it")
     } else if [
         "meta.json",
         "manifest.json",
