@@ -368,7 +368,7 @@ def report(
     detection for files: ``inspect``, ``lighteval``, ``lm-eval``,
     ``evalscope``, ``opencompass``, ``sieval``, ``qwen-math``,
     ``evalchemy``, ``mmlu-pro``, ``matharena``,
-    ``nemo-skills``, ``tau-bench``, ``canonical``, or a format's own
+    ``nemo-skills``, ``tau-bench``, ``canonical``, ``field-map``, or a format's own
     name), ``strict`` (the first bad row, short problem or
     unreadable file is an error), ``per_problem`` (include every problem's
     values), ``n`` (requested rollouts per problem; default the largest n

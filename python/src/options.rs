@@ -125,6 +125,17 @@ fn source_format(kw: &Keywords<'_>) -> PyResult<Option<Format>> {
     kw.parse("source_format")
 }
 
+/// `columns`: a field map as a dict (`{"problem": "idx", "correct":
+/// "score"}`, paths as in the command's `--map`), handed to the engine's
+/// parser.
+fn field_map(kw: &Keywords<'_>) -> PyResult<Option<rollstat::FieldMap>> {
+    let Some(cols) = kw.get::<std::collections::BTreeMap<String, String>>("columns")? else {
+        return Ok(None);
+    };
+    let text: Vec<String> = cols.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    text.join(",").parse().map(Some).map_err(|e| bad("columns", e))
+}
+
 /// The options of `report` (not validated).
 pub fn report_options(kw: &Keywords<'_>) -> PyResult<ReportOptions> {
     let d = ReportOptions::default();
@@ -136,6 +147,7 @@ pub fn report_options(kw: &Keywords<'_>) -> PyResult<ReportOptions> {
         per_problem: kw.get("per_problem")?.unwrap_or(d.per_problem),
         extrapolate: kw.get("extrapolate")?.unwrap_or(d.extrapolate),
         source_format: source_format(kw)?.or(d.source_format),
+        field_map: field_map(kw)?.or(d.field_map),
         bytes_read: d.bytes_read,
         messages: d.messages,
     })

@@ -69,7 +69,7 @@ pub fn cli_error(e: Error) -> anyhow::Error {
             "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass --dedupe first|last when summarizing, as for duplicated rows"
         ),
         Error::UnreadableFiles { .. } => format!("{e}; drop --strict to read the rest"),
-        Error::Format(f) => f.worded("pass the format explicitly (--from NAME)"),
+        Error::Format(f) => f.worded("pass the format explicitly (--from NAME)") + &map_hint(&f),
         other => other.to_string(),
     };
     usage(text)
@@ -185,6 +185,24 @@ pub fn grading_policy(a: &GradingArgs) -> Result<GradingPolicy> {
         .map_err(|e| usage(format!("--extract: {e}")))
 }
 
+fn field_map(map: Option<&str>) -> Result<Option<rollstat::FieldMap>> {
+    map.map(|m| m.parse().map_err(|e| usage(format!("--map: {e}"))))
+        .transpose()
+}
+
+/// The field map suggested for a file no format fits, as the flag to pass.
+fn map_hint(e: &rollstat::FormatError) -> String {
+    let rollstat::FormatError::Detect(d) = e else {
+        return String::new();
+    };
+    let head = std::fs::read(&d.path)
+        .ok()
+        .map(|b| b[..b.len().min(65536)].to_vec());
+    let map = head.and_then(|h| rollstat_formats::field_map::suggest_for(&d.path, &h));
+    map.map(|m| format!("; or read it through a field map: --map {m}"))
+        .unwrap_or_default()
+}
+
 fn source_format(from: Option<&str>) -> Result<Option<rollstat::Format>> {
     from.map(|f| f.parse().map_err(|e| usage(format!("--from: {e}"))))
         .transpose()
@@ -200,6 +218,7 @@ pub fn report_options(a: &ReportArgs) -> Result<ReportOptions> {
         per_problem: a.per_problem,
         extrapolate: a.extrapolate.clone(),
         source_format: source_format(a.from.as_deref())?,
+        field_map: field_map(a.map.as_deref())?,
         bytes_read: None,
         messages: Some(stderr_sink()),
     };

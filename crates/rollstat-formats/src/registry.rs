@@ -13,6 +13,7 @@ use crate::adapters::{
 };
 use crate::detect::Probe;
 use crate::error::FormatError;
+use crate::field_map;
 use crate::format::Format;
 use crate::harness::AggregateDialect;
 use crate::input::DecompressLimit;
@@ -72,7 +73,7 @@ pub static FORMATS: &[FormatSpec] = &REGISTRY;
 
 /// The table itself (a `const`, so that [`Format::ALL`] is derived from it
 /// at compile time).
-pub(crate) const REGISTRY: [FormatSpec; 18] = [
+pub(crate) const REGISTRY: [FormatSpec; 19] = [
     FormatSpec {
         format: Format::InspectEval,
         name: "inspect-eval",
@@ -306,6 +307,19 @@ pub(crate) const REGISTRY: [FormatSpec; 18] = [
         description: "rollstat's own CSV rows (read by rollstat-io)",
         detect: canonical::detect_csv,
         read: None,
+        read_dir: None,
+        aggregates: None,
+        row_per_line: false,
+    },
+    FormatSpec {
+        format: Format::FieldMap,
+        name: "field-map",
+        aliases: &[],
+        family: "field-map",
+        module: "field_map.rs",
+        description: "any JSON, JSON Lines, CSV or Parquet layout, read through a field map (never detected)",
+        detect: field_map::detect,
+        read: Some(|path, _, _| field_map::read_without_map(path)),
         read_dir: None,
         aggregates: None,
         row_per_line: false,

@@ -181,6 +181,7 @@ pub fn gather_with<'a>(
         limit,
         by: opts.by.as_deref(),
         cluster_by: opts.cluster_by.as_deref(),
+        map: opts.field_map.as_ref(),
     };
     let mut g = Gathered::default();
     for source in sources {
