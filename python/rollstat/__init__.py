@@ -22,7 +22,7 @@ import json
 import numbers
 import operator
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -334,6 +334,7 @@ def report(
     max_decompressed: Union[int, str, None] = _REPORT["max_decompressed"],
     budget: Optional[str] = _REPORT["budget"],
     extrapolate: Union[int, Sequence[int], None] = None,
+    columns: Optional[Mapping[str, str]] = None,
 ) -> Report:
     """Every metric of the rollouts in ``data`` with its interval, the health
     accounting and findings: the numbers of ``rollstat report``.
@@ -384,7 +385,12 @@ def report(
     counts rollouts without it as missing, never as zero; None turns budgets
     off — the CLI's ``--budget``), ``extrapolate`` (K or a list of K: the
     model-based ``pass@K_fit`` beyond n from a beta-binomial fit, with a
-    refitting bootstrap interval — the CLI's ``--extrapolate``).
+    refitting bootstrap interval — the CLI's ``--extrapolate``), ``columns``
+    (a field map for files of a layout no format knows, as the CLI's
+    ``--map``: ``{"problem": "idx", "correct": "score", "answers": "pred",
+    "gold": "gt"}``, paths ``a.b``, ``[]`` for every list element, ``*`` for
+    every object value, ``"records": "results.*.examples[]"`` for nested
+    records; a key no record has is an error naming the keys there are).
 
     Raises :class:`InputError` (a ValueError) for bad options — naming the
     keyword — and for bad input, naming the row (``path:line``, or
@@ -406,6 +412,7 @@ def report(
         per_problem=bool(per_problem),
         budget=_budget(budget),
         extrapolate=_ints(extrapolate, "extrapolate"),
+        columns=None if columns is None else {str(f): str(p) for f, p in dict(columns).items()},
     )
     try:
         text, bad, messages, typed = _rollstat.report(srcs, opts)

@@ -213,6 +213,7 @@ def report(
     max_decompressed: Union[int, str, None] = ...,
     budget: Optional[str] = ...,
     extrapolate: Union[int, Sequence[int], None] = ...,
+    columns: Optional[Mapping[str, str]] = ...,
 ) -> Report: ...
 def summarize(
     data: Data,

@@ -30,6 +30,7 @@ fn flag(option: &str) -> String {
     match option {
         "method" => "--ci".into(),
         "source_format" => "--from".into(),
+        "field_map" => "--map".into(),
         "matching" => "--match".into(),
         other => format!("--{}", other.replace('_', "-")),
     }
