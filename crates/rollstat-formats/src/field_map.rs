@@ -46,27 +46,37 @@ pub fn read(path: &Path, bytes: &[u8], map: &FieldMap) -> Result<NativeFile, For
     let mut seen_ok = false;
     let mut first_err = None;
     for (line, doc) in records {
-        let which = if line == 0 {
-            "the document".to_string()
-        } else {
-            format!("record {line}")
+        let mut fail = |e: FieldMapError, file: &mut NativeFile| {
+            file.bad_lines += 1;
+            let at = match line {
+                0 => String::new(),
+                n => format!(":{n}"),
+            };
+            let shown = path.display();
+            file.warnings
+                .push(format!("{shown}{at}: {e}; record skipped"));
+            first_err.get_or_insert(e);
         };
-        let got = map.records(&doc).and_then(|recs| {
-            let mut rows = Vec::new();
-            for (star, rec) in recs {
-                rows.extend(map.rows_of(rec, star.as_deref(), &which)?);
-            }
-            Ok(rows)
-        });
-        match got {
-            Ok(rows) => {
-                seen_ok = true;
-                file.rows.extend(rows);
-            }
+        let recs = match map.records(&doc) {
+            Ok(r) => r,
             Err(e) => {
-                file.bad_lines += 1;
-                file.warnings.push(format!("{}: {e}", path.display()));
-                first_err.get_or_insert(e);
+                fail(e, &mut file);
+                continue;
+            }
+        };
+        let nested = line == 0 || map.records.is_some();
+        for (i, (star, rec)) in recs.into_iter().enumerate() {
+            let which = match nested {
+                true if line > 0 => format!("line {line}, record {}", i + 1),
+                true => format!("record {}", i + 1),
+                false => format!("record {line}"),
+            };
+            match map.rows_of(rec, star.as_deref(), &which) {
+                Ok(rows) => {
+                    seen_ok = true;
+                    file.rows.extend(rows);
+                }
+                Err(e) => fail(e, &mut file),
             }
         }
     }
