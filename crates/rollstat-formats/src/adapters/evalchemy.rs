@@ -39,7 +39,8 @@ pub(crate) fn detect(p: &Probe<'_>) -> Result<(), String> {
                 r.values()
                     .any(|t| t.get("examples").is_some() && t.get("accuracy_avg").is_some())
             }),
-        None => p.has("examples") && p.has("accuracy_avg"),
+        // A head cut before the aggregates: the examples' own keys.
+        None => p.has("examples") && p.has_any(&["accuracy_avg", "model_answers", "correctness"]),
     };
     if fits {
         Ok(())
