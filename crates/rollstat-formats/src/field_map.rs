@@ -274,7 +274,7 @@ const LOOKS_LIKE: &[(&str, &[&str])] = &[
 /// ```
 /// let rec = serde_json::json!({"idx": 0, "question": "…", "gt": "7", "pred": ["7"], "score": [true]});
 /// let map = rollstat_formats::field_map::suggest(rec.as_object().unwrap()).unwrap();
-/// assert_eq!(map.to_string(), "problem=idx,correct=score,answers=pred,gold=gt");
+/// assert_eq!(map.to_string(), "problem=idx,correct=score,answer=pred,gold=gt");
 /// ```
 pub fn suggest(record: &Map<String, Value>) -> Option<FieldMap> {
     let mut used: Vec<&str> = Vec::new();
