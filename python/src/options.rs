@@ -372,6 +372,7 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     report.set_item("per_problem", r.per_problem)?;
     report.set_item("extrapolate", r.extrapolate.clone())?;
     report.set_item("source_format", r.source_format.map(|f| f.to_string()))?;
+    report.set_item("columns", r.field_map.as_ref().map(|m| m.to_string()))?;
     out.set_item("report", report)?;
 
     let c = CompareOptions::default();
