@@ -368,7 +368,7 @@ def report(
     (``equivalent`` or ``exact``), ``source_format`` (override format
     detection for files: ``inspect``, ``lighteval``, ``lm-eval``,
     ``evalscope``, ``opencompass``, ``sieval``, ``qwen-math``,
-    ``evalchemy``, ``mmlu-pro``, ``matharena``,
+    ``evalchemy``, ``mmlu-pro``, ``livecodebench``, ``matharena``,
     ``nemo-skills``, ``tau-bench``, ``canonical``, ``field-map``, or a format's own
     name), ``strict`` (the first bad row, short problem or
     unreadable file is an error), ``per_problem`` (include every problem's

@@ -50,6 +50,8 @@ pub enum Format {
     Evalchemy,
     /// MMLU-Pro `eval_results/<model>/<category>_result.json`.
     MmluPro,
+    /// LiveCodeBench `<scenario>_eval_all.json`.
+    LiveCodeBench,
     /// Any layout, read through a field map (never detected).
     FieldMap,
 }

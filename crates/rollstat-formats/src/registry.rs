@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use crate::adapters::{
-    canonical, evalchemy, evalscope, inspect, lighteval, lm_eval, matharena, mmlu_pro, nemo_skills,
-    opencompass, qwen_math, sieval, tau_bench,
+    canonical, evalchemy, evalscope, inspect, lighteval, livecodebench, lm_eval, matharena,
+    mmlu_pro, nemo_skills, opencompass, qwen_math, sieval, tau_bench,
 };
 use crate::detect::Probe;
 use crate::error::FormatError;
@@ -73,7 +73,7 @@ pub static FORMATS: &[FormatSpec] = &REGISTRY;
 
 /// The table itself (a `const`, so that [`Format::ALL`] is derived from it
 /// at compile time).
-pub(crate) const REGISTRY: [FormatSpec; 19] = [
+pub(crate) const REGISTRY: [FormatSpec; 20] = [
     FormatSpec {
         format: Format::InspectEval,
         name: "inspect-eval",
@@ -244,6 +244,19 @@ pub(crate) const REGISTRY: [FormatSpec; 19] = [
         read: Some(|path, bytes, _| mmlu_pro::read(path, bytes)),
         read_dir: None,
         aggregates: Some(mmlu_pro::AGGREGATES),
+        row_per_line: false,
+    },
+    FormatSpec {
+        format: Format::LiveCodeBench,
+        name: "livecodebench",
+        aliases: &["lcb"],
+        family: "livecodebench",
+        module: "adapters/livecodebench.rs",
+        description: "LiveCodeBench `<scenario>_eval_all.json` (`_eval.json` reconciled)",
+        detect: livecodebench::detect,
+        read: Some(|path, bytes, _| livecodebench::read(path, bytes)),
+        read_dir: None,
+        aggregates: Some(livecodebench::AGGREGATES),
         row_per_line: false,
     },
     FormatSpec {

@@ -28,6 +28,10 @@ fn each_layout_is_detected_from_its_content() {
             "mmlu_pro/eval_results/deepseek/philosophy_result.json",
             Format::MmluPro,
         ),
+        (
+            "livecodebench/Scenario.codegeneration_10_0.2_eval_all.json",
+            Format::LiveCodeBench,
+        ),
     ] {
         let p = fixture(rel);
         let bytes = std::fs::read(&p).unwrap();
@@ -43,7 +47,8 @@ fn each_layout_is_detected_from_its_content() {
 /// summary files (their numbers are attached to the rows' file).
 #[test]
 fn companion_files_are_passed_over() {
-    for dir in ["qwen_math", "mmlu_pro"] {
+    // The harness numbers beside each: acc; acc; pass@1, pass@5, pass@10.
+    for (dir, numbers) in [("qwen_math", 1), ("mmlu_pro", 1), ("livecodebench", 3)] {
         let r = read_path_lenient(&fixture(dir), None).unwrap();
         assert!(r.errors.is_empty(), "{dir}: {:?}", r.errors);
         assert_eq!(r.files.len(), 1, "{dir}");
@@ -52,7 +57,7 @@ fn companion_files_are_passed_over() {
             .iter()
             .filter(|(p, _)| p.extension().is_some_and(|e| e == "json"));
         assert_eq!(passed_over.count(), 1, "{dir}: {:?}", r.skipped);
-        assert_eq!(r.files[0].aggregates.len(), 1, "{dir}");
+        assert_eq!(r.files[0].aggregates.len(), numbers, "{dir}");
     }
 }
 

@@ -72,6 +72,23 @@ fn evalchemy_livecodebench_is_its_last_run() {
     assert!(avg.note.contains("only the last run"), "{avg:?}");
 }
 
+/// LiveCodeBench, 100 problems × 10 samples: 521 of the 1000 verdicts are
+/// true, and the unbiased pass@5 and pass@10 over the problems' c (computed
+/// with Python's `math.comb`: 1 − C(10−c, k)/C(10, k), averaged) are
+/// 0.6137301587301587 and 0.64 — the numbers of the harness's `_eval.json`,
+/// matched by rollstat's.
+#[test]
+fn livecodebench_equals_its_eval_file() {
+    let r = run("livecodebench");
+    assert_eq!(r.health.n_problems, 100);
+    assert!((pass1(&r) - 0.521).abs() < 1e-12);
+    let p5 = harness(&r, "pass@5").rollstat_value.unwrap();
+    assert!((p5 - 0.6137301587301587).abs() < 1e-12);
+    for k in ["pass@1", "pass@5", "pass@10"] {
+        assert_eq!(harness(&r, k).agrees, Some(true), "{k}");
+    }
+}
+
 /// MMLU-Pro philosophy (deepseek), 488 questions: 263 have `pred ==
 /// answer` and 38 have no `pred`; the harness's summary says 268 correct
 /// because it scores a missing pred by a random guess (5 hits). The

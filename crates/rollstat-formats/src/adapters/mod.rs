@@ -15,6 +15,7 @@ pub(crate) mod evalchemy;
 pub(crate) mod evalscope;
 pub(crate) mod inspect;
 pub(crate) mod lighteval;
+pub(crate) mod livecodebench;
 pub(crate) mod lm_eval;
 pub(crate) mod matharena;
 pub(crate) mod mmlu_pro;
