@@ -22,7 +22,7 @@ import json
 import numbers
 import operator
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -354,6 +354,7 @@ def report(
     budget: Optional[str] = _REPORT["budget"],
     extrapolate: Union[int, Sequence[int], None] = None,
     prior: str = _REPORT["prior"],
+    columns: Optional[Mapping[str, str]] = None,
 ) -> Report:
     """Every metric of the rollouts in ``data`` with its interval, the health
     accounting and findings: the numbers of ``rollstat report``.
@@ -390,8 +391,9 @@ def report(
     ``extract`` (``math``, ``mcq``, ``number``, ``regex:PATTERN``), ``match``
     (``equivalent`` or ``exact``), ``source_format`` (override format
     detection for files: ``inspect``, ``lighteval``, ``lm-eval``,
-    ``evalscope``, ``opencompass``, ``sieval``, ``matharena``,
-    ``nemo-skills``, ``tau-bench``, ``canonical``, or a format's own
+    ``evalscope``, ``opencompass``, ``sieval``, ``qwen-math``,
+    ``evalchemy``, ``mmlu-pro``, ``livecodebench``, ``matharena``,
+    ``nemo-skills``, ``tau-bench``, ``canonical``, ``field-map``, or a format's own
     name), ``strict`` (the first bad row, short problem or
     unreadable file is an error), ``per_problem`` (include every problem's
     values), ``run_by`` (what a trial of ``Report.reliability`` is: ``"run"``
@@ -412,7 +414,12 @@ def report(
     counts rollouts without it as missing, never as zero; None turns budgets
     off — the CLI's ``--budget``), ``extrapolate`` (K or a list of K: the
     model-based ``pass@K_fit`` beyond n from a beta-binomial fit, with a
-    refitting bootstrap interval — the CLI's ``--extrapolate``).
+    refitting bootstrap interval — the CLI's ``--extrapolate``), ``columns``
+    (a field map for files of a layout no format knows, as the CLI's
+    ``--map``: ``{"problem": "idx", "correct": "score", "answers": "pred",
+    "gold": "gt"}``, paths ``a.b``, ``[]`` for every list element, ``*`` for
+    every object value, ``"records": "results.*.examples[]"`` for nested
+    records; a key no record has is an error naming the keys there are).
 
     Raises :class:`InputError` (a ValueError) for bad options — naming the
     keyword — and for bad input, naming the row (``path:line``, or
@@ -436,6 +443,7 @@ def report(
         budget=_budget(budget),
         extrapolate=_ints(extrapolate, "extrapolate"),
         prior=_name(prior, "prior"),
+        columns=None if columns is None else {str(f): str(p) for f, p in dict(columns).items()},
     )
     try:
         text, bad, messages, typed = _rollstat.report(srcs, opts)

@@ -249,6 +249,7 @@ def report(
     budget: Optional[str] = ...,
     extrapolate: Optional[_Ints] = ...,
     prior: str = ...,
+    columns: Optional[Mapping[str, str]] = ...,
 ) -> Report: ...
 def summarize(
     data: Data,

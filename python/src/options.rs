@@ -128,6 +128,17 @@ fn source_format(kw: &Keywords<'_>) -> PyResult<Option<Format>> {
     kw.parse("source_format")
 }
 
+/// `columns`: a field map as a dict (`{"problem": "idx", "correct":
+/// "score"}`, paths as in the command's `--map`), handed to the engine's
+/// parser.
+fn field_map(kw: &Keywords<'_>) -> PyResult<Option<rollstat::FieldMap>> {
+    let Some(cols) = kw.get::<std::collections::BTreeMap<String, String>>("columns")? else {
+        return Ok(None);
+    };
+    let text: Vec<String> = cols.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    text.join(",").parse().map(Some).map_err(|e| bad("columns", e))
+}
+
 /// The options of `report` (not validated).
 pub fn report_options(kw: &Keywords<'_>) -> PyResult<ReportOptions> {
     let d = ReportOptions::default();
@@ -143,6 +154,7 @@ pub fn report_options(kw: &Keywords<'_>) -> PyResult<ReportOptions> {
         run_by: kw.get("run_by")?.or(d.run_by),
         extrapolate: kw.get("extrapolate")?.unwrap_or(d.extrapolate),
         source_format: source_format(kw)?.or(d.source_format),
+        field_map: field_map(kw)?.or(d.field_map),
         bytes_read: d.bytes_read,
         messages: d.messages,
     })
@@ -369,6 +381,7 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     report.set_item("run_by", r.run_by.clone())?;
     report.set_item("extrapolate", r.extrapolate.clone())?;
     report.set_item("source_format", r.source_format.map(|f| f.to_string()))?;
+    report.set_item("columns", r.field_map.as_ref().map(|m| m.to_string()))?;
     out.set_item("report", report)?;
 
     let c = CompareOptions::default();

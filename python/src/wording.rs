@@ -11,6 +11,7 @@ pub fn keyword(option: &str) -> &str {
     match option {
         "method" => "ci",
         "matching" => "match",
+        "field_map" => "columns",
         "a" => "a_name",
         "b" => "b_name",
         other => other,

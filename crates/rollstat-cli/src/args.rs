@@ -76,6 +76,12 @@ pub struct ReportArgs {
     // Help generated from the format registry.
     #[arg(long, value_name = "NAME", help = rollstat_formats::registry::from_help())]
     pub from: Option<String>,
+    /// Read a layout no format knows through a field map: `problem=PATH,correct=PATH,…`
+    /// (answers, gold, response, score, subset, …; `records=PATH` for nested records; a path is
+    /// `key.key`, `[]` for every list element, `*` for every object value), e.g.
+    /// `--map problem=idx,correct=score,answers=pred,gold=gt`.
+    #[arg(long = "map", value_name = "MAP")]
+    pub map: Option<String>,
     /// Break metrics down by a field (subset, group, model, or any column).
     #[arg(long, value_name = "FIELD")]
     pub by: Option<String>,

@@ -30,6 +30,7 @@ fn flag(option: &str) -> String {
     match option {
         "method" => "--ci".into(),
         "source_format" => "--from".into(),
+        "field_map" => "--map".into(),
         "matching" => "--match".into(),
         other => format!("--{}", other.replace('_', "-")),
     }
@@ -73,7 +74,7 @@ pub fn cli_error(e: Error) -> anyhow::Error {
             "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass --dedupe first|last when summarizing, as for duplicated rows"
         ),
         Error::UnreadableFiles { .. } => format!("{e}; drop --strict to read the rest"),
-        Error::Format(f) => f.worded("pass the format explicitly (--from NAME)"),
+        Error::Format(f) => f.worded("pass the format explicitly (--from NAME)") + &map_hint(&f),
         Error::TooFewSystems { ref found } => format!(
             "ranking needs two or more systems, found {} ({}); give one input per system, or pass --by FIELD (model, run, …) naming the field that tells them apart",
             found.len(),
@@ -211,6 +212,24 @@ pub fn grading_policy(a: &GradingArgs) -> Result<GradingPolicy> {
         .map_err(|e| usage(format!("--extract: {e}")))
 }
 
+fn field_map(map: Option<&str>) -> Result<Option<rollstat::FieldMap>> {
+    map.map(|m| m.parse().map_err(|e| usage(format!("--map: {e}"))))
+        .transpose()
+}
+
+/// The field map suggested for a file no format fits, as the flag to pass.
+fn map_hint(e: &rollstat::FormatError) -> String {
+    let rollstat::FormatError::Detect(d) = e else {
+        return String::new();
+    };
+    let head = std::fs::read(&d.path)
+        .ok()
+        .map(|b| b[..b.len().min(65536)].to_vec());
+    let map = head.and_then(|h| rollstat_formats::field_map::suggest_for(&d.path, &h));
+    map.map(|m| format!("; or read it through a field map: --map {m}"))
+        .unwrap_or_default()
+}
+
 fn source_format(from: Option<&str>) -> Result<Option<rollstat::Format>> {
     from.map(|f| f.parse().map_err(|e| usage(format!("--from: {e}"))))
         .transpose()
@@ -227,6 +246,7 @@ pub fn report_options(a: &ReportArgs) -> Result<ReportOptions> {
         run_by: a.run_by.clone(),
         extrapolate: a.extrapolate.clone(),
         source_format: source_format(a.from.as_deref())?,
+        field_map: field_map(a.map.as_deref())?,
         bytes_read: None,
         messages: Some(stderr_sink()),
     };

@@ -274,8 +274,52 @@ fn from_overrides_detection_and_unknown_file_lists_formats() {
         e.contains("as canonical rows: the JSON object has no \"problem\""),
         "{e}"
     );
-    assert!(e.contains("nor does any of 13 harness formats"), "{e}");
+    let harness = rollstat_formats::Format::ALL
+        .iter()
+        .filter(|f| !f.is_canonical())
+        .count();
+    let tried = format!("nor does any of {harness} harness formats");
+    assert!(e.contains(&tried), "{e}");
     assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+}
+
+/// #30: a layout no format knows is answered with the `--map` to pass,
+/// built from its first record, and reads with it (the Qwen2.5-Math
+/// fixture's lines as `task_id`/`is_correct` records: 2 of 30 correct).
+#[test]
+fn unknown_layout_suggests_a_map_that_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("mystery.jsonl");
+    let qwen = fix("qwen_math/aime25/test_qwen25-math-cot_-1_seed0_t0.6_s0_e-1.jsonl");
+    let mut out = String::new();
+    for line in std::fs::read_to_string(qwen).unwrap().lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let rec = serde_json::json!({"task_id": v["idx"], "prediction": v["pred"][0], "target": v["gt"], "is_correct": v["score"][0]});
+        out += &format!("{rec}\n");
+    }
+    std::fs::write(&path, out).unwrap();
+    let p = path.to_str().unwrap();
+    let o = run(&["report", p]);
+    assert_eq!(o.status.code(), Some(2));
+    let map = "problem=task_id,correct=is_correct,answer=prediction,gold=target";
+    assert!(
+        stderr(&o).contains(&format!("--map {map}")),
+        "{}",
+        stderr(&o)
+    );
+    let r = report(&[p, "--map", map]);
+    close(metric(&r, "pass@1"), 2.0 / 30.0);
+    assert_eq!(formats(&r), ["field-map"]);
+    // A key the records lack is named with the keys they have.
+    let o = run(&["report", p, "--map", "problem=task_id,correct=passed"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains(
+            "no key \"passed\" in record 1 (its keys: task_id, prediction, target, is_correct)"
+        ),
+        "{e}"
+    );
 }
 
 #[test]

@@ -273,6 +273,14 @@ pub(crate) fn companion(path: &Path, bytes: &[u8]) -> Option<&'static str> {
         Some("NeMo-Skills metrics.json: its numbers are compared with each benchmark's output-rs files")
     } else if p.has("dataset_name") && p.has("model_name") && p.has("metrics") {
         Some("evalscope report: read with its reviews/ file (the harness's numbers beside rollstat's)")
+    } else if p.name.ends_with("metrics.json") && p.has("acc") && p.has("num_samples") {
+        Some("Qwen2.5-Math metrics file: its acc is compared with the test_*.jsonl beside it")
+    } else if p.name.ends_with("_eval.json") && p.has("pass@1") && !p.has("question_id") {
+        Some("LiveCodeBench _eval.json: its pass@k are compared with the _eval_all.json beside it")
+    } else if p.is_array && p.has("question_id") && p.has("code_list") && !p.has("graded_list") {
+        Some("LiveCodeBench generations: the verdicts are in the _eval_all.json beside it")
+    } else if p.name.ends_with("_summary.json") && p.has("total") && !p.is_array {
+        Some("MMLU-Pro summary: its acc is compared with the <category>_result.json beside it")
     } else if [
         "meta.json",
         "manifest.json",

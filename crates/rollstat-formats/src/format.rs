@@ -44,6 +44,16 @@ pub enum Format {
     NemoSkills,
     /// tau-bench results list or tau2-bench `results.json`.
     TauBench,
+    /// Qwen2.5-Math evaluator `test_<prompt>_…_e-1.jsonl`.
+    QwenMath,
+    /// evalchemy `results_<date>.json` with per-task `examples`.
+    Evalchemy,
+    /// MMLU-Pro `eval_results/<model>/<category>_result.json`.
+    MmluPro,
+    /// LiveCodeBench `<scenario>_eval_all.json`.
+    LiveCodeBench,
+    /// Any layout, read through a field map (never detected).
+    FieldMap,
 }
 
 impl Format {

@@ -42,6 +42,7 @@
 mod adapters;
 mod detect;
 mod error;
+pub mod field_map;
 mod format;
 mod harness;
 mod input;

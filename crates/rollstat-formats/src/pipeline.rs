@@ -31,6 +31,8 @@ pub struct ReadOptions<'a> {
     pub by: Option<&'a str>,
     /// The cluster field canonical rows are parsed with.
     pub cluster_by: Option<&'a str>,
+    /// A field map: every file is read through it instead of detected.
+    pub map: Option<&'a rollstat_io::field_map::FieldMap>,
 }
 
 /// One input after detection.
@@ -77,6 +79,9 @@ pub struct Gathered {
 /// listed in [`Gathered::failed`]).
 pub fn gather_path(path: &Path, opts: &ReadOptions<'_>) -> Result<Gathered, FormatError> {
     let (from, limit) = (opts.from, opts.limit);
+    if let Some(map) = opts.map {
+        return gather_mapped(path, map, limit);
+    }
     let mut g = Gathered::default();
     if path.is_file() && plain_canonical(path, from) {
         g.ambiguous.extend(fit_note(path, from));
@@ -147,6 +152,11 @@ pub fn load_bytes(
 ) -> Result<Loaded, FormatError> {
     let (from, limit) = (opts.from, opts.limit);
     let decoded = decode_bytes_with(name, raw, limit)?;
+    if let Some(map) = opts.map {
+        let mut f = crate::field_map::read(name, &decoded.content, map)?;
+        f.sha256 = Some(decoded.sha256);
+        return Ok(Loaded::Native(f));
+    }
     let canonical = |d: crate::Decoded| Loaded::Canonical {
         path: name.display().to_string(),
         sha256: d.sha256,
@@ -251,4 +261,48 @@ fn canonical_source(path: &Path, limit: DecompressLimit) -> Result<Loaded, Forma
         sha256: decoded.sha256,
         content: decoded.content,
     })
+}
+
+/// A file, or every input file of a directory (sorted, recursively), read
+/// through a field map.
+fn gather_mapped(
+    path: &Path,
+    map: &rollstat_io::field_map::FieldMap,
+    limit: DecompressLimit,
+) -> Result<Gathered, FormatError> {
+    let mut g = Gathered::default();
+    let read_one = |p: &Path| -> Result<NativeFile, FormatError> {
+        let d = read_decoded_with(p, limit)?;
+        let mut f = crate::field_map::read(p, &d.content, map)?;
+        f.sha256 = Some(d.sha256);
+        Ok(f)
+    };
+    if !path.is_dir() {
+        g.loaded.push(Loaded::Native(read_one(path)?));
+        return Ok(g);
+    }
+    let mut files = Vec::new();
+    mapped_files(path, &mut files);
+    files.sort();
+    for p in files {
+        match read_one(&p) {
+            Ok(f) => g.loaded.push(Loaded::Native(f)),
+            Err(e) => g.failed.push((p.display().to_string(), e.to_string())),
+        }
+    }
+    Ok(g)
+}
+
+/// The input files under `dir` (by extension, not hidden), depth-first.
+fn mapped_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for p in entries.flatten().map(|e| e.path()) {
+        if p.is_dir() {
+            mapped_files(&p, out);
+        } else if crate::walk_reads(&p) {
+            out.push(p);
+        }
+    }
 }

@@ -8,11 +8,12 @@
 use std::path::Path;
 
 use crate::adapters::{
-    canonical, evalscope, inspect, lighteval, lm_eval, matharena, nemo_skills, opencompass, sieval,
-    tau_bench,
+    canonical, evalchemy, evalscope, inspect, lighteval, livecodebench, lm_eval, matharena,
+    mmlu_pro, nemo_skills, opencompass, qwen_math, sieval, tau_bench,
 };
 use crate::detect::Probe;
 use crate::error::FormatError;
+use crate::field_map;
 use crate::format::Format;
 use crate::harness::AggregateDialect;
 use crate::input::DecompressLimit;
@@ -72,7 +73,7 @@ pub static FORMATS: &[FormatSpec] = &REGISTRY;
 
 /// The table itself (a `const`, so that [`Format::ALL`] is derived from it
 /// at compile time).
-pub(crate) const REGISTRY: [FormatSpec; 15] = [
+pub(crate) const REGISTRY: [FormatSpec; 20] = [
     FormatSpec {
         format: Format::InspectEval,
         name: "inspect-eval",
@@ -207,6 +208,58 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         row_per_line: true,
     },
     FormatSpec {
+        format: Format::QwenMath,
+        name: "qwen-math",
+        aliases: &["qwen2.5-math", "qwen25-math"],
+        family: "qwen-math",
+        module: "adapters/qwen_math.rs",
+        description: "Qwen2.5-Math evaluator `<dataset>/test_<prompt>_-1_seed0_t0.0_s0_e-1.jsonl` (`_metrics.json` reconciled)",
+        detect: qwen_math::detect,
+        read: Some(|path, bytes, _| qwen_math::read(path, bytes)),
+        read_dir: None,
+        aggregates: Some(qwen_math::AGGREGATES),
+        row_per_line: true,
+    },
+    FormatSpec {
+        format: Format::Evalchemy,
+        name: "evalchemy",
+        aliases: &[],
+        family: "evalchemy",
+        module: "adapters/evalchemy.rs",
+        description: "evalchemy `results_<date>.json` with per-task `examples` (`accuracy_avg` reconciled)",
+        detect: evalchemy::detect,
+        read: Some(|path, bytes, _| evalchemy::read(path, bytes)),
+        read_dir: None,
+        aggregates: Some(evalchemy::AGGREGATES),
+        row_per_line: false,
+    },
+    FormatSpec {
+        format: Format::MmluPro,
+        name: "mmlu-pro",
+        aliases: &["mmlupro"],
+        family: "mmlu-pro",
+        module: "adapters/mmlu_pro.rs",
+        description: "MMLU-Pro `eval_results/<model>/<category>_result.json` (`_summary.json` reconciled)",
+        detect: mmlu_pro::detect,
+        read: Some(|path, bytes, _| mmlu_pro::read(path, bytes)),
+        read_dir: None,
+        aggregates: Some(mmlu_pro::AGGREGATES),
+        row_per_line: false,
+    },
+    FormatSpec {
+        format: Format::LiveCodeBench,
+        name: "livecodebench",
+        aliases: &["lcb"],
+        family: "livecodebench",
+        module: "adapters/livecodebench.rs",
+        description: "LiveCodeBench `<scenario>_eval_all.json` (`_eval.json` reconciled)",
+        detect: livecodebench::detect,
+        read: Some(|path, bytes, _| livecodebench::read(path, bytes)),
+        read_dir: None,
+        aggregates: Some(livecodebench::AGGREGATES),
+        row_per_line: false,
+    },
+    FormatSpec {
         format: Format::MathArena,
         name: "matharena",
         aliases: &[],
@@ -267,6 +320,19 @@ pub(crate) const REGISTRY: [FormatSpec; 15] = [
         description: "rollstat's own CSV rows (read by rollstat-io)",
         detect: canonical::detect_csv,
         read: None,
+        read_dir: None,
+        aggregates: None,
+        row_per_line: false,
+    },
+    FormatSpec {
+        format: Format::FieldMap,
+        name: "field-map",
+        aliases: &[],
+        family: "field-map",
+        module: "field_map.rs",
+        description: "any JSON, JSON Lines, CSV or Parquet layout, read through a field map (never detected)",
+        detect: field_map::detect,
+        read: Some(|path, _, _| field_map::read_without_map(path)),
         read_dir: None,
         aggregates: None,
         row_per_line: false,

@@ -29,6 +29,7 @@
 //! ```
 
 mod fast;
+pub mod field_map;
 mod fold;
 pub mod record;
 mod scan;
@@ -115,6 +116,9 @@ pub struct ReadOptions {
     pub budget: Option<String>,
     /// Bytes read so far, for a progress display.
     pub bytes_read: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// Where each canonical field is in records of another layout
+    /// ([`field_map::FieldMap`]); applied by the files pipeline.
+    pub field_map: Option<field_map::FieldMap>,
 }
 
 /// Decides rows that carry `gold` but no `correct`.

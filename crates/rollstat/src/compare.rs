@@ -454,6 +454,7 @@ pub(crate) fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOption
             _ => None,
         },
         bytes_read: None,
+        field_map: None,
     }
 }
 

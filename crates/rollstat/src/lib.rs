@@ -117,6 +117,7 @@ pub use rollstat_core::summary::{DenominatorPolicy, Verdict};
 pub use rollstat_core::vote::TiePolicy;
 pub use rollstat_formats::{DecompressLimit, DetectError, Format, FormatError};
 pub use rollstat_grade::{GradingPolicy, Match};
+pub use rollstat_io::field_map::{FieldMap, FieldMapError};
 pub use rollstat_io::{BadLine, Dedupe, ReadError, ReadOptions};
 pub use rollstat_stats::BetaPrior;
 /// A comparison row's decision: non-inferior, inferior or inconclusive.

@@ -429,6 +429,10 @@ pub struct ReportOptions {
     pub extrapolate: Vec<u64>,
     /// The input format, overriding detection (paths and bytes only).
     pub source_format: Option<Format>,
+    /// Where each canonical field is in inputs of a layout no format
+    /// knows (paths and bytes only; see [`rollstat_io::field_map`]); every
+    /// file is read through it instead of detected.
+    pub field_map: Option<rollstat_io::field_map::FieldMap>,
     /// Bytes read so far, updated while reading (for a progress display).
     pub bytes_read: Option<Arc<AtomicU64>>,
     /// Where messages about the reading go as they happen; without one they

@@ -200,8 +200,16 @@ pub fn gather_with<'a>(
         limit,
         by: opts.by.as_deref(),
         cluster_by: opts.cluster_by.as_deref(),
+        map: opts.field_map.as_ref(),
     };
     let mut g = Gathered::default();
+    let in_memory = |s: &Source| matches!(s, Source::Rows { .. } | Source::Table { .. });
+    if opts.field_map.is_some() && sources.iter().any(in_memory) {
+        return Err(Error::invalid(
+            "field_map",
+            "a field map reads files and bytes; in-memory rows are read as canonical rows (name their columns problem, correct, …)",
+        ));
+    }
     for source in sources {
         match source {
             Source::Stdin => g.loaded.push(read_stdin(&files, opts)?),

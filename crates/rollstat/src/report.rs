@@ -59,6 +59,7 @@ pub(crate) fn read_options(opts: &ReportOptions) -> ReadOptions {
         cluster_by: opts.intervals.cluster_by.clone(),
         budget: opts.metrics.budget.field().map(str::to_string),
         bytes_read: opts.bytes_read.clone(),
+        field_map: opts.field_map.clone(),
     }
 }
 

@@ -11,13 +11,17 @@ use crate::input::DecompressLimit;
 use crate::NativeFile;
 
 pub(crate) mod canonical;
+pub(crate) mod evalchemy;
 pub(crate) mod evalscope;
 pub(crate) mod inspect;
 pub(crate) mod lighteval;
+pub(crate) mod livecodebench;
 pub(crate) mod lm_eval;
 pub(crate) mod matharena;
+pub(crate) mod mmlu_pro;
 pub(crate) mod nemo_skills;
 pub(crate) mod opencompass;
+pub(crate) mod qwen_math;
 pub(crate) mod sieval;
 pub(crate) mod tau_bench;
 
