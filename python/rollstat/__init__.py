@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _gate, _rank, _rollstat
 from ._data import columns_of as _columns_of
+from ._data import rename_columns as _rename_columns
 from ._data import sources as _sources
 from ._documents import BadRow, Comparison, Gate, Metrics, PowerReport, Ranking, Reliability, Report
 from ._errors import (
@@ -419,7 +420,9 @@ def report(
     ``--map``: ``{"problem": "idx", "correct": "score", "answers": "pred",
     "gold": "gt"}``, paths ``a.b``, ``[]`` for every list element, ``*`` for
     every object value, ``"records": "results.*.examples[]"`` for nested
-    records; a key no record has is an error naming the keys there are).
+    records; a key no record has is an error naming the keys there are; on
+    a DataFrame, Arrow table or list of row dicts, plain column names rename
+    the columns: ``columns={"problem": "idx", "correct": "score"}``).
 
     Raises :class:`InputError` (a ValueError) for bad options — naming the
     keyword — and for bad input, naming the row (``path:line``, or
@@ -429,6 +432,10 @@ def report(
     ``health['n_bad_lines']``, listed in ``Report.bad_rows`` and announced
     with a :class:`RollstatWarning`.
     """
+    if columns is not None:
+        renamed = _rename_columns(data, {str(f): str(p) for f, p in dict(columns).items()})
+        if renamed is not None:  # in-memory data: the map is a renaming
+            data, columns = renamed, None
     srcs, names = _sources(data, "<data>", "data")
     opts = _common(
         k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, score_order=score_order, strict=strict,

@@ -154,3 +154,41 @@ def columns_of(data: Any) -> Optional[List[str]]:
                 out.extend(str(k) for k in r if str(k) not in out)
         return out
     return None
+
+
+def _simple(path: str) -> bool:
+    return not any(ch in path for ch in ".[]*")
+
+
+def rename_columns(data: Any, columns: Mapping[str, str]) -> Optional[Any]:
+    """``columns`` ({canonical field: column}) applied to in-memory data by
+    renaming its columns, when every entry names a plain column (no
+    ``records``, paths or wildcards: those are for files); None when it
+    does not apply (paths, nested paths, data of another kind)."""
+    if _is_path(data) or "records" in columns or not all(_simple(p) for p in columns.values()):
+        return None
+    present = columns_of(data)
+    if present is None:
+        return None
+    missing = [p for p in columns.values() if p not in present]
+    if missing:
+        raise InputError(
+            f"columns: no column {', '.join(repr(m) for m in missing)} in data "
+            f"(its columns: {', '.join(repr(c) for c in present[:20]) or 'none'})"
+        )
+    rename = {src: field for field, src in columns.items()}
+    clash = [f for f in rename.values() if f in present and f not in rename]
+    if clash:
+        raise InputError(
+            f"columns: data already has {', '.join(repr(c) for c in clash)}; "
+            "drop that column or map it too"
+        )
+    if hasattr(data, "rename_columns") and hasattr(data, "column_names"):  # pyarrow
+        return data.rename_columns([rename.get(c, c) for c in data.column_names])
+    if _module(data) == "polars":
+        return data.rename(rename)
+    if _module(data) == "pandas" and hasattr(data, "rename"):
+        return data.rename(columns=rename)
+    if isinstance(data, (list, tuple)) and all(isinstance(r, Mapping) for r in data):
+        return [{rename.get(str(k), k): v for k, v in r.items()} for r in data]
+    return None

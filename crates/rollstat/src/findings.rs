@@ -460,20 +460,11 @@ impl fmt::Display for Finding {
                 write!(f, "{} file(s) in the input directories were passed over: {}{}",
                     files.len(), names.join("; "), if files.len() > 5 { "; …" } else { "" })
             }
-            Finding::RunFieldPartial { field, with, without } => write!(f,
-                "the run field `{field}` is on {with} problems' rows and missing on {without}; run-to-run reliability leaves those {without} out"),
-            Finding::SingleTrial { n_problems } => write!(f,
-                "run-to-run reliability: nothing to measure — each of the {n_problems} problems has one trial, and run-to-run noise needs two trials of a problem"),
-            Finding::RunsLackProblems { gaps, shared } => {
-                let parts: Vec<String> = gaps.iter().take(8).map(|g| format!("run {} lacks {} ({}{})",
-                    g.run, g.n_missing, g.named.join(", "), if g.n_missing as usize > g.named.len() { ", …" } else { "" })).collect();
-                write!(f, "runs cover different problems: {}{}; run-to-run reliability is over the {shared} problems every run has",
-                    parts.join("; "), if gaps.len() > 8 { "; …" } else { "" })
-            }
-            Finding::TooFewSharedProblems { shared } => write!(f,
-                "run-to-run reliability: only {shared} problems are in every run (it needs 2)"),
-            Finding::NoSamplingVariation { n_trials, n_problems } => write!(f,
-                "every one of the {n_problems} problems got the same verdict in all {n_trials} trials (as greedy decoding gives): the trials carry no sampling variation, so run-to-run noise reads as zero; measure it from another perturbation (seed, prompt order, hardware)"),
+            Finding::RunFieldPartial { .. }
+            | Finding::SingleTrial { .. }
+            | Finding::RunsLackProblems { .. }
+            | Finding::TooFewSharedProblems { .. }
+            | Finding::NoSamplingVariation { .. } => f.write_str(&reliability_text(self)),
             Finding::NoExtrapolation { reason } => write!(f,
                 "pass@K beyond n was not extrapolated: {reason}"),
             Finding::Readings { what, field, values } => write!(f,
@@ -518,6 +509,27 @@ impl fmt::Display for Finding {
                 "{}margin {} is read as a fraction ({:.1} points); 0.01 is 1 point",
                 benchmark.as_ref().map_or("suite ".to_string(), |b| format!("{b}: ")), margin, 100.0 * margin),
         }
+    }
+}
+
+/// The words of the run-to-run reliability findings.
+fn reliability_text(f: &Finding) -> String {
+    match f {
+        Finding::RunFieldPartial { field, with, without } => format!(
+            "the run field `{field}` is on {with} problems' rows and missing on {without}; run-to-run reliability leaves those {without} out"),
+        Finding::SingleTrial { n_problems } => format!(
+            "run-to-run reliability: nothing to measure — each of the {n_problems} problems has one trial, and run-to-run noise needs two trials of a problem"),
+        Finding::RunsLackProblems { gaps, shared } => {
+            let parts: Vec<String> = gaps.iter().take(8).map(|g| format!("run {} lacks {} ({}{})",
+                g.run, g.n_missing, g.named.join(", "), if g.n_missing as usize > g.named.len() { ", …" } else { "" })).collect();
+            format!("runs cover different problems: {}{}; run-to-run reliability is over the {shared} problems every run has",
+                parts.join("; "), if gaps.len() > 8 { "; …" } else { "" })
+        }
+        Finding::TooFewSharedProblems { shared } => format!(
+            "run-to-run reliability: only {shared} problems are in every run (it needs 2)"),
+        Finding::NoSamplingVariation { n_trials, n_problems } => format!(
+            "every one of the {n_problems} problems got the same verdict in all {n_trials} trials (as greedy decoding gives): the trials carry no sampling variation, so run-to-run noise reads as zero; measure it from another perturbation (seed, prompt order, hardware)"),
+        _ => String::new(),
     }
 }
 
