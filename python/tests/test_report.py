@@ -14,7 +14,7 @@ from conftest import without_warnings, write_jsonl
 
 import rollstat
 
-REPORT_KEYS = ["schema", "version", "inputs", "config", "health", "metrics", "not_computable", "groups"]
+REPORT_KEYS = ["schema", "version", "inputs", "config", "health", "metrics", "not_computable", "groups", "reliability"]
 
 
 def cli_report(cli, *inputs, **flags):
