@@ -199,11 +199,20 @@ fn flaky(r: &Reliability, all: bool, style: Style, out: &mut String) {
         ]);
     }
     table(&rows, style, out);
+    // Count-row blocks list the most unstable only; flips count them all.
+    let total = r.flaky.len().max(r.flips.n_flipping as usize);
     if shown < r.flaky.len() {
         let _ = writeln!(
             out,
             "  … {} more flaky problems in the per-problem view",
-            r.flaky.len() - shown
+            total - shown
+        );
+    } else if shown < total {
+        let _ = writeln!(
+            out,
+            "  … {} more flaky problems (count rows: the {} most unstable are listed)",
+            total - shown,
+            r.flaky.len()
         );
     }
     let _ = writeln!(out);

@@ -456,15 +456,15 @@ fn shared(
 /// Count rows as exchangeable trials: the problems with the most common
 /// n ≥ 2 (the others left out); per-trial values are unknown.
 fn from_counts(problems: &[CollectedProblem], summaries: &[ProblemSummary]) -> Option<Shared> {
-    let counted: Vec<(u64, u64)> = problems
-        .iter()
-        .zip(summaries)
-        .filter(|(p, _)| matches!(p.data, ProblemData::Counts { .. }))
-        .map(|(_, s)| (s.c, s.n))
-        .collect();
+    let counted = || {
+        problems
+            .iter()
+            .zip(summaries)
+            .filter(|(p, _)| matches!(p.data, ProblemData::Counts { .. }))
+    };
     let mut by_n: BTreeMap<u64, u64> = BTreeMap::new();
-    for &(_, n) in counted.iter().filter(|x| x.1 >= 2) {
-        *by_n.entry(n).or_default() += 1;
+    for (_, sm) in counted().filter(|(_, sm)| sm.n >= 2) {
+        *by_n.entry(sm.n).or_default() += 1;
     }
     let n = by_n
         .iter()
@@ -476,9 +476,12 @@ fn from_counts(problems: &[CollectedProblem], summaries: &[ProblemSummary]) -> O
         per_trial: vec![0; n as usize],
         flaky: Vec::new(),
         gaps: BTreeMap::new(),
-        left_out: (problems.len() - counted.len()) as u64,
+        left_out: (problems.len() - counted().count()) as u64,
         from_counts: true,
     };
+    // Count rows come by the million: the flaky list keeps the most
+    // unstable (c nearest n/2) without a label for every problem.
+    let mut flaky: Vec<(u64, usize)> = Vec::new();
     for (i, (p, sm)) in problems.iter().zip(summaries).enumerate() {
         if !matches!(p.data, ProblemData::Counts { .. }) {
             continue;
@@ -488,12 +491,21 @@ fn from_counts(problems: &[CollectedProblem], summaries: &[ProblemSummary]) -> O
             continue;
         }
         if sm.c > 0 && sm.c < n {
-            s.flaky.push((label(problems, &vec![i], Mode::Index), sm.c));
+            flaky.push((sm.c.min(n - sm.c), i));
         }
         s.c.push(sm.c);
     }
+    flaky.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    flaky.truncate(FLAKY_LISTED_FROM_COUNTS);
+    s.flaky = flaky
+        .into_iter()
+        .map(|(_, i)| (label(problems, &vec![i], Mode::Index), summaries[i].c))
+        .collect();
     Some(s)
 }
+
+/// Flaky problems a count-row block lists (`flips.n_flipping` counts all).
+const FLAKY_LISTED_FROM_COUNTS: usize = 1000;
 
 /// Records, per run (per trial without a run field), that a problem lacks
 /// it.
@@ -533,12 +545,20 @@ pub(crate) fn reliability(
     level: f64,
 ) -> (Option<Reliability>, Vec<Finding>) {
     let mut findings = Vec::new();
-    let (mode, groups) = mode_and_units(problems, run_by, &mut findings);
-    let mut s = shared(problems, summaries, &groups, mode);
-    if s.keys.is_empty() && mode == Mode::Index {
-        // Count rows carry c of n exchangeable trials and no order.
-        s = from_counts(problems, summaries).unwrap_or(s);
-    }
+    let is_counts = |p: &CollectedProblem| matches!(p.data, ProblemData::Counts { .. });
+    let counts_only = mode_of(run_by) == Mode::Index && problems.iter().all(is_counts);
+    // Count rows carry c of n exchangeable trials and no order: no units
+    // to build (they come by the million).
+    let (mode, s) = match counts_only
+        .then(|| from_counts(problems, summaries))
+        .flatten()
+    {
+        Some(s) => (Mode::Index, s),
+        None => {
+            let (mode, groups) = mode_and_units(problems, run_by, &mut findings);
+            (mode, shared(problems, summaries, &groups, mode))
+        }
+    };
     let n = s.keys.len() as u64;
     if n < 2 {
         findings.push(Finding::SingleTrial {
