@@ -432,10 +432,7 @@ def report(
     ``health['n_bad_lines']``, listed in ``Report.bad_rows`` and announced
     with a :class:`RollstatWarning`.
     """
-    if columns is not None:
-        renamed = _rename_columns(data, {str(f): str(p) for f, p in dict(columns).items()})
-        if renamed is not None:  # in-memory data: the map is a renaming
-            data, columns = renamed, None
+    data, columns = _mapped(data, _columns(columns))
     srcs, names = _sources(data, "<data>", "data")
     opts = _common(
         k=k, tau=tau, n=n, denominator=denominator, tie_policy=tie_policy, score_order=score_order, strict=strict,
@@ -450,7 +447,7 @@ def report(
         budget=_budget(budget),
         extrapolate=_ints(extrapolate, "extrapolate"),
         prior=_name(prior, "prior"),
-        columns=None if columns is None else {str(f): str(p) for f, p in dict(columns).items()},
+        columns=_pairs(columns),
     )
     try:
         text, bad, messages, typed = _rollstat.report(srcs, opts)
@@ -462,6 +459,42 @@ def report(
     out = Report(text, bad_rows, typed=typed, tau_asked=tau is not DEFAULT_TAU)
     _warn_absent_fields(out.health, data)
     return out
+
+
+def _columns(columns: Optional[Mapping[str, str]]) -> Optional[Dict[str, str]]:
+    """The ``columns`` keyword as {canonical field: column or path}."""
+    if columns is None:
+        return None
+    if not isinstance(columns, Mapping):
+        raise InputError('columns: a dict {field: column or path}, e.g. {"problem": "idx", "correct": "score"}')
+    return {str(f): str(p) for f, p in columns.items()}
+
+
+def _mapped(data: Any, columns: Optional[Dict[str, str]]) -> Tuple[Any, Optional[Dict[str, str]]]:
+    """``data`` and the field map still to apply: in-memory data with
+    plain columns is renamed here (the map is then spent), files keep the
+    map for the engine to read them through."""
+    if columns is None:
+        return data, None
+    renamed = _rename_columns(data, columns)
+    return (data, columns) if renamed is None else (renamed, None)
+
+
+def _pairs(columns: Optional[Dict[str, str]]) -> Optional[List[Tuple[str, str]]]:
+    """A field map as the extension takes it: (field, path) pairs in the
+    order given, the order the map is recorded in."""
+    return None if columns is None else list(columns.items())
+
+
+def _map_text(columns: Optional[Dict[str, str]]) -> Optional[str]:
+    """A field map as the plan's ``map`` text (``problem=idx,correct=score``)."""
+    return None if columns is None else ",".join(f"{f}={p}" for f, p in columns.items())
+
+
+def _one_map(*maps: Optional[Dict[str, str]]) -> Optional[Dict[str, str]]:
+    """The field map the engine reads files with: the one left by any
+    input that is not in-memory data."""
+    return next((m for m in maps if m is not None), None)
 
 
 def _warn_absent_fields(holder: Dict[str, Any], data: Data) -> None:
@@ -513,6 +546,7 @@ def compare(
     dedupe: Optional[str] = _COMPARE["dedupe"],
     max_decompressed: Union[int, str, None] = _COMPARE["max_decompressed"],
     budget: Optional[str] = None,
+    columns: Optional[Mapping[str, str]] = None,
 ) -> Comparison:
     """Paired comparison of system A (baseline, ``a``) and B (candidate,
     ``b``) on the problems both have: the numbers of ``rollstat compare``.
@@ -551,8 +585,16 @@ def compare(
     ``budget_matched`` dict {``k_a``, ``k_b``, ``budget``} and is gated by
     ``margin`` / ``fail_on`` like any row (the CLI's ``--budget``).
 
+    ``columns`` ({canonical field: column or path}) reads a layout no
+    format knows, as for :func:`report`: files on either side are read
+    through it (the CLI's ``--map``), in-memory data has its columns
+    renamed.
+
     Raises :class:`InputError` for bad options or input.
     """
+    columns = _columns(columns)
+    a, map_a = _mapped(a, columns)
+    b, map_b = (None, None) if b is None else _mapped(b, columns)
     srcs, names = _sources(a, "<a>", "a")
     if b is not None:
         more, more_names = _sources(b, "<b>", "b")
@@ -579,6 +621,7 @@ def compare(
         family=_strs(family, "family"),
         permutations=_int(permutations, "permutations"),
         budget=_budget(budget),
+        columns=_pairs(_one_map(map_a, map_b)),
     )
     try:
         text, messages, typed = _rollstat.compare(srcs, opts)
@@ -621,6 +664,7 @@ def gate(
     format: Optional[str] = None,
     extract: Optional[str] = None,
     match: Optional[str] = None,
+    columns: Optional[Mapping[str, str]] = None,
 ) -> Gate:
     """One release decision over a suite of benchmarks, baseline A against
     candidate B: ``GO``, ``NO-GO`` or ``INCONCLUSIVE`` — the numbers and
@@ -661,8 +705,10 @@ def gate(
     ``seed`` ({seed}), ``resamples`` ({resamples}), ``permutations``
     ({permutations}), ``flips`` ({flips}: flipped problems listed per
     benchmark), ``format`` (the input format of every file, overriding
-    detection), ``extract`` ({extract}) and ``match`` ({match}): how rows
-    with ``gold`` are graded, as in :func:`report`.
+    detection), ``columns`` (a field map {{field: path}} every file is read
+    through, for a layout no format knows: the plan's ``map`` key, the
+    command's ``--map``), ``extract`` ({extract}) and ``match`` ({match}):
+    how rows with ``gold`` are graded, as in :func:`report`.
 
     Returns a :class:`Gate`: ``verdict``, ``exit_code`` (0 GO, 1 NO-GO, 3
     INCONCLUSIVE), ``benchmarks``, ``suite``, ``findings``, ``plan``,
@@ -686,7 +732,7 @@ def gate(
         weights=weights, rule=rule, tier=tier, alpha=alpha, mid_p=mid_p, cluster_by=cluster_by,
         seed=_opt_int(seed, "seed"), resamples=_opt_int(resamples, "resamples"),
         permutations=_opt_int(permutations, "permutations"), flips=_opt_int(flips, "flips"), format=format,
-        extract=extract, match=match,
+        extract=extract, match=match, columns=_map_text(_columns(columns)),
     )
     if plan is None:
         text, sides = _gate.short_form(baseline, candidate, settings)
@@ -735,6 +781,7 @@ def rank(
     format: Optional[str] = _RANK["format"],
     extract: str = _RANK["extract"],
     match: str = _RANK["match"],
+    columns: Optional[Mapping[str, str]] = _RANK["columns"],
 ) -> Ranking:
     """Many systems ranked on the problems they all share: the numbers of
     ``rollstat rank`` (docs/rank.md, schema ``rollstat.rank/1``).
@@ -763,7 +810,9 @@ def rank(
     is one benchmark) also ranks across benchmarks (Friedman, Iman–Davenport,
     Nemenyi's critical difference); ``order="step"`` reads the systems as
     checkpoints of one run (the curve). ``format`` names the input format of
-    files, overriding detection; ``extract`` ({extract}) and ``match``
+    files, overriding detection; ``columns`` ({{field: column or path}})
+    reads a layout no format knows, as for :func:`report` (files through
+    the map, in-memory data renamed); ``extract`` ({extract}) and ``match``
     ({match}) grade rows with ``gold`` as :func:`report` does.
 
     Returns a :class:`Ranking`: ``systems``, ``pairs``, ``top_tier``,
@@ -785,6 +834,17 @@ def rank(
     ['a']
     """
     items = [x for x in (data, *paths_or_frames) if x is not None]
+    columns = _columns(columns)
+    maps: List[Optional[Dict[str, str]]] = []
+    if columns is not None:
+        for i, item in enumerate(items):
+            if isinstance(item, Mapping):
+                renamed = {key: _mapped(value, columns) for key, value in item.items()}
+                items[i] = {key: v for key, (v, _) in renamed.items()}
+                maps += [m for _, m in renamed.values()]
+            else:
+                items[i], m = _mapped(item, columns)
+                maps.append(m)
     srcs, names = _rank.inputs(items, by)
     opts = dict(
         by=_opt_str(by, "by"),
@@ -803,6 +863,7 @@ def rank(
         format=_opt_str(format, "format"),
         extract=_name(extract, "extract"),
         match=_name(match, "match"),
+        columns=_pairs(_one_map(*maps)),
     )
     try:
         text, messages, typed = _rollstat.rank(srcs, opts)
@@ -836,6 +897,7 @@ def summarize(
     source_format: Optional[str] = _SUMMARIZE["source_format"],
     strict: bool = _SUMMARIZE["strict"],
     dedupe: Optional[str] = _SUMMARIZE["dedupe"],
+    columns: Optional[Mapping[str, str]] = None,
 ) -> Any:
     """The per-problem summary of the rollouts in ``data`` as a pyarrow Table:
     what ``rollstat summarize`` writes (docs/summary.md), one row per
@@ -846,8 +908,9 @@ def summarize(
 
     ``data`` is read exactly as :func:`report` reads it, under the reading
     keywords ``by``, ``cluster_by``, ``extract``, ``match``,
-    ``source_format``, ``strict`` and ``dedupe`` (which duplicated rollout
-    to keep, here and in :func:`merge`). Pass the table (or a
+    ``source_format``, ``columns`` (a field map, as for :func:`report`),
+    ``strict`` and ``dedupe`` (which duplicated rollout to keep, here and
+    in :func:`merge`). Pass the table (or a
     :func:`merge` of several) to :func:`report` or :func:`compare` with the
     same reading keywords: the numbers are those of the rows.
 
@@ -859,8 +922,9 @@ def summarize(
     >>> rollstat.report(t, ci=None).metrics["pass@1"]["value"] == rollstat.report(rows, ci=None).metrics["pass@1"]["value"]
     True
     """
+    data, left = _mapped(data, _columns(columns))
     reading = dict(by=by, cluster_by=cluster_by, extract=extract, match=match, strict=strict, dedupe=dedupe)
-    return _summary_table(_summarize(data, "<data>", dict(reading, source_format=source_format)))
+    return _summary_table(_summarize(data, "<data>", dict(reading, source_format=source_format, columns=left)))
 
 
 def _summarize_jsonl(data: Data, name: str, reading: Dict[str, Any]) -> str:
@@ -886,6 +950,7 @@ def _summarize(data: Data, name: str, reading: Dict[str, Any]) -> Any:
                 source_format=_opt_str(get("source_format"), "source_format"),
                 strict=bool(get("strict", False)),
                 dedupe=_opt_str(get("dedupe"), "dedupe"),
+                columns=_pairs(get("columns")),
             ),
         )
     except InputError as e:

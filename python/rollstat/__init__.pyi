@@ -261,6 +261,7 @@ def summarize(
     source_format: Optional[str] = ...,
     strict: bool = ...,
     dedupe: Optional[str] = ...,
+    columns: Optional[Mapping[str, str]] = ...,
 ) -> Any: ...
 def merge(tables: Sequence[Any]) -> Any: ...
 def compare(
@@ -295,6 +296,7 @@ def compare(
     dedupe: Optional[str] = ...,
     max_decompressed: Union[_Int, str, None] = ...,
     budget: Optional[str] = ...,
+    columns: Optional[Mapping[str, str]] = ...,
 ) -> Comparison: ...
 def power(
     report: Union[Report, str, os.PathLike[str], Dict[str, Any], None] = ...,
@@ -334,6 +336,7 @@ def gate(
     format: Optional[str] = ...,
     extract: Optional[str] = ...,
     match: Optional[str] = ...,
+    columns: Optional[Mapping[str, str]] = ...,
 ) -> Gate: ...
 def rank(
     data: Union[Data, Mapping[str, Data], None] = ...,
@@ -354,6 +357,7 @@ def rank(
     format: Optional[str] = ...,
     extract: str = ...,
     match: str = ...,
+    columns: Optional[Mapping[str, str]] = ...,
 ) -> Ranking: ...
 def grade(
     responses: Sequence[Optional[str]],

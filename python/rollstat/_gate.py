@@ -21,7 +21,7 @@ from ._rollstat import InputError
 
 # The keyword arguments that are plan settings, and their key in the plan
 # (TOML) where the two differ.
-PLAN_KEY = {"flips": "flips_listed"}
+PLAN_KEY = {"flips": "flips_listed", "columns": "map"}
 
 # (kind, text, name, base): what ``_rollstat.gate`` takes as its plan.
 PlanText = Tuple[str, str, str, str]

@@ -128,11 +128,11 @@ fn source_format(kw: &Keywords<'_>) -> PyResult<Option<Format>> {
     kw.parse("source_format")
 }
 
-/// `columns`: a field map as a dict (`{"problem": "idx", "correct":
-/// "score"}`, paths as in the command's `--map`), handed to the engine's
-/// parser.
+/// `columns`: a field map as (field, path) pairs in the order the user's
+/// dict gave them (`[("problem", "idx"), ("correct", "score")]`, paths as
+/// in the command's `--map`), handed to the engine's parser.
 fn field_map(kw: &Keywords<'_>) -> PyResult<Option<rollstat::FieldMap>> {
-    let Some(cols) = kw.get::<std::collections::BTreeMap<String, String>>("columns")? else {
+    let Some(cols) = kw.get::<Vec<(String, String)>>("columns")? else {
         return Ok(None);
     };
     let text: Vec<String> = cols.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -177,6 +177,7 @@ pub fn compare_options(kw: &Keywords<'_>) -> PyResult<CompareOptions> {
         family: kw.get("family")?.or(d.family),
         permutations: kw.get("permutations")?.unwrap_or(d.permutations),
         source_format: source_format(kw)?.or(d.source_format),
+        field_map: field_map(kw)?.or(d.field_map),
         messages: d.messages,
     })
 }
@@ -194,6 +195,7 @@ pub fn summarize_options(kw: &Keywords<'_>) -> PyResult<ReportOptions> {
         grading: grading_policy(kw)?,
         by: kw.get("by")?.or(d.by),
         source_format: source_format(kw)?.or(d.source_format),
+        field_map: field_map(kw)?.or(d.field_map),
         ..Default::default()
     };
     o.intervals.cluster_by = kw.get("cluster_by")?.or(d.intervals.cluster_by);
@@ -254,6 +256,7 @@ pub fn rank_options(kw: &Keywords<'_>) -> PyResult<RankOptions> {
         },
         grading: grading_policy(kw)?,
         source_format: kw.parse("format")?.or(d.source_format),
+        field_map: field_map(kw)?.or(d.field_map),
         messages: d.messages,
     })
 }
@@ -277,6 +280,7 @@ fn rank_defaults<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("suite", o.suite)?;
     d.set_item("order", o.order_step.then_some("step"))?;
     d.set_item("format", o.source_format.map(|f| f.to_string()))?;
+    d.set_item("columns", o.field_map.as_ref().map(|m| m.to_string()))?;
     set_grading_defaults(&d, &o.grading)?;
     Ok(d)
 }
@@ -358,6 +362,7 @@ fn gate_defaults<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
     d.set_item("permutations", p.permutations)?;
     d.set_item("flips", p.flips_listed)?;
     d.set_item("format", p.format)?;
+    d.set_item("columns", p.map)?;
     // No grading declared: a report's (`GradingPolicy::default()`).
     set_grading_defaults(&d, &GradingPolicy::default())?;
     Ok(d)
@@ -401,6 +406,7 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     // The printed table's view (rollstat_render::View), not an engine option.
     compare.set_item("all", rollstat_render::View::default().all)?;
     compare.set_item("source_format", c.source_format.map(|f| f.to_string()))?;
+    compare.set_item("columns", c.field_map.as_ref().map(|m| m.to_string()))?;
     out.set_item("compare", compare)?;
 
     let summarize = PyDict::new(py);
@@ -408,6 +414,7 @@ pub fn defaults(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     summarize.set_item("cluster_by", r.intervals.cluster_by.clone())?;
     set_grading_defaults(&summarize, &r.grading)?;
     summarize.set_item("source_format", r.source_format.map(|f| f.to_string()))?;
+    summarize.set_item("columns", r.field_map.as_ref().map(|m| m.to_string()))?;
     summarize.set_item("strict", r.metrics.strict)?;
     summarize.set_item("dedupe", r.metrics.dedupe.map(|x| x.to_string()))?;
     out.set_item("summarize", summarize)?;

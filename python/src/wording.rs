@@ -20,8 +20,16 @@ pub fn keyword(option: &str) -> &str {
 
 /// The engine's error as a `rollstat.InputError`.
 pub fn engine_error(e: Error) -> PyErr {
+    worded(e, String::new())
+}
+
+/// [`engine_error`] with `prefix` before its text (where the error arose).
+fn worded(e: Error, prefix: String) -> PyErr {
     use rollstat::ReadError;
     let text = match e {
+        Error::Side { side, name, error } => {
+            return worded(*error, format!("{prefix}reading {side} ({name}): "));
+        }
         Error::SystemsFieldMissing => {
             "one input: pass by='model' (or by='run') to say which field holds the two systems, or give two inputs a and b".to_string()
         }
@@ -57,13 +65,13 @@ pub fn engine_error(e: Error) -> PyErr {
                 .map(|b| (format!("{}:{}", b.path, b.line), b.reason.clone()))
                 .collect();
             let text = format!(
-                "{e} (strict=True stops at the first; rows need `problem` and `correct`, or `gold` with `response` or `answer`, or `n` and `c`)"
+                "{prefix}{e} (strict=True stops at the first; rows need `problem` and `correct`, or `gold` with `response` or `answer`, or `n` and `c`)"
             );
             return MalformedRows::new_err((text, total, rows));
         }
         other => other.to_string(),
     };
-    InputError::new_err(text)
+    InputError::new_err(prefix + &text)
 }
 
 /// A finding in the package's words: the library's text, with the keyword

@@ -71,3 +71,114 @@ def test_a_column_the_data_lacks_is_named_with_the_columns_there_are():
         rollstat.report([{"idx": 1, "score": True}], columns={"problem": "idx", "correct": "passed"})
     with pytest.raises(rollstat.InputError, match="already has 'correct'"):
         rollstat.report([{"idx": 1, "score": True, "correct": 1}], columns={"problem": "idx", "correct": "score"})
+
+
+# ------------------------------------------------------- the other commands
+#
+# Three systems written from declared per-problem correct counts (12
+# problems × 4 rollouts) in a layout no format knows, and the same rows as
+# canonical rows: read through ``columns``, every command gives the twins'
+# numbers, and pass@1 is the counts' mean.
+
+COUNTS = {
+    "a": [4, 3, 2, 1, 0, 4, 2, 3, 1, 4, 0, 2],
+    "b": [3, 3, 1, 1, 0, 4, 1, 2, 1, 4, 0, 1],
+    "c": [4, 4, 3, 2, 1, 4, 3, 3, 2, 4, 1, 3],
+}
+MAP = {"problem": "task_id", "correct": "is_correct", "answer": "prediction", "gold": "target"}
+MAP_TEXT = "problem=task_id,correct=is_correct,answer=prediction,gold=target"
+
+
+def mystery_rows(name):
+    return [
+        {"task_id": f"t{p}", "prediction": "42" if r < c else "7", "target": "42", "is_correct": r < c}
+        for p, c in enumerate(COUNTS[name])
+        for r in range(4)
+    ]
+
+
+def canonical_rows(name):
+    return [
+        {"problem": m["task_id"], "answer": m["prediction"], "gold": m["target"], "correct": m["is_correct"]}
+        for m in mystery_rows(name)
+    ]
+
+
+@pytest.fixture()
+def twins(tmp_path):
+    """{name: (mystery path, canonical path)} for every system."""
+    from conftest import write_jsonl
+
+    (tmp_path / "m").mkdir()
+    (tmp_path / "c").mkdir()
+    return {
+        n: (
+            str(write_jsonl(tmp_path / "m" / f"{n}.jsonl", mystery_rows(n))),
+            str(write_jsonl(tmp_path / "c" / f"{n}.jsonl", canonical_rows(n))),
+        )
+        for n in COUNTS
+    }
+
+
+def pass1(name):
+    return sum(COUNTS[name]) / 48
+
+
+def overall(rows, metric):
+    return next(r for r in rows if r["metric"] == metric and r.get("group") is None)
+
+
+def test_compare_reads_files_and_renames_frames(twins, cli):
+    pd = pytest.importorskip("pandas")
+    kw = dict(k=[1, 4], resamples=1000)
+    mapped = rollstat.compare(twins["a"][0], twins["b"][0], columns=MAP, **kw)
+    canonical = rollstat.compare(twins["a"][1], twins["b"][1], **kw)
+    row = overall(mapped.rows, "pass@1")
+    assert (row["a"], row["b"]) == (pass1("a"), pass1("b"))
+    assert mapped.rows == canonical.rows
+    assert all(i["field_map"] == MAP_TEXT for side in ("a", "b") for i in mapped.to_dict()[side]["inputs"])
+    # The command's --map, the same rows.
+    expect = cli.json("compare", twins["a"][0], twins["b"][0], "--map", MAP_TEXT, "--k", "1,4", "--resamples", "1000")
+    assert mapped.rows == expect["rows"]
+    # In-memory frames with those columns are renamed: the same numbers.
+    frames = rollstat.compare(
+        pd.DataFrame(mystery_rows("a")), pd.DataFrame(mystery_rows("b")), columns=MAP, **kw
+    )
+    assert frames.rows == canonical.rows
+
+
+def test_rank_reads_paths_and_a_dict_of_frames(twins):
+    kw = dict(resamples=1000, permutations=1000)
+    mapped = rollstat.rank(*(twins[n][0] for n in COUNTS), columns=MAP, **kw)
+    canonical = rollstat.rank(*(twins[n][1] for n in COUNTS), **kw)
+    assert {s["name"]: s["value"] for s in mapped.systems} == {n: pass1(n) for n in COUNTS}
+    unread = [{k: v for k, v in s.items() if k != "inputs"} for s in mapped.systems]
+    assert unread == [{k: v for k, v in s.items() if k != "inputs"} for s in canonical.systems]
+    assert mapped.pairs == canonical.pairs
+    assert all(i["field_map"] == MAP_TEXT for s in mapped.systems for i in s["inputs"])
+    frames = rollstat.rank({n: mystery_rows(n) for n in COUNTS}, columns=MAP, **kw)
+    assert [s["value"] for s in frames.systems] == [s["value"] for s in canonical.systems]
+
+
+def test_gate_short_form_and_dict_plan(twins):
+    kw = dict(margin=0.05, resamples=1000, permutations=1000)
+    mapped = rollstat.gate(baseline=twins["a"][0], candidate=twins["b"][0], columns=MAP, **kw)
+    canonical = rollstat.gate(baseline=twins["a"][1], candidate=twins["b"][1], **kw)
+    b = mapped.benchmarks[0]
+    assert (b["a"], b["b"]) == (pass1("a"), pass1("b"))
+    assert mapped.verdict == canonical.verdict and b["delta"] == canonical.benchmarks[0]["delta"]
+    assert f'map = "{MAP_TEXT}"' in mapped.plan["text"]
+    planned = rollstat.gate(
+        {"margin": 0.05, "resamples": 1000, "permutations": 1000, "map": MAP_TEXT,
+         "baseline": twins["a"][0], "candidate": twins["b"][0]}
+    )
+    assert planned.benchmarks[0]["delta"] == b["delta"]
+
+
+def test_summarize_records_the_map(twins):
+    import json
+
+    t = rollstat.summarize(twins["a"][0], columns=MAP)
+    header = json.loads(t.schema.metadata[b"rollstat_summary"])
+    assert header["inputs"][0]["field_map"] == MAP_TEXT
+    assert rollstat.report(t, ci=None).metrics["pass@1"]["value"] == pass1("a")

@@ -58,6 +58,20 @@ pub enum OutputFormat {
     Html,
 }
 
+/// How every command reads its files: the format, or a field map.
+#[derive(Args, Debug, Default)]
+pub struct ReadingArgs {
+    // Help generated from the format registry.
+    #[arg(long, value_name = "NAME", help = rollstat_formats::registry::from_help())]
+    pub from: Option<String>,
+    /// Read a layout no format knows through a field map: `problem=PATH,correct=PATH,…`
+    /// (answers, gold, response, score, subset, …; `records=PATH` for nested records; a path is
+    /// `key.key`, `[]` for every list element, `*` for every object value), e.g.
+    /// `--map problem=idx,correct=score,answers=pred,gold=gt`.
+    #[arg(long = "map", value_name = "MAP")]
+    pub map: Option<String>,
+}
+
 #[derive(Args, Debug)]
 pub struct ReportArgs {
     /// Inputs: canonical JSON Lines or CSV, native harness files (lm-eval, lighteval,
@@ -73,15 +87,8 @@ pub struct ReportArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub metrics: MetricArgs,
-    // Help generated from the format registry.
-    #[arg(long, value_name = "NAME", help = rollstat_formats::registry::from_help())]
-    pub from: Option<String>,
-    /// Read a layout no format knows through a field map: `problem=PATH,correct=PATH,…`
-    /// (answers, gold, response, score, subset, …; `records=PATH` for nested records; a path is
-    /// `key.key`, `[]` for every list element, `*` for every object value), e.g.
-    /// `--map problem=idx,correct=score,answers=pred,gold=gt`.
-    #[arg(long = "map", value_name = "MAP")]
-    pub map: Option<String>,
+    #[command(flatten)]
+    pub reading: ReadingArgs,
     /// Break metrics down by a field (subset, group, model, or any column).
     #[arg(long, value_name = "FIELD")]
     pub by: Option<String>,
@@ -274,6 +281,8 @@ pub struct CompareArgs {
     pub permutations: Option<usize>,
     #[command(flatten)]
     pub metrics: MetricArgs,
+    #[command(flatten)]
+    pub reading: ReadingArgs,
     #[command(flatten)]
     pub uncertainty: UncertaintyArgs,
     #[command(flatten)]

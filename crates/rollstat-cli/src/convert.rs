@@ -21,9 +21,8 @@ pub struct ConvertArgs {
     /// Write the rows to FILE instead of stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    // Help generated from the format registry.
-    #[arg(long, value_name = "NAME", help = rollstat_formats::registry::from_help())]
-    pub from: Option<String>,
+    #[command(flatten)]
+    pub reading: crate::args::ReadingArgs,
     /// Any unreadable file or malformed record is an error (exit code 2).
     #[arg(long)]
     pub strict: bool,
@@ -31,14 +30,10 @@ pub struct ConvertArgs {
 
 pub fn run(a: &ConvertArgs) -> Result<()> {
     crate::output::check_not_an_input(a.output.as_deref(), &a.inputs)?;
-    let from = a
-        .from
-        .as_deref()
-        .map(|f| f.parse::<rollstat::Format>())
-        .transpose()
-        .map_err(|e| InputError(format!("--from: {e}")))?;
+    let from = crate::options::source_format(&a.reading)?;
     let opts = ReadOptions {
         strict: a.strict,
+        field_map: crate::options::field_map(&a.reading)?,
         ..Default::default()
     };
     let sources: Vec<Source> = a.inputs.iter().map(Source::from).collect();

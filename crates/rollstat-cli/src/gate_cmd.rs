@@ -1,7 +1,7 @@
 //! `rollstat gate`: flags (or a plan file) → the engine's plan → one
 //! decision → exit code 0 GO, 1 NO-GO, 3 INCONCLUSIVE (2: bad input).
 
-use crate::args::GradingArgs;
+use crate::args::{GradingArgs, ReadingArgs};
 use crate::options::{cli_error, stderr_sink, InputError};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
@@ -89,9 +89,8 @@ pub struct GateArgs {
     /// Flipped problems listed per benchmark [default: 20].
     #[arg(long, value_name = "N")]
     pub flips: Option<usize>,
-    /// The input format of every source, overriding detection.
-    #[arg(long = "from", value_name = "FORMAT")]
-    pub from: Option<String>,
+    #[command(flatten)]
+    pub reading: ReadingArgs,
     #[command(flatten)]
     pub grading: GradingArgs,
 }
@@ -124,7 +123,7 @@ fn margin(flag: &str, v: &Option<String>) -> Result<Option<MarginValue>> {
 
 /// The suite-wide flags given (a plan file declares these itself).
 fn given_settings(a: &GateArgs) -> Vec<&'static str> {
-    let flags: [(&str, bool); 17] = [
+    let flags: [(&str, bool); 18] = [
         ("--margin", a.margin.is_some()),
         ("--relative-margin", a.relative_margin.is_some()),
         ("--suite-margin", a.suite_margin.is_some()),
@@ -139,7 +138,8 @@ fn given_settings(a: &GateArgs) -> Vec<&'static str> {
         ("--resamples", a.resamples.is_some()),
         ("--permutations", a.permutations.is_some()),
         ("--flips", a.flips.is_some()),
-        ("--from", a.from.is_some()),
+        ("--from", a.reading.from.is_some()),
+        ("--map", a.reading.map.is_some()),
         ("--extract", a.grading.extract.is_some()),
         ("--match", a.grading.matching.is_some()),
     ];
@@ -170,13 +170,30 @@ fn short_plan(a: &GateArgs) -> Result<GatePlan> {
         resamples: a.resamples.unwrap_or(d.resamples),
         permutations: a.permutations.unwrap_or(d.permutations),
         flips_listed: a.flips.unwrap_or(d.flips_listed),
-        format: a.from.clone(),
+        format: a.reading.from.clone(),
+        map: a.reading.map.clone(),
         extract: a.grading.extract.clone(),
         matching: a.grading.matching.map(|m| m.to_string()),
         baseline: Some(Paths(a.baseline.clone())),
         candidate: Some(Paths(a.candidate.clone())),
         benchmarks: Vec::new(),
     })
+}
+
+/// A short-form plan's error, naming the flag of the plan key at fault.
+fn short_form_error(e: rollstat::Error) -> anyhow::Error {
+    match e {
+        rollstat::Error::InvalidOption { option, message } => {
+            let flag = match option.0 {
+                "format" => "from".to_string(),
+                "flips_listed" => "flips".to_string(),
+                "matching" => "match".to_string(),
+                key => key.replace('_', "-"),
+            };
+            bad(format!("--{flag}: {message}"))
+        }
+        other => cli_error(other),
+    }
 }
 
 /// The plan, its record and the directory its relative paths start from.
@@ -207,7 +224,7 @@ fn plan(a: &GateArgs) -> Result<(GatePlan, rollstat::gate::PlanRecord, PathBuf)>
                 return Err(bad("the short form needs both --baseline and --candidate".into()));
             }
             let p = short_plan(a)?;
-            p.validate().map_err(cli_error)?;
+            p.validate().map_err(short_form_error)?;
             let text = p.to_toml();
             Ok((p, plan_record("command line", &text), PathBuf::from(".")))
         }

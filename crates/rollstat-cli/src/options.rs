@@ -3,7 +3,9 @@
 //! and its siblings), and the engine's errors and findings → words that
 //! name flags.
 
-use crate::args::{CompareArgs, GradingArgs, MetricArgs, PowerArgs, ReportArgs, UncertaintyArgs};
+use crate::args::{
+    CompareArgs, GradingArgs, MetricArgs, PowerArgs, ReadingArgs, ReportArgs, UncertaintyArgs,
+};
 use anyhow::Result;
 use rollstat::{
     CompareOptions, Error, Finding, GradingPolicy, IntervalOptions, MetricOptions, PowerOptions,
@@ -53,8 +55,14 @@ pub fn stderr_sink() -> rollstat::MessageSink {
 
 /// The engine's error in the CLI's words (flags named, advice added).
 pub fn cli_error(e: Error) -> anyhow::Error {
+    usage(cli_words(e))
+}
+
+/// The text of [`cli_error`].
+fn cli_words(e: Error) -> String {
     use rollstat::ReadError;
-    let text = match e {
+    match e {
+        Error::Side { side, name, error } => format!("reading {side} ({name}): {}", cli_words(*error)),
         Error::SystemsFieldMissing => {
             "one input: pass --by model (or --by run) to say which field holds the two systems, or give two inputs A B".into()
         }
@@ -85,8 +93,7 @@ pub fn cli_error(e: Error) -> anyhow::Error {
             "{e}; --suite subset needs problems in two or more subsets, --suite inputs two or more inputs"
         ),
         other => other.to_string(),
-    };
-    usage(text)
+    }
 }
 
 /// A finding in the CLI's words: the library's text, with the flag that
@@ -212,7 +219,9 @@ pub fn grading_policy(a: &GradingArgs) -> Result<GradingPolicy> {
         .map_err(|e| usage(format!("--extract: {e}")))
 }
 
-fn field_map(map: Option<&str>) -> Result<Option<rollstat::FieldMap>> {
+/// The field map of `--map`.
+pub fn field_map(a: &ReadingArgs) -> Result<Option<rollstat::FieldMap>> {
+    let map = a.map.as_deref();
     map.map(|m| m.parse().map_err(|e| usage(format!("--map: {e}"))))
         .transpose()
 }
@@ -230,7 +239,9 @@ fn map_hint(e: &rollstat::FormatError) -> String {
         .unwrap_or_default()
 }
 
-fn source_format(from: Option<&str>) -> Result<Option<rollstat::Format>> {
+/// The input format of `--from`.
+pub fn source_format(a: &ReadingArgs) -> Result<Option<rollstat::Format>> {
+    let from = a.from.as_deref();
     from.map(|f| f.parse().map_err(|e| usage(format!("--from: {e}"))))
         .transpose()
 }
@@ -245,8 +256,8 @@ pub fn report_options(a: &ReportArgs) -> Result<ReportOptions> {
         per_problem: a.per_problem,
         run_by: a.run_by.clone(),
         extrapolate: a.extrapolate.clone(),
-        source_format: source_format(a.from.as_deref())?,
-        field_map: field_map(a.map.as_deref())?,
+        source_format: source_format(&a.reading)?,
+        field_map: field_map(&a.reading)?,
         bytes_read: None,
         messages: Some(stderr_sink()),
     };
@@ -272,7 +283,8 @@ pub fn summarize_options(a: &crate::summary_cmd::SummarizeArgs) -> Result<Report
         metrics: metric_options(&metric_args)?,
         grading: grading_policy(&a.grading)?,
         by: a.by.clone(),
-        source_format: source_format(a.from.as_deref())?,
+        source_format: source_format(&a.reading)?,
+        field_map: field_map(&a.reading)?,
         messages: Some(stderr_sink()),
         ..Default::default()
     };
@@ -297,7 +309,8 @@ pub fn compare_options(a: &CompareArgs) -> Result<CompareOptions> {
         metric: a.metric.clone().or(d.metric),
         family: a.family.clone().or(d.family),
         permutations: a.permutations.unwrap_or(d.permutations),
-        source_format: None,
+        source_format: source_format(&a.reading)?,
+        field_map: field_map(&a.reading)?,
         messages: Some(stderr_sink()),
     };
     o.validate().map_err(cli_error)?;

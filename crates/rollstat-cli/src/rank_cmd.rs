@@ -1,7 +1,9 @@
 //! `rollstat rank`: flags → the engine's rank options → one ranking.
 
-use crate::args::GradingArgs;
-use crate::options::{cli_error, grading_policy, stderr_sink, InputError};
+use crate::args::{GradingArgs, ReadingArgs};
+use crate::options::{
+    cli_error, field_map, grading_policy, source_format, stderr_sink, InputError,
+};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use rollstat::rank::{rank, RankOptions, Ranking};
@@ -78,9 +80,8 @@ pub struct RankArgs {
     /// separable from it).
     #[arg(long, value_name = "step")]
     pub order: Option<String>,
-    /// The input format, overriding detection.
-    #[arg(long = "from", value_name = "FORMAT")]
-    pub from: Option<String>,
+    #[command(flatten)]
+    pub reading: ReadingArgs,
     #[command(flatten)]
     pub grading: GradingArgs,
 }
@@ -107,11 +108,6 @@ fn options(a: &RankArgs) -> Result<RankOptions> {
             )))
         }
     };
-    let source_format = a
-        .from
-        .as_deref()
-        .map(|f| f.parse().map_err(|e| bad(format!("--from: {e}"))))
-        .transpose()?;
     Ok(RankOptions {
         metric: a.metric.clone().unwrap_or(d.metric),
         by: a.by.clone(),
@@ -131,7 +127,8 @@ fn options(a: &RankArgs) -> Result<RankOptions> {
             Some(x) => return Err(bad(format!("--order: unknown '{x}' (step)"))),
         },
         grading: grading_policy(&a.grading)?,
-        source_format,
+        source_format: source_format(&a.reading)?,
+        field_map: field_map(&a.reading)?,
         messages: Some(stderr_sink()),
     })
 }

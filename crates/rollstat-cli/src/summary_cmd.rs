@@ -19,9 +19,8 @@ pub struct SummarizeArgs {
     /// The summary file to write: Parquet when named `*.parquet`, JSON Lines otherwise (`-`: stdout).
     #[arg(short = 'o', long = "output", value_name = "FILE", required = true)]
     pub output: PathBuf,
-    /// Input format, overriding auto-detection (as for `report`).
-    #[arg(long, value_name = "NAME")]
-    pub from: Option<String>,
+    #[command(flatten)]
+    pub reading: crate::args::ReadingArgs,
     /// The breakdown field whose value each problem keeps (report with the same --by).
     #[arg(long, value_name = "FIELD")]
     pub by: Option<String>,

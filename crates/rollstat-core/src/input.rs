@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 /// One input file (or in-memory source), as recorded in a report's `inputs`.
 ///
 /// ```
-/// let i = rollstat_core::input::InputInfo { path: "a.jsonl".into(), format: "canonical-jsonl".into(), sha256: String::new(), records: 3 };
+/// let i = rollstat_core::input::InputInfo { path: "a.jsonl".into(), format: "canonical-jsonl".into(), sha256: String::new(), records: 3, field_map: None };
 /// assert_eq!(i.records, 3);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,4 +19,8 @@ pub struct InputInfo {
     pub sha256: String,
     /// Records (non-empty lines or CSV rows) read, including bad ones.
     pub records: u64,
+    /// The field map the records were read through (`problem=idx,…`),
+    /// when the layout was read by one: what each field came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field_map: Option<String>,
 }

@@ -431,6 +431,7 @@ impl<'g> Collector<'g> {
             format: format.to_string(),
             sha256: String::new(),
             records: 0,
+            field_map: None,
         });
         let io = |source| ReadError::Io {
             path: path.clone(),
@@ -1232,6 +1233,7 @@ mod permute_tests {
                 format: String::new(),
                 sha256: String::new(),
                 records: 0,
+                field_map: None,
             })
             .collect();
         let show = |file: usize, line: u64| super::Origin::new(file, line).show(&inputs, &[]);

@@ -109,6 +109,7 @@ fn input(path: &str) -> InputInfo {
         format: "canonical-jsonl".into(),
         sha256: "5".repeat(64),
         records: 5276,
+        field_map: None,
     }
 }
 

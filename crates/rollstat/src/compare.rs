@@ -454,7 +454,7 @@ pub(crate) fn read_options(o: &CompareOptions, by: Option<String>) -> ReadOption
             _ => None,
         },
         bytes_read: None,
-        field_map: None,
+        field_map: o.field_map.clone(),
     }
 }
 
@@ -510,7 +510,11 @@ pub(crate) fn read_two(a: &Source, b: &Source, o: &CompareOptions) -> Result<(Si
 fn side_error(label: &str, src: &Source, e: Error) -> Error {
     match e {
         Error::InvalidOption { .. } => e,
-        other => Error::input(format!("reading {label} ({}): {other}", src.name())),
+        other => Error::Side {
+            side: label.to_string(),
+            name: src.name(),
+            error: Box::new(other),
+        },
     }
 }
 

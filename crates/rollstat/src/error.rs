@@ -47,6 +47,19 @@ pub enum Error {
     /// under strict mode (the message names `path:line` where it can).
     #[error("{0}")]
     Input(String),
+    /// Reading one side of a comparison failed: the side (`A` or `B`), its
+    /// input's name, and the error itself (kept typed, so each front end
+    /// words it as it words that error alone).
+    #[error("reading {side} ({name}): {error}")]
+    Side {
+        /// `A` or `B`.
+        side: String,
+        /// The side's input, as given.
+        name: String,
+        /// Why it could not be read.
+        #[source]
+        error: Box<Error>,
+    },
     /// The reader stopped (strict mode, duplicated rollouts, I/O).
     #[error(transparent)]
     Read(#[from] rollstat_io::ReadError),

@@ -533,6 +533,9 @@ pub struct CompareOptions {
     pub permutations: usize,
     /// The input format, overriding detection (paths and bytes only).
     pub source_format: Option<Format>,
+    /// Reads both sides' files through this field map (a layout no format
+    /// knows; paths and bytes only, as for a report).
+    pub field_map: Option<rollstat_io::field_map::FieldMap>,
     /// Where messages about the reading go as they happen (see
     /// [`MessageSink`]); without one they are dropped.
     pub messages: Option<MessageSink>,
@@ -554,6 +557,7 @@ impl Default for CompareOptions {
             family: None,
             permutations: 10_000,
             source_format: None,
+            field_map: None,
             messages: None,
         }
     }

@@ -572,6 +572,7 @@ impl<'g> Reader<'g> {
             format: "rows".into(),
             sha256: String::new(),
             records: 0,
+            field_map: None,
         });
         let (collector, mut rows) = (&mut self.collector, 0);
         table.0.records(RowFields::of(self.opts), &mut |piece| {
@@ -593,6 +594,7 @@ impl<'g> Reader<'g> {
             format: "rows".into(),
             sha256: String::new(),
             records: parsed.len() as u64,
+            field_map: None,
         };
         self.check_empty(&name, parsed.is_empty())?;
         Ok(self.collector.add_rows(info, parsed)?)
@@ -643,6 +645,7 @@ impl<'g> Reader<'g> {
             format: input.format().to_string(),
             sha256,
             records: rows.len() as u64,
+            field_map: None,
         };
         self.check_empty(&path, rows.is_empty())?;
         Ok(self.collector.add_rows(info, rows)?)
@@ -712,6 +715,9 @@ impl<'g> Reader<'g> {
             format: f.format.to_string(),
             sha256: f.sha256.clone().unwrap_or_default(),
             records: (f.rows.len() + f.bad_lines) as u64,
+            field_map: (f.format == Format::FieldMap)
+                .then(|| self.opts.field_map.as_ref().map(ToString::to_string))
+                .flatten(),
         };
         self.collector.add_rows(info, rows)?;
         for (line, reason) in bad {

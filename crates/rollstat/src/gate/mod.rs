@@ -75,6 +75,12 @@ fn compare_options(plan: &GatePlan, opts: &GateOptions) -> Result<CompareOptions
             Error::invalid("format", e.to_string())
         })?);
     }
+    if let Some(m) = &plan.map {
+        o.field_map = Some(
+            m.parse()
+                .map_err(|e: crate::FieldMapError| Error::invalid("map", e.to_string()))?,
+        );
+    }
     Ok(o)
 }
 

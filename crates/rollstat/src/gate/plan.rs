@@ -191,6 +191,10 @@ pub struct GatePlan {
     /// The input format of every source, overriding detection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// A field map every source is read through, for a layout no format
+    /// knows: `problem=PATH,correct=PATH,…` (see [`crate::FieldMap`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub map: Option<String>,
     /// How answers are extracted from responses when rows need grading
     /// (`math`, `mcq`, `number`, `regex:PATTERN`; default as for a report).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -247,6 +251,7 @@ impl Default for GatePlan {
             permutations: default_permutations(),
             flips_listed: DEFAULT_FLIPS_LISTED,
             format: None,
+            map: None,
             extract: None,
             matching: None,
             baseline: None,
@@ -323,6 +328,14 @@ impl GatePlan {
             }
         }
         check_relative(None, self.relative_margin)?;
+        if let Some(f) = &self.format {
+            f.parse::<rollstat_formats::Format>()
+                .map_err(|e| Error::invalid("format", e.to_string()))?;
+        }
+        if let Some(m) = &self.map {
+            m.parse::<crate::FieldMap>()
+                .map_err(|e| Error::invalid("map", e.to_string()))?;
+        }
         if self.resamples < 100 {
             return Err(Error::invalid("resamples", "needs at least 100"));
         }

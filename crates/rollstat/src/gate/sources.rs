@@ -86,6 +86,11 @@ fn read_side(
     o: &CompareOptions,
     by_unit: bool,
 ) -> Result<Vec<(String, SideData)>> {
+    // compare's messages say "A (name)": the side's name is its role.
+    let (side, role) = match label.split_once(" (") {
+        Some((side, r)) => (side, r.trim_end_matches(')')),
+        None => (label, label),
+    };
     let ro = compare::read_options(o, None);
     let units = read_populations_keeping(
         sources,
@@ -99,13 +104,12 @@ fn read_side(
     )
     .map_err(|e| match e {
         Error::InvalidOption { .. } => e,
-        other => Error::input(format!("reading {label}: {other}")),
+        other => Error::Side {
+            side: side.to_string(),
+            name: role.to_string(),
+            error: Box::new(other),
+        },
     })?;
-    // compare's messages say "A (name)": the side's name is its role.
-    let role = label
-        .split(" (")
-        .nth(1)
-        .map_or(label, |r| r.trim_end_matches(')'));
     let mut systems: Vec<String> = Vec::new();
     let mut out = Vec::new();
     for (name, s) in units {

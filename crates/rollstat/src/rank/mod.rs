@@ -59,6 +59,8 @@ pub struct RankOptions {
     pub grading: GradingPolicy,
     /// The input format, overriding detection.
     pub source_format: Option<rollstat_formats::Format>,
+    /// Reads the files through this field map (a layout no format knows).
+    pub field_map: Option<crate::FieldMap>,
     /// Where messages about the reading go.
     pub messages: Option<MessageSink>,
 }
@@ -82,6 +84,7 @@ impl Default for RankOptions {
             order_step: false,
             grading: GradingPolicy::default(),
             source_format: None,
+            field_map: None,
             messages: None,
         }
     }
@@ -92,6 +95,7 @@ fn compare_options(o: &RankOptions) -> CompareOptions {
         grading: o.grading.clone(),
         messages: o.messages.clone(),
         source_format: o.source_format,
+        field_map: o.field_map.clone(),
         ..CompareOptions::default()
     };
     c.intervals.cluster_by = o.cluster_by.clone();
