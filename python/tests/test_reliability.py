@@ -23,7 +23,13 @@ def test_tau_bench_figures_as_dataframes():
     assert rel["flips"]["n_flipping"] == 26
     assert math.isclose(rel["flips"]["mean_pairwise"], 0.29333333333333333, abs_tol=1e-12)
     assert math.isclose(rel["icc"]["icc1"], 0.40458436895885125, abs_tol=1e-12)
-    assert math.isclose(rel["icc"]["icc1_interval"][0], 0.26075292696873714, abs_tol=1e-9)
+    assert math.isclose(rel["icc"]["icc1_f_interval"][0], 0.26075292696873714, abs_tol=1e-9)
+    # The bootstrap interval, within 4 SD of numpy's (see tests/reliability.rs),
+    # and the interval shown, the union of the two.
+    assert rel["icc"]["interval_method"] == "bootstrap+F"
+    boot = rel["icc"]["icc1_bootstrap_interval"]
+    assert abs(boot[0] - 0.22647) < 0.006
+    assert rel["icc"]["icc1_interval"][0] == min(boot[0], rel["icc"]["icc1_f_interval"][0])
     assert math.isclose(rel["icc"]["icc1k"], 0.7310379241516967, abs_tol=1e-12)
     floors = rel.noise_floor()
     single = floors[floors["runs_per_side"] == 1]["floor"].iloc[0]

@@ -76,11 +76,19 @@ fn row(a: &str, b: String) -> Vec<String> {
 
 /// An estimate with its interval and level: `0.4046 [0.2608, 0.5582] 95%`.
 fn with_interval(v: f64, ci: [f64; 2], level: f64) -> String {
+    // ICC(1,k)'s lower bound is −∞ when nothing bounds it.
+    let bound = |x: f64| {
+        if x == f64::NEG_INFINITY {
+            "−∞".to_string()
+        } else {
+            short(x)
+        }
+    };
     format!(
         "{} [{}, {}] {}",
         short(v),
-        short(ci[0]),
-        short(ci[1]),
+        bound(ci[0]),
+        bound(ci[1]),
         level_label(level)
     )
 }
@@ -174,7 +182,7 @@ fn runs(r: &Reliability, style: Style, out: &mut String) {
     let _ = writeln!(out, "{lead}Per-run pass@1: {}{spread}.", values.join(", "));
     let _ = writeln!(
         out,
-        "{lead}The run spread is reliability, not the error bar: pass@1's stderr over problems already holds the trial noise. ICC intervals are F intervals, approximate for 0/1 trials (they under-cover at high ICC or rates far from 50%).\n"
+        "{lead}The run spread is reliability, not the error bar: pass@1's stderr over problems already holds the trial noise. ICC intervals are the union of a bootstrap over problems and the F interval (each under-covers on 0/1 trials somewhere; both are in the JSON).\n"
     );
 }
 

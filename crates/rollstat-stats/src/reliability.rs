@@ -161,6 +161,150 @@ pub fn icc_oneway(anova: &OneWayAnova, level: f64) -> Result<Option<Icc>> {
     }))
 }
 
+/// Domain of the ICC bootstrap's streams ("ICCBOOTS").
+const ICC_DOMAIN: u64 = 0x4943_4342_4F4F_5453;
+
+/// Percentile bootstrap intervals of ICC(1) and ICC(1,k) over problems.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct IccBootstrap {
+    /// Interval for ICC(1).
+    pub icc1_interval: Bounds,
+    /// Interval for ICC(1,k): the Spearman–Brown image of ICC(1)'s.
+    pub icc1k_interval: Bounds,
+    /// Resamples with an ICC (a resample whose problems show no variation
+    /// at all has none and is left out).
+    pub resamples_used: usize,
+}
+
+/// ICC(1) of problems of `k` 0/1 trials, `weights[t]` of them with
+/// `counts[t]` correct; `None` without any variation (MSB = MSW = 0) or
+/// fewer than 2 problems.
+fn icc1_of_histogram(counts: &[u64], weights: &[u32], k: u64) -> Option<f64> {
+    let kf = k as f64;
+    let n: f64 = weights.iter().map(|&w| w as f64).sum();
+    if n < 2.0 {
+        return None;
+    }
+    let pairs = || {
+        counts
+            .iter()
+            .zip(weights)
+            .map(|(&j, &w)| (j as f64, w as f64))
+    };
+    let grand = pairs().map(|(j, w)| w * j / kf).sum::<f64>() / n;
+    let (mut between, mut within) = (0.0, 0.0);
+    for (j, w) in pairs() {
+        between += w * (j / kf - grand).powi(2);
+        within += w * j * (kf - j) / kf;
+    }
+    let msb = kf * between / (n - 1.0);
+    let msw = within / (n * (kf - 1.0));
+    let denominator = msb + (kf - 1.0) * msw;
+    (denominator > 0.0).then(|| (msb - msw) / denominator)
+}
+
+/// The distinct correct counts of `c` (ascending) and how many problems
+/// have each.
+fn count_types(c: &[u64], k: u64) -> (Vec<u64>, Vec<u64>) {
+    if k < 4096 {
+        let mut dense = vec![0u64; k as usize + 1];
+        for &x in c {
+            dense[x as usize] += 1;
+        }
+        return (0..=k).zip(dense).filter(|&(_, n)| n > 0).unzip();
+    }
+    let mut sorted = c.to_vec();
+    sorted.sort_unstable();
+    let mut out: (Vec<u64>, Vec<u64>) = (Vec::new(), Vec::new());
+    for x in sorted {
+        if out.0.last() == Some(&x) {
+            *out.1.last_mut().expect("pushed with its count") += 1;
+        } else {
+            out.0.push(x);
+            out.1.push(1);
+        }
+    }
+    out
+}
+
+/// Binomial draws an ICC bootstrap may make (resamples × distinct correct
+/// counts): about a second. Past it the resamples shrink to fit.
+pub const ICC_BOOTSTRAP_WORK: usize = 20_000_000;
+
+/// Fewer resamples than this, and [`icc_bootstrap`] gives none.
+pub const ICC_BOOTSTRAP_MIN_RESAMPLES: usize = 1_000;
+
+/// Percentile bootstrap intervals at `level` of ICC(1) and ICC(1,k) for
+/// problems of `k` 0/1 trials, `c[i]` of them correct: each of `resamples`
+/// resamples draws the problems with replacement — as how many land on
+/// each distinct correct count, an exact multinomial, so the cost grows
+/// with the distinct counts (at most k + 1), not the problems — from
+/// stream `b` of `seed` (domain-separated), and takes ICC(1) (Hyndman–Fan
+/// type 7 quantiles). ICC(1,k)'s interval is the image of ICC(1)'s under
+/// Spearman–Brown, `kρ/(1 + (k − 1)ρ)`, which the two estimators obey
+/// exactly and which is increasing. The work is bounded: the resamples
+/// shrink so that resamples × distinct counts stays within
+/// [`ICC_BOOTSTRAP_WORK`]. `None` when fewer than 2 problems, fewer than
+/// [`ICC_BOOTSTRAP_MIN_RESAMPLES`] resamples fit, or no resample has an ICC.
+///
+/// The F interval of [`icc_oneway`] is exact for normal ratings only; on
+/// 0/1 trials it under-covers when the ICC is high or the success rate far
+/// from ½, at any number of problems; this one approaches its level as
+/// problems grow (docs/statistics.md §13.1).
+///
+/// ```
+/// use rollstat_stats::reliability::icc_bootstrap;
+/// let c = [0, 0, 1, 2, 3, 4, 4, 4, 1, 0, 3, 4];
+/// let b = icc_bootstrap(&c, 4, 0.95, 2000, 7).unwrap().unwrap();
+/// let (lo, hi) = b.icc1_interval;
+/// assert!(lo < hi && hi <= 1.0);
+/// let sb = |r: f64| 4.0 * r / (1.0 + 3.0 * r);
+/// assert!((b.icc1k_interval.0 - sb(lo)).abs() < 1e-12);
+/// ```
+pub fn icc_bootstrap(
+    c: &[u64],
+    k: u64,
+    level: f64,
+    resamples: usize,
+    seed: u64,
+) -> Result<Option<IccBootstrap>> {
+    check_level(level)?;
+    if k < 2 || c.iter().any(|&x| x > k) {
+        return Err(StatsError::InvalidArgument(
+            "needs k ≥ 2 trials and counts ≤ k".into(),
+        ));
+    }
+    let (counts, sizes) = count_types(c, k);
+    let asked = resamples;
+    let resamples = asked.min(ICC_BOOTSTRAP_WORK / counts.len().max(1));
+    // Asking for few is the caller's choice; shrinking to few is not.
+    if c.len() < 2 || resamples == 0 || resamples < ICC_BOOTSTRAP_MIN_RESAMPLES.min(asked) {
+        return Ok(None);
+    }
+    let mut drawn = vec![0u32; sizes.len()];
+    let mut values: Vec<f64> = (0..resamples as u64)
+        .filter_map(|b| {
+            let mut r = crate::rng::stream(seed ^ ICC_DOMAIN, b);
+            crate::multinomial::multinomial(&mut r, c.len() as u64, &sizes, &mut drawn);
+            icc1_of_histogram(&counts, &drawn, k)
+        })
+        .collect();
+    if values.is_empty() {
+        return Ok(None);
+    }
+    values.sort_by(f64::total_cmp);
+    let tail = (1.0 - level) / 2.0;
+    let lo = crate::quantile_sorted(&values, tail);
+    let hi = crate::quantile_sorted(&values, 1.0 - tail);
+    let kf = k as f64;
+    let spearman_brown = |r: f64| kf * r / (1.0 + (kf - 1.0) * r);
+    Ok(Some(IccBootstrap {
+        icc1_interval: (lo, hi),
+        icc1k_interval: (spearman_brown(lo), spearman_brown(hi)),
+        resamples_used: values.len(),
+    }))
+}
+
 /// How often verdicts flip across `n` trials of each problem.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FlipStats {
@@ -491,5 +635,86 @@ mod tests {
         assert!(s.sd.is_nan());
         assert_eq!(s.range(), 0.0);
         assert!(spread(&[]).is_err());
+    }
+
+    /// The exact bootstrap distribution of ICC(1) over the 5⁵ equally
+    /// likely resamples of 5 problems (k = 3), by enumeration with the
+    /// ANOVA formulas on the rows: rollstat's percentile bounds are its
+    /// 2.5% and 97.5% quantiles (atoms chosen away from the cut, so the
+    /// 20,000-resample estimate lands on them), and ICC(1,k)'s are their
+    /// Spearman–Brown images.
+    #[test]
+    fn icc_bootstrap_matches_the_enumerated_bootstrap_distribution() {
+        let c = [0u64, 1, 2, 3, 3];
+        let k = 3u64;
+        let row = |x: u64| -> Vec<f64> { (0..k).map(|t| if t < x { 1.0 } else { 0.0 }).collect() };
+        let mut values: Vec<f64> = Vec::new();
+        for code in 0..5usize.pow(5) {
+            let rows: Vec<Vec<f64>> = (0..5).map(|i| row(c[code / 5usize.pow(i) % 5])).collect();
+            let a = OneWayAnova::from_rows(&rows).unwrap();
+            let d = a.msb + (k as f64 - 1.0) * a.msw;
+            if d > 0.0 {
+                values.push((a.msb - a.msw) / d);
+            }
+        }
+        values.sort_by(f64::total_cmp);
+        let cdf_below =
+            |x: f64| values.iter().filter(|&&v| v < x - 1e-12).count() as f64 / values.len() as f64;
+        let cdf_at = |x: f64| {
+            values.iter().filter(|&&v| v <= x + 1e-12).count() as f64 / values.len() as f64
+        };
+        let atom = |p: f64| *values.iter().find(|&&v| cdf_at(v) >= p).unwrap();
+        let (lo, hi) = (atom(0.025), atom(0.975));
+        for (x, p) in [(lo, 0.025), (hi, 0.975)] {
+            assert!(
+                cdf_below(x) < p - 0.005 && cdf_at(x) > p + 0.005,
+                "atom {x} too near the cut"
+            );
+        }
+        let b = icc_bootstrap(&c, k, 0.95, 20_000, 11).unwrap().unwrap();
+        assert!(
+            (b.icc1_interval.0 - lo).abs() < 1e-12,
+            "{} vs {lo}",
+            b.icc1_interval.0
+        );
+        assert!(
+            (b.icc1_interval.1 - hi).abs() < 1e-12,
+            "{} vs {hi}",
+            b.icc1_interval.1
+        );
+        let sb = |r: f64| 3.0 * r / (1.0 + 2.0 * r);
+        assert!((b.icc1k_interval.0 - sb(lo)).abs() < 1e-12);
+        assert!((b.icc1k_interval.1 - sb(hi)).abs() < 1e-12);
+        // Resamples of one count only (all 0, or all 3: (1 + 2⁵)/5⁵ of
+        // them) have no variation and are left out: 20,000 × 33/3125 ≈ 211.
+        let expect = 20_000.0 * (1.0 - 33.0 / 3125.0);
+        let sd = (20_000.0f64 * (33.0 / 3125.0) * (1.0 - 33.0 / 3125.0)).sqrt();
+        assert!(
+            (b.resamples_used as f64 - expect).abs() < 4.0 * sd,
+            "{}",
+            b.resamples_used
+        );
+        // The same seed gives the same interval; no problems to resample, none.
+        assert_eq!(icc_bootstrap(&c, k, 0.95, 20_000, 11).unwrap().unwrap(), b);
+        assert!(icc_bootstrap(&[2], k, 0.95, 100, 11).unwrap().is_none());
+        assert!(icc_bootstrap(&[4], k, 0.95, 100, 11).is_err());
+    }
+
+    /// The work stays bounded: with T distinct correct counts the
+    /// resamples shrink to ICC_BOOTSTRAP_WORK / T, and below the minimum
+    /// there is no bootstrap at all.
+    #[test]
+    fn icc_bootstrap_work_is_bounded_by_the_distinct_counts() {
+        let k = 1_000_000_000u64;
+        let few: Vec<u64> = (0..5_000u64).map(|i| i * 1_000).collect();
+        let b = icc_bootstrap(&few, k, 0.95, 10_000, 3).unwrap().unwrap();
+        assert_eq!(b.resamples_used, ICC_BOOTSTRAP_WORK / 5_000);
+        let many: Vec<u64> = (0..30_000u64).map(|i| i * 1_000).collect();
+        assert!(icc_bootstrap(&many, k, 0.95, 10_000, 3).unwrap().is_none());
+        // A small request is honoured as asked.
+        let b = icc_bootstrap(&[0, 1, 2, 2], 2, 0.95, 200, 3)
+            .unwrap()
+            .unwrap();
+        assert!(b.resamples_used <= 200 && b.resamples_used > 150);
     }
 }

@@ -1427,12 +1427,7 @@ fn finish(a: SideData, b: SideData, m: Matched, o: &CompareOptions) -> Result<Co
         not_computable,
         fail,
         summary: Some(summary),
-        noise: crate::compare_noise::run_noise(
-            (&sum_a, &sum_b),
-            o.intervals.level,
-            o.permutations,
-            o.intervals.seed,
-        ),
+        noise: crate::compare_noise::run_noise((&sum_a, &sum_b), &o.intervals, o.permutations),
         warnings: all,
     })
 }

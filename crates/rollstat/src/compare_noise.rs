@@ -3,6 +3,7 @@
 //! test of whether B's floor differs from A's, and the A-vs-B flip rate
 //! read against the floors (docs/compare.md, "Run-to-run noise").
 
+use crate::options::IntervalOptions;
 use crate::reliability::{icc_entry, IccEntry};
 use rollstat_core::summary::ProblemSummary;
 use rollstat_stats::flips::flip_summary;
@@ -48,10 +49,10 @@ pub struct RunNoise {
 /// rollouts on both sides.
 pub(crate) fn run_noise(
     (a, b): (&[ProblemSummary], &[ProblemSummary]),
-    level: f64,
+    intervals: &IntervalOptions,
     permutations: usize,
-    seed: u64,
 ) -> Option<RunNoise> {
+    let seed = intervals.seed;
     let counts: Vec<(u64, u64, u64, u64)> = a
         .iter()
         .zip(b)
@@ -69,17 +70,17 @@ pub(crate) fn run_noise(
         exact: d.exact,
         flip_rate: f.flip_rate,
         excess: f.excess,
-        icc_a: side_icc(counts.iter().map(|t| (t.0, t.1)), level),
-        icc_b: side_icc(counts.iter().map(|t| (t.2, t.3)), level),
+        icc_a: side_icc(counts.iter().map(|t| (t.0, t.1)), intervals),
+        icc_b: side_icc(counts.iter().map(|t| (t.2, t.3)), intervals),
     })
 }
 
 /// One side's ICC when all its problems have one n.
-fn side_icc(cn: impl Iterator<Item = (u64, u64)>, level: f64) -> Option<IccEntry> {
+fn side_icc(cn: impl Iterator<Item = (u64, u64)>, intervals: &IntervalOptions) -> Option<IccEntry> {
     let (c, n): (Vec<u64>, Vec<u64>) = cn.unzip();
     let first = *n.first()?;
     if n.iter().any(|&x| x != first) {
         return None;
     }
-    icc_entry(&c, first, level)
+    icc_entry(&c, first, intervals)
 }

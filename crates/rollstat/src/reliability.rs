@@ -5,9 +5,12 @@
 //! `run`/`model` label; statistics are over the problems every trial has.
 
 use crate::findings::{Finding, RunGap};
+use crate::options::IntervalOptions;
 use rollstat_core::summary::{DenominatorPolicy, ProblemData, ProblemSummary, Verdict};
 use rollstat_io::CollectedProblem;
-use rollstat_stats::reliability::{flip_stats, icc_oneway, noise_floor, spread, OneWayAnova};
+use rollstat_stats::reliability::{
+    flip_stats, icc_bootstrap, icc_oneway, noise_floor, spread, OneWayAnova,
+};
 use rollstat_stats::{pass1_sampling_variance, variance_decomposition_of};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -34,7 +37,7 @@ pub struct Reliability {
     pub run_spread: Option<RunSpread>,
     /// Verdict flips across trials.
     pub flips: Flips,
-    /// ICC(1) and ICC(1,k) with F intervals; absent when every problem's
+    /// ICC(1) and ICC(1,k) with intervals (bootstrap ∪ F); absent when every problem's
     /// trials agree (no trial noise) or every problem has the same mean.
     pub icc: Option<IccEntry>,
     /// The between/within split of pass@1 on the shared set.
@@ -133,12 +136,32 @@ impl Flips {
 pub struct IccEntry {
     /// One trial's reliability.
     pub icc1: f64,
-    /// `[lower, upper]` of `icc1`.
+    /// `[lower, upper]` of `icc1`: the union of `icc1_bootstrap_interval`
+    /// and `icc1_f_interval` (`interval_method`). On 0/1 trials each of the
+    /// two under-covers somewhere (docs/statistics.md §13.1); the union
+    /// covers at least as often as either.
     pub icc1_interval: [f64; 2],
     /// The reliability of the mean of the `n_trials` trials.
     pub icc1k: f64,
-    /// `[lower, upper]` of `icc1k`.
+    /// `[lower, upper]` of `icc1k`: the Spearman–Brown image
+    /// `kρ/(1 + (k − 1)ρ)` of `icc1_interval` (the estimators obey it
+    /// exactly, and the F interval's bounds too). The lower bound is −∞
+    /// (JSON `null`) when `icc1_interval` reaches ICC(1)'s floor
+    /// −1/(k − 1): with so few problems nothing bounds it.
+    #[serde(deserialize_with = "unbounded_below")]
     pub icc1k_interval: [f64; 2],
+    /// How the intervals were computed: `bootstrap+F` (the union), or `F`
+    /// when no bootstrap resample had an ICC.
+    pub interval_method: String,
+    /// Bootstrap resamples with an ICC (over problems, the report's seed).
+    pub resamples: usize,
+    /// The percentile bootstrap interval of `icc1` over problems: it
+    /// approaches its level as problems grow, and under-covers below ~50.
+    pub icc1_bootstrap_interval: Option<[f64; 2]>,
+    /// The normal-theory F interval of `icc1` (Shrout & Fleiss 1979): exact
+    /// for normal ratings, approximate for 0/1 trials (it under-covers when
+    /// the ICC is high or the success rate far from ½, at any size).
+    pub icc1_f_interval: [f64; 2],
     /// `MSB/MSW` and its degrees of freedom.
     pub f: f64,
     /// Numerator degrees of freedom (problems − 1).
@@ -149,6 +172,13 @@ pub struct IccEntry {
     pub p_value: f64,
     /// Interval level.
     pub level: f64,
+}
+
+/// An interval whose JSON `null` lower bound is −∞ (JSON has no
+/// infinities; serde_json writes them as `null`).
+fn unbounded_below<'de, D: serde::Deserializer<'de>>(d: D) -> Result<[f64; 2], D::Error> {
+    let [lo, hi] = <[Option<f64>; 2]>::deserialize(d)?;
+    Ok([lo.unwrap_or(f64::NEG_INFINITY), hi.unwrap_or(f64::NAN)])
 }
 
 /// pass@1's variance split on the shared set.
@@ -537,12 +567,13 @@ fn run_name((run, index): &(String, u64), mode: Mode) -> String {
 /// The `reliability` block of the report's problems (with their summaries,
 /// in the same order) and the findings about it; `None` when nothing can be
 /// measured (the findings say why). `run_by` names the run field (see
-/// [`RUN_FIELDS`] and [`INDEX_FIELDS`]); `level` is the report's level.
+/// [`RUN_FIELDS`] and [`INDEX_FIELDS`]); `intervals` are the report's
+/// (its level, resamples and seed).
 pub(crate) fn reliability(
     problems: &[CollectedProblem],
     summaries: &[ProblemSummary],
     run_by: Option<&str>,
-    level: f64,
+    intervals: &IntervalOptions,
 ) -> (Option<Reliability>, Vec<Finding>) {
     let mut findings = Vec::new();
     let is_counts = |p: &CollectedProblem| matches!(p.data, ProblemData::Counts { .. });
@@ -593,7 +624,7 @@ pub(crate) fn reliability(
         });
     }
     let source = trial_source(mode, run_by, s.from_counts);
-    (Some(block(s, mode, source, level)), findings)
+    (Some(block(s, mode, source, intervals)), findings)
 }
 
 /// The mode and its units; with a run field on only some problems, a
@@ -635,7 +666,8 @@ fn trial_source(mode: Mode, run_by: Option<&str>, from_counts: bool) -> TrialSou
 }
 
 /// The block from the shared set's counts.
-fn block(s: Shared, mode: Mode, trials: TrialSource, level: f64) -> Reliability {
+fn block(s: Shared, mode: Mode, trials: TrialSource, intervals: &IntervalOptions) -> Reliability {
+    let level = intervals.level;
     let n = s.keys.len() as u64;
     let n_problems = s.c.len() as u64;
     let runs = if s.from_counts {
@@ -659,7 +691,7 @@ fn block(s: Shared, mode: Mode, trials: TrialSource, level: f64) -> Reliability 
         mean_pairwise: f.mean_pairwise,
         by_correct: f.by_correct,
     };
-    let icc = icc_entry(&s.c, n, level);
+    let icc = icc_entry(&s.c, n, intervals);
     let (variance, decomposition) = variance_split(&s.c, n);
     let noise_floor = floors(variance.trial_variance, n_problems, n, level);
     // Count rows: each of the n exchangeable trials is a run.
@@ -772,21 +804,35 @@ fn flaky(list: Vec<(String, u64)>, n: u64) -> Vec<FlakyProblem> {
     out
 }
 
-/// ICC(1) and ICC(1,k) of problems with `c` correct of `n` trials each;
+/// ICC(1) and ICC(1,k) of problems with `c` correct of `n` trials each,
+/// with bootstrap intervals at the options' level, resamples and seed;
 /// `None` when undefined (no trial noise, or no spread between problems).
-pub(crate) fn icc_entry(c: &[u64], n: u64, level: f64) -> Option<IccEntry> {
-    OneWayAnova::from_counts(c, n)
+pub(crate) fn icc_entry(c: &[u64], n: u64, o: &IntervalOptions) -> Option<IccEntry> {
+    let level = o.level;
+    let anova = OneWayAnova::from_counts(c, n).ok()?;
+    let i = icc_oneway(&anova, level).ok().flatten()?;
+    let boot = icc_bootstrap(c, n, level, o.resamples, o.seed)
         .ok()
-        .and_then(|a| icc_oneway(&a, level).ok().flatten())
-        .map(|i| IccEntry {
-            icc1: i.icc1,
-            icc1_interval: [i.icc1_interval.0, i.icc1_interval.1],
-            icc1k: i.icc1k,
-            icc1k_interval: [i.icc1k_interval.0, i.icc1k_interval.1],
-            f: i.f,
-            df1: i.df.0,
-            df2: i.df.1,
-            p_value: i.p_value,
-            level,
-        })
+        .flatten();
+    let f = i.icc1_interval;
+    let shown = boot.map_or(f, |b| {
+        (f.0.min(b.icc1_interval.0), f.1.max(b.icc1_interval.1))
+    });
+    let k = n as f64;
+    let spearman_brown = |r: f64| k * r / (1.0 + (k - 1.0) * r);
+    Some(IccEntry {
+        icc1: i.icc1,
+        icc1_interval: [shown.0, shown.1],
+        icc1k: i.icc1k,
+        icc1k_interval: [spearman_brown(shown.0), spearman_brown(shown.1)],
+        interval_method: if boot.is_some() { "bootstrap+F" } else { "F" }.into(),
+        resamples: boot.map_or(0, |b| b.resamples_used),
+        icc1_bootstrap_interval: boot.map(|b| [b.icc1_interval.0, b.icc1_interval.1]),
+        icc1_f_interval: [f.0, f.1],
+        f: i.f,
+        df1: i.df.0,
+        df2: i.df.1,
+        p_value: i.p_value,
+        level,
+    })
 }

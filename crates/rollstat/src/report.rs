@@ -229,7 +229,7 @@ fn build(s: Summarized, opts: &ReportOptions) -> Result<Report> {
         &collected.problems,
         &summaries,
         opts.run_by.as_deref(),
-        opts.intervals.level,
+        &opts.intervals,
     );
     free_rollouts(&mut inputs.collected.problems);
     if opts.by.is_none() && !opts.per_problem {

@@ -77,6 +77,15 @@ pub fn sources_from_paths(plan: &GatePlan, base: &Path) -> Result<SuiteSources> 
         .map(SuiteSources::Declared)
 }
 
+/// `A (baseline)` → (`A`, `baseline`): compare's messages say "A (name)",
+/// and a gate side's name is its role.
+fn side_and_role(label: &str) -> (&str, &str) {
+    match label.split_once(" (") {
+        Some((side, r)) => (side, r.trim_end_matches(')')),
+        None => (label, label),
+    }
+}
+
 /// Reads one side, keeping rollouts (the flipped problems list their
 /// answers): every source into one population, or (`by_unit`) each loaded
 /// input into its own, named by its path. One system a side.
@@ -86,11 +95,7 @@ fn read_side(
     o: &CompareOptions,
     by_unit: bool,
 ) -> Result<Vec<(String, SideData)>> {
-    // compare's messages say "A (name)": the side's name is its role.
-    let (side, role) = match label.split_once(" (") {
-        Some((side, r)) => (side, r.trim_end_matches(')')),
-        None => (label, label),
-    };
+    let (side, role) = side_and_role(label);
     let ro = compare::read_options(o, None);
     let units = read_populations_keeping(
         sources,
