@@ -53,16 +53,33 @@ pub fn stderr_sink() -> rollstat::MessageSink {
     rollstat::MessageSink::new(|m| eprintln!("rollstat: {}", cli_text(m)))
 }
 
+/// Where the user sets how files are read: flags, or a plan file's keys.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum ReadingSetBy {
+    /// `--from NAME`, `--map MAP`.
+    Flags,
+    /// `format = "NAME"`, `map = "MAP"` in a gate plan.
+    PlanKeys,
+}
+
 /// The engine's error in the CLI's words (flags named, advice added).
 pub fn cli_error(e: Error) -> anyhow::Error {
-    usage(cli_words(e))
+    usage(cli_words(e, ReadingSetBy::Flags))
+}
+
+/// [`cli_error`] for a run whose reading a plan file declares: the format
+/// and the field map advised as its keys.
+pub fn plan_error(e: Error) -> anyhow::Error {
+    usage(cli_words(e, ReadingSetBy::PlanKeys))
 }
 
 /// The text of [`cli_error`].
-fn cli_words(e: Error) -> String {
+fn cli_words(e: Error, set_by: ReadingSetBy) -> String {
     use rollstat::ReadError;
     match e {
-        Error::Side { side, name, error } => format!("reading {side} ({name}): {}", cli_words(*error)),
+        Error::Side { side, name, error } => {
+            format!("reading {side} ({name}): {}", cli_words(*error, set_by))
+        }
         Error::SystemsFieldMissing => {
             "one input: pass --by model (or --by run) to say which field holds the two systems, or give two inputs A B".into()
         }
@@ -82,7 +99,12 @@ fn cli_words(e: Error) -> String {
             "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass --dedupe first|last when summarizing, as for duplicated rows"
         ),
         Error::UnreadableFiles { .. } => format!("{e}; drop --strict to read the rest"),
-        Error::Format(f) => f.worded("pass the format explicitly (--from NAME)") + &map_hint(&f),
+        Error::Format(f) => match set_by {
+            ReadingSetBy::Flags => f.worded("pass the format explicitly (--from NAME)") + &map_hint(&f, set_by),
+            ReadingSetBy::PlanKeys => {
+                f.worded("name the format in the plan (format = \"NAME\")") + &map_hint(&f, set_by)
+            }
+        },
         Error::TooFewSystems { ref found } => format!(
             "ranking needs two or more systems, found {} ({}); give one input per system, or pass --by FIELD (model, run, …) naming the field that tells them apart",
             found.len(),
@@ -226,8 +248,9 @@ pub fn field_map(a: &ReadingArgs) -> Result<Option<rollstat::FieldMap>> {
         .transpose()
 }
 
-/// The field map suggested for a file no format fits, as the flag to pass.
-fn map_hint(e: &rollstat::FormatError) -> String {
+/// The field map suggested for a file no format fits, as the flag to pass
+/// (or the plan key to set).
+fn map_hint(e: &rollstat::FormatError, set_by: ReadingSetBy) -> String {
     let rollstat::FormatError::Detect(d) = e else {
         return String::new();
     };
@@ -235,8 +258,13 @@ fn map_hint(e: &rollstat::FormatError) -> String {
         .ok()
         .map(|b| b[..b.len().min(65536)].to_vec());
     let map = head.and_then(|h| rollstat_formats::field_map::suggest_for(&d.path, &h));
-    map.map(|m| format!("; or read it through a field map: --map {m}"))
-        .unwrap_or_default()
+    map.map(|m| match set_by {
+        ReadingSetBy::Flags => format!("; or read it through a field map: --map {m}"),
+        ReadingSetBy::PlanKeys => {
+            format!("; or read it through a field map: map = \"{m}\" in the plan")
+        }
+    })
+    .unwrap_or_default()
 }
 
 /// The input format of `--from`.

@@ -263,6 +263,23 @@ fn gate_reads_through_the_flag_and_the_plan_key() {
         "{}",
         stderr(&o)
     );
+    // A plan without the map: the advice is the plan's keys, not flags
+    // (the flags are refused beside a plan).
+    std::fs::write(
+        d.join("nomap.toml"),
+        "margin = 0.05\nbaseline = \"m/a.jsonl\"\ncandidate = \"m/b.jsonl\"\n",
+    )
+    .unwrap();
+    let o = run_in(d, &["gate", "nomap.toml"]);
+    assert_eq!(o.status.code(), Some(2));
+    let e = stderr(&o);
+    assert!(
+        e.contains("reading A (baseline): m/a.jsonl: unrecognised input format"),
+        "{e}"
+    );
+    assert!(e.contains("(format = \"NAME\")"), "{e}");
+    assert!(e.contains(&format!("map = \"{MAP}\" in the plan")), "{e}");
+    assert!(!e.contains("--"), "{e}");
     // The flag beside a plan is refused, as every setting flag is.
     let o = run_in(d, &["gate", "plan.toml", "--map", MAP]);
     assert_eq!(o.status.code(), Some(2));
