@@ -1036,3 +1036,19 @@ fn canonical_lines(path: &str, content: &[u8]) -> Vec<CanonicalRow> {
         })
         .collect()
 }
+
+/// An input's name without directories and extensions, which names the
+/// benchmark (gate) or the system (rank) it holds: `runs/a/aime.jsonl.gz`
+/// → `aime`.
+pub(crate) fn file_stem(path: &str) -> String {
+    let name = std::path::Path::new(path)
+        .file_name()
+        .map_or(path.to_string(), |n| n.to_string_lossy().to_string());
+    let mut stem = name.as_str();
+    for ext in [
+        ".gz", ".zst", ".jsonl", ".json", ".csv", ".parquet", ".tsv", ".eval",
+    ] {
+        stem = stem.strip_suffix(ext).unwrap_or(stem);
+    }
+    stem.to_string()
+}

@@ -21,7 +21,6 @@ pub use plan::{
     expand, parse_margin, BenchmarkPlan, GatePlan, MarginValue, Paths, DEFAULT_ALPHA,
     DEFAULT_FLIPS_LISTED, DEFAULT_METRIC,
 };
-pub(crate) use sources::file_stem;
 pub use sources::{sources_from_paths, BenchmarkSources, SuiteSources};
 
 use crate::compare::Plan;

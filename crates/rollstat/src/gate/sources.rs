@@ -231,22 +231,8 @@ fn pair_up(
 fn benchmark_of(unit: &str, p: &CollectedProblem) -> String {
     match p.subset() {
         Some(s) => s.to_string(),
-        None => file_stem(unit),
+        None => crate::read::file_stem(unit),
     }
-}
-
-/// `runs/a/aime.jsonl.gz` → `aime`.
-pub(crate) fn file_stem(path: &str) -> String {
-    let name = Path::new(path)
-        .file_name()
-        .map_or(path.to_string(), |n| n.to_string_lossy().to_string());
-    let mut stem = name.as_str();
-    for ext in [
-        ".gz", ".zst", ".jsonl", ".json", ".csv", ".parquet", ".tsv", ".eval",
-    ] {
-        stem = stem.strip_suffix(ext).unwrap_or(stem);
-    }
-    stem.to_string()
 }
 
 /// One side's inputs split into benchmarks, in order of first appearance;
@@ -308,7 +294,7 @@ fn empty_like(
 mod tests {
     #[test]
     fn file_stems_drop_directories_and_extensions() {
-        assert_eq!(super::file_stem("runs/a/aime.jsonl.gz"), "aime");
-        assert_eq!(super::file_stem("gsm8k.csv"), "gsm8k");
+        assert_eq!(crate::read::file_stem("runs/a/aime.jsonl.gz"), "aime");
+        assert_eq!(crate::read::file_stem("gsm8k.csv"), "gsm8k");
     }
 }

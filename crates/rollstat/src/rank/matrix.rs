@@ -95,7 +95,7 @@ pub(crate) fn read_systems(
         for (i, p) in c.problems.iter().enumerate() {
             let name = match field {
                 Some(_) => p.by_value().unwrap_or("(none)").to_string(),
-                None => crate::gate::file_stem(&unit),
+                None => crate::read::file_stem(&unit),
             };
             groups.entry(name).or_default().push(i);
         }
@@ -252,7 +252,7 @@ pub(crate) fn read_suite_inputs(
 fn benchmark_names(sources: &[Source]) -> Vec<String> {
     let stems: Vec<String> = sources
         .iter()
-        .map(|s| crate::gate::file_stem(s.name().trim_end_matches('/')))
+        .map(|s| crate::read::file_stem(s.name().trim_end_matches('/')))
         .collect();
     stems
         .iter()
