@@ -17,6 +17,9 @@ c ~ Binomial(n, p). Target: the population pass@k, 1 − B(A, B + k)/B(A, B).
 1,000 replications per row; deterministic (numpy Generator seeded 20261205).
 Usage: python3 scripts/bayes_coverage.py          pass@1 and pass@4 (numpy, scipy; ~20 minutes)
        python3 scripts/bayes_coverage.py pass^2   pass^2 = E[p²] instead
+       python3 scripts/bayes_coverage.py jeffreys pass@1 and pass@4 under the Jeffreys prior
+                                                  μ ~ Beta(½, ½) (`--prior jeffreys`); the model's
+                                                  interval only (the bootstrap has no prior)
 """
 
 import sys
@@ -34,6 +37,9 @@ KAP = np.exp(GK)
 AL, BE = GM * KAP, (1 - GM) * KAP
 LB0 = lb(AL, BE)
 LPRIOR = GK - 2 * np.log1p(KAP)  # μ ~ Beta(1, 1)
+JEFFREYS = "jeffreys" in sys.argv[1:]
+if JEFFREYS:  # μ ~ Beta(½, ½)
+    LPRIOR = LPRIOR - 0.5 * np.log(GM) - 0.5 * np.log1p(-GM)
 
 
 def theta_grid(k, pow_k=False):
@@ -79,8 +85,11 @@ def row(rng, spread, N, n, k, pow_k=False):
     for _ in range(REPS):
         c = rng.binomial(n, rng.beta(A, B, N))
         y = unbiased_pow(c, n, k) if pow_k else unbiased(c, n, k)
-        idx = rng.integers(0, N, (2000, N))
-        boot = np.quantile(y[idx].mean(1), [0.025, 0.975])
+        if JEFFREYS:
+            boot = (np.nan, np.nan)
+        else:
+            idx = rng.integers(0, N, (2000, N))
+            boot = np.quantile(y[idx].mean(1), [0.025, 0.975])
         bayes = credible(c, n, theta)
         for j, (lo, hi) in enumerate([boot, bayes]):
             hit[j] += lo <= target <= hi
@@ -91,7 +100,8 @@ def row(rng, spread, N, n, k, pow_k=False):
 def main():
     pow_k = sys.argv[1:] == ["pass^2"]
     rng = np.random.default_rng(SEED)
-    print(f"{REPS} replications per row, seed {SEED}; coverage (mean width) of nominal 95%")
+    prior = "Jeffreys prior Beta(1/2, 1/2) on μ" if JEFFREYS else "uniform prior on μ"
+    print(f"{REPS} replications per row, seed {SEED}, {prior}; coverage (mean width) of nominal 95%")
     print(f"| p ~ | N | n | {'pass^k' if pow_k else 'pass@k'} | bootstrap | beta-binomial |")
     print("|---|---|---|---|---|---|")
     for spread in [(2, 3), (5, 1)]:
@@ -99,8 +109,8 @@ def main():
             for n in [4, 16]:
                 for k in ([2] if pow_k else [1, 4]):
                     h, w = row(rng, spread, N, n, k, pow_k)
-                    print(f"| Beta{spread} | {N} | {n} | {k} | {h[0]:.3f} ({w[0]:.3f}) | {h[1]:.3f} ({w[1]:.3f}) |",
-                          flush=True)
+                    boot = "–" if JEFFREYS else f"{h[0]:.3f} ({w[0]:.3f})"
+                    print(f"| Beta{spread} | {N} | {n} | {k} | {boot} | {h[1]:.3f} ({w[1]:.3f}) |", flush=True)
 
 
 if __name__ == "__main__":

@@ -5,10 +5,11 @@ Two intervals, as crates/rollstat-stats/src/reliability.rs computes them:
   * the one-way F interval of Shrout & Fleiss (1979, case 1) / McGraw & Wong
     (1996) (F_L = F / F_{1-a/2}(N-1, N(k-1)), F_U = F * F_{1-a/2}(N(k-1), N-1),
     ICC bounds (F_x - 1)/(F_x + k - 1)), the JSON's `icc1_f_interval`;
-  * the percentile bootstrap over problems (`icc1_interval`, the one shown):
+  * the percentile bootstrap over problems (`icc1_bootstrap_interval`):
     the problems resampled with replacement, ICC(1) of each resample (one
     with no variation at all left out), type-7 quantiles; 1,000 resamples
-    here (the report's default is 10,000).
+    here (the report's default is 10,000);
+and their union, `icc1_interval`, the interval the report shows.
 The F interval is exact for normal data; rollouts are 0/1, so both are
 checked on
   * beta-binomial trials: p_i ~ Beta(a, b) with mean mu, trials

@@ -474,10 +474,19 @@ def _mapped(data: Any, columns: Optional[Dict[str, str]]) -> Tuple[Any, Optional
     """``data`` and the field map still to apply: in-memory data with
     plain columns is renamed here (the map is then spent), files keep the
     map for the engine to read them through."""
-    if columns is None:
+    if columns is None or data is None:
         return data, None
     renamed = _rename_columns(data, columns)
-    return (data, columns) if renamed is None else (renamed, None)
+    if renamed is not None:
+        return renamed, None
+    if _columns_of(data) is not None:
+        # In-memory data the map cannot rename: beside files it would be
+        # read as canonical rows, the map silently not applied.
+        raise InputError(
+            "columns: in-memory data is renamed by plain column names; records=, nested paths (a.b) and "
+            "wildcards are for files"
+        )
+    return data, columns
 
 
 def _pairs(columns: Optional[Dict[str, str]]) -> Optional[List[Tuple[str, str]]]:
@@ -727,12 +736,18 @@ def gate(
     >>> print(g.plan["text"].splitlines()[-1])
     candidate = "<list: 40 rows #2>"
     """
+    columns = _columns(columns)
+    baseline, map_a = _mapped(baseline, columns)
+    candidate, map_b = _mapped(candidate, columns)
+    # Frames renamed here; the map is then for files only (None when every
+    # side was data, so a frames-only gate records no map it did not use).
+    given = columns if plan is not None else _one_map(map_a, map_b)
     settings = dict(
         margin=margin, relative_margin=relative_margin, suite_margin=suite_margin, metric=metric,
         weights=weights, rule=rule, tier=tier, alpha=alpha, mid_p=mid_p, cluster_by=cluster_by,
         seed=_opt_int(seed, "seed"), resamples=_opt_int(resamples, "resamples"),
         permutations=_opt_int(permutations, "permutations"), flips=_opt_int(flips, "flips"), format=format,
-        extract=extract, match=match, columns=_map_text(_columns(columns)),
+        extract=extract, match=match, columns=_map_text(given),
     )
     if plan is None:
         text, sides = _gate.short_form(baseline, candidate, settings)

@@ -10,7 +10,7 @@
 
 use crate::engine::{sources as named_sources, MessageLog};
 use crate::pages::TypedGate;
-use crate::wording::{engine_error, finding_text};
+use crate::wording::{engine_error_format_keyword as engine_error, finding_text};
 use crate::InputError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

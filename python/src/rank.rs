@@ -6,7 +6,7 @@
 use crate::engine::{sources as read_sources, MessageLog};
 use crate::options::{self, Keywords};
 use crate::pages::TypedRanking;
-use crate::wording::{engine_error, finding_text};
+use crate::wording::{engine_error_format_keyword as engine_error, finding_text};
 use crate::InputError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;

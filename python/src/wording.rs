@@ -18,17 +18,26 @@ pub fn keyword(option: &str) -> &str {
     }
 }
 
-/// The engine's error as a `rollstat.InputError`.
+/// The engine's error as a `rollstat.InputError`, for functions whose
+/// format keyword is `source_format` (report, compare, summarize).
 pub fn engine_error(e: Error) -> PyErr {
-    worded(e, String::new())
+    worded(e, String::new(), "source_format")
 }
 
-/// [`engine_error`] with `prefix` before its text (where the error arose).
-fn worded(e: Error, prefix: String) -> PyErr {
+/// [`engine_error`] for `rank` and `gate`, whose format keyword (and plan
+/// key) is `format`.
+pub fn engine_error_format_keyword(e: Error) -> PyErr {
+    worded(e, String::new(), "format")
+}
+
+/// [`engine_error`] with `prefix` before its text (where the error arose);
+/// `format_keyword` names the format.
+fn worded(e: Error, prefix: String, format_keyword: &str) -> PyErr {
     use rollstat::ReadError;
     let text = match e {
         Error::Side { side, name, error } => {
-            return worded(*error, format!("{prefix}reading {side} ({name}): "));
+            let prefix = format!("{prefix}reading {side} ({name}): ");
+            return worded(*error, prefix, format_keyword);
         }
         Error::SystemsFieldMissing => {
             "one input: pass by='model' (or by='run') to say which field holds the two systems, or give two inputs a and b".to_string()
@@ -49,7 +58,10 @@ fn worded(e: Error, prefix: String) -> PyErr {
             "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass dedupe='first' or dedupe='last' when summarizing, as for duplicated rows"
         ),
         Error::UnreadableFiles { .. } => format!("{e}; pass strict=False to read the rest"),
-        Error::Format(f) => f.worded("pass the format explicitly (source_format='NAME')"),
+        Error::Format(f) => {
+            let fix = format!("pass the format explicitly ({format_keyword}='NAME')");
+            f.worded(&fix) + &columns_hint(&f)
+        }
         Error::TooFewSystems { ref found } => format!(
             "ranking needs two or more systems, found {} ({}); give one source per system, or pass by='FIELD' (model, run, …) naming the field that tells them apart",
             found.len(),
@@ -72,6 +84,18 @@ fn worded(e: Error, prefix: String) -> PyErr {
         other => other.to_string(),
     };
     InputError::new_err(prefix + &text)
+}
+
+/// The field map suggested for a file no format fits, as the `columns=`
+/// dict to pass.
+fn columns_hint(e: &rollstat::FormatError) -> String {
+    let Some(m) = rollstat::suggested_field_map(e) else {
+        return String::new();
+    };
+    let records = m.records.iter().map(|r| format!("\"records\": \"{r}\""));
+    let fields = m.fields.iter().map(|(f, p)| format!("\"{f}\": \"{p}\""));
+    let entries: Vec<String> = records.chain(fields).collect();
+    format!("; or read it through a field map: columns={{{}}}", entries.join(", "))
 }
 
 /// A finding in the package's words: the library's text, with the keyword

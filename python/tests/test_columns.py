@@ -182,3 +182,40 @@ def test_summarize_records_the_map(twins):
     header = json.loads(t.schema.metadata[b"rollstat_summary"])
     assert header["inputs"][0]["field_map"] == MAP_TEXT
     assert rollstat.report(t, ci=None).metrics["pass@1"]["value"] == pass1("a")
+
+
+def test_a_frame_beside_a_file_is_renamed_and_the_file_mapped(twins):
+    pd = pytest.importorskip("pandas")
+    kw = dict(k=[1, 4], resamples=1000)
+    canonical = rollstat.compare(twins["a"][1], twins["b"][1], **kw)
+    mixed = rollstat.compare(pd.DataFrame(mystery_rows("a")), twins["b"][0], columns=MAP, **kw)
+    assert mixed.rows == canonical.rows
+    assert mixed.to_dict()["b"]["inputs"][0]["field_map"] == MAP_TEXT
+    ranked = rollstat.rank({"a": mystery_rows("a"), "b": twins["b"][0], "c": twins["c"][0]}, columns=MAP,
+                           resamples=1000, permutations=1000)
+    assert {s["name"]: s["value"] for s in ranked.systems} == {n: pass1(n) for n in COUNTS}
+    g = rollstat.gate(baseline=mystery_rows("a"), candidate=twins["b"][0], columns=MAP, margin=0.05,
+                      resamples=1000, permutations=1000)
+    assert (g.benchmarks[0]["a"], g.benchmarks[0]["b"]) == (pass1("a"), pass1("b"))
+    # Frames on both sides: renamed, and no map recorded in the plan.
+    g = rollstat.gate(baseline=mystery_rows("a"), candidate=mystery_rows("b"), columns=MAP, margin=0.05,
+                      resamples=1000, permutations=1000)
+    assert g.benchmarks[0]["b"] == pass1("b") and "map =" not in g.plan["text"]
+
+
+def test_a_map_in_memory_data_cannot_take_is_refused_beside_a_file(twins):
+    with pytest.raises(rollstat.InputError, match=r"^columns: in-memory data is renamed by plain column names"):
+        rollstat.compare(mystery_rows("a"), twins["b"][0], columns={"problem": "task_id", "correct": "x.y"})
+
+
+def test_an_unknown_layout_is_answered_with_the_columns_to_pass(twins):
+    for call, keyword in (
+        (lambda: rollstat.compare(twins["a"][0], twins["b"][0]), "source_format='NAME'"),
+        (lambda: rollstat.rank(twins["a"][0], twins["b"][0]), "format='NAME'"),
+    ):
+        with pytest.raises(rollstat.InputError) as e:
+            call()
+        text = str(e.value)
+        assert f"({keyword})" in text and "--" not in text, text
+        want = ", ".join(f'"{f}": "{p}"' for f, p in MAP.items())
+        assert text.endswith(f"or read it through a field map: columns={{{want}}}"), text

@@ -2,7 +2,7 @@
 //! decision → exit code 0 GO, 1 NO-GO, 3 INCONCLUSIVE (2: bad input).
 
 use crate::args::{GradingArgs, ReadingArgs};
-use crate::options::{cli_error, plan_error, stderr_sink, InputError};
+use crate::options::{cli_error, gate_flags_error, plan_error, stderr_sink, InputError};
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 use rollstat::gate::{
@@ -247,7 +247,7 @@ pub fn run(a: &GateArgs) -> Result<(Gate, i32)> {
     let worded = if a.plan.is_some() {
         plan_error
     } else {
-        cli_error
+        gate_flags_error
     };
     let g = gate(&p, record, sources, &opts).map_err(worded)?;
     let code = g.exit_code();

@@ -56,9 +56,11 @@ pub fn stderr_sink() -> rollstat::MessageSink {
 /// Where the user sets how files are read: flags, or a plan file's keys.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum ReadingSetBy {
-    /// `--from NAME`, `--map MAP`.
+    /// `--from NAME`, `--map MAP`, `--dedupe`, … (report, compare, rank).
     Flags,
-    /// `format = "NAME"`, `map = "MAP"` in a gate plan.
+    /// A gate's short form: its flags, which have no `--dedupe`.
+    GateFlags,
+    /// `format = "NAME"`, `map = "MAP"`, `extract = …` in a gate plan.
     PlanKeys,
 }
 
@@ -71,6 +73,11 @@ pub fn cli_error(e: Error) -> anyhow::Error {
 /// and the field map advised as its keys.
 pub fn plan_error(e: Error) -> anyhow::Error {
     usage(cli_words(e, ReadingSetBy::PlanKeys))
+}
+
+/// [`cli_error`] for a gate's short form (no `--dedupe` to advise).
+pub fn gate_flags_error(e: Error) -> anyhow::Error {
+    usage(cli_words(e, ReadingSetBy::GateFlags))
 }
 
 /// The text of [`cli_error`].
@@ -86,21 +93,29 @@ fn cli_words(e: Error, set_by: ReadingSetBy) -> String {
         Error::InvalidOption { option, message } => format!("{}: {message}", flag(option.0)),
         Error::ShortProblem { .. } => format!("{e}; drop --strict to report them as n_short"),
         Error::IncompleteRun(_) => format!("{e}; drop --strict to report what is present"),
-        Error::ExtractionNeeded { ref extract, .. } => {
-            format!("{e} (pass --extract '{extract}')")
-        }
+        Error::ExtractionNeeded { ref extract, .. } => match set_by {
+            ReadingSetBy::PlanKeys => format!("{e} (set extract = \"{extract}\" in the plan)"),
+            _ => format!("{e} (pass --extract '{extract}')"),
+        },
         Error::Read(ReadError::Strict(bad)) => format!(
             "{bad} (strict mode stops at the first bad row; drop --strict to skip and count bad rows)"
         ),
-        Error::Read(ReadError::Duplicates { first, count }) => format!(
-            "{first}; {count} duplicated rollout(s) in all — fix the input or pass --dedupe first|last"
-        ),
+        Error::Read(ReadError::Duplicates { first, count }) => match set_by {
+            ReadingSetBy::Flags => format!(
+                "{first}; {count} duplicated rollout(s) in all — fix the input or pass --dedupe first|last"
+            ),
+            _ => format!(
+                "{first}; {count} duplicated rollout(s) in all — fix the input (a gate reads each rollout once)"
+            ),
+        },
         Error::DuplicateAcrossSummaries { problem, rollout, first, again } => format!(
             "{problem} rollout {rollout} appears in two summaries (first at {first}, again at {again}); pass --dedupe first|last when summarizing, as for duplicated rows"
         ),
         Error::UnreadableFiles { .. } => format!("{e}; drop --strict to read the rest"),
         Error::Format(f) => match set_by {
-            ReadingSetBy::Flags => f.worded("pass the format explicitly (--from NAME)") + &map_hint(&f, set_by),
+            ReadingSetBy::Flags | ReadingSetBy::GateFlags => {
+                f.worded("pass the format explicitly (--from NAME)") + &map_hint(&f, set_by)
+            }
             ReadingSetBy::PlanKeys => {
                 f.worded("name the format in the plan (format = \"NAME\")") + &map_hint(&f, set_by)
             }
@@ -251,20 +266,16 @@ pub fn field_map(a: &ReadingArgs) -> Result<Option<rollstat::FieldMap>> {
 /// The field map suggested for a file no format fits, as the flag to pass
 /// (or the plan key to set).
 fn map_hint(e: &rollstat::FormatError, set_by: ReadingSetBy) -> String {
-    let rollstat::FormatError::Detect(d) = e else {
-        return String::new();
-    };
-    let head = std::fs::read(&d.path)
-        .ok()
-        .map(|b| b[..b.len().min(65536)].to_vec());
-    let map = head.and_then(|h| rollstat_formats::field_map::suggest_for(&d.path, &h));
-    map.map(|m| match set_by {
-        ReadingSetBy::Flags => format!("; or read it through a field map: --map {m}"),
-        ReadingSetBy::PlanKeys => {
-            format!("; or read it through a field map: map = \"{m}\" in the plan")
-        }
-    })
-    .unwrap_or_default()
+    rollstat::suggested_field_map(e)
+        .map(|m| match set_by {
+            ReadingSetBy::Flags | ReadingSetBy::GateFlags => {
+                format!("; or read it through a field map: --map {m}")
+            }
+            ReadingSetBy::PlanKeys => {
+                format!("; or read it through a field map: map = \"{m}\" in the plan")
+            }
+        })
+        .unwrap_or_default()
 }
 
 /// The input format of `--from`.

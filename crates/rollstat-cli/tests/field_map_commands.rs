@@ -229,6 +229,18 @@ fn gate_reads_through_the_flag_and_the_plan_key() {
         planned["benchmarks"][0]["delta"],
         mapped["benchmarks"][0]["delta"]
     );
+}
+
+#[test]
+fn gate_names_the_key_or_the_flag_of_a_bad_or_missing_map() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write_systems(d);
+    std::fs::write(
+        d.join("plan.toml"),
+        format!("margin = 0.05\nmap = \"{MAP}\"\n"),
+    )
+    .unwrap();
     // A plan with a map the parser refuses names the key.
     std::fs::write(
         d.join("bad.toml"),

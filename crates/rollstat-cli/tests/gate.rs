@@ -1430,3 +1430,46 @@ fn no_problem_in_common_names_each_side_once() {
     assert!(e.contains("no problem appears in both"), "{e}");
     assert!(!e.contains("A (A ("), "{e}");
 }
+
+/// A duplicated rollout inside a gate side is advised in the gate's terms:
+/// it has no `--dedupe` (report's advice), with flags or with a plan.
+#[test]
+fn duplicated_rollouts_are_advised_without_a_flag_the_gate_lacks() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let row = |p: u32, r: u32, ok: bool| {
+        format!("{{\"problem\": \"p{p}\", \"rollout\": {r}, \"correct\": {ok}}}\n")
+    };
+    let clean: String = (0..10).map(|p| row(p, 0, p % 2 == 0)).collect();
+    std::fs::write(d.join("a.jsonl"), &clean).unwrap();
+    std::fs::write(d.join("b.jsonl"), clean + &row(3, 0, true)).unwrap();
+    std::fs::write(
+        d.join("plan.toml"),
+        "margin = 0.05\nbaseline = \"a.jsonl\"\ncandidate = \"b.jsonl\"\n",
+    )
+    .unwrap();
+    for args in [
+        vec![
+            "gate",
+            "--baseline",
+            "a.jsonl",
+            "--candidate",
+            "b.jsonl",
+            "--margin",
+            "0.05",
+        ],
+        vec!["gate", "plan.toml"],
+    ] {
+        let o = common::run_in(d, &args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let e = common::stderr(&o);
+        assert!(e.contains("reading B (candidate): "), "{e}");
+        assert!(
+            e.contains(
+                "duplicated rollout(s) in all — fix the input (a gate reads each rollout once)"
+            ),
+            "{e}"
+        );
+        assert!(!e.contains("--dedupe"), "{e}");
+    }
+}

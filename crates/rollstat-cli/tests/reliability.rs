@@ -90,7 +90,7 @@ fn tau_bench_per_trial_figures() {
     // problems' counts (by c: 14, 12, 10, 4, 10) 400,000 times (seed
     // 20261205), gives [0.22647, 0.56436]; the SD of each bound at 10,000
     // resamples is 0.0014 and 0.0018 (40 repeats): within 4 SD.
-    assert_eq!(icc["resamples"], 10_000);
+    assert_eq!(icc["resamples_used"], 10_000);
     let (b_lo, b_hi) = (
         f(&icc["icc1_bootstrap_interval"][0]),
         f(&icc["icc1_bootstrap_interval"][1]),

@@ -227,6 +227,26 @@ fn count_types(c: &[u64], k: u64) -> (Vec<u64>, Vec<u64>) {
     out
 }
 
+/// ICC(1,k) from ICC(1) by Spearman–Brown, `kρ/(1 + (k − 1)ρ)`, which the
+/// one-way ANOVA estimators obey exactly and which is increasing. At
+/// ICC(1)'s floor −1/(k − 1) (every problem with the same mean: MSB = 0)
+/// it is −∞; so is a value within rounding of the floor, where
+/// `1 + (k − 1)ρ` would be a rounding residue of either sign.
+///
+/// ```
+/// use rollstat_stats::reliability::spearman_brown;
+/// assert!((spearman_brown(0.2, 4) - 0.5).abs() < 1e-15);
+/// assert_eq!(spearman_brown(-1.0 / 14.0, 15), f64::NEG_INFINITY);
+/// ```
+pub fn spearman_brown(icc1: f64, k: u64) -> f64 {
+    let kf = k as f64;
+    let denominator = 1.0 + (kf - 1.0) * icc1;
+    if denominator <= 1e-12 {
+        return f64::NEG_INFINITY;
+    }
+    kf * icc1 / denominator
+}
+
 /// Binomial draws an ICC bootstrap may make (resamples × distinct correct
 /// counts): about a second. Past it the resamples shrink to fit.
 pub const ICC_BOOTSTRAP_WORK: usize = 20_000_000;
@@ -296,11 +316,9 @@ pub fn icc_bootstrap(
     let tail = (1.0 - level) / 2.0;
     let lo = crate::quantile_sorted(&values, tail);
     let hi = crate::quantile_sorted(&values, 1.0 - tail);
-    let kf = k as f64;
-    let spearman_brown = |r: f64| kf * r / (1.0 + (kf - 1.0) * r);
     Ok(Some(IccBootstrap {
         icc1_interval: (lo, hi),
-        icc1k_interval: (spearman_brown(lo), spearman_brown(hi)),
+        icc1k_interval: (spearman_brown(lo, k), spearman_brown(hi, k)),
         resamples_used: values.len(),
     }))
 }
@@ -716,5 +734,25 @@ mod tests {
             .unwrap()
             .unwrap();
         assert!(b.resamples_used <= 200 && b.resamples_used > 150);
+    }
+
+    /// A resample whose problems all have one count 0 < j < k sits at
+    /// ICC(1)'s floor −1/(k − 1), computed with rounding error: its
+    /// ICC(1,k) is −∞, never a huge finite number of either sign. Checked
+    /// at every k ≤ 40 and count, against the exact floor.
+    #[test]
+    fn the_floor_maps_to_minus_infinity() {
+        for k in 2..=40u64 {
+            for j in 1..k {
+                let r = icc1_of_histogram(&[j, j + 1], &[7, 0], k).unwrap();
+                assert!((r + 1.0 / (k - 1) as f64).abs() < 1e-12, "k={k} j={j}: {r}");
+                assert_eq!(spearman_brown(r, k), f64::NEG_INFINITY, "k={k} j={j}");
+            }
+        }
+        // With two problems only the bootstrap lands on the floor often:
+        // the interval's ICC(1,k) lower bound is then −∞, below the upper.
+        let b = icc_bootstrap(&[3, 4], 15, 0.95, 2000, 1).unwrap().unwrap();
+        assert_eq!(b.icc1k_interval.0, f64::NEG_INFINITY);
+        assert!(b.icc1k_interval.1 > b.icc1k_interval.0);
     }
 }

@@ -478,8 +478,11 @@ pub(crate) fn read(
 pub(crate) fn read_two(a: &Source, b: &Source, o: &CompareOptions) -> Result<(SideData, SideData)> {
     let ro = read_options(o, o.group_by.clone());
     let mut out = Vec::new();
+    crate::read::check_map_has_files([a, b], o.field_map.as_ref())?;
     for (label, src) in [("A", a), ("B", b)] {
-        let s = read(std::slice::from_ref(src), &ro, o).map_err(|e| side_error(label, src, e))?;
+        let side = std::slice::from_ref(src);
+        let ro = crate::read::side_options(side, &ro);
+        let s = read(side, &ro, o).map_err(|e| side_error(label, src, e))?;
         let c = s.inputs.collected;
         let path = src.name();
         if c.systems.len() > 1 {

@@ -92,7 +92,7 @@
 //!   `pass_at_1`}), `run_spread` {`mean`, `sd`, `min`, `max`, `range`},
 //!   `flips` {`n_trials`, `n_flipping`, `share_flipping`, `mean_pairwise`,
 //!   `by_correct`}, `icc` {`icc1`, `icc1_interval`, `icc1k`,
-//!   `icc1k_interval`, `interval_method`, `resamples`,
+//!   `icc1k_interval` (lower bound `null` = −∞), `interval_method`, `resamples_used`,
 //!   `icc1_bootstrap_interval`, `icc1_f_interval`, `f`, `df1`, `df2`,
 //!   `p_value`, `level`} (null when
 //!   every problem's trials agree), `variance` {`between`, `within`,

@@ -54,7 +54,8 @@ pub enum Error {
     Side {
         /// `A` or `B`.
         side: String,
-        /// The side's input, as given.
+        /// What names the side: compare's input as given, a gate side's
+        /// role (`baseline`, `candidate`).
         name: String,
         /// Why it could not be read.
         #[source]

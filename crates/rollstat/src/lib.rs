@@ -95,7 +95,8 @@ pub use options::{
 };
 pub use power::{power, short_number, PowerOptions, PowerReport, PowerRow, Tradeoff, POWER_SCHEMA};
 pub use read::{
-    canonical_rows, gather, gather_with, CanonicalRow, Gathered, Loaded, Source, Table,
+    canonical_rows, gather, gather_with, suggested_field_map, CanonicalRow, Gathered, Loaded,
+    Source, Table,
 };
 pub use reliability::{
     FlakyProblem, Flips, IccEntry, Lever, NoiseFloor, Reliability, RunSpread, RunValue,

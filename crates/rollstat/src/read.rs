@@ -203,13 +203,7 @@ pub fn gather_with<'a>(
         map: opts.field_map.as_ref(),
     };
     let mut g = Gathered::default();
-    let in_memory = |s: &Source| matches!(s, Source::Rows { .. } | Source::Table { .. });
-    if opts.field_map.is_some() && sources.iter().any(in_memory) {
-        return Err(Error::invalid(
-            "field_map",
-            "a field map reads files and bytes; in-memory rows are read as canonical rows (name their columns problem, correct, …)",
-        ));
-    }
+    check_map_has_files(sources, opts.field_map.as_ref())?;
     for source in sources {
         match source {
             Source::Stdin => g.loaded.push(read_stdin(&files, opts)?),
@@ -1037,6 +1031,64 @@ fn canonical_lines(path: &str, content: &[u8]) -> Vec<CanonicalRow> {
         .collect()
 }
 
+/// The field map suggested for a file no format fits, built from its
+/// first record (the first 64 KiB read); `None` for other errors, or when
+/// the record's keys do not look like ids and verdicts. Each front end
+/// words it (`--map …`, `columns={…}`).
+///
+/// ```
+/// let e = rollstat::FormatError::Io { path: "nope".into(), source: std::io::ErrorKind::NotFound.into() };
+/// assert!(rollstat::suggested_field_map(&e).is_none());
+/// ```
+pub fn suggested_field_map(
+    e: &rollstat_formats::FormatError,
+) -> Option<rollstat_io::field_map::FieldMap> {
+    use std::io::Read;
+    let rollstat_formats::FormatError::Detect(d) = e else {
+        return None;
+    };
+    let mut head = Vec::new();
+    std::fs::File::open(&d.path)
+        .ok()?
+        .take(65536)
+        .read_to_end(&mut head)
+        .ok()?;
+    rollstat_formats::field_map::suggest_for(&d.path, &head)
+}
+
+/// Rows or a table handed over in memory (not a file, bytes or stdin).
+pub(crate) fn in_memory(s: &Source) -> bool {
+    matches!(s, Source::Rows { .. } | Source::Table { .. })
+}
+
+/// A field map applies to files and bytes; in-memory rows beside them are
+/// canonical rows. A map with nothing to apply to is a mistake.
+pub(crate) fn check_map_has_files<'a>(
+    sources: impl IntoIterator<Item = &'a Source>,
+    map: Option<&rollstat_io::field_map::FieldMap>,
+) -> Result<()> {
+    let mut sources = sources.into_iter().peekable();
+    if map.is_some() && sources.peek().is_some() && sources.all(in_memory) {
+        return Err(Error::invalid(
+            "field_map",
+            "a field map reads files and bytes; in-memory rows are read as canonical rows (name their columns problem, correct, …)",
+        ));
+    }
+    Ok(())
+}
+
+/// `opts` for reading one side of several (compare's A or B, a gate
+/// side): the field map is dropped when the side is all in memory, since
+/// the map was meant for the other side's files ([`check_map_has_files`]
+/// refused a map with no file at all).
+pub(crate) fn side_options(sources: &[Source], opts: &ReadOptions) -> ReadOptions {
+    let mut o = opts.clone();
+    if sources.iter().all(in_memory) {
+        o.field_map = None;
+    }
+    o
+}
+
 /// An input's name without directories and extensions, which names the
 /// benchmark (gate) or the system (rank) it holds: `runs/a/aime.jsonl.gz`
 /// → `aime`.
@@ -1051,4 +1103,13 @@ pub(crate) fn file_stem(path: &str) -> String {
         stem = stem.strip_suffix(ext).unwrap_or(stem);
     }
     stem.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn file_stems_drop_directories_and_extensions() {
+        assert_eq!(super::file_stem("runs/a/aime.jsonl.gz"), "aime");
+        assert_eq!(super::file_stem("gsm8k.csv"), "gsm8k");
+    }
 }

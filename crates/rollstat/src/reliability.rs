@@ -9,7 +9,7 @@ use crate::options::IntervalOptions;
 use rollstat_core::summary::{DenominatorPolicy, ProblemData, ProblemSummary, Verdict};
 use rollstat_io::CollectedProblem;
 use rollstat_stats::reliability::{
-    flip_stats, icc_bootstrap, icc_oneway, noise_floor, spread, OneWayAnova,
+    flip_stats, icc_bootstrap, icc_oneway, noise_floor, spearman_brown, spread, OneWayAnova,
 };
 use rollstat_stats::{pass1_sampling_variance, variance_decomposition_of};
 use serde::{Deserialize, Serialize};
@@ -151,16 +151,22 @@ pub struct IccEntry {
     #[serde(deserialize_with = "unbounded_below")]
     pub icc1k_interval: [f64; 2],
     /// How the intervals were computed: `bootstrap+F` (the union), or `F`
-    /// when no bootstrap resample had an ICC.
+    /// when no bootstrap resample had an ICC. (Documents written before
+    /// the bootstrap read back as `F`.)
+    #[serde(default = "f_method")]
     pub interval_method: String,
     /// Bootstrap resamples with an ICC (over problems, the report's seed).
-    pub resamples: usize,
+    #[serde(default)]
+    pub resamples_used: usize,
     /// The percentile bootstrap interval of `icc1` over problems: it
     /// approaches its level as problems grow, and under-covers below ~50.
+    #[serde(default)]
     pub icc1_bootstrap_interval: Option<[f64; 2]>,
     /// The normal-theory F interval of `icc1` (Shrout & Fleiss 1979): exact
     /// for normal ratings, approximate for 0/1 trials (it under-covers when
-    /// the ICC is high or the success rate far from ½, at any size).
+    /// the ICC is high or the success rate far from ½, at any size). (In
+    /// documents written before the bootstrap, `icc1_interval` was this.)
+    #[serde(default = "nan_bounds")]
     pub icc1_f_interval: [f64; 2],
     /// `MSB/MSW` and its degrees of freedom.
     pub f: f64,
@@ -172,6 +178,14 @@ pub struct IccEntry {
     pub p_value: f64,
     /// Interval level.
     pub level: f64,
+}
+
+fn f_method() -> String {
+    "F".into()
+}
+
+fn nan_bounds() -> [f64; 2] {
+    [f64::NAN; 2]
 }
 
 /// An interval whose JSON `null` lower bound is −∞ (JSON has no
@@ -818,15 +832,13 @@ pub(crate) fn icc_entry(c: &[u64], n: u64, o: &IntervalOptions) -> Option<IccEnt
     let shown = boot.map_or(f, |b| {
         (f.0.min(b.icc1_interval.0), f.1.max(b.icc1_interval.1))
     });
-    let k = n as f64;
-    let spearman_brown = |r: f64| k * r / (1.0 + (k - 1.0) * r);
     Some(IccEntry {
         icc1: i.icc1,
         icc1_interval: [shown.0, shown.1],
         icc1k: i.icc1k,
-        icc1k_interval: [spearman_brown(shown.0), spearman_brown(shown.1)],
+        icc1k_interval: [spearman_brown(shown.0, n), spearman_brown(shown.1, n)],
         interval_method: if boot.is_some() { "bootstrap+F" } else { "F" }.into(),
-        resamples: boot.map_or(0, |b| b.resamples_used),
+        resamples_used: boot.map_or(0, |b| b.resamples_used),
         icc1_bootstrap_interval: boot.map(|b| [b.icc1_interval.0, b.icc1_interval.1]),
         icc1_f_interval: [f.0, f.1],
         f: i.f,

@@ -155,6 +155,7 @@ pub fn gate(
                 Error::invalid("metric", e.to_string())
             })?;
     let co = compare_options(plan, opts)?;
+    crate::read::check_map_has_files(sources.all(), co.field_map.as_ref())?;
     let inputs = sources::read_benchmarks(plan, &sources, &co)?;
     let ctx = bench::Context {
         metric: &metric,

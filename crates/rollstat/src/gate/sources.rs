@@ -36,6 +36,22 @@ pub enum SuiteSources {
     },
 }
 
+impl SuiteSources {
+    /// Every source of both sides.
+    pub(crate) fn all(&self) -> Vec<&Source> {
+        match self {
+            SuiteSources::Declared(b) => b
+                .iter()
+                .flat_map(|b| b.baseline.iter().chain(&b.candidate))
+                .collect(),
+            SuiteSources::Discovered {
+                baseline,
+                candidate,
+            } => baseline.iter().chain(candidate).collect(),
+        }
+    }
+}
+
 fn paths(base: &Path, p: &Paths) -> Result<Vec<Source>> {
     let mut out = Vec::new();
     for pattern in &p.0 {
@@ -96,7 +112,7 @@ fn read_side(
     by_unit: bool,
 ) -> Result<Vec<(String, SideData)>> {
     let (side, role) = side_and_role(label);
-    let ro = compare::read_options(o, None);
+    let ro = crate::read::side_options(sources, &compare::read_options(o, None));
     let units = read_populations_keeping(
         sources,
         &ro,
@@ -287,14 +303,5 @@ fn empty_like(
         summaries: Vec::new(),
         n_bad_lines: 0,
         n_undecided: 0,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn file_stems_drop_directories_and_extensions() {
-        assert_eq!(crate::read::file_stem("runs/a/aime.jsonl.gz"), "aime");
-        assert_eq!(crate::read::file_stem("gsm8k.csv"), "gsm8k");
     }
 }
