@@ -1394,7 +1394,10 @@ fn has_negative_zero(v: &Value) -> bool {
     }
 }
 
-/// Identical sides: every drop is 0, printed as 0, not −0.
+/// Identical sides: every drop is 0, printed as 0, not −0. (No
+/// discordant problem is not proof of a drop under 1 point on a few
+/// hundred problems — Tango's interval is ±z²/(N + z²) — so the margin is
+/// wide enough to pass.)
 #[test]
 fn identical_sides_print_no_negative_zero() {
     let args = [
@@ -1403,7 +1406,7 @@ fn identical_sides_print_no_negative_zero() {
         "--candidate",
         "bf16",
         "--margin",
-        "0.01",
+        "0.5",
     ];
     let o = common::run_in(
         &dir(),

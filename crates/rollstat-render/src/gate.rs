@@ -296,6 +296,16 @@ pub fn render_text(g: &Gate, markdown: bool, words: &Words) -> String {
     let cell = t.cell_fn();
     t.head("benchmarks (A baseline, B candidate; B − A and margins in points)");
     t.table(&benchmark_rows(g, cell));
+    let note = interval_note(g);
+    if !note.is_empty() {
+        let line = t.data(&note);
+        if t.markdown {
+            let _ = writeln!(t.out, "{line}");
+        } else {
+            wrap(&line, "", &mut t.out);
+        }
+        t.out.push('\n');
+    }
     let unmatched: Vec<String> = g.benchmarks.iter().filter_map(unmatched_note).collect();
     if !unmatched.is_empty() {
         for note in unmatched {
@@ -320,6 +330,39 @@ pub fn render_text(g: &Gate, markdown: bool, words: &Words) -> String {
     flipped(g, &mut t);
     footer(g, &mut t);
     t.out
+}
+
+/// Which interval each benchmark's B − A has, named with the benchmarks
+/// (empty without any interval).
+fn interval_note(g: &Gate) -> String {
+    let named = |method: &str| -> Vec<&str> {
+        g.benchmarks
+            .iter()
+            .filter(|b| b.ci.is_some() && b.interval_method == method)
+            .map(|b| b.name.as_str())
+            .collect()
+    };
+    let level = 100.0 * (1.0 - 2.0 * g.settings.alpha);
+    let mut parts = Vec::new();
+    let tango = named("tango-score");
+    if !tango.is_empty() {
+        parts.push(format!(
+            "Tango's score interval (one 0/1 value per problem a side) for {}",
+            tango.join(", ")
+        ));
+    }
+    let boot = named("bootstrap");
+    if !boot.is_empty() {
+        parts.push(format!("the paired bootstrap for {}", boot.join(", ")));
+    }
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "B − A intervals at {level:.0}% (one-sided {:.0}% bounds): {}.",
+        100.0 - g.settings.alpha * 100.0,
+        parts.join("; ")
+    )
 }
 
 /// A word for the decision that is not the decision's own name.

@@ -45,6 +45,7 @@ fn row(name: &str, status: BenchmarkStatus, a: f64, delta: f64, ci: (f64, f64)) 
         delta,
         stderr: Some((ci.1 - ci.0) / 3.92),
         ci: iv(ci.0, ci.1),
+        interval_method: "bootstrap".into(),
         drop_bounds: iv(-ci.1, -ci.0),
         test: Some(DegradationTest {
             method: TestMethod::McnemarExact,

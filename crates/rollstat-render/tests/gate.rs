@@ -75,6 +75,7 @@ fn gsm8k() -> BenchmarkRow {
         delta: -0.021,
         stderr: Some(0.0055),
         ci: iv(-0.0318, -0.0102),
+        interval_method: "bootstrap".into(),
         drop_bounds: iv(0.0119, 0.0301),
         test: Some(DegradationTest {
             method: TestMethod::SignFlipRandom,
@@ -131,6 +132,7 @@ fn math() -> BenchmarkRow {
         delta: 0.004,
         stderr: Some(0.004),
         ci: iv(-0.0038, 0.0118),
+        interval_method: "bootstrap".into(),
         drop_bounds: iv(-0.0105, 0.0026),
         test: Some(DegradationTest {
             method: TestMethod::SignFlipExact,
@@ -167,6 +169,7 @@ fn aime() -> BenchmarkRow {
         delta: 0.0,
         stderr: None,
         ci: None,
+        interval_method: "bootstrap".into(),
         drop_bounds: None,
         test: None,
         flips: None,

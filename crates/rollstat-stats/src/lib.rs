@@ -143,7 +143,8 @@ pub use flips::{
 };
 pub use paired::{
     adjust_p_values, mcnemar, mcnemar_from_outcomes, non_inferiority_verdict, pearson, sign_flip,
-    sign_flip_test, McNemar, NonInferiorityVerdict, PAdjust, SignFlip, MAX_EXACT_SIGN_FLIP,
+    sign_flip_test, tango_paired_interval, McNemar, NonInferiorityVerdict, PAdjust, SignFlip,
+    MAX_EXACT_SIGN_FLIP,
 };
 pub use paired_row::{paired_row, PairedRow};
 pub use power::{

@@ -216,19 +216,34 @@ fn mcnemar_vector_exact_and_mid_p() {
     assert!(mid.settings.mid_p);
 }
 
-/// No discordant pair is no evidence: p = 1 with the exact test and the mid-p.
+/// No discordant pair is no evidence: p = 1 with the exact test and the
+/// mid-p. Nor is it proof of a drop below a small margin: Tango's score
+/// interval with b = c = 0 of N pairs is ±z²/(N + z²) (solving
+/// T(δ) = ±z by hand), 0.0513 at N = 50 and 90%, so a 1-point margin is
+/// INSUFFICIENT (the bootstrap over problems gave [0, 0] and PASS) and a
+/// 6-point one passes.
 #[test]
 fn no_discordant_pair_gives_p_1() {
     let (a, b) = binary(0, 0, 30, 20);
     let benches = vec![("same".to_string(), a, b)];
-    for head in ["margin = 0.01\n", "margin = 0.01\nmid_p = true\n"] {
-        let g = run(head, &benches, &none);
+    let z = rollstat_stats::dist::normal_quantile(0.95);
+    let half = z * z / (50.0 + z * z);
+    for mid in ["", "mid_p = true\n"] {
+        let g = run(&format!("margin = 0.01\n{mid}"), &benches, &none);
         let r = &g.benchmarks[0];
-        assert_eq!(r.test.unwrap().p, 1.0, "{head}");
+        assert_eq!(r.test.unwrap().p, 1.0, "{mid}");
         assert_eq!(r.test.unwrap().z, None);
-        assert_eq!(r.status, BenchmarkStatus::Pass);
-        assert!(g.suite.tests.iter().all(|t| t.p == 1.0), "{head}");
-        assert_eq!(g.verdict, Decision::Go);
+        assert_eq!(r.interval_method, "tango-score");
+        let ci = r.ci.unwrap();
+        assert!(
+            (ci.upper - half).abs() < 1e-9 && (ci.lower + half).abs() < 1e-9,
+            "{ci:?}"
+        );
+        assert_eq!(r.status, BenchmarkStatus::Insufficient);
+        assert!(g.suite.tests.iter().all(|t| t.p == 1.0), "{mid}");
+        assert_eq!(g.verdict, Decision::Inconclusive);
+        let wide = run(&format!("margin = 0.06\n{mid}"), &benches, &none);
+        assert_eq!(wide.benchmarks[0].status, BenchmarkStatus::Pass);
     }
 }
 

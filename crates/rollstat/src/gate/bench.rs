@@ -66,10 +66,7 @@ pub(crate) fn compute(input: BenchInput, ctx: &Context) -> Result<Computed> {
     let margin = margin_used(input.margin, row.a);
     let (stats, test) = degradation(ctx, &values, clusters.as_deref())?;
     let flips = flips(ctx, &sa, &sb)?;
-    let drop_bounds = usable_bounds(&row, clusters.as_deref()).map(|i| Interval {
-        lower: 0.0 - i.upper,
-        upper: 0.0 - i.lower,
-    });
+    let (drop_bounds, interval_method) = drop_bounds(&row, &stats, clusters.as_deref(), ctx.alpha);
     let status = status(drop_bounds, margin.used);
     let (flipped, n_flipped) = flipped(&a, &b, &m, (&sa, &sb), ctx.flips_listed);
     let mut row_out = BenchmarkRow {
@@ -93,6 +90,7 @@ pub(crate) fn compute(input: BenchInput, ctx: &Context) -> Result<Computed> {
             lower: 0.0 - d.upper,
             upper: 0.0 - d.lower,
         }),
+        interval_method: interval_method.into(),
         drop_bounds,
         test: Some(test),
         flips: Some(flips),
@@ -104,7 +102,9 @@ pub(crate) fn compute(input: BenchInput, ctx: &Context) -> Result<Computed> {
     };
     row_out.problems_needed = needed(&row_out, ctx.alpha);
     let mut found = findings(&input.name, &a, &b, &m, &row_out);
-    found.extend(interval_advice(&input.name, &row_out, clusters.as_deref()));
+    if interval_method == "bootstrap" {
+        found.extend(interval_advice(&input.name, &row_out, clusters.as_deref()));
+    }
     Ok((row_out, Some(stats), found))
 }
 
@@ -145,6 +145,7 @@ fn missing(
         delta: f64::NAN,
         stderr: None,
         ci: None,
+        interval_method: "bootstrap".into(),
         drop_bounds: None,
         test: None,
         flips: None,
@@ -173,6 +174,36 @@ fn margin_used((absolute, relative): (f64, Option<f64>), a: f64) -> Margin {
         relative,
         used,
     }
+}
+
+/// The one-sided bounds of the drop A − B the status reads, and how B − A's
+/// interval was computed (`tango-score` or `bootstrap`).
+fn drop_bounds(
+    row: &crate::compare::Row,
+    stats: &BenchStats,
+    clusters: Option<&[u64]>,
+    alpha: f64,
+) -> (Option<Interval>, &'static str) {
+    let (interval, method) = match score_interval(stats, alpha) {
+        Some(i) => (Some(i), "tango-score"),
+        None => (usable_bounds(row, clusters), "bootstrap"),
+    };
+    let negated = interval.map(|i| Interval {
+        lower: 0.0 - i.upper,
+        upper: 0.0 - i.lower,
+    });
+    (negated, method)
+}
+
+/// B − A's interval with one-sided 1 − α ends from the discordant counts,
+/// when every problem has one 0/1 value a side (and no clusters): Tango's
+/// score interval, which keeps its level at a few problems and does not
+/// collapse to a point when no problem is discordant, as the bootstrap
+/// over problems does (docs/gate.md).
+fn score_interval(stats: &BenchStats, alpha: f64) -> Option<Interval> {
+    let (a_only, b_only) = stats.discordant?;
+    let n = stats.n_problems as u64;
+    rollstat_stats::tango_paired_interval(b_only, a_only, n, 1.0 - 2.0 * alpha).ok()
 }
 
 /// The row's one-sided bounds when they can be read: an SE, and two or

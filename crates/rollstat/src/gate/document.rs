@@ -379,6 +379,10 @@ pub struct FlippedProblem {
     pub b: FlippedSide,
 }
 
+fn bootstrap_name() -> String {
+    "bootstrap".into()
+}
+
 /// One benchmark's row.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -418,6 +422,12 @@ pub struct BenchmarkRow {
     /// (two-sided at 1 − 2α: 90% at α = 0.05), as non-inferiority is read.
     #[serde(with = "crate::document::bounds_pair")]
     pub ci: Option<Interval>,
+    /// How `ci` was computed: `tango-score` (Tango's score interval for
+    /// paired proportions, when every problem has one 0/1 value a side and
+    /// problems are not clustered) or `bootstrap` (the paired bootstrap
+    /// over problems or clusters, as compare computes its rows).
+    #[serde(default = "bootstrap_name")]
+    pub interval_method: String,
     /// One-sided bounds of the drop A − B at 1 − α each: the status reads
     /// them (`[lower, upper]`; `ci` negated).
     #[serde(with = "crate::document::bounds_pair")]
