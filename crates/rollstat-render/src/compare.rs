@@ -326,6 +326,19 @@ pub fn render_text(c: &Comparison, markdown: bool, words: &Words, view: View) ->
     t.out
 }
 
+/// Where rows use Tango's score interval instead of the configured method:
+/// `"; Tango's score interval on 0/1 rows (a McNemar p)"`, or nothing.
+pub(crate) fn score_note(c: &Comparison) -> &'static str {
+    if c.rows
+        .iter()
+        .any(|r| r.interval_method.as_deref() == Some("tango-score"))
+    {
+        "; Tango's score interval on rows with a McNemar p (0/1 per problem)"
+    } else {
+        ""
+    }
+}
+
 /// The title, the two sides, the pairing and how the numbers were made.
 fn preamble(c: &Comparison, t: &mut Text) {
     t.head("rollstat compare");
@@ -336,12 +349,13 @@ fn preamble(c: &Comparison, t: &mut Text) {
         c.pairs.matched, c.pairs.only_a, c.pairs.only_b
     ));
     t.para(format!(
-        "B − A in points; {}% CI: {}{}; p: sign-flip permutation ({}); p_holm, p_bh: {}; McNemar exact where each problem has one 0/1 outcome per side",
+        "B − A in points; {}% CI: {}{}{}; p: sign-flip permutation ({}); p_holm, p_bh: {}; McNemar exact where each problem has one 0/1 outcome per side",
         trim_float(100.0 * c.level),
         c.config.method,
         c.config
             .resamples
             .map_or(String::new(), |r| format!(", {r} resamples, seed {}", c.config.seed)),
+        score_note(c),
         if c.rows.iter().all(|r| r.p_exact != Some(false)) {
             "exact".to_string()
         } else {
@@ -394,11 +408,12 @@ fn verdicts(c: &Comparison, t: &mut Text, view: View) {
         return;
     };
     t.head(&format!(
-        "verdicts (margin {:.2} pts; one-sided {}% bounds = the two-sided {}% {} interval)",
+        "verdicts (margin {:.2} pts; one-sided {}% bounds = the two-sided {}% {} interval{})",
         100.0 * m,
         trim_float(100.0 * c.level),
         trim_float(100.0 * (2.0 * c.level - 1.0)),
-        c.config.method
+        c.config.method,
+        score_note(c)
     ));
     for r in c
         .rows

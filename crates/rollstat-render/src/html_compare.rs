@@ -74,6 +74,7 @@ fn header(c: &Comparison, out: &mut String) {
     if let Some(r) = cfg.resamples {
         let _ = write!(ci, ", {r} resamples, seed {}", cfg.seed);
     }
+    ci.push_str(crate::compare::score_note(c));
     let mut items = vec![
         ("A (baseline)", side(&c.a)),
         ("B (candidate)", side(&c.b)),

@@ -398,6 +398,11 @@ pub struct Row {
     pub bounds: Option<Interval>,
     /// The verdict in words.
     pub decision: Option<String>,
+    /// `tango-score` when `ci` and `bounds` are Tango's score interval for
+    /// paired proportions (every problem's value 0/1 on both sides, no
+    /// clusters); absent when they are the configured method's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_method: Option<String>,
     /// Whether the row is in the family of primary metrics that `p_holm`
     /// and `p_bh` adjust over (`config.p_adjust` says which); false in a
     /// document written before it existed.
@@ -818,7 +823,8 @@ fn row(
     let s = paired_row(&va, &vb, cl.as_deref());
     let n = keep.len();
     let flip = (n >= 2).then(|| memo_sign_flip(&s, plan, flips)).flatten();
-    let (ci, bounds) = row_intervals(&s, boot, plan);
+    let score = cl.is_none().then(|| score_intervals(&s, n, plan)).flatten();
+    let (ci, bounds) = score.unwrap_or_else(|| row_intervals(&s, boot, plan));
     // Each side's mean as the report computes it (compensated summation),
     // so compare's A column is report(A) to the last bit.
     let mean = |v: &[f64]| PointSummary::of(v.iter().copied()).map_or(f64::NAN, |p| p.mean);
@@ -850,6 +856,7 @@ fn row(
         }),
         bounds: plan.margin.and(bounds),
         decision: None,
+        interval_method: score.map(|_| "tango-score".to_string()),
         in_family: false,
         same_as: None,
         budget_matched: None,
@@ -872,6 +879,26 @@ fn memo_sign_flip(
 
 /// The two-sided interval of B − A and the one-sided bounds at the same
 /// level (the non-inferiority test's), by t or from the bootstrap.
+/// Tango's score interval of B − A at the plan's level, and its one-sided
+/// bounds, in place of a bootstrap interval when every problem's value is
+/// 0/1 on both sides: the bootstrap over problems collapses to a point when
+/// no problem is discordant, so a verdict would read "non-inferior" from
+/// identical sides at any margin. A t interval, asked for by name, stays.
+fn score_intervals(
+    s: &PairedRow,
+    n: usize,
+    plan: &Plan,
+) -> Option<(Option<Interval>, Option<Interval>)> {
+    if matches!(plan.method, None | Some(CiMethod::T)) {
+        return None;
+    }
+    let m = s.mcnemar?;
+    let at = |level: f64| {
+        rollstat_stats::tango_paired_interval(m.b_only, m.a_only, n as u64, level).ok()
+    };
+    Some((at(plan.level), at(2.0 * plan.level - 1.0)))
+}
+
 fn row_intervals(
     s: &PairedRow,
     boot: Option<&rollstat_stats::ColumnBootstrap>,

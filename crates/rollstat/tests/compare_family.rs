@@ -102,11 +102,24 @@ fn default_family_is_one_row_per_family_at_its_headline_k() {
     assert_eq!(row(&c, "pass@1").p_bh, Some(0.75));
     assert_eq!((s.significant_holm, s.significant_bh), (0, 0));
     let v = s.verdicts.expect("a margin");
+    // pass^8 and maj@8 are 0/1 per problem on both sides: their interval
+    // is Tango's score interval from the discordant counts, and 6 problems
+    // cannot show a drop under 5 points (the bootstrap over problems
+    // collapsed to a point and called them non-inferior).
     assert_eq!(
         (v.non_inferior, v.inferior, v.inconclusive),
-        (3, 0, 0),
-        "every family row of the demo is non-inferior at 5 points"
+        (1, 0, 2),
+        "pass@1 is non-inferior at 5 points; the 0/1 rows are inconclusive"
     );
+    for m in ["pass^8", "maj@8"] {
+        let r = row(&c, m);
+        assert_eq!(r.interval_method.as_deref(), Some("tango-score"), "{m}");
+        let d = r.mcnemar.expect("0/1 rows have discordant counts");
+        let want = rollstat_stats::tango_paired_interval(d.b_only, d.a_only, 6, 0.90).unwrap();
+        let got = r.bounds.unwrap();
+        assert_eq!((got.lower, got.upper), (want.lower, want.upper), "{m}");
+    }
+    assert_eq!(row(&c, "pass@1").interval_method, None);
     assert!(
         c.config
             .p_adjust
