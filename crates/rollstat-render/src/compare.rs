@@ -326,8 +326,8 @@ pub fn render_text(c: &Comparison, markdown: bool, words: &Words, view: View) ->
     t.out
 }
 
-/// Where rows use Tango's score interval instead of the configured method:
-/// `"; Tango's score interval on 0/1 rows (a McNemar p)"`, or nothing.
+/// Where rows use Tango's score interval instead of the configured method,
+/// the clause that says so (empty when none does).
 pub(crate) fn score_note(c: &Comparison) -> &'static str {
     if c.rows
         .iter()

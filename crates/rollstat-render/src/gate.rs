@@ -334,7 +334,7 @@ pub fn render_text(g: &Gate, markdown: bool, words: &Words) -> String {
 
 /// Which interval each benchmark's B − A has, named with the benchmarks
 /// (empty without any interval).
-fn interval_note(g: &Gate) -> String {
+pub(crate) fn interval_note(g: &Gate) -> String {
     let named = |method: &str| -> Vec<&str> {
         g.benchmarks
             .iter()
@@ -342,7 +342,8 @@ fn interval_note(g: &Gate) -> String {
             .map(|b| b.name.as_str())
             .collect()
     };
-    let level = 100.0 * (1.0 - 2.0 * g.settings.alpha);
+    let level = trim_float(100.0 * (1.0 - 2.0 * g.settings.alpha));
+    let one_sided = trim_float(100.0 * (1.0 - g.settings.alpha));
     let mut parts = Vec::new();
     let tango = named("tango-score");
     if !tango.is_empty() {
@@ -359,8 +360,7 @@ fn interval_note(g: &Gate) -> String {
         return String::new();
     }
     format!(
-        "B − A intervals at {level:.0}% (one-sided {:.0}% bounds): {}.",
-        100.0 - g.settings.alpha * 100.0,
+        "B − A intervals at {level}% (one-sided {one_sided}% bounds): {}.",
         parts.join("; ")
     )
 }

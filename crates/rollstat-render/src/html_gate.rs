@@ -645,6 +645,7 @@ fn plan(g: &Gate, out: &mut String) {
             "interval",
             format!("{}, {} resamples", s.method, s.resamples),
         ),
+        ("per benchmark", crate::gate::interval_note(g)),
         ("permutations", s.permutations.to_string()),
         ("seed / rng", format!("{} / {}", s.seed, s.rng)),
         (

@@ -363,7 +363,8 @@ pub struct Row {
     /// Paired SE of delta (CR1 with clusters).
     pub stderr: Option<f64>,
     /// Two-sided interval of delta at `level` (paired bootstrap over
-    /// problems or clusters, or t); null with method `none`, too few
+    /// problems or clusters, or t; Tango's score interval on rows 0/1 per
+    /// problem, see `interval_method`); null with method `none`, too few
     /// problems, or a non-finite bound.
     #[serde(with = "crate::document::bounds_pair")]
     pub ci: Option<Interval>,
@@ -877,8 +878,6 @@ fn memo_sign_flip(
         .or_insert_with(|| sign_flip(&s.units, plan.permutations, plan.boot.seed).ok())
 }
 
-/// The two-sided interval of B − A and the one-sided bounds at the same
-/// level (the non-inferiority test's), by t or from the bootstrap.
 /// Tango's score interval of B − A at the plan's level, and its one-sided
 /// bounds, in place of a bootstrap interval when every problem's value is
 /// 0/1 on both sides: the bootstrap over problems collapses to a point when
@@ -899,6 +898,8 @@ fn score_intervals(
     Some((at(plan.level), at(2.0 * plan.level - 1.0)))
 }
 
+/// The two-sided interval of B − A and the one-sided bounds at the same
+/// level (the non-inferiority test's), by t or from the bootstrap.
 fn row_intervals(
     s: &PairedRow,
     boot: Option<&rollstat_stats::ColumnBootstrap>,
@@ -1644,7 +1645,11 @@ fn method_findings(
     clusters: Option<&[u64]>,
     o: &CompareOptions,
 ) -> Vec<Finding> {
-    let first = rows.iter().find(|r| r.group.is_none());
+    // The advice is about the configured method: rows on Tango's score
+    // interval (0/1 per problem) do not use it.
+    let first = rows
+        .iter()
+        .find(|r| r.group.is_none() && r.interval_method.is_none());
     method_advice(&MethodContext {
         method,
         n: first.map_or(0, |r| r.n_problems as usize),
