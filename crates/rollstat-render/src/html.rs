@@ -608,15 +608,7 @@ fn difficulty_bars(d: &Difficulty, bins: f64, chart: &mut Chart) {
             rollstat::trim_float(100.0 * xc),
             problems(count)
         );
-        chart.rect((xc - w, 0.0), (xc + w, count as f64), class, &tip);
-        if count > 0 {
-            chart.label_at(
-                (xc, count as f64),
-                (0.0, -4.0),
-                "middle",
-                &count.to_string(),
-            );
-        }
+        chart.count_bar(xc, w, count, class, &tip);
     }
 }
 

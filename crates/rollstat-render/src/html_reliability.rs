@@ -149,15 +149,7 @@ fn flip_chart(bars: &[(f64, u64)]) -> Chart {
     for &(rate, count) in bars {
         let class = if rate == 0.0 { "bar never" } else { "bar some" };
         let tip = format!("flip rate {:.1}%: {count} problems", 100.0 * rate);
-        chart.rect((rate - w, 0.0), (rate + w, count as f64), class, &tip);
-        if count > 0 {
-            chart.label_at(
-                (rate, count as f64),
-                (0.0, -4.0),
-                "middle",
-                &count.to_string(),
-            );
-        }
+        chart.count_bar(rate, w, count, class, &tip);
     }
     chart
 }

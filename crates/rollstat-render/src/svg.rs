@@ -281,6 +281,16 @@ impl Chart {
         ));
     }
 
+    /// A histogram bar `x ± half_width` from 0 to `count`, with a tooltip
+    /// and (when not empty) its count above it.
+    pub fn count_bar(&mut self, x: f64, half_width: f64, count: u64, class: &str, tip: &str) {
+        let top = count as f64;
+        self.rect((x - half_width, 0.0), (x + half_width, top), class, tip);
+        if count > 0 {
+            self.label_at((x, top), (0.0, -4.0), "middle", &count.to_string());
+        }
+    }
+
     /// Text at data coordinates, moved by (`dx`, `dy`) pixels.
     pub fn label_at(&mut self, (x, y): (f64, f64), (dx, dy): (f64, f64), anchor: &str, text: &str) {
         let (px, py) = (self.px(x) + dx, self.py(y) + dy);

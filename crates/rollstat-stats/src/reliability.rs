@@ -76,19 +76,35 @@ impl OneWayAnova {
         stats: impl Iterator<Item = (f64, f64)> + Clone,
         k: usize,
     ) -> Result<OneWayAnova> {
-        let n = stats.clone().count();
-        if n < 2 || k < 2 {
+        Self::from_weighted_stats(stats.map(|(m, s)| (m, s, 1.0)), k)
+    }
+
+    /// From (mean, within sum of squares, how many targets have them):
+    /// targets grouped by their values, as a bootstrap resample draws them.
+    fn from_weighted_stats(
+        stats: impl Iterator<Item = (f64, f64, f64)> + Clone,
+        k: usize,
+    ) -> Result<OneWayAnova> {
+        let n: f64 = stats.clone().map(|s| s.2).sum();
+        if n < 2.0 || k < 2 {
             return Err(StatsError::Empty("need 2 targets with 2 ratings each"));
         }
-        let grand = stats.clone().map(|s| s.0).sum::<f64>() / n as f64;
-        let between: f64 = stats.clone().map(|s| (s.0 - grand).powi(2)).sum();
-        let within: f64 = stats.map(|s| s.1).sum();
+        let grand = stats.clone().map(|s| s.2 * s.0).sum::<f64>() / n;
+        let between: f64 = stats.clone().map(|s| s.2 * (s.0 - grand).powi(2)).sum();
+        let within: f64 = stats.map(|s| s.2 * s.1).sum();
         Ok(OneWayAnova {
-            n_targets: n,
+            n_targets: n as usize,
             k,
-            msb: k as f64 * between / (n - 1) as f64,
-            msw: within / (n * (k - 1)) as f64,
+            msb: k as f64 * between / (n - 1.0),
+            msw: within / (n * (k - 1) as f64),
         })
+    }
+
+    /// ICC(1), `(MSB − MSW)/(MSB + (k − 1)·MSW)`; `None` without any
+    /// variation (MSB = MSW = 0).
+    pub fn icc1(&self) -> Option<f64> {
+        let denominator = self.msb + (self.k as f64 - 1.0) * self.msw;
+        (denominator > 0.0).then(|| (self.msb - self.msw) / denominator)
     }
 
     /// Degrees of freedom (between, within): `(N − 1, N(k − 1))`.
@@ -150,7 +166,7 @@ pub fn icc_oneway(anova: &OneWayAnova, level: f64) -> Result<Option<Icc>> {
     let single = |x: f64| (x - 1.0) / (x + k - 1.0);
     let mean = |x: f64| 1.0 - 1.0 / x;
     Ok(Some(Icc {
-        icc1: (msb - msw) / (msb + (k - 1.0) * msw),
+        icc1: anova.icc1().expect("MSB > 0"),
         icc1k: (msb - msw) / msb,
         icc1_interval: (single(f_lo), single(f_hi)),
         icc1k_interval: (mean(f_lo), mean(f_hi)),
@@ -181,26 +197,13 @@ pub struct IccBootstrap {
 /// fewer than 2 problems.
 fn icc1_of_histogram(counts: &[u64], weights: &[u32], k: u64) -> Option<f64> {
     let kf = k as f64;
-    let n: f64 = weights.iter().map(|&w| w as f64).sum();
-    if n < 2.0 {
-        return None;
-    }
-    let pairs = || {
-        counts
-            .iter()
-            .zip(weights)
-            .map(|(&j, &w)| (j as f64, w as f64))
-    };
-    let grand = pairs().map(|(j, w)| w * j / kf).sum::<f64>() / n;
-    let (mut between, mut within) = (0.0, 0.0);
-    for (j, w) in pairs() {
-        between += w * (j / kf - grand).powi(2);
-        within += w * j * (kf - j) / kf;
-    }
-    let msb = kf * between / (n - 1.0);
-    let msw = within / (n * (kf - 1.0));
-    let denominator = msb + (kf - 1.0) * msw;
-    (denominator > 0.0).then(|| (msb - msw) / denominator)
+    let stats = counts.iter().zip(weights).map(|(&j, &w)| {
+        let j = j as f64;
+        (j / kf, j * (kf - j) / kf, w as f64)
+    });
+    OneWayAnova::from_weighted_stats(stats, k as usize)
+        .ok()?
+        .icc1()
 }
 
 /// The distinct correct counts of `c` (ascending) and how many problems

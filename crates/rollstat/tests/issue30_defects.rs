@@ -5,6 +5,8 @@
 // Options are set field by field, as a caller would.
 #![allow(clippy::field_reassign_with_default)]
 
+mod common;
+use common::fixture;
 use rollstat::{report, Error, Finding, IntervalMethod, Report, ReportOptions, Source};
 use std::path::{Path, PathBuf};
 
@@ -159,12 +161,6 @@ fn pooled_subsets_are_named() {
     assert_eq!(subsets, Some(vec!["s1".to_string(), "s2".to_string()]));
 }
 
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../rollstat-formats/tests/fixtures")
-        .join(name)
-}
-
 /// Defect 2: lm-eval's `score-first` and `maj@4` filters of one
 /// self-consistency task are two readings of one system: said so (with the
 /// field, `run`, that tells them apart), not "2 systems"; per `run` they
@@ -212,22 +208,8 @@ fn lm_eval_filters_are_readings_of_one_system() {
 /// split-directory reading of the same run.
 #[test]
 fn lm_eval_group_aggregates_are_not_reconciled_against_rows() {
-    use serde_json::Value;
     let src = fixture("lm_eval_two_tasks");
-    let date = "2026-02-03T04-05-06.000001";
-    let results = std::fs::read_to_string(src.join(format!("results_{date}.json"))).unwrap();
-    let mut doc: Value = serde_json::from_str(&results).unwrap();
-    let mut samples = serde_json::Map::new();
-    for task in ["arc_easy", "arc_challenge"] {
-        let text =
-            std::fs::read_to_string(src.join(format!("samples_{task}_{date}.jsonl"))).unwrap();
-        let rows: Vec<Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        samples.insert(task.into(), Value::Array(rows));
-    }
-    doc["samples"] = Value::Object(samples);
+    let mut doc = common::lm_eval_results_with_samples();
     doc["results"]["ai2_arc"] = serde_json::json!({"alias": "ai2_arc", "acc,none": 0.5});
     doc["group_subtasks"] = serde_json::json!({"ai2_arc": ["arc_easy", "arc_challenge"]});
     let dir = tempdir("lm_group");

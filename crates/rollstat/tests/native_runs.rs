@@ -10,19 +10,15 @@
 // Options are set field by field, as a caller would.
 #![allow(clippy::field_reassign_with_default)]
 
+mod common;
+use common::fixture;
 use rollstat::{report, HarnessComparison, IntervalMethod, Report, ReportOptions, Source};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::path::{Path, PathBuf};
 
 fn runs(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../rollstat-formats/tests/data/runs")
-        .join(name)
-}
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../rollstat-formats/tests/fixtures")
         .join(name)
 }
 
@@ -131,20 +127,7 @@ fn tau2_per_simulation_rewards_are_verdicts() {
 #[test]
 fn lm_eval_results_with_embedded_samples_are_rollouts() {
     let src = fixture("lm_eval_two_tasks");
-    let date = "2026-02-03T04-05-06.000001";
-    let results = std::fs::read_to_string(src.join(format!("results_{date}.json"))).unwrap();
-    let mut doc: Value = serde_json::from_str(&results).unwrap();
-    let mut samples = serde_json::Map::new();
-    for task in ["arc_easy", "arc_challenge"] {
-        let text =
-            std::fs::read_to_string(src.join(format!("samples_{task}_{date}.jsonl"))).unwrap();
-        let rows: Vec<Value> = text
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        samples.insert(task.into(), Value::Array(rows));
-    }
-    doc["samples"] = Value::Object(samples);
+    let doc = common::lm_eval_results_with_samples();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("results.json");
     std::fs::write(&path, doc.to_string()).unwrap();
